@@ -1,0 +1,88 @@
+import { parseConnectionUrl } from '../../shared/connection-url.js';
+import { assertConnectionName } from '../../shared/names.js';
+import { renderTable } from '../../shared/text-table.js';
+import { type CliContext, printJson } from '../context.js';
+import { promptHidden, readPasswordFromStdin } from '../password.js';
+
+export interface AddOptions {
+  readonly passwordStdin?: boolean;
+  readonly password?: boolean;
+  readonly description?: string;
+  readonly allowWrite?: boolean;
+  readonly context?: string;
+  readonly replace?: boolean;
+  readonly json?: boolean;
+}
+
+/** `hanactl add <name> <url>`: the password from stdin or a hidden prompt, never argv. */
+export async function add(ctx: CliContext, name: string, url: string, options: AddOptions): Promise<void> {
+  assertConnectionName(name);
+  const parsed = parseConnectionUrl(url, ctx.cwd);
+  let password = parsed.password;
+  if (password !== undefined) {
+    ctx.err('warning: the URL holds a password; it may now be in your shell history. Prefer --password-stdin or the prompt.');
+  }
+  if (options.passwordStdin) {
+    password = await readPasswordFromStdin(ctx.stdin);
+  } else if (password === undefined && options.password !== false && parsed.target.engine !== 'sqlite' && ctx.stdin.isTTY) {
+    const typed = await promptHidden(
+      `Password for ${parsed.target.user ?? 'the user'}@${parsed.target.host} (empty for none): `,
+      ctx.stdin,
+      process.stderr,
+    );
+    if (typed !== '') password = typed;
+  }
+  // Send the URL without its password; the password travels in its own field.
+  const cleanUrl = parsed.target.engine === 'sqlite' ? `sqlite:${parsed.target.path}${query(parsed.target.options)}` : url.replace(/(\/\/[^:/@]*):[^@]*@/, '$1@');
+  const info = await ctx.daemon.addConnection({
+    name,
+    url: cleanUrl,
+    ...(password !== undefined ? { password } : {}),
+    ...(options.description ? { description: options.description } : {}),
+    ...(options.allowWrite ? { allowWrite: true } : {}),
+    ...(options.context ? { context: options.context.split(',').filter((s) => s.trim() !== '') } : {}),
+    ...(options.replace ? { replace: true } : {}),
+  });
+  if (options.json) return printJson(ctx, info);
+  ctx.out(`Added "${info.name}" (${info.engine}, ${info.allowWrite ? 'read-write' : 'read-only'}): ${info.url}`);
+  ctx.out(`Check it with: hanactl test ${info.name}`);
+}
+
+function query(options: Readonly<Record<string, string>>): string {
+  const q = new URLSearchParams(options).toString();
+  return q ? `?${q}` : '';
+}
+
+/** `hanactl list`: every connection, never a password. */
+export async function list(ctx: CliContext, options: { json?: boolean }): Promise<void> {
+  const { connections } = await ctx.daemon.listConnections();
+  if (options.json) return printJson(ctx, { connections });
+  if (connections.length === 0) {
+    ctx.out('No connections yet. Add one with: hanactl add <name> <url>');
+    return;
+  }
+  const rows = connections.map((c) => ({
+    name: c.name,
+    engine: c.engine,
+    access: c.allowWrite ? 'read-write' : 'read-only',
+    context: c.context.join(','),
+    url: c.url,
+    description: c.description ?? '',
+  }));
+  ctx.out(renderTable(['name', 'engine', 'access', 'context', 'url', 'description'], rows));
+}
+
+/** `hanactl remove <name>`. */
+export async function remove(ctx: CliContext, name: string, options: { json?: boolean }): Promise<void> {
+  await ctx.daemon.removeConnection(name);
+  if (options.json) return printJson(ctx, { removed: name });
+  ctx.out(`Removed "${name}".`);
+}
+
+/** `hanactl test <name>`: opens a connection and proves it answers. */
+export async function test(ctx: CliContext, name: string, options: { json?: boolean }): Promise<void> {
+  if (!options.json && process.stderr.isTTY) process.stderr.write(`Testing "${name}"…\r`);
+  const result = await ctx.daemon.testConnection(name);
+  if (options.json) return printJson(ctx, result);
+  ctx.out(`"${name}" answers in ${result.latencyMs} ms${result.serverVersion ? ` (${result.serverVersion})` : ''}.`);
+}

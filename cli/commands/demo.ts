@@ -1,0 +1,97 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { readConfig, writeConfig } from '../../shared/config.js';
+import { resolvePaths } from '../../shared/paths.js';
+import { DaemonClient } from '../../shared/daemon-client.js';
+import type { CliContext } from '../context.js';
+import { mcpConfigText } from './mcp-config.js';
+
+const require = createRequire(import.meta.url);
+
+interface Db {
+  exec(sql: string): void;
+  close(): void;
+}
+
+const DEMO_SQL = `
+CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT NOT NULL, country TEXT NOT NULL, created_at TEXT NOT NULL);
+CREATE TABLE products (id INTEGER PRIMARY KEY, name TEXT NOT NULL, price NUMERIC NOT NULL);
+CREATE TABLE orders (
+  id INTEGER PRIMARY KEY,
+  customer_id INTEGER NOT NULL REFERENCES customers(id),
+  product_id INTEGER NOT NULL REFERENCES products(id),
+  quantity INTEGER NOT NULL,
+  ordered_at TEXT NOT NULL
+);
+CREATE INDEX orders_customer ON orders(customer_id);
+CREATE VIEW order_totals AS
+  SELECT c.name AS customer, SUM(o.quantity * p.price) AS total
+  FROM orders o JOIN customers c ON c.id = o.customer_id JOIN products p ON p.id = o.product_id
+  GROUP BY c.name;
+INSERT INTO customers VALUES (1,'Ada Lovelace','GB','2024-01-05'),(2,'Grace Hopper','US','2024-02-11'),(3,'Hedy Lamarr','AT','2024-03-20'),(4,'Katherine Johnson','US','2024-04-02');
+INSERT INTO products VALUES (1,'Keyboard',49.90),(2,'Monitor',229.00),(3,'Dock',119.50);
+INSERT INTO orders VALUES (1,1,1,2,'2024-05-01'),(2,1,2,1,'2024-05-03'),(3,2,3,1,'2024-05-04'),(4,3,2,2,'2024-06-10'),(5,4,1,5,'2024-06-12');
+`;
+
+/** Creates the demo SQLite database once. */
+export function createDemoDatabase(path: string): void {
+  if (existsSync(path)) return;
+  const Database = require('better-sqlite3-multiple-ciphers') as new (path: string) => Db;
+  const db = new Database(path);
+  try {
+    db.exec(DEMO_SQL);
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * `npm start`: the daemon in the foreground with an embedded SQLite demo connection,
+ * under its own home (`.hanactl-demo/` in the clone unless HANACTL_HOME is set). The demo
+ * opts into a key file so it works on any machine, keychain or not.
+ */
+export async function demo(ctx: CliContext): Promise<void> {
+  const repo = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
+  process.env.HANACTL_HOME ??= join(repo, '.hanactl-demo');
+  const paths = resolvePaths();
+  mkdirSync(paths.home, { recursive: true, mode: 0o700 });
+  const config = readConfig(paths.config);
+  if (!config.keyFile) writeConfig(paths.config, { ...config, keyFile: true });
+  const dbPath = join(paths.home, 'demo.db');
+  createDemoDatabase(dbPath);
+
+  const client = new DaemonClient({ socketPath: paths.socket, clientName: 'hanactl-cli' });
+  const announce = async () => {
+    const { connections } = await client.listConnections();
+    if (!connections.some((c) => c.name === 'demo')) {
+      await client.addConnection({ name: 'demo', url: `sqlite:${dbPath}`, description: 'Demo shop: customers, products, orders' });
+    }
+    ctx.out('hanactl is running with the connection "demo" (SQLite, read-only).\n');
+    ctx.out('Point an editor at it. Claude Code:\n');
+    ctx.out(`  ${mcpConfigText('claude-code', 'demo')}\n`);
+    ctx.out('Claude Desktop / Cursor (mcpServers):\n');
+    ctx.out(mcpConfigText('cursor', 'demo'));
+    ctx.out('\nOther clients: hanactl mcp-config --client vscode. Stop with Ctrl-C.');
+  };
+
+  const { runDaemon, AlreadyRunningError } = await import('../../daemon/main.js');
+  let daemon;
+  try {
+    daemon = await runDaemon({ keyFile: true });
+  } catch (err) {
+    if (!(err instanceof AlreadyRunningError)) throw err;
+    ctx.err(`${err.message} Using it.`);
+    await announce();
+    client.close();
+    return;
+  }
+  await announce();
+  client.close();
+  const onSignal = (signal: string) => void daemon.stop(signal);
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
+  await daemon.stopped;
+  setTimeout(() => process.exit(0), 200).unref();
+}

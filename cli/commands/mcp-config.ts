@@ -1,0 +1,48 @@
+import { hanactlBinPath } from '../../shared/auto-start.js';
+import { HanactlError } from '../../shared/errors.js';
+import type { CliContext } from '../context.js';
+
+export const MCP_CLIENTS = ['claude-code', 'claude-desktop', 'vscode', 'cursor'] as const;
+export type McpClientName = (typeof MCP_CLIENTS)[number];
+
+export interface ServerEntry {
+  command: string;
+  args: string[];
+  env?: Record<string, string>;
+}
+
+/** The stdio server entry an editor needs: absolute node and hanactl paths, so PATH does not matter. */
+export function serverEntry(connection: string | undefined, env: NodeJS.ProcessEnv = process.env): ServerEntry {
+  const args = [hanactlBinPath(), 'mcp', ...(connection ? ['--connection', connection] : [])];
+  const entry: ServerEntry = { command: process.execPath, args };
+  if (env.HANACTL_HOME) entry.env = { HANACTL_HOME: env.HANACTL_HOME };
+  return entry;
+}
+
+/** The text to paste (or the command to run) for one client. */
+export function mcpConfigText(client: string, connection: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+  const entry = serverEntry(connection, env);
+  const name = 'hanactl';
+  switch (client as McpClientName) {
+    case 'claude-code': {
+      const envArgs = Object.entries(entry.env ?? {}).map(([k, v]) => `-e ${k}=${shellQuote(v)} `).join('');
+      return `claude mcp add ${name} ${envArgs}-- ${[entry.command, ...entry.args].map(shellQuote).join(' ')}`;
+    }
+    case 'claude-desktop':
+    case 'cursor':
+      return JSON.stringify({ mcpServers: { [name]: entry } }, null, 2);
+    case 'vscode':
+      return JSON.stringify({ servers: { [name]: { type: 'stdio', ...entry } } }, null, 2);
+    default:
+      throw new HanactlError('INVALID_REQUEST', `Unknown client "${client}"; choose one of ${MCP_CLIENTS.join(', ')}.`);
+  }
+}
+
+function shellQuote(s: string): string {
+  return /^[A-Za-z0-9_./:=@-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/** `hanactl mcp-config --client NAME [--connection NAME]`. */
+export async function mcpConfig(ctx: CliContext, options: { client: string; connection?: string }): Promise<void> {
+  ctx.out(mcpConfigText(options.client, options.connection));
+}

@@ -1,0 +1,76 @@
+import type { Engine, Target } from '../../shared/connection-url.js';
+import type { Column, JsonValue, Param } from '../../shared/schemas.js';
+
+/** What one statement returned, already JSON-safe. */
+export interface StatementResult {
+  readonly columns: Column[];
+  readonly rows: Record<string, JsonValue>[];
+  /** Rows returned (after the cap). */
+  readonly rowCount: number;
+  /** True when the statement had more than `maxRows` rows. */
+  readonly truncated: boolean;
+  /** Rows changed by a write, where the engine reports it. */
+  readonly affectedRows?: number;
+}
+
+export interface ExecuteOptions {
+  /** At most this many rows are returned; the driver fetches one more to know about truncation. */
+  readonly maxRows: number;
+  /** The statement is cancelled on the server when it runs longer. */
+  readonly timeoutMs: number;
+  /** Run inside a read-only transaction that is rolled back. */
+  readonly readOnly: boolean;
+  /** Aborting it cancels the statement on the server. */
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * Engine differences as data, handled in one place (the pool and the query service) rather
+ * than `if (engine === ...)` scattered through routes and tools.
+ */
+export interface DriverCapabilities {
+  /** Placeholder style the engine's driver expects. */
+  readonly placeholders: 'dollar' | 'question';
+  /** The server can cancel a running statement from outside the connection. */
+  readonly serverCancel: boolean;
+  /** The engine has a read-only transaction or session mode. */
+  readonly readOnlySession: boolean;
+  /** Where context parameters are placed in the database session. */
+  readonly contextMechanism: 'set_config' | 'user_variable' | 'session_context' | 'function';
+}
+
+/** One physical database connection, owned by a pool. */
+export interface DriverConnection {
+  /** Runs exactly one statement with bound parameters. */
+  execute(sql: string, params: readonly Param[], options: ExecuteOptions): Promise<StatementResult>;
+  /** Cheap round trip proving the connection is alive. */
+  ping(): Promise<void>;
+  /** Puts the session back to a clean state before the next borrower. */
+  reset(): Promise<void>;
+  /** The server's version string, when known. */
+  serverVersion(): Promise<string | undefined>;
+  /** Closes the connection; never throws. */
+  close(): Promise<void>;
+  /** True once the connection is known to be unusable (the pool destroys it). */
+  readonly broken: boolean;
+}
+
+/** Opens connections to one target. */
+export interface Driver {
+  readonly engine: Engine;
+  readonly capabilities: DriverCapabilities;
+  connect(): Promise<DriverConnection>;
+}
+
+/** The secret a driver needs; never enumerable, so it stays out of logs and JSON. */
+export interface DriverSecret {
+  readonly password?: string;
+}
+
+export interface DriverSettings {
+  /** Give up connecting after this long. */
+  readonly connectTimeoutMs: number;
+}
+
+/** Builds a driver for a target; one module per engine exports one of these. */
+export type DriverFactory = (target: Target, secret: DriverSecret, settings: DriverSettings) => Driver;

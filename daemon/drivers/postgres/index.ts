@@ -1,0 +1,2 @@
+export { createPostgresDriver, pgConfig } from './postgres-driver.js';
+export { PostgresConnection } from './postgres-connection.js';

@@ -1,0 +1,178 @@
+import { HanactlError } from '../../../shared/errors.js';
+import type { Param } from '../../../shared/schemas.js';
+import type { DriverConnection, ExecuteOptions, StatementResult } from '../driver.js';
+import { normaliseDriverError } from '../scrub.js';
+import { toJsonValue, uniqueColumnNames } from '../values.js';
+import type { PgClient, PgCursorConstructor, PgField } from './postgres-types.js';
+import { pgTypeName } from './postgres-type-names.js';
+
+/** Opens a second, short-lived client; used to cancel a statement from outside. */
+export type PgSideChannel = () => Promise<PgClient>;
+
+interface PgErrorLike {
+  code?: string;
+  message?: string;
+}
+
+/**
+ * One PostgreSQL session. Every call runs in its own transaction: a read is
+ * `BEGIN READ ONLY` and always rolled back; `SET LOCAL statement_timeout` makes the server
+ * itself stop a runaway statement, and a client-side timer cancels it with
+ * `pg_cancel_backend` should the server not answer.
+ */
+export class PostgresConnection implements DriverConnection {
+  readonly #client: PgClient;
+  readonly #Cursor: PgCursorConstructor;
+  readonly #sideChannel: PgSideChannel;
+  readonly #secrets: readonly string[];
+  #broken = false;
+
+  constructor(client: PgClient, Cursor: PgCursorConstructor, sideChannel: PgSideChannel, secrets: readonly string[]) {
+    this.#client = client;
+    this.#Cursor = Cursor;
+    this.#sideChannel = sideChannel;
+    this.#secrets = secrets;
+    client.on('error', () => {
+      this.#broken = true;
+    });
+  }
+
+  get broken(): boolean {
+    return this.#broken;
+  }
+
+  async execute(sql: string, params: readonly Param[], options: ExecuteOptions): Promise<StatementResult> {
+    const timeout = Math.max(1, Math.floor(options.timeoutMs));
+    await this.#simple(`BEGIN${options.readOnly ? ' READ ONLY' : ''}; SET LOCAL statement_timeout = ${timeout}`);
+    let outcome: 'commit' | 'rollback' = 'rollback';
+    const stopWatch = this.#watch(options);
+    try {
+      const result = await this.#run(sql, params, options.maxRows);
+      if (!options.readOnly) outcome = 'commit';
+      return result;
+    } catch (err) {
+      throw this.#normalise(err, stopWatch.reason());
+    } finally {
+      stopWatch.stop();
+      await this.#finish(outcome);
+    }
+  }
+
+  async #run(sql: string, params: readonly Param[], maxRows: number): Promise<StatementResult> {
+    const cursor = this.#client.query(new this.#Cursor(sql, [...params], { rowMode: 'array' }));
+    try {
+      const raw = await cursor.read(maxRows + 1);
+      const meta = cursor._result;
+      const fields: PgField[] = meta?.fields ?? [];
+      const names = uniqueColumnNames(fields.map((f) => f.name));
+      const truncated = raw.length > maxRows;
+      const kept = truncated ? raw.slice(0, maxRows) : raw;
+      const rows = kept.map((values) => {
+        const row: Record<string, ReturnType<typeof toJsonValue>> = {};
+        names.forEach((name, i) => {
+          row[name] = toJsonValue(values[i]);
+        });
+        return row;
+      });
+      const columns = fields.map((f, i) => ({ name: names[i] ?? f.name, type: pgTypeName(f.dataTypeID) }));
+      const isRowless = fields.length === 0;
+      const affected = isRowless && typeof meta?.rowCount === 'number' ? meta.rowCount : undefined;
+      return { columns, rows, rowCount: rows.length, truncated, ...(affected !== undefined ? { affectedRows: affected } : {}) };
+    } finally {
+      await cursor.close().catch(() => {
+        this.#broken = true;
+      });
+    }
+  }
+
+  /** Arms the client-side guard: a timer a little past the server's own timeout, and the caller's signal. */
+  #watch(options: ExecuteOptions): { stop(): void; reason(): 'timeout' | 'cancelled' | undefined } {
+    let reason: 'timeout' | 'cancelled' | undefined;
+    const cancel = (why: 'timeout' | 'cancelled') => {
+      reason ??= why;
+      void this.cancel();
+    };
+    const timer = setTimeout(() => cancel('timeout'), options.timeoutMs + 1000);
+    timer.unref();
+    const onAbort = () => cancel('cancelled');
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    if (options.signal?.aborted) onAbort();
+    return {
+      stop: () => {
+        clearTimeout(timer);
+        options.signal?.removeEventListener('abort', onAbort);
+      },
+      reason: () => reason,
+    };
+  }
+
+  /** Cancels the running statement on the server, from a second connection. */
+  async cancel(): Promise<void> {
+    const pid = this.#client.processID;
+    if (!pid) return;
+    let side: PgClient | undefined;
+    try {
+      side = await this.#sideChannel();
+      await side.query('SELECT pg_cancel_backend($1)', [pid]);
+    } catch {
+      this.#broken = true;
+    } finally {
+      await side?.end().catch(() => {});
+    }
+  }
+
+  async #finish(outcome: 'commit' | 'rollback'): Promise<void> {
+    if (this.#broken) return;
+    try {
+      await this.#simple(outcome === 'commit' ? 'COMMIT' : 'ROLLBACK');
+    } catch {
+      this.#broken = true;
+    }
+  }
+
+  async #simple(text: string): Promise<void> {
+    try {
+      await this.#client.query(text);
+    } catch (err) {
+      throw this.#normalise(err, undefined);
+    }
+  }
+
+  #normalise(err: unknown, reason: 'timeout' | 'cancelled' | undefined): HanactlError {
+    if (err instanceof HanactlError) return err;
+    const e = err as PgErrorLike;
+    const sqlState = typeof e?.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code) ? e.code : undefined;
+    if (!sqlState) this.#broken = true;
+    if (reason === 'cancelled') return new HanactlError('QUERY_CANCELLED', 'The statement was cancelled on the server.');
+    if (sqlState === '57014' || reason === 'timeout') {
+      return new HanactlError(
+        'QUERY_TIMEOUT',
+        'The statement ran past its time limit and was cancelled on the server. Narrow it (WHERE, LIMIT) or ask for a longer timeout.',
+        { sqlState: '57014' },
+      );
+    }
+    if (sqlState?.startsWith('08') || sqlState === '57P01') this.#broken = true;
+    return normaliseDriverError(err, 'QUERY_FAILED', this.#secrets, sqlState ? { sqlState } : {});
+  }
+
+  async ping(): Promise<void> {
+    await this.#simple('SELECT 1');
+  }
+
+  async reset(): Promise<void> {
+    // Each call runs in its own transaction, so only a transaction left open by a failure
+    // can remain; DISCARD ALL drops anything a session could carry to the next borrower.
+    await this.#simple('ROLLBACK; DISCARD ALL');
+  }
+
+  async serverVersion(): Promise<string | undefined> {
+    const res = await this.#client.query('SHOW server_version');
+    const v = res.rows[0]?.server_version;
+    return typeof v === 'string' ? `PostgreSQL ${v}` : undefined;
+  }
+
+  async close(): Promise<void> {
+    this.#broken = true;
+    await this.#client.end().catch(() => {});
+  }
+}

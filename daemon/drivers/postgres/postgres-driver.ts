@@ -1,0 +1,98 @@
+import { createRequire } from 'node:module';
+import type { Target } from '../../../shared/connection-url.js';
+import { HanactlError } from '../../../shared/errors.js';
+import type { Driver, DriverCapabilities, DriverConnection, DriverFactory, DriverSecret, DriverSettings } from '../driver.js';
+import { normaliseDriverError } from '../scrub.js';
+import { PostgresConnection } from './postgres-connection.js';
+import type { PgClient, PgClientConfig, PgCursorConstructor, PgModule } from './postgres-types.js';
+
+const require = createRequire(import.meta.url);
+
+const CAPABILITIES: DriverCapabilities = {
+  placeholders: 'dollar',
+  serverCancel: true,
+  readOnlySession: true,
+  contextMechanism: 'set_config',
+};
+
+const KNOWN_OPTIONS = new Set(['sslmode', 'application_name', 'search_path', 'schema']);
+
+/** Parsers that keep values exact: int8 as a number only when safe, dates and timestamps as the server wrote them. */
+function typeParsers(pg: PgModule) {
+  const asText = (v: string) => v;
+  const int8 = (v: string) => {
+    const n = Number(v);
+    return Number.isSafeInteger(n) ? n : v;
+  };
+  const overrides: Record<number, (v: string) => unknown> = { 20: int8, 1082: asText, 1114: asText, 1083: asText, 1266: asText };
+  const base = (pg as unknown as { types: { getTypeParser(oid: number, format?: string): (v: string) => unknown } }).types;
+  return {
+    getTypeParser(oid: number, format?: string) {
+      const own = overrides[oid];
+      return format !== 'binary' && own ? own : base.getTypeParser(oid, format);
+    },
+  };
+}
+
+/** Builds the `pg` client configuration for a target; the password is passed separately. */
+export function pgConfig(target: Target, settings: DriverSettings): PgClientConfig {
+  for (const key of Object.keys(target.options)) {
+    if (!KNOWN_OPTIONS.has(key)) {
+      throw new HanactlError('INVALID_URL', `The PostgreSQL URL option "${key}" is not supported; known options: ${[...KNOWN_OPTIONS].join(', ')}.`);
+    }
+  }
+  const sslmode = target.options.sslmode;
+  const ssl =
+    sslmode === undefined || sslmode === 'disable' || sslmode === 'prefer'
+      ? undefined
+      : { rejectUnauthorized: sslmode === 'verify-full' || sslmode === 'verify-ca' };
+  const searchPath = target.options.search_path ?? target.options.schema;
+  return {
+    ...(target.host !== undefined ? { host: target.host } : {}),
+    ...(target.port !== undefined ? { port: target.port } : {}),
+    ...(target.user !== undefined ? { user: target.user } : {}),
+    ...(target.database !== undefined ? { database: target.database } : {}),
+    connectionTimeoutMillis: settings.connectTimeoutMs,
+    application_name: target.options.application_name ?? 'hanactl',
+    ...(ssl ? { ssl } : {}),
+    ...(searchPath ? { options: `-c search_path=${searchPath.replace(/[^A-Za-z0-9_,$" ]/g, '')}` } : {}),
+  };
+}
+
+/** The PostgreSQL driver (`pg`), one client per pooled connection. */
+export const createPostgresDriver: DriverFactory = (target: Target, secret: DriverSecret, settings: DriverSettings): Driver => {
+  const config = pgConfig(target, settings);
+  const password = secret.password;
+  const secrets = password ? [password] : [];
+  const where = `${target.host}:${target.port}`;
+
+  const open = async (): Promise<PgClient> => {
+    const pg = require('pg') as PgModule;
+    const client = new pg.Client({ ...config, types: typeParsers(pg) } as PgClientConfig);
+    // Set after construction and non-enumerable: never in a log line, an inspect or a stack.
+    Object.defineProperty(client, 'password', { value: password, enumerable: false, writable: true });
+    try {
+      await client.connect();
+    } catch (err) {
+      await client.end().catch(() => {});
+      const code = (err as { code?: string }).code;
+      const refused = code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EHOSTUNREACH';
+      const prefix = refused || /timeout/i.test(String((err as Error).message))
+        ? `Cannot reach PostgreSQL at ${where}; check that the server runs and the host and port are right.`
+        : `PostgreSQL at ${where} refused the connection.`;
+      const inner = normaliseDriverError(err, 'CONNECT_FAILED', secrets, code && /^[0-9A-Z]{5}$/.test(code) ? { sqlState: code } : {});
+      throw new HanactlError('CONNECT_FAILED', `${prefix} ${inner.message}`, inner.details);
+    }
+    return client;
+  };
+
+  return {
+    engine: 'postgres',
+    capabilities: CAPABILITIES,
+    async connect(): Promise<DriverConnection> {
+      const client = await open();
+      const Cursor = require('pg-cursor') as PgCursorConstructor;
+      return new PostgresConnection(client, Cursor, open, secrets);
+    },
+  };
+};

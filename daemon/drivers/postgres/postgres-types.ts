@@ -1,0 +1,49 @@
+/**
+ * The smallest slice of `pg` and `pg-cursor` the driver uses, so the packages stay
+ * swappable and the driver's surface is explicit.
+ */
+export interface PgField {
+  readonly name: string;
+  readonly dataTypeID: number;
+}
+
+export interface PgQueryResult {
+  readonly rows: unknown[][];
+  readonly fields: PgField[];
+  readonly rowCount: number | null;
+  readonly command: string;
+}
+
+export interface PgClient {
+  readonly processID?: number;
+  connect(): Promise<void>;
+  query(config: { text: string; values?: unknown[]; rowMode: 'array' }): Promise<PgQueryResult>;
+  query(text: string, values?: unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
+  query<T>(submittable: T): T;
+  end(): Promise<void>;
+  on(event: 'error', listener: (err: Error) => void): void;
+}
+
+export interface PgCursor {
+  read(rows: number): Promise<unknown[][]>;
+  close(): Promise<void>;
+  readonly _result?: { fields: PgField[]; rowCount: number | null; command: string };
+}
+
+export interface PgClientConfig {
+  host?: string;
+  port?: number;
+  user?: string;
+  database?: string;
+  connectionTimeoutMillis: number;
+  application_name: string;
+  ssl?: boolean | { rejectUnauthorized: boolean };
+  options?: string;
+}
+
+export interface PgModule {
+  Client: new (config: PgClientConfig & { password?: string }) => PgClient;
+  types: { builtins: Record<string, number> };
+}
+
+export type PgCursorConstructor = new (text: string, values: unknown[], config: { rowMode: 'array' }) => PgCursor;

@@ -1,0 +1,2 @@
+export { createSqliteDriver } from './sqlite-driver.js';
+export { SqliteConnection } from './sqlite-connection.js';

@@ -1,0 +1,73 @@
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { HanactlError, isHanactlError } from '../../shared/errors.js';
+import { CLIENT_HEADER } from '../../shared/client-header.js';
+import type { Health } from '../../shared/schemas.js';
+import type { PoolManager } from '../pools/pool-manager.js';
+import type { QueryService } from '../query/query-service.js';
+import type { ConnectionService } from '../registry/connection-service.js';
+import type { SessionTable } from '../sessions/session-table.js';
+import { connectionRoutes } from './connection-routes.js';
+import { queryRoutes } from './query-routes.js';
+import { sessionRoutes } from './session-routes.js';
+
+/** Everything the routes use; the composition root builds it, routes construct nothing. */
+export interface AppDeps {
+  health(): Health;
+  readonly connections: ConnectionService;
+  readonly queries: QueryService;
+  readonly sessions: SessionTable;
+  readonly pools: Pick<PoolManager, 'stats'>;
+  /** Asks the daemon to stop gracefully (answered before it stops). */
+  shutdown(): void;
+  /** Called with every unexpected error, for the log. */
+  onError?(err: unknown, path: string): void;
+}
+
+export const MAX_BODY_BYTES = 2 * 1024 * 1024;
+
+/** The daemon API under /v1. Pure: it never listens; tests call `app.request(...)`. */
+export function createApp(deps: AppDeps): Hono {
+  const app = new Hono();
+
+  app.onError((err, c) => {
+    if (isHanactlError(err)) return c.json(err.toJSON(), err.status as ContentfulStatusCode);
+    deps.onError?.(err, c.req.path);
+    const internal = new HanactlError('INTERNAL', 'The broker hit an unexpected error; it is logged in the daemon log.');
+    return c.json(internal.toJSON(), 500);
+  });
+  app.notFound((c) => {
+    const err = new HanactlError('NOT_FOUND', `No such endpoint: ${c.req.method} ${c.req.path}.`);
+    return c.json(err.toJSON(), 404);
+  });
+
+  // A header no browser or SSRF relay sends unprompted (as Vault Agent's require_request_header).
+  app.use('*', async (c, next) => {
+    if (!c.req.header(CLIENT_HEADER)) {
+      throw new HanactlError('FORBIDDEN', `Requests must carry the ${CLIENT_HEADER} header.`);
+    }
+    await next();
+  });
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: () => {
+        throw new HanactlError('PAYLOAD_TOO_LARGE', `The request body is larger than ${MAX_BODY_BYTES} bytes.`);
+      },
+    }),
+  );
+
+  app.get('/v1/health', (c) => c.json(deps.health()));
+  app.get('/v1/pools', (c) => c.json({ pools: deps.pools.stats() }));
+  app.get('/v1/status', (c) => c.json({ daemon: deps.health(), pools: deps.pools.stats(), sessions: deps.sessions.list() }));
+  app.post('/v1/shutdown', (c) => {
+    setImmediate(() => deps.shutdown());
+    return c.json({ stopping: true });
+  });
+  app.route('/v1', connectionRoutes(deps));
+  app.route('/v1', sessionRoutes(deps));
+  app.route('/v1', queryRoutes(deps));
+  return app;
+}

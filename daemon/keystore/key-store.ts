@@ -1,0 +1,14 @@
+import type { KeySource } from '../../shared/schemas.js';
+
+/** Where the registry's 256-bit key is kept. */
+export interface KeyStore {
+  readonly source: KeySource;
+  /** A sentence for `daemon status`: where exactly the key lives. */
+  readonly description: string;
+  /** The stored key, or null when none exists yet. Throws when the store cannot be reached. */
+  load(): Promise<Buffer | null>;
+  /** Stores a newly generated key. */
+  save(key: Buffer): Promise<void>;
+}
+
+export const KEY_BYTES = 32;

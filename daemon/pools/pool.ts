@@ -1,0 +1,230 @@
+import { HanactlError } from '../../shared/errors.js';
+import type { DriverConnection } from '../drivers/driver.js';
+
+/** Pool settings; units are in the names, as pg-pool does. */
+export interface PoolOptions {
+  /** Hard cap on connections to the target, across every session. */
+  readonly max: number;
+  /** Connections kept warm even when idle. */
+  readonly min: number;
+  /** An idle connection above `min` is closed after this long. */
+  readonly idleTimeoutMillis: number;
+  /** A caller waits at most this long for a connection. */
+  readonly acquireTimeoutMillis: number;
+  /** A connection is retired after this long, however healthy. */
+  readonly maxLifetimeMillis: number;
+}
+
+export const DEFAULT_POOL_OPTIONS: PoolOptions = {
+  max: 10,
+  min: 0,
+  idleTimeoutMillis: 300_000,
+  acquireTimeoutMillis: 10_000,
+  maxLifetimeMillis: 3_600_000,
+};
+
+/** A borrowed connection. `release(err)` destroys instead of recycling; a second release throws. */
+export interface Lease {
+  readonly connection: DriverConnection;
+  release(err?: unknown): void;
+}
+
+interface Slot {
+  readonly connection: DriverConnection;
+  readonly createdAt: number;
+  idleTimer?: NodeJS.Timeout;
+}
+
+interface Waiter {
+  resolve(lease: Lease): void;
+  reject(err: unknown): void;
+  timer: NodeJS.Timeout;
+}
+
+/**
+ * A bounded pool of driver connections with pg-pool's semantics: FIFO waiters with an
+ * acquire timeout, idle eviction, max lifetime, destroy-on-error, and counters for
+ * `hanactl pools`. Connections are reset on every borrow.
+ */
+export class Pool {
+  readonly #open: () => Promise<DriverConnection>;
+  readonly #options: PoolOptions;
+  readonly #describe: string;
+  readonly #idle: Slot[] = [];
+  readonly #busy = new Set<Slot>();
+  readonly #waiters: Waiter[] = [];
+  #pending = 0;
+  #ended = false;
+  created = 0;
+  destroyed = 0;
+  errors = 0;
+  lastUsedAt = Date.now();
+
+  constructor(open: () => Promise<DriverConnection>, options: PoolOptions, describe: string) {
+    this.#open = open;
+    this.#options = options;
+    this.#describe = describe;
+  }
+
+  get options(): PoolOptions {
+    return this.#options;
+  }
+  get totalCount(): number {
+    return this.#idle.length + this.#busy.size + this.#pending;
+  }
+  get idleCount(): number {
+    return this.#idle.length;
+  }
+  get inUseCount(): number {
+    return this.#busy.size;
+  }
+  get waitingCount(): number {
+    return this.#waiters.length;
+  }
+
+  /** Borrows a connection, waiting in line when the pool is at its cap. */
+  async acquire(): Promise<Lease> {
+    if (this.#ended) throw new HanactlError('SHUTTING_DOWN', 'The broker is shutting down; retry in a moment.');
+    this.lastUsedAt = Date.now();
+    for (;;) {
+      const slot = this.#idle.pop();
+      if (!slot) break;
+      this.#clearIdle(slot);
+      if (this.#expired(slot) || slot.connection.broken) {
+        this.#destroy(slot);
+        continue;
+      }
+      this.#busy.add(slot);
+      try {
+        await slot.connection.reset();
+        return this.#lease(slot);
+      } catch {
+        this.errors++;
+        this.#busy.delete(slot);
+        this.#destroy(slot);
+      }
+    }
+    if (this.totalCount < this.#options.max) return this.#lease(await this.#create());
+    return new Promise<Lease>((resolve, reject) => {
+      const waiter: Waiter = {
+        resolve,
+        reject,
+        timer: setTimeout(() => {
+          const i = this.#waiters.indexOf(waiter);
+          if (i >= 0) this.#waiters.splice(i, 1);
+          reject(
+            new HanactlError(
+              'POOL_EXHAUSTED',
+              `All ${this.#options.max} connections to ${this.#describe} stayed busy for ${this.#options.acquireTimeoutMillis} ms; retry, or ask a person to raise the pool size.`,
+            ),
+          );
+        }, this.#options.acquireTimeoutMillis),
+      };
+      waiter.timer.unref();
+      this.#waiters.push(waiter);
+    });
+  }
+
+  async #create(): Promise<Slot> {
+    this.#pending++;
+    try {
+      const connection = await this.#open();
+      this.created++;
+      const slot: Slot = { connection, createdAt: Date.now() };
+      this.#busy.add(slot);
+      return slot;
+    } catch (err) {
+      this.errors++;
+      throw err;
+    } finally {
+      this.#pending--;
+    }
+  }
+
+  #lease(slot: Slot): Lease {
+    let released = false;
+    return {
+      connection: slot.connection,
+      release: (err?: unknown) => {
+        if (released) throw new Error('Release called on a connection that was already released; this is a bug in hanactl.');
+        released = true;
+        this.#busy.delete(slot);
+        if (err || slot.connection.broken || this.#expired(slot) || this.#ended) {
+          if (err) this.errors++;
+          this.#destroy(slot);
+        } else {
+          this.#returnToIdle(slot);
+        }
+        this.#serveWaiters();
+      },
+    };
+  }
+
+  #returnToIdle(slot: Slot): void {
+    const waiter = this.#waiters.shift();
+    if (waiter) {
+      clearTimeout(waiter.timer);
+      this.#busy.add(slot);
+      slot.connection.reset().then(
+        () => waiter.resolve(this.#lease(slot)),
+        () => {
+          this.errors++;
+          this.#busy.delete(slot);
+          this.#destroy(slot);
+          this.#waiters.unshift(waiter);
+          this.#serveWaiters();
+        },
+      );
+      return;
+    }
+    this.#idle.push(slot);
+    if (this.totalCount > this.#options.min) {
+      slot.idleTimer = setTimeout(() => {
+        const i = this.#idle.indexOf(slot);
+        if (i >= 0 && this.totalCount > this.#options.min) {
+          this.#idle.splice(i, 1);
+          this.#destroy(slot);
+        }
+      }, this.#options.idleTimeoutMillis);
+      slot.idleTimer.unref();
+    }
+  }
+
+  /** When a slot was freed by destruction, a waiter may now open a new connection. */
+  #serveWaiters(): void {
+    while (this.#waiters.length > 0 && this.totalCount < this.#options.max && !this.#ended) {
+      const waiter = this.#waiters.shift() as Waiter;
+      clearTimeout(waiter.timer);
+      this.#create().then(
+        (slot) => waiter.resolve(this.#lease(slot)),
+        (err) => waiter.reject(err),
+      );
+    }
+  }
+
+  #expired(slot: Slot): boolean {
+    return Date.now() - slot.createdAt > this.#options.maxLifetimeMillis;
+  }
+
+  #clearIdle(slot: Slot): void {
+    if (slot.idleTimer) clearTimeout(slot.idleTimer);
+    slot.idleTimer = undefined;
+  }
+
+  #destroy(slot: Slot): void {
+    this.#clearIdle(slot);
+    this.destroyed++;
+    void slot.connection.close();
+  }
+
+  /** Closes idle connections now and busy ones as they come back; rejects waiters. */
+  async end(): Promise<void> {
+    this.#ended = true;
+    for (const waiter of this.#waiters.splice(0)) {
+      clearTimeout(waiter.timer);
+      waiter.reject(new HanactlError('SHUTTING_DOWN', 'The broker is shutting down; retry in a moment.'));
+    }
+    const idle = this.#idle.splice(0);
+    for (const slot of idle) this.#destroy(slot);
+  }
+}

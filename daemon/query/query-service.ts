@@ -1,0 +1,74 @@
+import type { Engine } from '../../shared/connection-url.js';
+import { HanactlError, isHanactlError } from '../../shared/errors.js';
+import { DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS, type QueryRequest, type QueryResult } from '../../shared/schemas.js';
+import type { Driver } from '../drivers/driver.js';
+import type { Pool } from '../pools/pool.js';
+import type { ConnectionRecord } from '../registry/connection-record.js';
+
+/** Decides before any network work whether a statement may run, and as what. */
+export interface StatementPolicy {
+  /** Returns the kind of statement, or throws STATEMENT_REFUSED. */
+  check(sql: string, options: { dialect: Engine; allowWrite: boolean }): 'read' | 'write';
+}
+
+export interface QueryServiceDeps {
+  resolve(name: string): ConnectionRecord;
+  poolFor(record: ConnectionRecord): Promise<{ pool: Pool; driver: Driver }>;
+  readonly policy: StatementPolicy;
+  readonly defaultTimeoutMs?: number;
+}
+
+/**
+ * One tool call, daemon side: resolve the connection, apply the policy (no connection is
+ * borrowed for a refused statement), borrow, execute with a timeout and row cap, release.
+ */
+export class QueryService {
+  readonly #deps: QueryServiceDeps;
+
+  constructor(deps: QueryServiceDeps) {
+    this.#deps = deps;
+  }
+
+  async run(request: QueryRequest, signal?: AbortSignal): Promise<QueryResult> {
+    const record = this.#deps.resolve(request.connection);
+    const kind = this.#deps.policy.check(request.sql, { dialect: record.target.engine, allowWrite: record.allowWrite });
+    const started = performance.now();
+    const { pool } = await this.#deps.poolFor(record);
+    const lease = await pool.acquire();
+    let failure: unknown;
+    try {
+      const result = await lease.connection.execute(request.sql, request.params ?? [], {
+        maxRows: request.maxRows ?? DEFAULT_MAX_ROWS,
+        timeoutMs: request.timeoutMs ?? this.#deps.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS,
+        readOnly: kind === 'read' || !record.allowWrite,
+        ...(signal ? { signal } : {}),
+      });
+      return { ...result, durationMs: Math.round((performance.now() - started) * 1000) / 1000 };
+    } catch (err) {
+      // A statement error leaves a healthy connection; anything else may have poisoned it.
+      if (!isHanactlError(err) || !['QUERY_FAILED', 'STATEMENT_REFUSED'].includes(err.code)) failure = err;
+      throw isHanactlError(err) ? err : new HanactlError('QUERY_FAILED', err instanceof Error ? err.message : String(err));
+    } finally {
+      lease.release(failure);
+    }
+  }
+
+  /** Opens (or borrows) a connection and proves it answers. */
+  async test(name: string): Promise<{ latencyMs: number; serverVersion?: string }> {
+    const record = this.#deps.resolve(name);
+    const started = performance.now();
+    const { pool } = await this.#deps.poolFor(record);
+    const lease = await pool.acquire();
+    let failure: unknown;
+    try {
+      await lease.connection.ping();
+      const serverVersion = await lease.connection.serverVersion();
+      return { latencyMs: Math.round((performance.now() - started) * 100) / 100, ...(serverVersion ? { serverVersion } : {}) };
+    } catch (err) {
+      failure = err;
+      throw err;
+    } finally {
+      lease.release(failure);
+    }
+  }
+}

@@ -1,0 +1,22 @@
+import type { Target } from '../../shared/connection-url.js';
+
+/**
+ * A registered connection as the daemon holds it. `password` is defined non-enumerable
+ * by the registry, so spreading, logging or serialising a record never carries it.
+ */
+export interface ConnectionRecord {
+  readonly name: string;
+  readonly target: Target;
+  readonly password?: string;
+  readonly description?: string;
+  readonly allowWrite: boolean;
+  readonly context: readonly string[];
+  readonly createdAt: string;
+}
+
+/** Builds a record whose password cannot be enumerated. */
+export function makeRecord(fields: Omit<ConnectionRecord, 'password'>, password: string | undefined): ConnectionRecord {
+  const record = { ...fields };
+  Object.defineProperty(record, 'password', { value: password, enumerable: false });
+  return record as ConnectionRecord;
+}

@@ -1,0 +1,95 @@
+import { formatTarget, parseConnectionUrl } from '../../shared/connection-url.js';
+import { HanactlError } from '../../shared/errors.js';
+import { assertConnectionName } from '../../shared/names.js';
+import type { AddConnectionRequest, ConnectionInfo } from '../../shared/schemas.js';
+import { type ConnectionRecord, makeRecord } from './connection-record.js';
+import type { Registry } from './registry.js';
+
+/** What `ConnectionService` needs from the pools: to drop a pool whose definition changed. */
+export interface PoolForgetter {
+  forget(record: ConnectionRecord): Promise<void>;
+}
+
+/** The public view of a record: never the password. */
+export function toConnectionInfo(record: ConnectionRecord): ConnectionInfo {
+  return {
+    name: record.name,
+    engine: record.target.engine,
+    url: formatTarget(record.target),
+    ...(record.description ? { description: record.description } : {}),
+    hasPassword: Boolean(record.password),
+    allowWrite: record.allowWrite,
+    context: [...record.context],
+    createdAt: record.createdAt,
+  };
+}
+
+/** Registered connections: add, list, resolve, remove. */
+export class ConnectionService {
+  readonly #registry: Registry;
+  readonly #pools: PoolForgetter;
+
+  constructor(registry: Registry, pools: PoolForgetter) {
+    this.#registry = registry;
+    this.#pools = pools;
+  }
+
+  list(): ConnectionRecord[] {
+    return this.#registry.list();
+  }
+
+  /** The record for a name, or CONNECTION_NOT_FOUND naming the connections that exist. */
+  resolve(name: string): ConnectionRecord {
+    const record = this.#registry.get(name);
+    if (record) return record;
+    const names = this.#registry.list().map((r) => r.name);
+    const known = names.length > 0 ? `Known connections: ${names.join(', ')}.` : 'No connections are registered yet; a person adds one with `hanactl add <name> <url>`.';
+    throw new HanactlError('CONNECTION_NOT_FOUND', `There is no connection named "${name}". ${known}`);
+  }
+
+  async add(request: AddConnectionRequest): Promise<ConnectionRecord> {
+    assertConnectionName(request.name);
+    // The CLI already made SQLite paths absolute; a relative path here is relative to nothing useful.
+    const parsed = parseConnectionUrl(request.url, '/');
+    if (parsed.password !== undefined && request.password !== undefined) {
+      throw new HanactlError('INVALID_REQUEST', 'The password was given twice (inside the URL and separately); give it once.');
+    }
+    const context = normaliseContextNames(request.context ?? []);
+    const record = makeRecord(
+      {
+        name: request.name,
+        target: parsed.target,
+        ...(request.description ? { description: request.description } : {}),
+        allowWrite: request.allowWrite ?? false,
+        context,
+        createdAt: new Date().toISOString(),
+      },
+      request.password ?? parsed.password,
+    );
+    const previous = this.#registry.get(request.name);
+    this.#registry.put(record, request.replace ?? false);
+    if (previous) await this.#pools.forget(previous);
+    return record;
+  }
+
+  async remove(name: string): Promise<void> {
+    const record = this.resolve(name);
+    this.#registry.remove(name);
+    await this.#pools.forget(record);
+  }
+}
+
+/** Context parameter names: trimmed, upper-cased, a letter first, letters/digits/_ only, at most 30, no repeats. */
+export function normaliseContextNames(names: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const raw of names) {
+    const name = raw.trim().toUpperCase();
+    if (!/^[A-Z][A-Z0-9_]*$/.test(name)) {
+      throw new HanactlError('CONTEXT_INVALID', `The context parameter name "${raw}" must start with a letter and hold only letters, digits and _.`);
+    }
+    if (name.length > 30) throw new HanactlError('CONTEXT_INVALID', `The context parameter name "${name}" is longer than 30 characters.`);
+    if (out.includes(name)) throw new HanactlError('CONTEXT_INVALID', `The context parameter "${name}" is declared twice.`);
+    out.push(name);
+  }
+  return out;
+}

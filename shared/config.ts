@@ -1,0 +1,41 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { z } from 'zod';
+import { HanactlError } from './errors.js';
+
+/** Settings a person chose, kept in `$HANACTL_HOME/config.json`. */
+export const ConfigSchema = z.object({
+  /** The person opted into a 0600 key file instead of the OS keychain. */
+  keyFile: z.boolean().optional(),
+  pool: z
+    .object({
+      max: z.number().int().min(1).max(1000).optional(),
+      min: z.number().int().min(0).max(100).optional(),
+      idleTimeoutMillis: z.number().int().min(1000).optional(),
+      acquireTimeoutMillis: z.number().int().min(100).optional(),
+    })
+    .optional(),
+  connectTimeoutMs: z.number().int().min(100).max(120_000).optional(),
+});
+export type Config = z.infer<typeof ConfigSchema>;
+
+export function readConfig(path: string): Config {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return {};
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new HanactlError('INVALID_REQUEST', `${path} is not valid JSON; fix or remove it.`);
+  }
+  const result = ConfigSchema.safeParse(parsed);
+  if (!result.success) throw new HanactlError('INVALID_REQUEST', `${path} has an invalid setting: ${result.error.issues[0]?.path.join('.')}.`);
+  return result.data;
+}
+
+export function writeConfig(path: string, config: Config): void {
+  writeFileSync(path, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
+}

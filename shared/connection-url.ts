@@ -1,0 +1,142 @@
+import { isAbsolute, resolve } from 'node:path';
+import { HanactlError } from './errors.js';
+
+/** The engines hanactl serves. */
+export const ENGINES = ['sqlite', 'postgres', 'mysql', 'hana'] as const;
+export type Engine = (typeof ENGINES)[number];
+
+/** Where a connection points, without its secret. Pools are keyed by this. */
+export interface Target {
+  readonly engine: Engine;
+  /** The scheme as the person wrote it (`mariadb`, `postgresql`, ...), kept for display. */
+  readonly scheme: string;
+  readonly host?: string;
+  readonly port?: number;
+  readonly user?: string;
+  readonly database?: string;
+  /** SQLite only: absolute file path, or `:memory:`. */
+  readonly path?: string;
+  readonly options: Readonly<Record<string, string>>;
+}
+
+export interface ParsedUrl {
+  readonly target: Target;
+  /** A password found inside the URL (accepted, but the CLI warns about it). */
+  readonly password?: string;
+}
+
+const SCHEMES: Record<string, Engine> = {
+  sqlite: 'sqlite',
+  postgres: 'postgres',
+  postgresql: 'postgres',
+  mysql: 'mysql',
+  mariadb: 'mysql',
+  hana: 'hana',
+};
+
+const DEFAULT_PORTS: Record<Exclude<Engine, 'sqlite'>, number> = { postgres: 5432, mysql: 3306, hana: 30015 };
+
+const EXAMPLES =
+  'Examples: sqlite:./data.db, postgres://user@localhost:5432/db, mysql://user@localhost:3306/db, hana://user@host:30015/TENANT?encrypt=true';
+
+function invalid(message: string): HanactlError {
+  return new HanactlError('INVALID_URL', `${message} ${EXAMPLES}`);
+}
+
+/**
+ * Parses a connection URL. Relative SQLite paths are resolved against `baseDir` (the
+ * caller's working folder), so a daemon started elsewhere opens the same file.
+ */
+export function parseConnectionUrl(url: string, baseDir: string = process.cwd()): ParsedUrl {
+  if (typeof url !== 'string' || url.trim() === '') throw invalid('The connection URL is empty.');
+  const text = url.trim();
+  const colon = text.indexOf(':');
+  const scheme = colon > 0 ? text.slice(0, colon).toLowerCase() : '';
+  const engine = SCHEMES[scheme];
+  if (!engine) {
+    throw invalid(`Unknown URL scheme ${scheme ? `"${scheme}:"` : '(none)'}; use sqlite:, postgres://, mysql://, mariadb:// or hana://.`);
+  }
+  if (engine === 'sqlite') return { target: parseSqlite(text.slice(colon + 1), scheme, baseDir) };
+  return parseNetwork(text, engine, scheme);
+}
+
+function parseSqlite(rest: string, scheme: string, baseDir: string): Target {
+  let raw = rest;
+  const q = raw.indexOf('?');
+  const options: Record<string, string> = {};
+  if (q >= 0) {
+    for (const [k, v] of new URLSearchParams(raw.slice(q + 1))) options[k] = v;
+    raw = raw.slice(0, q);
+  }
+  if (raw.startsWith('//')) raw = raw.slice(2); // sqlite:///abs/path or sqlite://./rel
+  if (raw === '') throw invalid('A sqlite: URL needs a file path, e.g. sqlite:./data.db.');
+  let path: string;
+  try {
+    path = raw === ':memory:' ? raw : decodeURIComponent(raw);
+  } catch {
+    throw invalid('The SQLite path has a malformed %-escape.');
+  }
+  if (path.includes('\0')) throw invalid('The SQLite path contains a NUL character.');
+  if (path !== ':memory:' && !isAbsolute(path)) path = resolve(baseDir, path);
+  return { engine: 'sqlite', scheme, path, options };
+}
+
+function parseNetwork(text: string, engine: Exclude<Engine, 'sqlite'>, scheme: string): ParsedUrl {
+  let u: URL;
+  try {
+    u = new URL(text);
+  } catch {
+    throw invalid(`"${redactUrl(text)}" is not a valid URL.`);
+  }
+  if (!text.slice(scheme.length).startsWith('://')) throw invalid(`A ${scheme} URL starts with ${scheme}://.`);
+  const host = u.hostname.replace(/^\[(.*)\]$/, '$1');
+  if (!host) throw invalid(`The ${scheme} URL has no host.`);
+  let port = DEFAULT_PORTS[engine];
+  if (u.port) {
+    port = Number(u.port);
+    if (!Number.isInteger(port) || port < 1 || port > 65535) throw invalid(`Port ${u.port} is out of range.`);
+  }
+  const decode = (s: string, what: string): string => {
+    try {
+      return decodeURIComponent(s);
+    } catch {
+      throw invalid(`The ${what} in the URL has a malformed %-escape.`);
+    }
+  };
+  const user = u.username ? decode(u.username, 'user') : undefined;
+  const password = u.password ? decode(u.password, 'password') : undefined;
+  const dbPath = u.pathname.replace(/^\//, '');
+  if (dbPath.includes('/')) throw invalid(`The path "/${dbPath}" holds more than one segment; give only the database name.`);
+  const database = dbPath ? decode(dbPath, 'database name') : undefined;
+  const options: Record<string, string> = {};
+  for (const [k, v] of u.searchParams) {
+    if (/pass(word)?|pwd|secret/i.test(k)) throw invalid(`Do not put a password in the URL's query ("${k}"); use --password-stdin or the prompt.`);
+    options[k] = v;
+  }
+  const target: Target = {
+    engine,
+    scheme,
+    host,
+    port,
+    ...(user !== undefined ? { user } : {}),
+    ...(database !== undefined ? { database } : {}),
+    options,
+  };
+  return password !== undefined ? { target, password } : { target };
+}
+
+/** The URL of a target as shown to people and agents: never a password. */
+export function formatTarget(target: Target): string {
+  const query = new URLSearchParams(Object.entries(target.options).sort(([a], [b]) => a.localeCompare(b))).toString();
+  const suffix = query ? `?${query}` : '';
+  if (target.engine === 'sqlite') return `sqlite:${target.path}${suffix}`;
+  const user = target.user ? `${encodeURIComponent(target.user)}@` : '';
+  const host = target.host?.includes(':') ? `[${target.host}]` : target.host;
+  const db = target.database ? `/${encodeURIComponent(target.database)}` : '';
+  return `${target.scheme}://${user}${host}:${target.port}${db}${suffix}`;
+}
+
+/** Replaces the password of a URL-shaped string with `***`, for error messages. */
+export function redactUrl(text: string): string {
+  return text.replace(/(\/\/[^:/@\s]*:)[^@\s]*@/g, '$1***@');
+}

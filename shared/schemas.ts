@@ -1,0 +1,157 @@
+import { z } from 'zod';
+import { CONNECTION_NAME_PATTERN } from './names.js';
+
+/**
+ * The daemon API's bodies. Daemon, shim and CLI all parse with these, so a field cannot
+ * drift between the three programs.
+ */
+
+export const ConnectionNameSchema = z
+  .string()
+  .regex(CONNECTION_NAME_PATTERN, 'use 1-64 letters, digits, - or _');
+
+export const EngineSchema = z.enum(['sqlite', 'postgres', 'mysql', 'hana']);
+
+export const KeySourceSchema = z.enum(['keychain', 'env', 'file']);
+export type KeySource = z.infer<typeof KeySourceSchema>;
+
+export const HealthSchema = z.object({
+  name: z.literal('hanactl'),
+  version: z.string(),
+  pid: z.number().int(),
+  uptimeMs: z.number(),
+  keySource: KeySourceSchema,
+  socket: z.string(),
+  home: z.string(),
+  node: z.string(),
+});
+export type Health = z.infer<typeof HealthSchema>;
+
+/** A value an agent may bind to a `?`/`$1` placeholder. */
+export const ParamSchema = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+export type Param = z.infer<typeof ParamSchema>;
+
+export const AddConnectionRequestSchema = z.strictObject({
+  name: ConnectionNameSchema,
+  url: z.string().min(1).max(4096),
+  password: z.string().max(4096).optional(),
+  description: z.string().max(500).optional(),
+  allowWrite: z.boolean().optional(),
+  context: z.array(z.string().max(64)).max(32).optional(),
+  replace: z.boolean().optional(),
+});
+export type AddConnectionRequest = z.infer<typeof AddConnectionRequestSchema>;
+
+export const ConnectionInfoSchema = z.object({
+  name: z.string(),
+  engine: EngineSchema,
+  /** The URL without any password. */
+  url: z.string(),
+  description: z.string().optional(),
+  hasPassword: z.boolean(),
+  allowWrite: z.boolean(),
+  context: z.array(z.string()),
+  createdAt: z.string(),
+});
+export type ConnectionInfo = z.infer<typeof ConnectionInfoSchema>;
+
+export const ConnectionListSchema = z.object({ connections: z.array(ConnectionInfoSchema) });
+export type ConnectionList = z.infer<typeof ConnectionListSchema>;
+
+export const ConnectionTestResultSchema = z.object({
+  name: z.string(),
+  ok: z.literal(true),
+  latencyMs: z.number(),
+  serverVersion: z.string().optional(),
+});
+export type ConnectionTestResult = z.infer<typeof ConnectionTestResultSchema>;
+
+export const ClientInfoSchema = z.object({
+  name: z.string().max(200),
+  version: z.string().max(100).optional(),
+});
+
+export const OpenSessionRequestSchema = z.strictObject({
+  client: ClientInfoSchema,
+  project: z.string().max(4096).optional(),
+  pid: z.number().int().optional(),
+  connection: ConnectionNameSchema.optional(),
+});
+export type OpenSessionRequest = z.infer<typeof OpenSessionRequestSchema>;
+
+export const SessionUpdateSchema = z.strictObject({
+  connection: ConnectionNameSchema.nullable().optional(),
+  project: z.string().max(4096).optional(),
+  client: ClientInfoSchema.optional(),
+});
+export type SessionUpdate = z.infer<typeof SessionUpdateSchema>;
+
+export const SessionInfoSchema = z.object({
+  id: z.string(),
+  client: ClientInfoSchema,
+  project: z.string().optional(),
+  pid: z.number().optional(),
+  connection: z.string().nullable(),
+  calls: z.number().int(),
+  startedAt: z.string(),
+  lastSeenAt: z.string(),
+});
+export type SessionInfo = z.infer<typeof SessionInfoSchema>;
+
+export const MAX_SQL_LENGTH = 1_000_000;
+export const DEFAULT_MAX_ROWS = 100;
+export const MAX_MAX_ROWS = 10_000;
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+export const QueryRequestSchema = z.strictObject({
+  session: z.string().max(100).optional(),
+  connection: ConnectionNameSchema,
+  sql: z.string().min(1, 'sql is empty').max(MAX_SQL_LENGTH),
+  params: z.array(ParamSchema).max(1000).optional(),
+  maxRows: z.number().int().min(1).max(MAX_MAX_ROWS).optional(),
+  timeoutMs: z.number().int().min(100).max(600_000).optional(),
+});
+export type QueryRequest = z.infer<typeof QueryRequestSchema>;
+
+export const ColumnSchema = z.object({ name: z.string(), type: z.string() });
+export type Column = z.infer<typeof ColumnSchema>;
+
+/** JSON-safe cell values: 64-bit integers and decimals beyond 2^53 travel as strings. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+export const QueryResultSchema = z.object({
+  columns: z.array(ColumnSchema),
+  rows: z.array(z.record(z.string(), z.unknown())),
+  rowCount: z.number().int(),
+  truncated: z.boolean(),
+  /** Rows changed, for a write on a writable connection. */
+  affectedRows: z.number().int().optional(),
+  durationMs: z.number(),
+});
+export type QueryResult = z.infer<typeof QueryResultSchema>;
+
+export const PoolStatsSchema = z.object({
+  key: z.string(),
+  engine: EngineSchema,
+  target: z.string(),
+  connections: z.array(z.string()),
+  total: z.number().int(),
+  idle: z.number().int(),
+  inUse: z.number().int(),
+  waiting: z.number().int(),
+  created: z.number().int(),
+  destroyed: z.number().int(),
+  errors: z.number().int(),
+  max: z.number().int(),
+  min: z.number().int(),
+});
+export type PoolStats = z.infer<typeof PoolStatsSchema>;
+
+export const PoolListSchema = z.object({ pools: z.array(PoolStatsSchema) });
+
+export const StatusSchema = z.object({
+  daemon: HealthSchema,
+  pools: z.array(PoolStatsSchema),
+  sessions: z.array(SessionInfoSchema),
+});
+export type Status = z.infer<typeof StatusSchema>;

@@ -1,0 +1,38 @@
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { startDaemonInBackground } from '../shared/auto-start.js';
+import { DaemonClient } from '../shared/daemon-client.js';
+import { resolvePaths } from '../shared/paths.js';
+import { createShimServer } from './server.js';
+
+export interface ShimMainOptions {
+  readonly connection?: string;
+  readonly project?: string;
+}
+
+/**
+ * `hanactl mcp`: the stdio MCP server for one agent session. stdout carries JSON-RPC only;
+ * diagnostics go to stderr. A missing daemon is started on the first call.
+ */
+export async function runShim(options: ShimMainOptions): Promise<void> {
+  const paths = resolvePaths();
+  const daemon: DaemonClient = new DaemonClient({
+    socketPath: paths.socket,
+    clientName: 'hanactl-shim',
+    autoStart: () => startDaemonInBackground({ paths, probe: () => probe.health() }),
+  });
+  const probe = new DaemonClient({ socketPath: paths.socket, clientName: 'hanactl-shim' });
+  const { server, state } = createShimServer(daemon, { ...options, project: options.project ?? process.cwd() });
+  const transport = new StdioServerTransport();
+  const heartbeat = setInterval(() => {
+    void state.announce();
+  }, 60_000);
+  heartbeat.unref();
+  transport.onclose = () => {
+    daemon.close();
+    probe.close();
+  };
+  process.stdin.on('end', () => {
+    void server.close();
+  });
+  await server.connect(transport);
+}

@@ -1,0 +1,124 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import type { DaemonClient } from '../shared/daemon-client.js';
+import { HanactlError } from '../shared/errors.js';
+import { ConnectionNameSchema, DEFAULT_MAX_ROWS, MAX_MAX_ROWS, ParamSchema } from '../shared/schemas.js';
+import { renderTable } from '../shared/text-table.js';
+import { renderQueryResult } from './render.js';
+import type { SessionState } from './session-state.js';
+import { guarded, ok } from './tool-result.js';
+
+const connectionArg = ConnectionNameSchema.optional().describe('Run against this connection for this call only.');
+
+const RowsOutputShape = {
+  columns: z.array(z.object({ name: z.string(), type: z.string() })),
+  rows: z.array(z.record(z.string(), z.unknown())),
+  rowCount: z.number(),
+  truncated: z.boolean(),
+};
+
+/** Which connection a call uses: the explicit argument, else the session's active one. */
+export function pickConnection(state: SessionState, override: string | undefined): string {
+  const name = override ?? state.active;
+  if (!name) {
+    throw new HanactlError(
+      'CONNECTION_NOT_FOUND',
+      'No connection is selected. Call list_connections, then use_connection {name}, or pass `connection` with this call.',
+    );
+  }
+  return name;
+}
+
+/** The shim's tools; the same definitions serve every transport. */
+export function registerTools(server: McpServer, daemon: DaemonClient, state: SessionState): void {
+  server.registerTool(
+    'list_connections',
+    {
+      title: 'List connections',
+      description: 'List the database connections you may use, and which one is active.',
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    () =>
+      guarded(async () => {
+        const { connections } = await daemon.listConnections();
+        if (connections.length === 0) {
+          return ok('No connections are registered. Ask a person to add one with `hanactl add <name> <url>`.', { connections: [], active: state.active });
+        }
+        const rows = connections.map((c) => ({
+          name: c.name,
+          active: c.name === state.active ? '*' : '',
+          engine: c.engine,
+          access: c.allowWrite ? 'read-write' : 'read-only',
+          description: c.description ?? '',
+        }));
+        const text = renderTable(['name', 'active', 'engine', 'access', 'description'], rows);
+        const view = connections.map(({ name, engine, description, allowWrite, context }) => ({ name, engine, description, allowWrite, context }));
+        return ok(text, { connections: view, active: state.active });
+      }),
+  );
+
+  server.registerTool(
+    'use_connection',
+    {
+      title: 'Use connection',
+      description: 'Make a connection the active one for this session (other sessions are not affected).',
+      inputSchema: { name: ConnectionNameSchema.describe('A name from list_connections.') },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    ({ name }) =>
+      guarded(async () => {
+        const info = await daemon.getConnection(name);
+        state.active = info.name;
+        void state.announce();
+        return ok(`Now using "${info.name}" (${info.engine}, ${info.allowWrite ? 'read-write' : 'read-only'}).`, { active: info.name, engine: info.engine });
+      }),
+  );
+
+  server.registerTool(
+    'current_connection',
+    {
+      title: 'Current connection',
+      description: 'Show the active connection of this session.',
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    () =>
+      guarded(async () => {
+        if (!state.active) return ok('No connection is active. Call list_connections, then use_connection.', { active: null });
+        const info = await daemon.getConnection(state.active);
+        return ok(`Active: "${info.name}" (${info.engine}, ${info.allowWrite ? 'read-write' : 'read-only'}) ${info.url}`, {
+          active: info.name,
+          engine: info.engine,
+          allowWrite: info.allowWrite,
+          context: info.context,
+        });
+      }),
+  );
+
+  server.registerTool(
+    'run_query',
+    {
+      title: 'Run SQL',
+      description:
+        'Run one SQL statement on the active connection (read-only unless a person allowed writes). Bind values with params ($1 on PostgreSQL, ? elsewhere).',
+      inputSchema: {
+        sql: z.string().min(1).describe('Exactly one statement.'),
+        params: z.array(ParamSchema).optional().describe('Values for the placeholders.'),
+        maxRows: z.number().int().min(1).max(MAX_MAX_ROWS).optional().describe(`Row cap (default ${DEFAULT_MAX_ROWS}).`),
+        connection: connectionArg,
+      },
+      outputSchema: RowsOutputShape,
+      annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
+    },
+    ({ sql, params, maxRows, connection }, extra) =>
+      guarded(async () => {
+        const name = pickConnection(state, connection);
+        const session = await state.sessionId();
+        const result = await daemon.query(
+          { connection: name, sql, ...(params ? { params } : {}), ...(maxRows ? { maxRows } : {}), ...(session ? { session } : {}) },
+          extra.signal,
+        );
+        const { columns, rows, rowCount, truncated } = result;
+        return ok(renderQueryResult(result, maxRows ?? DEFAULT_MAX_ROWS), { columns, rows, rowCount, truncated });
+      }),
+  );
+}

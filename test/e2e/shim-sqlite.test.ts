@@ -1,0 +1,149 @@
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TestHome } from '../helpers/hanactl-home.js';
+import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
+
+const require = createRequire(import.meta.url);
+const Database = require('better-sqlite3-multiple-ciphers');
+
+function makeDb(path: string, rows: [number, string][]): void {
+  const db = new Database(path);
+  db.exec('CREATE TABLE items (id INTEGER PRIMARY KEY, label TEXT)');
+  const insert = db.prepare('INSERT INTO items VALUES (?, ?)');
+  for (const r of rows) insert.run(...r);
+  db.exec('CREATE TABLE big (n INTEGER)');
+  db.exec('WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < 1000) INSERT INTO big SELECT n FROM s');
+  db.close();
+}
+
+describe('the shim over stdio, on SQLite, through a real daemon', () => {
+  const home = new TestHome();
+  let a: ShimHandle;
+  let b: ShimHandle;
+
+  beforeAll(async () => {
+    makeDb(join(home.dir, 'one.db'), [
+      [1, 'alpha'],
+      [2, 'beta'],
+    ]);
+    makeDb(join(home.dir, 'two.db'), [[1, 'gamma']]);
+    await home.ok(['add', 'one', `sqlite:${join(home.dir, 'one.db')}`, '--description', 'first file']);
+    await home.ok(['add', 'two', `sqlite:${join(home.dir, 'two.db')}`]);
+    a = await startShim(home.env, ['--connection', 'one'], 'editor-a');
+    b = await startShim(home.env, [], 'editor-b');
+  });
+
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await home.dispose();
+  });
+
+  it('lists the tools of the interface contract', async () => {
+    const { tools } = await a.client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['list_connections', 'use_connection', 'current_connection', 'run_query']));
+  });
+
+  it('lists connections and marks the active one', async () => {
+    const result = await a.call('list_connections');
+    expect(result.isError).toBeFalsy();
+    expect(textOf(result)).toMatch(/one\s+\|\s+\*/);
+    expect(result.structuredContent).toMatchObject({ active: 'one', connections: [{ name: 'one', description: 'first file' }, { name: 'two' }] });
+  });
+
+  it('runs a query and returns rows as text and structuredContent', async () => {
+    const result = await a.call('run_query', { sql: 'SELECT id, label FROM items ORDER BY id' });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toEqual({
+      columns: [
+        { name: 'id', type: 'INTEGER' },
+        { name: 'label', type: 'TEXT' },
+      ],
+      rows: [
+        { id: 1, label: 'alpha' },
+        { id: 2, label: 'beta' },
+      ],
+      rowCount: 2,
+      truncated: false,
+    });
+    expect(textOf(result)).toContain('alpha');
+  });
+
+  it('binds params instead of interpolating them', async () => {
+    const result = await a.call('run_query', { sql: 'SELECT label FROM items WHERE label = ?', params: ["alpha' OR '1'='1"] });
+    expect(result.structuredContent).toMatchObject({ rowCount: 0 });
+  });
+
+  it('caps rows at maxRows and says the result was truncated', async () => {
+    const result = await a.call('run_query', { sql: 'SELECT n FROM big', maxRows: 10 });
+    expect(result.structuredContent).toMatchObject({ rowCount: 10, truncated: true });
+    expect(textOf(result)).toMatch(/more rows exist/);
+  });
+
+  it('defaults to 100 rows', async () => {
+    const result = await a.call('run_query', { sql: 'SELECT n FROM big' });
+    expect(result.structuredContent).toMatchObject({ rowCount: 100, truncated: true });
+  });
+
+  it('keeps each session’s active connection to itself', async () => {
+    expect(textOf(await b.call('current_connection'))).toMatch(/No connection is active/);
+    const none = await b.call('run_query', { sql: 'SELECT 1' });
+    expect(none.isError).toBe(true);
+    expect(textOf(none)).toMatch(/use_connection/);
+
+    expect((await b.call('use_connection', { name: 'two' })).isError).toBeFalsy();
+    const [fromA, fromB] = await Promise.all([
+      a.call('run_query', { sql: 'SELECT label FROM items ORDER BY id LIMIT 1' }),
+      b.call('run_query', { sql: 'SELECT label FROM items ORDER BY id LIMIT 1' }),
+    ]);
+    expect(fromA.structuredContent).toMatchObject({ rows: [{ label: 'alpha' }] });
+    expect(fromB.structuredContent).toMatchObject({ rows: [{ label: 'gamma' }] });
+    expect(textOf(await a.call('current_connection'))).toMatch(/"one"/);
+  });
+
+  it('lets one call override the connection without switching', async () => {
+    const result = await a.call('run_query', { sql: 'SELECT label FROM items', connection: 'two' });
+    expect(result.structuredContent).toMatchObject({ rows: [{ label: 'gamma' }] });
+    expect(textOf(await a.call('current_connection'))).toMatch(/"one"/);
+  });
+
+  it('names the connections that exist when asked for an unknown one', async () => {
+    const result = await a.call('use_connection', { name: 'nope' });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/no connection named "nope".*one, two/i);
+  });
+
+  it('refuses writes on a read-only connection and leaves the data unchanged', async () => {
+    const result = await a.call('run_query', { sql: "INSERT INTO items VALUES (9, 'x')" });
+    expect(result.isError).toBe(true);
+    const count = await a.call('run_query', { sql: 'SELECT count(*) AS n FROM items' });
+    expect(count.structuredContent).toMatchObject({ rows: [{ n: 2 }] });
+  });
+
+  it('reports an SQL error as an isError result and keeps serving', async () => {
+    const bad = await a.call('run_query', { sql: 'SELECT * FROM no_such_table' });
+    expect(bad.isError).toBe(true);
+    expect(textOf(bad)).toMatch(/no such table/);
+    expect((await a.call('run_query', { sql: 'SELECT 1 AS one' })).structuredContent).toMatchObject({ rows: [{ one: 1 }] });
+  });
+
+  it('turns bad tool arguments and unknown tools into errors the model can read', async () => {
+    const wrongType = await a.call('run_query', { sql: 42 });
+    expect(wrongType.isError).toBe(true);
+    const unknownTool = await a.client.callTool({ name: 'drop_everything', arguments: {} }).catch((e: Error) => e);
+    expect(unknownTool instanceof Error ? unknownTool.message : JSON.stringify(unknownTool)).toMatch(/drop_everything/);
+  });
+
+  it('shows both sessions in hanactl status', async () => {
+    const status = JSON.parse((await home.ok(['status', '--json'])).stdout);
+    const clients = status.sessions.map((s: { client: { name: string } }) => s.client.name);
+    expect(clients).toEqual(expect.arrayContaining(['editor-a', 'editor-b']));
+    expect(status.pools.length).toBeGreaterThan(0);
+  });
+
+  it('writes nothing but JSON-RPC to stdout', async () => {
+    // The SDK client would have failed to parse anything else; stderr may carry diagnostics.
+    expect(a.stderr()).not.toMatch(/Error:/);
+  });
+});
