@@ -1,3 +1,4 @@
+import type { RunningDaemon } from '../../daemon/main.js';
 import { startDaemonInBackground } from '../../shared/auto-start.js';
 import { readConfig, writeConfig } from '../../shared/config.js';
 import { isHanactlError } from '../../shared/errors.js';
@@ -40,7 +41,7 @@ export async function start(ctx: CliContext, options: { foreground?: boolean; ke
 
 async function startForeground(ctx: CliContext): Promise<void> {
   const { runDaemon, AlreadyRunningError } = await import('../../daemon/main.js');
-  let daemon;
+  let daemon: RunningDaemon;
   try {
     daemon = await runDaemon({
       onReady: ({ socket, pid, keySource }) => ctx.err(`hanactl daemon ${pid} listening on ${socket} (registry key from ${keySource}); Ctrl-C stops it.`),

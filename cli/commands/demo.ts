@@ -1,3 +1,4 @@
+import type { RunningDaemon } from '../../daemon/main.js';
 import { existsSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
@@ -77,7 +78,7 @@ export async function demo(ctx: CliContext): Promise<void> {
   };
 
   const { runDaemon, AlreadyRunningError } = await import('../../daemon/main.js');
-  let daemon;
+  let daemon: RunningDaemon;
   try {
     daemon = await runDaemon({ keyFile: true });
   } catch (err) {

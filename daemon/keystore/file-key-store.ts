@@ -18,7 +18,7 @@ export class FileKeyStore implements KeyStore {
   }
 
   async load(): Promise<Buffer | null> {
-    let info;
+    let info: Awaited<ReturnType<typeof lstat>>;
     try {
       info = await lstat(this.#path);
     } catch (err) {

@@ -40,7 +40,7 @@ export async function loadOrCreateKey(store: KeyStore, registryPath: string): Pr
   const key = randomBytes(KEY_BYTES);
   await store.save(key);
   const check = await store.load();
-  if (!check || !check.equals(key)) {
+  if (!check?.equals(key)) {
     throw new HanactlError('REGISTRY_LOCKED', `The new registry key could not be read back from ${store.description}; nothing was written.`);
   }
   return key;
