@@ -1,0 +1,133 @@
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { TestHome } from '../helpers/hanactl-home.js';
+
+describe('hanactl on the command line', () => {
+  const home = new TestHome();
+  afterAll(() => home.dispose());
+
+  it('reports a stopped daemon with exit 1 and tells how to start it', async () => {
+    const result = await home.run(['daemon', 'status']);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/not running.*hanactl daemon start/s);
+    const json = JSON.parse((await home.run(['daemon', 'status', '--json'])).stdout);
+    expect(json).toMatchObject({ running: false });
+  });
+
+  it('starts the daemon on demand, with a private socket folder and socket', async () => {
+    await home.ok(['add', 'mem', 'sqlite::memory:']);
+    const status = JSON.parse((await home.ok(['daemon', 'status', '--json'])).stdout);
+    expect(status).toMatchObject({ running: true, keySource: 'env', home: home.dir });
+    expect(typeof status.pid).toBe('number');
+    expect(statSync(join(home.dir, 'run')).mode & 0o777).toBe(0o700);
+    expect(statSync(status.socket).mode & 0o777).toBe(0o600);
+  });
+
+  it('reports the running daemon on a second start', async () => {
+    const result = await home.ok(['daemon', 'start']);
+    expect(result.stdout).toMatch(/already running \(pid \d+\)/);
+  });
+
+  it.each([
+    ['bad name', ['add', 'no spaces', 'sqlite::memory:'], /contains " "/],
+    ['long name', ['add', 'x'.repeat(65), 'sqlite::memory:'], /limit is 64/],
+    ['unknown scheme', ['add', 'x', 'oracle://h/db'], /Unknown URL scheme "oracle:"/],
+    ['bad port', ['add', 'x', 'postgres://u@h:99999/db'], /not a valid URL|out of range/],
+    ['password in query', ['add', 'x', 'postgres://u@h/db?password=x'], /Do not put a password/],
+  ])('refuses a %s with a sentence and exit 2', async (_what, args, message) => {
+    const result = await home.run(args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+  });
+
+  it('refuses a duplicate name and keeps the first', async () => {
+    await home.ok(['add', 'dup', 'sqlite::memory:', '--description', 'first']);
+    const again = await home.run(['add', 'dup', 'sqlite::memory:', '--description', 'second']);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/already exists.*--replace/);
+    const { connections } = JSON.parse((await home.ok(['list', '--json'])).stdout);
+    expect(connections.find((c: { name: string }) => c.name === 'dup').description).toBe('first');
+  });
+
+  it('resolves a relative SQLite path against the caller’s folder', async () => {
+    await home.ok(['add', 'rel', 'sqlite:./some/file.db']);
+    const { connections } = JSON.parse((await home.ok(['list', '--json'])).stdout);
+    expect(connections.find((c: { name: string }) => c.name === 'rel').url).toBe(`sqlite:${join(process.cwd(), 'some/file.db')}`);
+  });
+
+  it('removes a connection and says so; an unknown one is an error naming what exists', async () => {
+    await home.ok(['remove', 'rel']);
+    const gone = await home.run(['remove', 'rel']);
+    expect(gone.code).toBe(1);
+    expect(gone.stderr).toMatch(/no connection named "rel".*Known connections: .*mem/i);
+  });
+
+  it('prints the config an editor needs', async () => {
+    const cursor = JSON.parse((await home.ok(['mcp-config', '--client', 'cursor', '--connection', 'mem'])).stdout);
+    expect(cursor.mcpServers.hanactl.args).toEqual(expect.arrayContaining(['mcp', '--connection', 'mem']));
+    expect(cursor.mcpServers.hanactl.env).toEqual({ HANACTL_HOME: home.dir });
+    const code = (await home.ok(['mcp-config', '--client', 'claude-code'])).stdout;
+    expect(code).toMatch(/^claude mcp add hanactl /);
+    expect((await home.run(['mcp-config', '--client', 'emacs'])).code).toBe(2);
+  });
+
+  it('has help with examples and documented exit codes', async () => {
+    const help = await home.ok(['--help']);
+    expect(help.stdout).toMatch(/Examples:/);
+    expect(help.stdout).toMatch(/Exit codes: 0 ok, 1 failure, 2 usage/);
+    expect((await home.run(['no-such-command'])).code).toBe(2);
+  });
+
+  it('stops the daemon: socket and pid file gone', async () => {
+    const status = JSON.parse((await home.ok(['daemon', 'status', '--json'])).stdout);
+    await home.ok(['daemon', 'stop']);
+    expect(existsSync(status.socket)).toBe(false);
+    expect(readdirSync(join(home.dir, 'run'))).not.toContain('daemon.pid');
+    expect(() => process.kill(status.pid, 0)).toThrow();
+  });
+});
+
+describe('auto-start under a race', () => {
+  const home = new TestHome();
+  afterAll(() => home.dispose());
+
+  it('many clients starting at once yield exactly one daemon', async () => {
+    const results = await Promise.all(Array.from({ length: 6 }, () => home.run(['list', '--json'])));
+    for (const r of results) expect(r.code, r.stderr).toBe(0);
+    const status = JSON.parse((await home.ok(['daemon', 'status', '--json'])).stdout);
+    const { execFileSync } = await import('node:child_process');
+    const daemons = execFileSync('pgrep', ['-f', 'daemon start --foreground'], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .filter((pid) => {
+        try {
+          return execFileSync('cat', [`/proc/${pid}/environ`], { encoding: 'utf8' }).includes(`HANACTL_HOME=${home.dir}`);
+        } catch {
+          return false;
+        }
+      });
+    expect(daemons).toEqual([String(status.pid)]);
+  });
+});
+
+describe('a daemon without a key source', () => {
+  const home = new TestHome({ keyInEnv: false, extraEnv: { DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/bus' } });
+  afterAll(() => home.dispose());
+
+  it('refuses to start and names both remedies', async () => {
+    const result = await home.run(['daemon', 'start']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/HANACTL_REGISTRY_KEY/);
+    expect(result.stderr).toMatch(/--key-file/);
+    expect(existsSync(join(home.dir, 'registry.db'))).toBe(false);
+  });
+
+  it('starts with an opted-in key file and says so in status', async () => {
+    await home.ok(['daemon', 'start', '--key-file']);
+    const status = JSON.parse((await home.ok(['daemon', 'status', '--json'])).stdout);
+    expect(status.keySource).toBe('file');
+    expect(statSync(join(home.dir, 'registry.key')).mode & 0o777).toBe(0o600);
+    expect((await home.ok(['daemon', 'status'])).stdout).toMatch(/weaker than the OS keychain/);
+  });
+});
