@@ -93,6 +93,16 @@ describe.skipIf(!available)('the shim over stdio, on PostgreSQL, through a real 
     expect((await shim.call('run_query', { sql: 'SELECT 1 AS ok' })).structuredContent).toMatchObject({ rows: [{ ok: 1 }] });
   });
 
+  it('reuses warm connections instead of opening one per call', async () => {
+    for (let i = 0; i < 10; i++) await shim.call('run_query', { sql: 'SELECT 1' });
+    await shim.call('run_query', { sql: 'SELECT * FROM missing_table_for_reset' });
+    for (let i = 0; i < 5; i++) await shim.call('run_query', { sql: 'SELECT 1' });
+    const { pools } = JSON.parse((await home.ok(['pools', '--json'])).stdout);
+    const pool = pools.find((p: { connections: string[] }) => p.connections.includes('pg'));
+    expect(pool.created).toBeLessThanOrEqual(2);
+    expect(pool.destroyed).toBe(0);
+  });
+
   it('shares one pool between two names for the same target', async () => {
     await home.ok(['add', 'pg-alias', PG_URL, '--no-password']);
     await shim.call('run_query', { sql: 'SELECT 1', connection: 'pg-alias' });

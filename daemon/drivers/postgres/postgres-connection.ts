@@ -26,6 +26,8 @@ export class PostgresConnection implements DriverConnection {
   readonly #sideChannel: PgSideChannel;
   readonly #secrets: readonly string[];
   #broken = false;
+  /** A call failed part-way: the session may hold state until the next reset. */
+  #dirty = false;
 
   constructor(client: PgClient, Cursor: PgCursorConstructor, sideChannel: PgSideChannel, secrets: readonly string[]) {
     this.#client = client;
@@ -126,7 +128,7 @@ export class PostgresConnection implements DriverConnection {
     try {
       await this.#simple(outcome === 'commit' ? 'COMMIT' : 'ROLLBACK');
     } catch {
-      this.#broken = true;
+      this.#dirty = true;
     }
   }
 
@@ -139,6 +141,7 @@ export class PostgresConnection implements DriverConnection {
   }
 
   #normalise(err: unknown, reason: 'timeout' | 'cancelled' | undefined): HanactlError {
+    this.#dirty = true;
     if (err instanceof HanactlError) return err;
     const e = err as PgErrorLike;
     const sqlState = typeof e?.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code) ? e.code : undefined;
@@ -160,9 +163,13 @@ export class PostgresConnection implements DriverConnection {
   }
 
   async reset(): Promise<void> {
-    // Each call runs in its own transaction, so only a transaction left open by a failure
-    // can remain; DISCARD ALL drops anything a session could carry to the next borrower.
-    await this.#simple('ROLLBACK; DISCARD ALL');
+    // Every call runs in its own transaction with transaction-local settings, so a clean
+    // call leaves nothing behind and the reset costs no round trip. After a failure the
+    // session is scrubbed: ROLLBACK, then DISCARD ALL (which refuses to run in a transaction).
+    if (!this.#dirty) return;
+    await this.#simple('ROLLBACK');
+    await this.#simple('DISCARD ALL');
+    this.#dirty = false;
   }
 
   async serverVersion(): Promise<string | undefined> {
