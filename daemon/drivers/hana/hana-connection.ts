@@ -1,0 +1,225 @@
+import { HanactlError } from '../../../shared/errors.js';
+import type { Param } from '../../../shared/schemas.js';
+import type { DriverConnection, ExecuteOptions, StatementResult } from '../driver.js';
+import { settleQuietly, viaCallback } from './callbacks.js';
+import type { HanaConnectionLike, HanaResultSetLike, HanaStatementLike } from './hana-client-types.js';
+import { errorFacts, isConnectionLost, queryError } from './hana-errors.js';
+import {
+  PING_SQL,
+  SERVER_VERSION_SQL,
+  SESSION_RESET_STATEMENTS,
+  SET_TRANSACTION_READ_ONLY,
+  SET_TRANSACTION_READ_WRITE,
+} from './hana-sql.js';
+import { readResultSet } from './result-reader.js';
+import { StatementGuard } from './statement-guard.js';
+
+/** Statement kinds (`extension/FunctionCode.js`) that answer with a result set. */
+const RESULT_SET_FUNCTION_CODES = new Set([5 /* SELECT */, 6 /* SELECT FOR UPDATE */, 9 /* CALL with result */]);
+
+export interface HanaConnectionOptions {
+  /** `host:port`, for messages. */
+  readonly serverNode: string;
+  /** The connection-wide communication timeout (ms); a statement may wait longer. */
+  readonly communicationTimeoutMs: number;
+  /** How long a cancelled statement may take to wind down before the connection is given up. */
+  readonly cancelGraceMs?: number;
+  /** Upper bound on `close()`. */
+  readonly closeTimeoutMs?: number;
+}
+
+const DEFAULT_CANCEL_GRACE_MS = 3_000;
+const DEFAULT_CLOSE_TIMEOUT_MS = 5_000;
+
+/**
+ * One SAP HANA session. Read-only calls run as `SET TRANSACTION READ ONLY` inside a transaction
+ * (autocommit off) that is always rolled back; writes run with autocommit. The password is held
+ * only to scrub it from messages, in a private field that no log or JSON can reach.
+ */
+export class HanaConnection implements DriverConnection {
+  readonly #conn: HanaConnectionLike;
+  readonly #options: HanaConnectionOptions;
+  readonly #secrets: readonly (string | undefined)[];
+  #broken = false;
+  #closed = false;
+  #busy = false;
+  /** An earlier call may have left the session in read-only mode. */
+  #mayBeReadOnly = false;
+
+  constructor(conn: HanaConnectionLike, options: HanaConnectionOptions, password?: string) {
+    this.#conn = conn;
+    this.#options = options;
+    this.#secrets = [password];
+  }
+
+  get broken(): boolean {
+    return this.#broken || this.#closed;
+  }
+
+  async execute(sql: string, params: readonly Param[], options: ExecuteOptions): Promise<StatementResult> {
+    this.#assertUsable();
+    if (!(options.timeoutMs > 0) || !(options.maxRows >= 0)) {
+      throw new HanactlError(
+        'INVALID_REQUEST',
+        `A statement needs a positive timeoutMs and a maxRows of 0 or more (got ${options.timeoutMs} and ${options.maxRows}).`,
+      );
+    }
+    if (this.#busy) throw new HanactlError('INTERNAL', 'A SAP HANA connection was given two statements at once.');
+    const guard = new StatementGuard({
+      timeoutMs: options.timeoutMs,
+      graceMs: this.#options.cancelGraceMs ?? DEFAULT_CANCEL_GRACE_MS,
+      cancel: () => this.#conn.abort(() => undefined),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    // Cancelled before it started: no round trip at all.
+    if (options.signal?.aborted) throw guard.stopError({}, 'cancelled');
+    this.#busy = true;
+    try {
+      return await guard.run(() => this.#runCall(sql, params, options, guard));
+    } catch (err) {
+      throw this.#callError(err, guard);
+    } finally {
+      guard.dispose();
+      if (guard.abandoned) this.#broken = true;
+      else await this.#endCall(options.readOnly);
+      this.#busy = false;
+    }
+  }
+
+  async ping(): Promise<void> {
+    this.#assertUsable();
+    try {
+      await this.#exec(PING_SQL);
+    } catch (err) {
+      this.#broken = true;
+      const facts = errorFacts(err);
+      throw new HanactlError(
+        'CONNECT_FAILED',
+        `The SAP HANA connection to ${this.#options.serverNode} stopped answering: ${queryError(err, this.#secrets).message}`,
+        facts,
+      );
+    }
+  }
+
+  async reset(): Promise<void> {
+    this.#assertUsable();
+    try {
+      await viaCallback((cb) => this.#conn.rollback(cb));
+      this.#conn.setAutoCommit(true);
+      for (const sql of SESSION_RESET_STATEMENTS) await this.#exec(sql);
+    } catch (err) {
+      this.#broken = true;
+      const cause = queryError(err, this.#secrets);
+      throw new HanactlError('QUERY_FAILED', `Could not reset the SAP HANA session: ${cause.message}`, cause.details);
+    }
+  }
+
+  async serverVersion(): Promise<string | undefined> {
+    if (this.broken) return undefined;
+    try {
+      const rows = await this.#exec(SERVER_VERSION_SQL);
+      const version = Array.isArray(rows) ? (rows[0] as { VERSION?: unknown } | undefined)?.VERSION : undefined;
+      return typeof version === 'string' ? version : undefined;
+    } catch (err) {
+      if (isConnectionLost(err)) this.#broken = true;
+      return undefined;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await settleQuietly((cb) => this.#conn.disconnect(cb), this.#options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS);
+  }
+
+  #assertUsable(): void {
+    if (this.#closed) throw new HanactlError('INTERNAL', 'This SAP HANA connection is closed.');
+    if (this.#broken)
+      throw new HanactlError(
+        'CONNECT_FAILED',
+        `The SAP HANA connection to ${this.#options.serverNode} is broken; the pool opens a new one.`,
+      );
+  }
+
+  #exec(sql: string): Promise<unknown> {
+    return viaCallback<unknown>((cb) => this.#conn.exec(sql, [], cb));
+  }
+
+  /** Puts the session in the call's mode, then runs the statement. */
+  async #runCall(sql: string, params: readonly Param[], options: ExecuteOptions, guard: StatementGuard): Promise<StatementResult> {
+    if (options.readOnly) {
+      this.#conn.setAutoCommit(false);
+      this.#mayBeReadOnly = true;
+      await this.#exec(SET_TRANSACTION_READ_ONLY);
+    } else {
+      this.#conn.setAutoCommit(true);
+      if (this.#mayBeReadOnly) {
+        await this.#exec(SET_TRANSACTION_READ_WRITE);
+        this.#mayBeReadOnly = false;
+      }
+    }
+    const checkpoint = (): void => {
+      if (guard.reason) throw guard.stopError();
+    };
+    checkpoint();
+    const stmt = await viaCallback<HanaStatementLike>((cb) => this.#conn.prepare(sql, cb));
+    try {
+      return await this.#runStatement(stmt, params, options, checkpoint);
+    } finally {
+      if (!guard.abandoned) await settleQuietly((cb) => stmt.drop(cb), this.#options.communicationTimeoutMs);
+    }
+  }
+
+  async #runStatement(
+    stmt: HanaStatementLike,
+    params: readonly Param[],
+    options: ExecuteOptions,
+    checkpoint: () => void,
+  ): Promise<StatementResult> {
+    const graceMs = this.#options.cancelGraceMs ?? DEFAULT_CANCEL_GRACE_MS;
+    try {
+      // A client-side backstop behind our own timer (seconds; 0 would mean none).
+      stmt.setTimeout?.(Math.ceil(options.timeoutMs / 1000) + 1);
+    } catch {
+      // Older clients: the timer and abort() still bound the statement.
+    }
+    // The connection-wide communication timeout is the connect timeout; a long statement needs more.
+    const execOptions = { communicationTimeout: Math.max(this.#options.communicationTimeoutMs, options.timeoutMs + graceMs + 1_000) };
+    const bound = [...params];
+    const info = stmt.getColumnInfo?.() ?? [];
+    if (info.length === 0 && !RESULT_SET_FUNCTION_CODES.has(stmt.functionCode?.() ?? -1)) {
+      const result = await viaCallback<unknown>((cb) => stmt.exec(bound, execOptions, cb));
+      checkpoint();
+      return { columns: [], rows: [], rowCount: 0, truncated: false, ...(typeof result === 'number' ? { affectedRows: result } : {}) };
+    }
+    const rs = await viaCallback<HanaResultSetLike>((cb) => stmt.execQuery(bound, execOptions, cb));
+    try {
+      const columns = rs.getColumnInfo?.() ?? info;
+      return await readResultSet(rs, columns.length > 0 ? columns : info, options.maxRows, checkpoint);
+    } finally {
+      await settleQuietly((cb) => rs.close(cb), this.#options.communicationTimeoutMs);
+    }
+  }
+
+  /** Ends a call: a read-only transaction is always rolled back, never committed. */
+  async #endCall(readOnly: boolean): Promise<void> {
+    if (readOnly) {
+      try {
+        await viaCallback((cb) => this.#conn.rollback(cb));
+      } catch {
+        this.#broken = true;
+      }
+    }
+    if (this.#conn.state?.() === 'disconnected') this.#broken = true;
+  }
+
+  #callError(err: unknown, guard: StatementGuard): HanactlError {
+    if (isConnectionLost(err)) this.#broken = true;
+    if (err instanceof HanactlError) return err;
+    if (guard.reason) return guard.stopError(errorFacts(err));
+    const facts = errorFacts(err);
+    // The client's own query timeout (the backstop) reports SQLSTATE HYT00.
+    if (facts.sqlState === 'HYT00') return guard.stopError(facts, 'timeout');
+    return queryError(err, this.#secrets);
+  }
+}

@@ -1,0 +1,114 @@
+import { HanactlError } from '../../../shared/errors.js';
+
+/**
+ * Every statement the HANA driver generates, in one place. Values are always bound (`?`),
+ * never concatenated; the only text built here is a validated session-variable name.
+ */
+
+/** The cheapest round trip through the SQL layer. */
+export const PING_SQL = 'SELECT 1 FROM DUMMY';
+
+/** The server's version string (e.g. `2.00.076.00.1705400033`). */
+export const SERVER_VERSION_SQL = 'SELECT VERSION FROM SYS.M_DATABASE';
+
+/** Run first in every read-only call, with autocommit off; the transaction is then rolled back. */
+export const SET_TRANSACTION_READ_ONLY = 'SET TRANSACTION READ ONLY';
+
+/** Re-asserted before a write when an earlier call may have left the session read-only. */
+export const SET_TRANSACTION_READ_WRITE = 'SET TRANSACTION READ WRITE';
+
+/**
+ * Statements `reset()` runs after its rollback, before the next borrower. Empty for now:
+ * clearing the context parameters (the `UNSET` statements of `buildContextStatements`) is the
+ * pool's next step and belongs here or in its borrow hook, never in ad-hoc SQL elsewhere.
+ */
+export const SESSION_RESET_STATEMENTS: readonly string[] = [];
+
+/** A statement with the values for its `?` placeholders. */
+export interface BoundStatement {
+  readonly sql: string;
+  readonly params: readonly string[];
+}
+
+/** Longest value HANA keeps for a session variable (`M_SESSION_CONTEXT.VALUE` is NVARCHAR(5000)). */
+export const SESSION_VALUE_MAX_LENGTH = 5000;
+
+/** Context parameter names as the design fixes them: upper case, at most 30 characters. */
+const NAME_PATTERN = /^[A-Z][A-Z0-9_]{0,29}$/;
+
+/**
+ * Session variables HANA or its clients set themselves (auditing identity, formats, tracing).
+ * A context parameter may not overwrite one: `SET 'APPLICATIONUSER'` would forge the audited
+ * user. Prefixes cover families (`XS_`, `SAP_`, `TEMPORAL_`).
+ */
+const RESERVED_NAMES = new Set([
+  'APPLICATION',
+  'APPLICATIONUSER',
+  'APPLICATIONVERSION',
+  'APPLICATIONSOURCE',
+  'APPLICATIONCOMPONENT',
+  'APPLICATIONCOMPONENTTYPE',
+  'CLIENT',
+  'CDS_CLIENT',
+  'LOCALE',
+  'LOCALE_SAP',
+  'DATE_FORMAT',
+  'TIME_FORMAT',
+  'TIMESTAMP_FORMAT',
+  'SECONDDATE_FORMAT',
+  'TRACEPROFILE',
+  'PROTOCOL_VERSION',
+  'STATEMENT_ROUTING',
+]);
+const RESERVED_PREFIXES = ['XS_', 'SAP_', 'TEMPORAL_'];
+
+function contextError(message: string): HanactlError {
+  return new HanactlError('CONTEXT_INVALID', message);
+}
+
+/** Validates a context parameter name for use as a HANA session-variable key. */
+export function assertSessionKey(name: string): void {
+  if (!NAME_PATTERN.test(name)) {
+    throw contextError(
+      `The context parameter name ${JSON.stringify(name)} is not usable in SAP HANA; use 1-30 upper-case letters, digits and _, starting with a letter.`,
+    );
+  }
+  if (RESERVED_NAMES.has(name) || RESERVED_PREFIXES.some((p) => name.startsWith(p))) {
+    throw contextError(`The context parameter name ${name} is a session variable SAP HANA reserves; choose another name.`);
+  }
+}
+
+/** The session-variable key as a SQL string literal, after validation (so no quote can occur). */
+export function sessionKeyLiteral(name: string): string {
+  assertSessionKey(name);
+  return `'${name}'`;
+}
+
+/**
+ * The statements that put context parameters into a HANA session, in order: first `UNSET`
+ * every declared name (clearing is unconditional, so a value can never leak from an earlier
+ * borrower), then `SET 'NAME' = ?` for each name that has a value, the value bound.
+ *
+ * `names` are the connection's declared names (already trimmed and upper-cased); `values`
+ * may hold only declared names. Read in SQL as `SESSION_CONTEXT('NAME')`.
+ */
+export function buildContextStatements(names: readonly string[], values: Readonly<Record<string, string>>): BoundStatement[] {
+  const declared = [...new Set(names)];
+  for (const name of declared) assertSessionKey(name);
+  for (const name of Object.keys(values)) {
+    if (!declared.includes(name)) throw contextError(`The context parameter ${name} is not declared for this connection.`);
+  }
+  const statements: BoundStatement[] = declared.map((name) => ({ sql: `UNSET ${sessionKeyLiteral(name)}`, params: [] }));
+  for (const name of declared) {
+    const value = values[name];
+    if (value === undefined) continue;
+    if (typeof value !== 'string' || value.length === 0) throw contextError(`The context parameter ${name} has an empty value.`);
+    if (value.length > SESSION_VALUE_MAX_LENGTH) {
+      throw contextError(
+        `The context parameter ${name} is ${value.length} characters long; SAP HANA keeps at most ${SESSION_VALUE_MAX_LENGTH}.`,
+      );
+    }
+    statements.push({ sql: `SET ${sessionKeyLiteral(name)} = ?`, params: [value] });
+  }
+  return statements;
+}
