@@ -1,0 +1,46 @@
+import pg from 'pg';
+import { PG_URL, serverAvailable } from '../helpers/engines.js';
+import { runDriverConformance } from './conformance.js';
+
+const available = await serverAvailable('postgres');
+const admin = new pg.Client({ connectionString: PG_URL });
+if (available) await admin.connect();
+
+if (available) {
+  runDriverConformance({
+    name: 'postgres',
+    url: PG_URL,
+    placeholder: (i) => `$${i}::text`,
+    series: (n) => `SELECT g AS n FROM generate_series(1, ${n}) g`,
+    sleep: (s, m) => `SELECT pg_sleep(${s}) AS ${m}`,
+    typesTable: (t) => ({
+      setup: [
+        `CREATE TABLE ${t} (i int, big bigint, huge bigint, dec numeric(30,10), f float8, b boolean, d date, ts timestamptz, bin bytea, txt text, nul text)`,
+        `INSERT INTO ${t} VALUES (42, 9007199254740991, 9223372036854775807, 12345678901234567890.0123456789, 1.5, true, '2024-02-29', '2024-05-01 12:00:00+02', '\\x00ff', 'grüße 🐘', NULL)`,
+      ],
+      select: `SELECT * FROM ${t}`,
+      expected: {
+        i: 42,
+        big: 9007199254740991,
+        huge: '9223372036854775807',
+        dec: '12345678901234567890.0123456789',
+        f: 1.5,
+        b: true,
+        d: '2024-02-29',
+        ts: '2024-05-01T10:00:00.000Z',
+        bin: '\\x00ff',
+        txt: 'grüße 🐘',
+        nul: null,
+      },
+      teardown: `DROP TABLE IF EXISTS ${t}`,
+    }),
+    runningWithMarker: async (m) =>
+      (await admin.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE $1 AND pid <> pg_backend_pid()`, [`%${m}%`]))
+        .rows[0].n,
+    sessionIdSql: 'SELECT pg_backend_pid() AS pid',
+    killSession: async (pid) => {
+      await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+    },
+    cleanup: () => admin.end(),
+  });
+}
