@@ -1,0 +1,66 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { PG_URL, serverAvailable } from '../helpers/engines.js';
+import { TestHome } from '../helpers/hanactl-home.js';
+import { startShim, textOf } from '../helpers/mcp-client.js';
+
+const pgAvailable = await serverAvailable('postgres');
+
+describe('the shim and the daemon’s life', () => {
+  const home = new TestHome();
+  afterAll(() => home.dispose());
+
+  it('the first shim starts the daemon itself', async () => {
+    expect((await home.run(['daemon', 'status'])).code).toBe(1);
+    const shim = await startShim(home.env);
+    try {
+      const result = await shim.call('list_connections');
+      expect(result.isError).toBeFalsy();
+      expect(textOf(result)).toMatch(/No connections are registered.*hanactl add/);
+      expect((await home.run(['daemon', 'status'])).code).toBe(0);
+    } finally {
+      await shim.close();
+    }
+  });
+
+  it.skipIf(!pgAvailable)('SIGTERM lets an in-flight call finish, then removes the socket', async () => {
+    await home.ok(['add', 'pg', PG_URL, '--no-password']);
+    const shim = await startShim(home.env, ['--connection', 'pg']);
+    try {
+      const status = JSON.parse((await home.ok(['daemon', 'status', '--json'])).stdout);
+      const inFlight = shim.call('run_query', { sql: 'SELECT true AS slept FROM pg_sleep(1.5)' });
+      await new Promise((r) => setTimeout(r, 500));
+      process.kill(status.pid, 'SIGTERM');
+      const result = await inFlight;
+      expect(result.isError, textOf(result)).toBeFalsy();
+      expect(result.structuredContent).toMatchObject({ rows: [{ slept: true }] });
+      const deadline = Date.now() + 10_000;
+      while (existsSync(status.socket) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(existsSync(status.socket)).toBe(false);
+      // The next call starts a fresh daemon on demand.
+      const after = await shim.call('run_query', { sql: 'SELECT 1 AS one' });
+      expect(after.structuredContent).toMatchObject({ rows: [{ one: 1 }] });
+    } finally {
+      await shim.close();
+    }
+  });
+});
+
+describe('a shim whose daemon cannot start', () => {
+  const home = new TestHome({ keyInEnv: false, extraEnv: { DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/bus' } });
+  afterAll(() => home.dispose());
+
+  it('answers tool calls with an isError that says what to do', async () => {
+    const shim = await startShim(home.env);
+    try {
+      const result = await shim.call('list_connections');
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toMatch(/could not start/);
+      expect(textOf(result)).toMatch(/HANACTL_REGISTRY_KEY/);
+      expect(existsSync(join(home.dir, 'registry.db'))).toBe(false);
+    } finally {
+      await shim.close();
+    }
+  });
+});
