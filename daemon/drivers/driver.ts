@@ -22,6 +22,12 @@ export interface ExecuteOptions {
   readonly readOnly: boolean;
   /** Aborting it cancels the statement on the server. */
   readonly signal?: AbortSignal;
+  /**
+   * Context parameter values to place in the database session for this call. The driver
+   * first clears every context name it ever set on this connection, always (also when this
+   * is empty or absent), then sets these, values bound and never concatenated.
+   */
+  readonly context?: Readonly<Record<string, string>>;
 }
 
 /**

@@ -32,6 +32,24 @@ export class QueryService {
   async run(request: QueryRequest, signal?: AbortSignal): Promise<QueryResult> {
     const record = this.#deps.resolve(request.connection);
     const kind = this.#deps.policy.check(request.sql, { dialect: record.target.engine, allowWrite: record.allowWrite });
+    return this.#execute(record, request, kind === 'read' || !record.allowWrite, signal);
+  }
+
+  /**
+   * Runs SQL that hanactl itself generated (catalog queries) with identifiers already bound
+   * or validated: the statement validator is skipped, the read-only transaction is not.
+   */
+  async runTrusted(connection: string, sql: string, params: QueryRequest['params'] = [], maxRows = 1000): Promise<QueryResult> {
+    const record = this.#deps.resolve(connection);
+    return this.#execute(record, { connection, sql, params, maxRows }, true);
+  }
+
+  /** The engine of a connection (for engine-specific catalog SQL). */
+  engineOf(connection: string): Engine {
+    return this.#deps.resolve(connection).target.engine;
+  }
+
+  async #execute(record: ConnectionRecord, request: QueryRequest, readOnly: boolean, signal?: AbortSignal): Promise<QueryResult> {
     const started = performance.now();
     const { pool } = await this.#deps.poolFor(record);
     const lease = await pool.acquire();
@@ -40,7 +58,7 @@ export class QueryService {
       const result = await lease.connection.execute(request.sql, request.params ?? [], {
         maxRows: request.maxRows ?? DEFAULT_MAX_ROWS,
         timeoutMs: request.timeoutMs ?? this.#deps.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS,
-        readOnly: kind === 'read' || !record.allowWrite,
+        readOnly,
         ...(signal ? { signal } : {}),
       });
       return { ...result, durationMs: Math.round((performance.now() - started) * 1000) / 1000 };

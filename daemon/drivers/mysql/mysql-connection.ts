@@ -1,0 +1,278 @@
+import { HanactlError } from '../../../shared/errors.js';
+import type { Param } from '../../../shared/schemas.js';
+import type { DriverConnection, ExecuteOptions, StatementResult } from '../driver.js';
+import { type ErrorContext, interruptedError, isConnectionLost, lostError, statementError } from './mysql-errors.js';
+import { type InterruptReason, InterruptWatch } from './mysql-interrupt.js';
+import type { MysqlError, MysqlRawConnection } from './mysql-module.js';
+import { type ServerInfo, sessionSql } from './mysql-session.js';
+import { RunningStatement, type StatementOutcome } from './mysql-statement.js';
+
+/** After a KILL QUERY was accepted, a statement still running this long later is given up with its connection. */
+export const KILL_GRACE_MS = 2000;
+/** How long close() waits for a polite COM_QUIT before cutting the socket. */
+const CLOSE_GRACE_MS = 1000;
+/** ER_UNSUPPORTED_PS: the statement cannot be prepared server-side. */
+const ER_UNSUPPORTED_PS = 1295;
+
+export interface MysqlConnectionDeps {
+  readonly server: ServerInfo;
+  readonly errors: ErrorContext;
+  /** Runs `KILL QUERY <threadId>` from a short-lived second connection with the same credentials. */
+  readonly killQuery: (threadId: number) => Promise<void>;
+}
+
+/**
+ * One MySQL/MariaDB session. Read calls run in `START TRANSACTION READ ONLY` inside a read-only
+ * session and are always rolled back; writes autocommit. Parameters are bound server-side
+ * (prepared statements), never spliced into the SQL text.
+ */
+export class MysqlConnection implements DriverConnection {
+  readonly #raw: MysqlRawConnection;
+  readonly #deps: MysqlConnectionDeps;
+  /** Rejecters of the round trips in flight, told when the socket dies. */
+  readonly #waiters = new Set<(err: unknown) => void>();
+  #running: RunningStatement | undefined;
+  #broken = false;
+  #closed = false;
+  #busy = false;
+  #lostCause: unknown;
+  /** The session `SET` last applied; undefined when it must be asserted again. */
+  #session: string | undefined;
+
+  constructor(raw: MysqlRawConnection, deps: MysqlConnectionDeps) {
+    this.#raw = raw;
+    this.#deps = deps;
+    raw.on('error', (err) => this.#lost(err));
+    raw.on('end', () => this.#lost(Object.assign(new Error('The server closed the connection.'), { code: 'PROTOCOL_CONNECTION_LOST' })));
+  }
+
+  get broken(): boolean {
+    return this.#broken;
+  }
+
+  /** The server's connection id (`CONNECTION_ID()`), as `PROCESSLIST` shows it. */
+  get threadId(): number | null {
+    return this.#raw.threadId;
+  }
+
+  async execute(sql: string, params: readonly Param[], options: ExecuteOptions): Promise<StatementResult> {
+    this.#assertUsable();
+    if (this.#busy)
+      throw new HanactlError('INTERNAL', 'This MySQL connection is already running a statement; a pool lends it to one caller at a time.');
+    if (options.signal?.aborted) throw interruptedError('cancel', options.timeoutMs, this.#deps.errors);
+    this.#busy = true;
+    const watch = new InterruptWatch(options.timeoutMs, options.signal, (reason) => this.#interrupt(reason));
+    let inTransaction = false;
+    let outcome: StatementOutcome;
+    try {
+      await this.#applySession(options.readOnly, options.timeoutMs);
+      if (options.readOnly) {
+        await this.#roundTrip('START TRANSACTION READ ONLY');
+        inTransaction = true;
+      }
+      outcome = await this.#statement(sql, params, options.maxRows, watch);
+    } catch (error) {
+      outcome = { ok: false, error, capped: false };
+    }
+    try {
+      // No KILL is in flight past this point, so it cannot hit the ROLLBACK or the next call.
+      await watch.quiesce();
+      // Past the cap, the rows kept are the answer, however the rest of the statement ended.
+      if (outcome.ok && outcome.capped) return outcome.result;
+      if (watch.reason === 'timeout' || watch.reason === 'cancel') {
+        throw interruptedError(watch.reason, options.timeoutMs, this.#deps.errors);
+      }
+      if (!outcome.ok) throw this.#normalise(outcome.error);
+      return outcome.result;
+    } finally {
+      // A read call is never committed, whatever happened.
+      if (inTransaction && !this.#broken) await this.#roundTrip('ROLLBACK').catch(() => this.#breakNow());
+      this.#busy = false;
+    }
+  }
+
+  async ping(): Promise<void> {
+    this.#assertUsable();
+    await this.#call((done) => this.#raw.ping(done)).catch((err: unknown) => {
+      throw this.#normalise(err);
+    });
+  }
+
+  async reset(): Promise<void> {
+    this.#assertUsable();
+    try {
+      await this.#clearContextVariables();
+      await this.#roundTrip('ROLLBACK');
+    } catch (err) {
+      this.#breakNow();
+      throw this.#normalise(err);
+    }
+    // Re-asserted (read-only mode, time zone, statement limit) on the next execute.
+    this.#session = undefined;
+  }
+
+  async serverVersion(): Promise<string | undefined> {
+    return this.#deps.server.version;
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#broken || this.#busy) {
+      this.#breakNow();
+      return;
+    }
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.#breakNow();
+        resolve();
+      }, CLOSE_GRACE_MS);
+      timer.unref();
+      try {
+        this.#raw.end(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      } catch {
+        clearTimeout(timer);
+        this.#breakNow();
+        resolve();
+      }
+    });
+  }
+
+  /**
+   * The spot where context parameters are cleared on every borrow: each session user variable
+   * `@mcp_*` is set to NULL first, before the next borrower's values are bound (DESIGN.md,
+   * "Context parameters"). Nothing sets them yet, so there is nothing to clear.
+   */
+  async #clearContextVariables(): Promise<void> {}
+
+  /** One session SET when the wanted state differs from the one last applied. */
+  async #applySession(readOnly: boolean, timeoutMs: number): Promise<void> {
+    const sql = sessionSql(this.#deps.server, { readOnly, timeoutMs });
+    if (sql === this.#session) return;
+    this.#session = undefined;
+    await this.#roundTrip(sql);
+    this.#session = sql;
+  }
+
+  /**
+   * Runs the statement as a server-side prepared statement: the server parses the `?`s, so a
+   * value can never become SQL, whatever `sql_mode` (e.g. NO_BACKSLASH_ESCAPES) says. A statement
+   * the prepare protocol does not support is sent as text, but only when it has no parameters.
+   */
+  async #statement(sql: string, params: readonly Param[], maxRows: number, watch: InterruptWatch): Promise<StatementOutcome> {
+    const first = await this.#stream(() => this.#raw.execute({ sql, rowsAsArray: true }, params), maxRows, watch);
+    if (!first.ok && params.length === 0 && (first.error as MysqlError | undefined)?.errno === ER_UNSUPPORTED_PS && !watch.reason) {
+      return this.#stream(() => this.#raw.query({ sql, rowsAsArray: true }), maxRows, watch);
+    }
+    return first;
+  }
+
+  async #stream(start: () => ReturnType<MysqlRawConnection['execute']>, maxRows: number, watch: InterruptWatch): Promise<StatementOutcome> {
+    if (this.#broken) return { ok: false, error: this.#lostCause, capped: false };
+    let running: RunningStatement;
+    try {
+      running = new RunningStatement(start(), maxRows, () => watch.fire('cap'));
+    } catch (error) {
+      return { ok: false, error, capped: false };
+    }
+    // mysql2 reports a closed connection on the connection, synchronously, during start().
+    if (this.#broken) running.fail(this.#lostCause);
+    this.#running = running;
+    const fail = (err: unknown): void => running.fail(err);
+    this.#waiters.add(fail);
+    try {
+      return await running.done;
+    } finally {
+      this.#waiters.delete(fail);
+      this.#running = undefined;
+    }
+  }
+
+  /**
+   * Stops the running statement on the server. When the KILL cannot be sent, or the statement
+   * ignores it, the connection is given up: cut, marked broken, and the pool destroys it.
+   */
+  async #interrupt(_reason: InterruptReason): Promise<void> {
+    const threadId = this.#raw.threadId;
+    try {
+      if (threadId === null) throw new Error('The connection has no server thread id.');
+      await this.#deps.killQuery(threadId);
+    } catch {
+      this.#breakNow();
+      return;
+    }
+    const running = this.#running;
+    if (!running) return;
+    let timer: NodeJS.Timeout | undefined;
+    const stopped = await Promise.race([
+      running.done.then(() => true),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), KILL_GRACE_MS);
+        timer.unref();
+      }),
+    ]);
+    clearTimeout(timer);
+    if (!stopped) this.#breakNow();
+  }
+
+  #roundTrip(sql: string): Promise<void> {
+    return this.#call((done) => this.#raw.query({ sql }, (err) => done(err)));
+  }
+
+  /** One callback-style round trip that also fails when the socket dies under it. */
+  #call(send: (done: (err: MysqlError | null) => void) => void): Promise<void> {
+    if (this.#broken) return Promise.reject(this.#lostCause ?? new Error('The connection is broken.'));
+    return new Promise<void>((resolve, reject) => {
+      const fail = (err: unknown): void => {
+        this.#waiters.delete(fail);
+        reject(err);
+      };
+      this.#waiters.add(fail);
+      try {
+        send((err) => {
+          this.#waiters.delete(fail);
+          if (err) {
+            if (isConnectionLost(err)) this.#lost(err);
+            reject(err);
+          } else resolve();
+        });
+      } catch (err) {
+        fail(err);
+      }
+    });
+  }
+
+  #assertUsable(): void {
+    if (this.#closed) throw new HanactlError('INTERNAL', 'This MySQL connection was closed.');
+    if (this.#broken) throw lostError(this.#lostCause, this.#deps.errors);
+  }
+
+  #normalise(err: unknown): HanactlError {
+    if (isConnectionLost(err)) this.#lost(err);
+    return statementError(err, this.#deps.errors);
+  }
+
+  /** The socket died or the session was killed: broken from now on, every waiter told. */
+  #lost(err: unknown): void {
+    if (this.#closed && !this.#busy) return;
+    this.#broken = true;
+    this.#lostCause ??= err;
+    this.#session = undefined;
+    for (const fail of [...this.#waiters]) fail(err);
+  }
+
+  /** Gives the connection up now: mysql2 refuses new commands and the socket is cut. */
+  #breakNow(): void {
+    const cause = Object.assign(new Error('The connection was closed by hanactl.'), { code: 'PROTOCOL_CONNECTION_LOST' });
+    this.#lost(cause);
+    try {
+      this.#raw.destroy();
+      this.#raw.stream?.destroy();
+    } catch {
+      // Already closed.
+    }
+  }
+}
