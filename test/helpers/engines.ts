@@ -1,21 +1,43 @@
+import mysql from 'mysql2/promise';
 import pg from 'pg';
 
 export const PG_URL = process.env.HANACTL_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 export const MYSQL_URL = process.env.HANACTL_TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test';
 
+const HOW_TO_START = {
+  postgres: 'pg_ctlcluster --skip-systemctl-redirect 15 main start',
+  mysql: 'start-stop-daemon --start --oknodo --background --exec /usr/sbin/mariadbd',
+};
+
+async function probe(kind: 'postgres' | 'mysql', url: string): Promise<void> {
+  if (kind === 'postgres') {
+    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+    await client.connect();
+    await client.end();
+    return;
+  }
+  const u = new URL(url);
+  const conn = await mysql.createConnection({
+    host: u.hostname,
+    port: Number(u.port || 3306),
+    user: decodeURIComponent(u.username),
+    database: u.pathname.slice(1) || undefined,
+    connectTimeout: 3000,
+  });
+  await conn.end();
+}
+
 /**
  * Whether a server the tests need answers. In CI an unreachable server is a failure (the
  * suite must not pass by skipping); elsewhere the tests skip and say what to start.
  */
-export async function serverAvailable(kind: 'postgres', url: string = PG_URL): Promise<boolean> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+export async function serverAvailable(kind: 'postgres' | 'mysql', url: string = kind === 'postgres' ? PG_URL : MYSQL_URL): Promise<boolean> {
   try {
-    await client.connect();
-    await client.end();
+    await probe(kind, url);
     return true;
   } catch (err) {
     if (process.env.CI) throw new Error(`${kind} is not reachable at ${url} in CI: ${(err as Error).message}`);
-    console.warn(`Skipping ${kind} tests: no server at ${url}. Start PostgreSQL (pg_ctlcluster 15 main start) to run them.`);
+    console.warn(`Skipping ${kind} tests: no server at ${url}. Start it with: ${HOW_TO_START[kind]}`);
     return false;
   }
 }

@@ -84,7 +84,7 @@ export interface MysqlConnectOptions {
   readonly supportBigNumbers: true;
   readonly bigNumberStrings: true;
   readonly decimalNumbers: false;
-  readonly dateStrings: false;
+  readonly dateStrings: readonly 'DATE'[];
   readonly timezone: 'Z';
   readonly charset: string;
   readonly maxPreparedStatements: number;

@@ -129,8 +129,9 @@ export async function tlsOptions(plan: MysqlUrlPlan): Promise<MysqlTlsOptions | 
  * - `supportBigNumbers` + `bigNumberStrings`: BIGINT and DECIMAL arrive as exact strings; the
  *   driver turns integers back into numbers only when they are safe (see mysql-types.ts), and
  *   `decimalNumbers: false` keeps DECIMAL a string, so nothing passes through a float.
- * - `dateStrings: false` + `timezone: 'Z'`: DATE/DATETIME/TIMESTAMP become Dates read as UTC and
- *   are rendered ISO-8601 with `Z`. The session's `time_zone` is set to `+00:00` too (see
+ * - `dateStrings: ['DATE']`: a DATE stays the calendar day the server wrote (`2024-02-29`), as
+ *   PostgreSQL's does; no midnight-UTC instant is invented for it.
+ * - `timezone: 'Z'`: DATETIME/TIMESTAMP become Dates read as UTC and are rendered ISO-8601 with `Z`. The session's `time_zone` is set to `+00:00` too (see
  *   mysql-session.ts), so TIMESTAMP (stored in UTC) comes back as true UTC and DATETIME (no zone)
  *   comes back as written. JavaScript Dates keep milliseconds: DATETIME(6) loses its last three
  *   digits, and zero dates (`0000-00-00`) become null.
@@ -161,7 +162,7 @@ export function connectOptions(
     supportBigNumbers: true,
     bigNumberStrings: true,
     decimalNumbers: false,
-    dateStrings: false,
+    dateStrings: ['DATE'],
     timezone: 'Z',
     charset: 'UTF8MB4_UNICODE_CI',
     maxPreparedStatements: 100,

@@ -65,7 +65,7 @@ describe.skipIf(skipReason !== undefined)('MySQL driver: types to JSON', () => {
       bu: '18446744073709551615',
       d: '12345678901234567890.1234567890', // DECIMAL: exact string, never a float
       f: 1.5,
-      dt: '2024-02-03T00:00:00.000Z',
+      dt: '2024-02-03',
       dtm: '2024-02-03T04:05:06.789Z', // DATETIME: as written, read as UTC
       ts: '2024-02-03T04:05:06.250Z', // TIMESTAMP: 09:05:06 at +05:00 is 04:05:06 UTC
       b: 1, // BOOLEAN is TINYINT(1) in MySQL: kept as the number stored
