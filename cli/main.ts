@@ -64,6 +64,16 @@ URLs:
     )
     .action(async (name, url, opts) => (await import('./commands/connections.js')).add(ctx(), name, url, opts));
   program
+    .command('set <name>')
+    .description('change what only a person decides: write access, context parameters, description')
+    .option('--allow-write', 'let agents run writes on this connection')
+    .option('--read-only', 'back to read-only (the default)')
+    .option('--context <names>', 'declare context parameters, e.g. CUSTOMER_ID,REGION (replaces the list)')
+    .option('--no-context', 'declare no context parameters')
+    .option('--description <text>', 'a note shown to agents')
+    .addOption(json())
+    .action(async (name, opts) => (await import('./commands/connections.js')).set(ctx(), name, opts));
+  program
     .command('list')
     .alias('ls')
     .description('list registered connections (never a password)')

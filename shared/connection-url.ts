@@ -86,7 +86,7 @@ function parseNetwork(text: string, engine: Exclude<Engine, 'sqlite'>, scheme: s
   try {
     u = new URL(text);
   } catch {
-    throw invalid(`"${redactUrl(text)}" is not a valid URL.`);
+    throw invalid(whyInvalid(text, scheme));
   }
   if (!text.slice(scheme.length).startsWith('://')) throw invalid(`A ${scheme} URL starts with ${scheme}://.`);
   const host = u.hostname.replace(/^\[(.*)\]$/, '$1');
@@ -125,11 +125,28 @@ function parseNetwork(text: string, engine: Exclude<Engine, 'sqlite'>, scheme: s
   return password !== undefined ? { target, password } : { target };
 }
 
+/**
+ * Names what made `new URL` refuse a server URL (no host, a bad port) where it can tell. An
+ * `@` past the first `/` means an unencoded character in the user or password cut the
+ * authority short; the port is never echoed, as it may then be part of the password.
+ */
+function whyInvalid(text: string, scheme: string): string {
+  const generic = `"${redactUrl(text)}" is not a valid URL; percent-encode any of : / ? # @ in the user or password.`;
+  const authority = /^[^:]+:\/\/([^/?#]*)/.exec(text)?.[1];
+  if (authority === undefined || text.indexOf('@', text.indexOf('//') + 2 + authority.length) >= 0) return generic;
+  const hostPort = /^(\[[^\]]*\]|[^:]*)(?::(.*))?$/.exec(authority.slice(authority.lastIndexOf('@') + 1));
+  if (hostPort?.[1] === '') return `The ${scheme} URL has no host.`;
+  const port = hostPort?.[2];
+  if (port && (!/^\d+$/.test(port) || Number(port) > 65535)) return `The port in the ${scheme} URL is not a number from 1 to 65535.`;
+  return generic;
+}
+
 /** The URL of a target as shown to people and agents: never a password. */
 export function formatTarget(target: Target): string {
   const query = new URLSearchParams(Object.entries(target.options).sort(([a], [b]) => a.localeCompare(b))).toString();
   const suffix = query ? `?${query}` : '';
-  if (target.engine === 'sqlite') return `sqlite:${target.path}${suffix}`;
+  // `%` and `?` in a file name are escaped, or reading the URL back would decode or split there.
+  if (target.engine === 'sqlite') return `sqlite:${target.path?.replace(/[%?]/g, encodeURIComponent)}${suffix}`;
   const user = target.user ? `${encodeURIComponent(target.user)}@` : '';
   const host = target.host?.includes(':') ? `[${target.host}]` : target.host;
   const db = target.database ? `/${encodeURIComponent(target.database)}` : '';

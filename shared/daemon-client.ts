@@ -21,6 +21,7 @@ import {
   type SessionInfo,
   SessionInfoSchema,
   type SessionUpdate,
+  type UpdateConnectionRequest,
   type Status,
   StatusSchema,
 } from './schemas.js';
@@ -64,6 +65,9 @@ export class DaemonClient {
   }
   addConnection(body: AddConnectionRequest): Promise<ConnectionInfo> {
     return this.request('POST', '/v1/connections', body, ConnectionInfoSchema);
+  }
+  updateConnection(name: string, body: UpdateConnectionRequest): Promise<ConnectionInfo> {
+    return this.request('POST', `/v1/connections/${encodeURIComponent(name)}/settings`, body, ConnectionInfoSchema);
   }
   removeConnection(name: string): Promise<unknown> {
     return this.request('DELETE', `/v1/connections/${encodeURIComponent(name)}`);

@@ -42,6 +42,14 @@ export const AddConnectionRequestSchema = z.strictObject({
 });
 export type AddConnectionRequest = z.infer<typeof AddConnectionRequestSchema>;
 
+/** What a person may change on a registered connection (`hanactl set`). */
+export const UpdateConnectionRequestSchema = z.strictObject({
+  allowWrite: z.boolean().optional(),
+  context: z.array(z.string().max(64)).max(32).optional(),
+  description: z.string().max(500).optional(),
+});
+export type UpdateConnectionRequest = z.infer<typeof UpdateConnectionRequestSchema>;
+
 export const ConnectionInfoSchema = z.object({
   name: z.string(),
   engine: EngineSchema,
@@ -110,6 +118,8 @@ export const QueryRequestSchema = z.strictObject({
   params: z.array(ParamSchema).max(1000).optional(),
   maxRows: z.number().int().min(1).max(MAX_MAX_ROWS).optional(),
   timeoutMs: z.number().int().min(100).max(600_000).optional(),
+  /** Context parameter values from the caller's configuration (never from the agent). */
+  context: z.record(z.string().max(64), z.string().max(65_536)).optional(),
 });
 export type QueryRequest = z.infer<typeof QueryRequestSchema>;
 

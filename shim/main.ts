@@ -1,6 +1,7 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { startDaemonInBackground } from '../shared/auto-start.js';
 import { DaemonClient } from '../shared/daemon-client.js';
+import { contextFromEnv } from '../shared/context-env.js';
 import { resolvePaths } from '../shared/paths.js';
 import { createShimServer } from './server.js';
 
@@ -21,7 +22,7 @@ export async function runShim(options: ShimMainOptions): Promise<void> {
     autoStart: () => startDaemonInBackground({ paths, probe: () => probe.health() }),
   });
   const probe = new DaemonClient({ socketPath: paths.socket, clientName: 'hanactl-shim' });
-  const { server, state } = createShimServer(daemon, { ...options, project: options.project ?? process.cwd() });
+  const { server, state } = createShimServer(daemon, { ...options, project: options.project ?? process.cwd(), context: contextFromEnv(process.env) });
   const transport = new StdioServerTransport();
   const heartbeat = setInterval(() => {
     void state.announce();

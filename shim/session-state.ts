@@ -5,6 +5,8 @@ export interface ShimOptions {
   readonly connection?: string;
   /** The project folder (`--project`, else the working folder). */
   readonly project?: string;
+  /** Context parameter values from the client's configuration (`MCP_CONTEXT_<NAME>`), fixed for the shim's life. */
+  readonly context?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -14,6 +16,8 @@ export interface ShimOptions {
 export class SessionState {
   active: string | null;
   project: string | undefined;
+  /** Fixed at start; no tool can change it. */
+  readonly context: Readonly<Record<string, string>>;
   client: { name: string; version?: string } = { name: 'unknown' };
   #sessionId: string | undefined;
   #opening: Promise<string | undefined> | undefined;
@@ -23,6 +27,7 @@ export class SessionState {
     this.#daemon = daemon;
     this.active = options.connection ?? null;
     this.project = options.project;
+    this.context = Object.freeze({ ...options.context });
   }
 
   /** The daemon-side session id, announced once (best effort: a call works without it). */

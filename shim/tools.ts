@@ -85,7 +85,8 @@ export function registerTools(server: McpServer, daemon: DaemonClient, state: Se
       guarded(async () => {
         if (!state.active) return ok('No connection is active. Call list_connections, then use_connection.', { active: null });
         const info = await daemon.getConnection(state.active);
-        return ok(`Active: "${info.name}" (${info.engine}, ${info.allowWrite ? 'read-write' : 'read-only'}) ${info.url}`, {
+        const scoped = info.context.length > 0 ? `; context parameters: ${info.context.join(', ')}` : '';
+        return ok(`Active: "${info.name}" (${info.engine}, ${info.allowWrite ? 'read-write' : 'read-only'}) ${info.url}${scoped}`, {
           active: info.name,
           engine: info.engine,
           allowWrite: info.allowWrite,
@@ -114,7 +115,14 @@ export function registerTools(server: McpServer, daemon: DaemonClient, state: Se
         const name = pickConnection(state, connection);
         const session = await state.sessionId();
         const result = await daemon.query(
-          { connection: name, sql, ...(params ? { params } : {}), ...(maxRows ? { maxRows } : {}), ...(session ? { session } : {}) },
+          {
+            connection: name,
+            sql,
+            ...(params ? { params } : {}),
+            ...(maxRows ? { maxRows } : {}),
+            ...(session ? { session } : {}),
+            ...(Object.keys(state.context).length > 0 ? { context: { ...state.context } } : {}),
+          },
           extra.signal,
         );
         const { columns, rows, rowCount, truncated } = result;

@@ -1,4 +1,5 @@
 import { parseConnectionUrl } from '../../shared/connection-url.js';
+import { HanactlError } from '../../shared/errors.js';
 import { assertConnectionName } from '../../shared/names.js';
 import { renderTable } from '../../shared/text-table.js';
 import { type CliContext, printJson } from '../context.js';
@@ -70,6 +71,33 @@ export async function list(ctx: CliContext, options: { json?: boolean }): Promis
     description: c.description ?? '',
   }));
   ctx.out(renderTable(['name', 'engine', 'access', 'context', 'url', 'description'], rows));
+}
+
+export interface SetOptions {
+  readonly allowWrite?: boolean;
+  readonly readOnly?: boolean;
+  readonly context?: string | false;
+  readonly description?: string;
+  readonly json?: boolean;
+}
+
+/** `hanactl set <name>`: what only a person decides — write access, context names, description. */
+export async function set(ctx: CliContext, name: string, options: SetOptions): Promise<void> {
+  if (options.allowWrite && options.readOnly) throw new HanactlError('INVALID_REQUEST', 'Give either --allow-write or --read-only, not both.');
+  const changes = {
+    ...(options.allowWrite ? { allowWrite: true } : {}),
+    ...(options.readOnly ? { allowWrite: false } : {}),
+    ...(options.context === false ? { context: [] } : {}),
+    ...(typeof options.context === 'string' ? { context: options.context.split(',').filter((s) => s.trim() !== '') } : {}),
+    ...(options.description !== undefined ? { description: options.description } : {}),
+  };
+  if (Object.keys(changes).length === 0) {
+    throw new HanactlError('INVALID_REQUEST', 'Nothing to change; give --allow-write, --read-only, --context N1,N2, --no-context or --description.');
+  }
+  const info = await ctx.daemon.updateConnection(name, changes);
+  if (options.json) return printJson(ctx, info);
+  const scoped = info.context.length > 0 ? `, context ${info.context.join(',')}` : '';
+  ctx.out(`"${info.name}" is now ${info.allowWrite ? 'read-write' : 'read-only'}${scoped}.`);
 }
 
 /** `hanactl remove <name>`. */

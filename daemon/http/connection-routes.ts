@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { AddConnectionRequestSchema } from '../../shared/schemas.js';
+import { AddConnectionRequestSchema, UpdateConnectionRequestSchema } from '../../shared/schemas.js';
 import { toConnectionInfo } from '../registry/connection-service.js';
 import type { AppDeps } from './app.js';
 import { readBody } from './validate.js';
@@ -13,6 +13,10 @@ export function connectionRoutes(deps: Pick<AppDeps, 'connections' | 'queries'>)
     const body = await readBody(c, AddConnectionRequestSchema);
     const record = await deps.connections.add(body);
     return c.json(toConnectionInfo(record), 201);
+  });
+  app.post('/connections/:name/settings', async (c) => {
+    const body = await readBody(c, UpdateConnectionRequestSchema);
+    return c.json(toConnectionInfo(deps.connections.update(c.req.param('name'), body)));
   });
   app.delete('/connections/:name', async (c) => {
     await deps.connections.remove(c.req.param('name'));

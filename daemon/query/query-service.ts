@@ -4,6 +4,7 @@ import { DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS, type QueryRequest, type QueryResu
 import type { Driver } from '../drivers/driver.js';
 import type { Pool } from '../pools/pool.js';
 import type { ConnectionRecord } from '../registry/connection-record.js';
+import { resolveContextValues } from '../context/context-values.js';
 
 /** Decides before any network work whether a statement may run, and as what. */
 export interface StatementPolicy {
@@ -39,9 +40,9 @@ export class QueryService {
    * Runs SQL that hanactl itself generated (catalog queries) with identifiers already bound
    * or validated: the statement validator is skipped, the read-only transaction is not.
    */
-  async runTrusted(connection: string, sql: string, params: QueryRequest['params'] = [], maxRows = 1000): Promise<QueryResult> {
+  async runTrusted(connection: string, sql: string, params: QueryRequest['params'] = [], maxRows = 1000, context?: QueryRequest['context']): Promise<QueryResult> {
     const record = this.#deps.resolve(connection);
-    return this.#execute(record, { connection, sql, params, maxRows }, true);
+    return this.#execute(record, { connection, sql, params, maxRows, ...(context ? { context } : {}) }, true);
   }
 
   /** The engine of a connection (for engine-specific catalog SQL). */
@@ -50,6 +51,8 @@ export class QueryService {
   }
 
   async #execute(record: ConnectionRecord, request: QueryRequest, readOnly: boolean, signal?: AbortSignal): Promise<QueryResult> {
+    // Refused before any connection is borrowed, like a refused statement.
+    const context = resolveContextValues({ declared: record.context, supplied: request.context ?? {}, engine: record.target.engine, strict: false });
     const started = performance.now();
     const { pool } = await this.#deps.poolFor(record);
     const lease = await pool.acquire();
@@ -59,6 +62,7 @@ export class QueryService {
         maxRows: request.maxRows ?? DEFAULT_MAX_ROWS,
         timeoutMs: request.timeoutMs ?? this.#deps.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS,
         readOnly,
+        context,
         ...(signal ? { signal } : {}),
       });
       return { ...result, durationMs: Math.round((performance.now() - started) * 1000) / 1000 };

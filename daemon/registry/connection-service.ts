@@ -1,9 +1,10 @@
 import { formatTarget, parseConnectionUrl } from '../../shared/connection-url.js';
 import { HanactlError } from '../../shared/errors.js';
 import { assertConnectionName } from '../../shared/names.js';
-import type { AddConnectionRequest, ConnectionInfo } from '../../shared/schemas.js';
+import type { AddConnectionRequest, ConnectionInfo, UpdateConnectionRequest } from '../../shared/schemas.js';
 import { type ConnectionRecord, makeRecord } from './connection-record.js';
 import type { Registry } from './registry.js';
+import { normaliseContextNames } from '../context/context-names.js';
 
 /** What `ConnectionService` needs from the pools: to drop a pool whose definition changed. */
 export interface PoolForgetter {
@@ -72,24 +73,27 @@ export class ConnectionService {
     return record;
   }
 
+  /** Changes what a person decides (write access, context names, description); the secret stays. */
+  update(name: string, changes: UpdateConnectionRequest): ConnectionRecord {
+    const current = this.resolve(name);
+    const { password: _p, ...fields } = { ...current, password: undefined };
+    const description = changes.description ?? current.description;
+    const record = makeRecord(
+      {
+        ...fields,
+        ...(description ? { description } : {}),
+        allowWrite: changes.allowWrite ?? current.allowWrite,
+        context: changes.context ? normaliseContextNames(changes.context) : [...current.context],
+      },
+      current.password,
+    );
+    this.#registry.put(record, true);
+    return record;
+  }
+
   async remove(name: string): Promise<void> {
     const record = this.resolve(name);
     this.#registry.remove(name);
     await this.#pools.forget(record);
   }
-}
-
-/** Context parameter names: trimmed, upper-cased, a letter first, letters/digits/_ only, at most 30, no repeats. */
-export function normaliseContextNames(names: readonly string[]): string[] {
-  const out: string[] = [];
-  for (const raw of names) {
-    const name = raw.trim().toUpperCase();
-    if (!/^[A-Z][A-Z0-9_]*$/.test(name)) {
-      throw new HanactlError('CONTEXT_INVALID', `The context parameter name "${raw}" must start with a letter and hold only letters, digits and _.`);
-    }
-    if (name.length > 30) throw new HanactlError('CONTEXT_INVALID', `The context parameter name "${name}" is longer than 30 characters.`);
-    if (out.includes(name)) throw new HanactlError('CONTEXT_INVALID', `The context parameter "${name}" is declared twice.`);
-    out.push(name);
-  }
-  return out;
 }

@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { chmodSync, existsSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
 import type { Target } from '../../shared/connection-url.js';
 import { HanactlError } from '../../shared/errors.js';
 import { type ConnectionRecord, makeRecord } from './connection-record.js';
@@ -58,6 +58,8 @@ export class Registry {
   static open(path: string, key: Buffer): Registry {
     const Database = require('better-sqlite3-multiple-ciphers') as new (path: string) => Database;
     const isNew = !existsSync(path);
+    // Made 0600 before SQLite opens it: SQLite gives the -wal and -shm files the database file's mode.
+    if (isNew && process.platform !== 'win32') closeSync(openSync(path, 'a', 0o600));
     const db = new Database(path);
     try {
       db.pragma(`cipher='sqlcipher'`);

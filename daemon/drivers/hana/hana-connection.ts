@@ -5,6 +5,7 @@ import { settleQuietly, viaCallback } from './callbacks.js';
 import type { HanaConnectionLike, HanaResultSetLike, HanaStatementLike } from './hana-client-types.js';
 import { errorFacts, isConnectionLost, queryError } from './hana-errors.js';
 import {
+  buildContextStatements,
   PING_SQL,
   SERVER_VERSION_SQL,
   SESSION_RESET_STATEMENTS,
@@ -45,6 +46,8 @@ export class HanaConnection implements DriverConnection {
   #busy = false;
   /** An earlier call may have left the session in read-only mode. */
   #mayBeReadOnly = false;
+  /** Context names this connection has ever set, so each call clears them all first. */
+  readonly #contextNames = new Set<string>();
 
   constructor(conn: HanaConnectionLike, options: HanaConnectionOptions, password?: string) {
     this.#conn = conn;
@@ -158,6 +161,7 @@ export class HanaConnection implements DriverConnection {
         this.#mayBeReadOnly = false;
       }
     }
+    await this.#applyContext(options.context ?? {});
     const checkpoint = (): void => {
       if (guard.reason) throw guard.stopError();
     };
@@ -198,6 +202,18 @@ export class HanaConnection implements DriverConnection {
       return await readResultSet(rs, columns.length > 0 ? columns : info, options.maxRows, checkpoint);
     } finally {
       await settleQuietly((cb) => rs.close(cb), this.#options.communicationTimeoutMs);
+    }
+  }
+
+  /**
+   * Session variables for context parameters, read with `SESSION_CONTEXT('NAME')`: every name
+   * this connection ever set is UNSET first, always, then this call's values are SET, bound.
+   */
+  async #applyContext(context: Readonly<Record<string, string>>): Promise<void> {
+    for (const name of Object.keys(context)) this.#contextNames.add(name);
+    if (this.#contextNames.size === 0) return;
+    for (const statement of buildContextStatements([...this.#contextNames], context)) {
+      await viaCallback<unknown>((cb) => this.#conn.exec(statement.sql, [...statement.params], cb));
     }
   }
 

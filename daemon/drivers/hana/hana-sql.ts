@@ -1,4 +1,5 @@
 import { HanactlError } from '../../../shared/errors.js';
+import { isReservedContextName } from '../../context/context-names.js';
 
 /**
  * Every statement the HANA driver generates, in one place. Values are always bound (`?`),
@@ -36,32 +37,6 @@ export const SESSION_VALUE_MAX_LENGTH = 5000;
 /** Context parameter names as the design fixes them: upper case, at most 30 characters. */
 const NAME_PATTERN = /^[A-Z][A-Z0-9_]{0,29}$/;
 
-/**
- * Session variables HANA or its clients set themselves (auditing identity, formats, tracing).
- * A context parameter may not overwrite one: `SET 'APPLICATIONUSER'` would forge the audited
- * user. Prefixes cover families (`XS_`, `SAP_`, `TEMPORAL_`).
- */
-const RESERVED_NAMES = new Set([
-  'APPLICATION',
-  'APPLICATIONUSER',
-  'APPLICATIONVERSION',
-  'APPLICATIONSOURCE',
-  'APPLICATIONCOMPONENT',
-  'APPLICATIONCOMPONENTTYPE',
-  'CLIENT',
-  'CDS_CLIENT',
-  'LOCALE',
-  'LOCALE_SAP',
-  'DATE_FORMAT',
-  'TIME_FORMAT',
-  'TIMESTAMP_FORMAT',
-  'SECONDDATE_FORMAT',
-  'TRACEPROFILE',
-  'PROTOCOL_VERSION',
-  'STATEMENT_ROUTING',
-]);
-const RESERVED_PREFIXES = ['XS_', 'SAP_', 'TEMPORAL_'];
-
 function contextError(message: string): HanactlError {
   return new HanactlError('CONTEXT_INVALID', message);
 }
@@ -73,7 +48,7 @@ export function assertSessionKey(name: string): void {
       `The context parameter name ${JSON.stringify(name)} is not usable in SAP HANA; use 1-30 upper-case letters, digits and _, starting with a letter.`,
     );
   }
-  if (RESERVED_NAMES.has(name) || RESERVED_PREFIXES.some((p) => name.startsWith(p))) {
+  if (isReservedContextName(name)) {
     throw contextError(`The context parameter name ${name} is a session variable SAP HANA reserves; choose another name.`);
   }
 }

@@ -35,6 +35,8 @@ export class MysqlConnection implements DriverConnection {
   #broken = false;
   #closed = false;
   #busy = false;
+  /** Context names this connection has ever set, so each call clears them all first. */
+  readonly #contextNames = new Set<string>();
   #lostCause: unknown;
   /** The session `SET` last applied; undefined when it must be asserted again. */
   #session: string | undefined;
@@ -66,6 +68,7 @@ export class MysqlConnection implements DriverConnection {
     let outcome: StatementOutcome;
     try {
       await this.#applySession(options.readOnly, options.timeoutMs);
+      await this.#applyContext(options.context ?? {});
       if (options.readOnly) {
         await this.#roundTrip('START TRANSACTION READ ONLY');
         inTransaction = true;
@@ -142,11 +145,34 @@ export class MysqlConnection implements DriverConnection {
   }
 
   /**
-   * The spot where context parameters are cleared on every borrow: each session user variable
-   * `@mcp_*` is set to NULL first, before the next borrower's values are bound (DESIGN.md,
-   * "Context parameters"). Nothing sets them yet, so there is nothing to clear.
+   * Context parameters as session user variables `@mcp_<name>`, in one round trip: every
+   * variable this connection ever set is cleared to NULL first, always, then this call's values
+   * are bound (server-side prepared, never concatenated). A DBA reads them through a DEFINER
+   * function in views.
    */
-  async #clearContextVariables(): Promise<void> {}
+  async #applyContext(context: Readonly<Record<string, string>>): Promise<void> {
+    for (const name of Object.keys(context)) this.#contextNames.add(name);
+    if (this.#contextNames.size === 0) return;
+    const values: string[] = [];
+    const parts = [...this.#contextNames].map((name) => {
+      const variable = `@mcp_${name.toLowerCase().replace(/[^a-z0-9_]/g, '')}`;
+      const value = context[name];
+      if (value === undefined) return `${variable} = NULL`;
+      values.push(value);
+      return `${variable} = ?`;
+    });
+    await this.#call((done) => {
+      this.#raw
+        .execute({ sql: `SET ${parts.join(', ')}` }, values)
+        .on('error', (err) => done(err))
+        .on('end', () => done(null));
+    });
+  }
+
+  /** On reset, every context variable this connection set goes back to NULL. */
+  async #clearContextVariables(): Promise<void> {
+    if (this.#contextNames.size > 0) await this.#applyContext({});
+  }
 
   /** One session SET when the wanted state differs from the one last applied. */
   async #applySession(readOnly: boolean, timeoutMs: number): Promise<void> {

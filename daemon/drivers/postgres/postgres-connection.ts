@@ -45,10 +45,13 @@ export class PostgresConnection implements DriverConnection {
 
   async execute(sql: string, params: readonly Param[], options: ExecuteOptions): Promise<StatementResult> {
     const timeout = Math.max(1, Math.floor(options.timeoutMs));
-    await this.#simple(`BEGIN${options.readOnly ? ' READ ONLY' : ''}; SET LOCAL statement_timeout = ${timeout}`);
+    // RESET ALL clears any session setting (context values included) that could have survived
+    // an earlier borrower; everything this call sets is transaction-local. One round trip.
+    await this.#simple(`RESET ALL; BEGIN${options.readOnly ? ' READ ONLY' : ''}; SET LOCAL statement_timeout = ${timeout}`);
     let outcome: 'commit' | 'rollback' = 'rollback';
     const stopWatch = this.#watch(options);
     try {
+      await this.#applyContext(options.context ?? {});
       const result = await this.#run(sql, params, options.maxRows);
       if (!options.readOnly) outcome = 'commit';
       return result;
@@ -58,6 +61,17 @@ export class PostgresConnection implements DriverConnection {
       stopWatch.stop();
       await this.#finish(outcome);
     }
+  }
+
+  /**
+   * Places context values as transaction-local settings `mcp.<name>`, read in SQL with
+   * `current_setting('mcp.customer_id', true)`. Names are validated identifiers; values are bound.
+   */
+  async #applyContext(context: Readonly<Record<string, string>>): Promise<void> {
+    const entries = Object.entries(context);
+    if (entries.length === 0) return;
+    const calls = entries.map(([name], i) => `set_config('mcp.${name.toLowerCase().replace(/[^a-z0-9_]/g, '')}', $${i + 1}, true)`);
+    await this.#client.query({ text: `SELECT ${calls.join(', ')}`, values: entries.map(([, v]) => v), rowMode: 'array' });
   }
 
   async #run(sql: string, params: readonly Param[], maxRows: number): Promise<StatementResult> {

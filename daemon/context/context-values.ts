@@ -1,0 +1,59 @@
+import type { Engine } from '../../shared/connection-url.js';
+import { HanactlError } from '../../shared/errors.js';
+
+/**
+ * The most UTF-8 bytes a context value may have on each engine. A longer value is refused,
+ * never truncated: a truncated customer id is a different customer.
+ */
+export const CONTEXT_VALUE_MAX_BYTES: Readonly<Record<Engine, number>> = {
+  hana: 5000,
+  postgres: 4096,
+  mysql: 4096,
+  sqlite: 4096,
+};
+
+export interface ContextCheck {
+  /** The names the connection declares (normalised, upper-case). */
+  readonly declared: readonly string[];
+  /** Values the caller supplied, keyed by name as given. */
+  readonly supplied: Readonly<Record<string, string>>;
+  readonly engine: Engine;
+  /**
+   * Strict: a supplied name the connection does not declare is refused (a URL's query string).
+   * Lenient: it is ignored (a shim's environment may hold unrelated MCP_CONTEXT_ variables).
+   */
+  readonly strict: boolean;
+}
+
+function refuse(message: string): HanactlError {
+  return new HanactlError('CONTEXT_INVALID', message);
+}
+
+/**
+ * The context values a call places in the database session: exactly one non-empty value per
+ * declared name, within the engine's byte limit. Every refusal names the parameter; a refusal
+ * means the call does not run.
+ */
+export function resolveContextValues(check: ContextCheck): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const [rawName, value] of Object.entries(check.supplied)) {
+    const name = rawName.trim().toUpperCase();
+    if (!check.declared.includes(name)) {
+      if (check.strict) throw refuse(`The context parameter ${name} is not declared for this connection; declared: ${check.declared.join(', ') || 'none'}.`);
+      continue;
+    }
+    if (name in values) throw refuse(`The context parameter ${name} is given more than once.`);
+    values[name] = value;
+  }
+  const limit = CONTEXT_VALUE_MAX_BYTES[check.engine];
+  for (const name of check.declared) {
+    const value = values[name];
+    if (value === undefined) {
+      throw refuse(`The context parameter ${name} is declared for this connection but has no value; set MCP_CONTEXT_${name} in the MCP client's configuration.`);
+    }
+    if (value.trim() === '') throw refuse(`The context parameter ${name} is empty; an empty value is refused (an engine may store it as NULL).`);
+    const bytes = Buffer.byteLength(value, 'utf8');
+    if (bytes > limit) throw refuse(`The context parameter ${name} is ${bytes} bytes long; the limit on this engine is ${limit} bytes (values are refused, never truncated).`);
+  }
+  return values;
+}
