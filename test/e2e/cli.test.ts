@@ -33,7 +33,7 @@ describe('hanactl on the command line', () => {
     ['bad name', ['add', 'no spaces', 'sqlite::memory:'], /contains " "/],
     ['long name', ['add', 'x'.repeat(65), 'sqlite::memory:'], /limit is 64/],
     ['unknown scheme', ['add', 'x', 'oracle://h/db'], /Unknown URL scheme "oracle:"/],
-    ['bad port', ['add', 'x', 'postgres://u@h:99999/db'], /not a valid URL|out of range/],
+    ['bad port', ['add', 'x', 'postgres://u@h:99999/db'], /port/i],
     ['password in query', ['add', 'x', 'postgres://u@h/db?password=x'], /Do not put a password/],
   ])('refuses a %s with a sentence and exit 2', async (_what, args, message) => {
     const result = await home.run(args);
@@ -97,17 +97,21 @@ describe('auto-start under a race', () => {
     for (const r of results) expect(r.code, r.stderr).toBe(0);
     const status = JSON.parse((await home.ok(['daemon', 'status', '--json'])).stdout);
     const { execFileSync } = await import('node:child_process');
-    const daemons = execFileSync('pgrep', ['-f', 'daemon start --foreground'], { encoding: 'utf8' })
-      .trim()
-      .split('\n')
-      .filter((pid) => {
-        try {
-          return execFileSync('cat', [`/proc/${pid}/environ`], { encoding: 'utf8' }).includes(`HANACTL_HOME=${home.dir}`);
-        } catch {
-          return false;
-        }
-      });
-    expect(daemons).toEqual([String(status.pid)]);
+    const daemons = () =>
+      execFileSync('pgrep', ['-f', 'daemon start --foreground'], { encoding: 'utf8' })
+        .trim()
+        .split('\n')
+        .filter((pid) => {
+          try {
+            return execFileSync('cat', [`/proc/${pid}/environ`], { encoding: 'utf8' }).includes(`HANACTL_HOME=${home.dir}`);
+          } catch {
+            return false;
+          }
+        });
+    // Starters that lost the race exit on their own once they see the lock; give them a moment.
+    const deadline = Date.now() + 5000;
+    while (daemons().length > 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(daemons()).toEqual([String(status.pid)]);
   });
 });
 

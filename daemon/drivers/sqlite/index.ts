@@ -1,2 +1,2 @@
+export { SqliteConnection, type SqliteOpenOptions } from './sqlite-connection.js';
 export { createSqliteDriver } from './sqlite-driver.js';
-export { SqliteConnection } from './sqlite-connection.js';

@@ -1,118 +1,119 @@
 import { HanactlError } from '../../../shared/errors.js';
 import type { Param } from '../../../shared/schemas.js';
 import type { DriverConnection, ExecuteOptions, StatementResult } from '../driver.js';
-import { normaliseDriverError } from '../scrub.js';
-import { toJsonValue, uniqueColumnNames } from '../values.js';
+import { type RequestLimits, SqliteHostProcess } from './sqlite-host-process.js';
 
-/** The slice of better-sqlite3's API the driver uses. */
-export interface SqliteStatement {
-  readonly reader: boolean;
+/** Bound on the calls that run no user SQL (ping, reset, version, context): a stuck worker is killed. */
+const CONTROL_TIMEOUT_MS = 10_000;
+
+/** How long `close()` lets the worker close its database before killing it. */
+const CLOSE_GRACE_MS = 1000;
+
+/** What `SqliteConnection.open` needs to know about the file. */
+export interface SqliteOpenOptions {
+  readonly path: string;
   readonly readonly: boolean;
-  columns(): { name: string; type: string | null }[];
-  safeIntegers(on?: boolean): this;
-  raw(on?: boolean): this;
-  iterate(...params: unknown[]): IterableIterator<unknown[]>;
-  run(...params: unknown[]): { changes: number };
+  /** Give up when the worker has not opened the file by then. */
+  readonly connectTimeoutMs: number;
 }
 
-export interface SqliteDatabase {
-  prepare(sql: string): SqliteStatement;
-  exec(sql: string): void;
-  pragma(sql: string, options?: { simple?: boolean }): unknown;
-  close(): void;
-  readonly inTransaction: boolean;
-  readonly open: boolean;
-}
+const timeoutError = (): HanactlError =>
+  new HanactlError(
+    'QUERY_TIMEOUT',
+    'The statement ran past its time limit and was stopped. Narrow it (WHERE, LIMIT) or ask for a longer timeout.',
+  );
+const cancelledError = (): HanactlError => new HanactlError('QUERY_CANCELLED', 'The statement was cancelled and stopped.');
 
 /**
- * One open SQLite file. A read runs with `PRAGMA query_only` on, inside a transaction that
- * is rolled back; rows are iterated and the iterator dropped after `maxRows + 1`, so a large
- * table is never loaded whole.
+ * One SQLite file, opened in a child process of its own (`sqlite-host`), so a statement never
+ * blocks the daemon's event loop and a runaway one can be stopped: on its deadline or when its
+ * signal aborts, the child is killed, the call rejects with QUERY_TIMEOUT or QUERY_CANCELLED,
+ * and the connection is `broken` (the pool destroys it and opens another). A read runs with
+ * `PRAGMA query_only` on, inside a transaction that is rolled back; a write commits.
  */
 export class SqliteConnection implements DriverConnection {
-  readonly #db: SqliteDatabase;
-  #broken = false;
+  readonly #host: SqliteHostProcess;
 
-  constructor(db: SqliteDatabase) {
-    this.#db = db;
+  private constructor(host: SqliteHostProcess) {
+    this.#host = host;
   }
 
+  /**
+   * Starts a worker and opens the file in it; resolves once it is open. Rejects with the
+   * worker's CONNECT_FAILED, or CONNECT_FAILED after `connectTimeoutMs`; no worker is left behind.
+   */
+  static async open(options: SqliteOpenOptions): Promise<SqliteConnection> {
+    const host = new SqliteHostProcess();
+    try {
+      await host.request(
+        { op: 'open', path: options.path, readonly: options.readonly },
+        {
+          timeoutMs: options.connectTimeoutMs,
+          timeoutError: () =>
+            new HanactlError(
+              'CONNECT_FAILED',
+              `The SQLite file ${options.path} was not open after ${options.connectTimeoutMs} ms; try again.`,
+            ),
+        },
+      );
+      return new SqliteConnection(host);
+    } catch (err) {
+      await host.kill();
+      throw err;
+    }
+  }
+
+  /** True once the worker was killed or has exited; the pool then destroys the connection. */
   get broken(): boolean {
-    return this.#broken || !this.#db.open;
+    return !this.#host.alive;
+  }
+
+  /** The worker's process id, for tests and diagnostics. */
+  get pid(): number | undefined {
+    return this.#host.pid;
   }
 
   async execute(sql: string, params: readonly Param[], options: ExecuteOptions): Promise<StatementResult> {
     if (options.signal?.aborted) throw new HanactlError('QUERY_CANCELLED', 'The statement was cancelled before it started.');
-    const db = this.#db;
-    db.pragma(`query_only = ${options.readOnly ? 'ON' : 'OFF'}`);
-    db.exec('BEGIN');
-    let commit = false;
-    try {
-      const stmt = db.prepare(sql);
-      if (options.readOnly && !stmt.readonly) {
-        throw new HanactlError('STATEMENT_REFUSED', 'Refused: this statement would change the database, and this connection is read-only.', {
-          rule: 'engine-read-only',
-        });
-      }
-      const bound = params.map((p) => (typeof p === 'boolean' ? (p ? 1 : 0) : p));
-      if (!stmt.reader) {
-        const info = stmt.run(...bound);
-        commit = !options.readOnly;
-        return { columns: [], rows: [], rowCount: 0, truncated: false, affectedRows: info.changes };
-      }
-      stmt.safeIntegers(true).raw(true);
-      const cols = stmt.columns();
-      const names = uniqueColumnNames(cols.map((c) => c.name));
-      const rows: StatementResult['rows'] = [];
-      let truncated = false;
-      for (const values of stmt.iterate(...bound)) {
-        if (rows.length === options.maxRows) {
-          truncated = true;
-          break; // leaving the loop returns the iterator and finalises the step
-        }
-        const row: Record<string, ReturnType<typeof toJsonValue>> = {};
-        names.forEach((name, i) => {
-          row[name] = toJsonValue(values[i]);
-        });
-        rows.push(row);
-      }
-      commit = !options.readOnly;
-      return { columns: cols.map((c, i) => ({ name: names[i] ?? c.name, type: c.type ?? '' })), rows, rowCount: rows.length, truncated };
-    } catch (err) {
-      if (err instanceof HanactlError) throw err;
-      const e = err as { code?: string };
-      throw normaliseDriverError(err, 'QUERY_FAILED', [], e.code ? { nativeCode: e.code } : {});
-    } finally {
-      try {
-        if (db.inTransaction) db.exec(commit ? 'COMMIT' : 'ROLLBACK');
-      } catch {
-        this.#broken = true;
-      }
-    }
+    const limits: RequestLimits = { timeoutMs: options.timeoutMs, timeoutError, abortError: cancelledError };
+    return this.#host.request(
+      { op: 'execute', sql, params, maxRows: options.maxRows, readOnly: options.readOnly, context: { ...options.context } },
+      options.signal ? { ...limits, signal: options.signal } : limits,
+    );
   }
 
   async ping(): Promise<void> {
-    this.#db.prepare('SELECT 1').raw(true).iterate().next();
+    await this.#host.request({ op: 'ping' }, control('ping'));
   }
 
+  /** Rolls back anything open, turns `query_only` back on and clears the context values. */
   async reset(): Promise<void> {
-    if (this.#db.inTransaction) this.#db.exec('ROLLBACK');
-    this.#db.pragma('query_only = ON');
+    await this.#host.request({ op: 'reset' }, control('reset'));
   }
 
   async serverVersion(): Promise<string | undefined> {
-    const it = this.#db.prepare('SELECT sqlite_version()').raw(true).iterate();
-    const first = it.next();
-    it.return?.();
-    return first.done ? undefined : `SQLite ${String(first.value[0])}`;
+    return (await this.#host.request({ op: 'version' }, control('version'))) ?? undefined;
   }
 
-  async close(): Promise<void> {
-    this.#broken = true;
-    try {
-      if (this.#db.open) this.#db.close();
-    } catch {
-      // closing twice or a busy handle: nothing left to do
-    }
+  /**
+   * Replaces the values the SQL function `mcp_context(name)` returns on this connection: every
+   * earlier value is cleared, then these are set (names trimmed and upper-cased). A name not
+   * set reads as NULL. Values are plain data, never spliced into SQL.
+   */
+  async setContext(values: Readonly<Record<string, string>>): Promise<void> {
+    await this.#host.request({ op: 'setContext', values: { ...values } }, control('setContext'));
   }
+
+  /** Asks the worker to close the file and exit; kills it after 1 s. Never throws. */
+  async close(): Promise<void> {
+    await this.#host.close(CLOSE_GRACE_MS);
+  }
+}
+
+function control(op: string): RequestLimits {
+  return {
+    timeoutMs: CONTROL_TIMEOUT_MS,
+    timeoutError: () =>
+      new HanactlError('QUERY_FAILED', `The SQLite worker did not answer "${op}" within ${CONTROL_TIMEOUT_MS / 1000} s and was stopped.`),
+  };
 }

@@ -1,11 +1,8 @@
-import { createRequire } from 'node:module';
 import { existsSync } from 'node:fs';
 import type { Target } from '../../../shared/connection-url.js';
 import { HanactlError } from '../../../shared/errors.js';
-import type { Driver, DriverCapabilities, DriverConnection, DriverFactory } from '../driver.js';
-import { SqliteConnection, type SqliteDatabase } from './sqlite-connection.js';
-
-const require = createRequire(import.meta.url);
+import type { Driver, DriverCapabilities, DriverConnection, DriverFactory, DriverSecret, DriverSettings } from '../driver.js';
+import { SqliteConnection } from './sqlite-connection.js';
 
 const CAPABILITIES: DriverCapabilities = {
   placeholders: 'question',
@@ -16,15 +13,16 @@ const CAPABILITIES: DriverCapabilities = {
 
 const KNOWN_OPTIONS = new Set(['mode']);
 
-type SqliteConstructor = new (path: string, options: { readonly?: boolean; fileMustExist?: boolean; timeout?: number }) => SqliteDatabase;
-
 /**
- * SQLite files, embedded: no server, so "connecting" opens the file. The file must exist
- * (a typo must not silently create an empty database); `?mode=ro` opens it read-only.
+ * SQLite files, embedded: no server, so "connecting" starts a worker process that opens the
+ * file (see `SqliteConnection`). The file must exist (a typo must not silently create an
+ * empty database); `?mode=ro` opens it read-only. `connect()` waits at most
+ * `settings.connectTimeoutMs` for the worker to open it.
  */
-export const createSqliteDriver: DriverFactory = (target: Target): Driver => {
+export const createSqliteDriver: DriverFactory = (target: Target, _secret: DriverSecret, settings: DriverSettings): Driver => {
   for (const key of Object.keys(target.options)) {
-    if (!KNOWN_OPTIONS.has(key)) throw new HanactlError('INVALID_URL', `The SQLite URL option "${key}" is not supported; known options: mode=ro.`);
+    if (!KNOWN_OPTIONS.has(key))
+      throw new HanactlError('INVALID_URL', `The SQLite URL option "${key}" is not supported; known options: mode=ro.`);
   }
   const path = target.path ?? '';
   const readonly = target.options.mode === 'ro';
@@ -35,13 +33,7 @@ export const createSqliteDriver: DriverFactory = (target: Target): Driver => {
       if (path !== ':memory:' && !existsSync(path)) {
         throw new HanactlError('CONNECT_FAILED', `The SQLite file ${path} does not exist; check the path given to \`hanactl add\`.`);
       }
-      const Database = require('better-sqlite3-multiple-ciphers') as SqliteConstructor;
-      try {
-        const db = new Database(path, { readonly, fileMustExist: path !== ':memory:', timeout: 5000 });
-        return new SqliteConnection(db);
-      } catch (err) {
-        throw new HanactlError('CONNECT_FAILED', `Cannot open the SQLite file ${path}: ${(err as Error).message}`);
-      }
+      return SqliteConnection.open({ path, readonly, connectTimeoutMs: settings.connectTimeoutMs });
     },
   };
 };

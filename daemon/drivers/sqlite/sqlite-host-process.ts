@@ -1,0 +1,159 @@
+import { type ChildProcess, fork } from 'node:child_process';
+import { ERROR_CODES, type ErrorCode, HanactlError } from '../../../shared/errors.js';
+import { sqliteHostPath } from './sqlite-host-path.js';
+import type { HostCall, HostReply, HostResults } from './sqlite-protocol.js';
+
+/** How one request is bounded; a request that hits either bound kills the child. */
+export interface RequestLimits {
+  readonly timeoutMs: number;
+  /** The error the caller gets when `timeoutMs` passes. */
+  readonly timeoutError: () => HanactlError;
+  readonly signal?: AbortSignal;
+  /** The error the caller gets when `signal` aborts. */
+  readonly abortError?: () => HanactlError;
+}
+
+interface Pending {
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (err: HanactlError) => void;
+}
+
+/** setTimeout's ceiling (about 24.8 days); a longer delay would fire at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** How long a killed child may take to be reaped before we stop waiting for it. */
+const REAP_WAIT_MS = 1000;
+
+/**
+ * The daemon's side of one `sqlite-host` child: request/reply over IPC, with a deadline and an
+ * abort signal per request that SIGKILL the child. Once the child is killed or has exited,
+ * every pending and later request fails with QUERY_FAILED. The child keeps the event loop
+ * alive only while a request is pending.
+ */
+export class SqliteHostProcess {
+  readonly #child: ChildProcess;
+  readonly #pending = new Map<number, Pending>();
+  readonly #exited: Promise<void>;
+  #nextId = 1;
+  #dead: string | undefined;
+
+  constructor() {
+    this.#child = fork(sqliteHostPath(), [], {
+      serialization: 'advanced',
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+      execArgv: [],
+    });
+    this.#exited = new Promise((resolve) => this.#child.once('exit', () => resolve()));
+    this.#child.on('exit', (code, signal) =>
+      this.#die(`The SQLite worker process exited (${signal ? `signal ${signal}` : `code ${code}`})`),
+    );
+    this.#child.on('error', (err) => this.#die(`The SQLite worker process failed: ${err.message}`));
+    this.#child.on('message', (msg) => this.#settle(msg as HostReply));
+    this.#child.unref();
+    this.#child.channel?.unref();
+  }
+
+  /** The child's process id (undefined only when it could not be started). */
+  get pid(): number | undefined {
+    return this.#child.pid;
+  }
+
+  /** False once the child was killed, has exited, or failed. */
+  get alive(): boolean {
+    return this.#dead === undefined;
+  }
+
+  /** Sends one request and waits for its reply; rejects with a `HanactlError` only. */
+  request<C extends HostCall>(call: C, limits: RequestLimits): Promise<HostResults[C['op']]> {
+    const { signal } = limits;
+    if (this.#dead !== undefined) return Promise.reject(this.#deadError(this.#dead));
+    if (signal?.aborted) return Promise.reject(limits.abortError?.() ?? limits.timeoutError());
+    const id = this.#nextId++;
+    return new Promise<HostResults[C['op']]>((resolve, reject) => {
+      const stop = (error: HanactlError): void => {
+        if (!this.#pending.delete(id)) return;
+        done();
+        this.kill().then(() => reject(error));
+      };
+      const timer = setTimeout(() => stop(limits.timeoutError()), Math.min(limits.timeoutMs, MAX_TIMER_MS));
+      timer.unref();
+      const onAbort = (): void => stop(limits.abortError?.() ?? limits.timeoutError());
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const done = (): void => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        if (this.#pending.size === 0) this.#child.channel?.unref();
+      };
+      this.#pending.set(id, {
+        resolve: (value) => {
+          done();
+          resolve(value as HostResults[C['op']]);
+        },
+        reject: (err) => {
+          done();
+          reject(err);
+        },
+      });
+      this.#child.channel?.ref();
+      this.#child.send({ ...call, id }, (err) => {
+        if (err) this.#die(`The SQLite worker process could not be reached: ${err.message}`);
+      });
+    });
+  }
+
+  /** SIGKILLs the child and waits (at most 1 s) until it is reaped; never throws. */
+  async kill(): Promise<void> {
+    if (this.#child.exitCode === null && this.#child.signalCode === null) {
+      this.#die('The SQLite worker process was stopped');
+      try {
+        this.#child.kill('SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+    await this.#waitForExit(REAP_WAIT_MS);
+  }
+
+  /** Resolves when the child has exited, or after `ms`, whichever comes first. */
+  async #waitForExit(ms: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.#exited, new Promise<void>((r) => (timer = setTimeout(r, ms)))]);
+    clearTimeout(timer);
+  }
+
+  /** Asks the child to close its database and exit; kills it when it has not within `graceMs`. */
+  async close(graceMs: number): Promise<void> {
+    if (this.#dead === undefined) {
+      this.request({ op: 'close' }, { timeoutMs: graceMs, timeoutError: () => this.#deadError('The SQLite worker did not close') }).catch(
+        () => {},
+      );
+      await this.#waitForExit(graceMs);
+    }
+    await this.kill();
+  }
+
+  #settle(reply: HostReply): void {
+    const pending = this.#pending.get(reply.id);
+    if (!pending) return;
+    this.#pending.delete(reply.id);
+    if (reply.ok) pending.resolve(reply.value);
+    else pending.reject(rebuild(reply.error.code, reply.error.message, reply.error.details));
+  }
+
+  /** Marks the child unusable and fails every pending request with `reason`. */
+  #die(reason: string): void {
+    this.#dead ??= reason;
+    const pending = [...this.#pending.values()];
+    this.#pending.clear();
+    for (const p of pending) p.reject(this.#deadError(reason));
+  }
+
+  #deadError(reason: string): HanactlError {
+    return new HanactlError('QUERY_FAILED', `${reason}; this SQLite connection is closed and will be replaced. Run the statement again.`);
+  }
+}
+
+function rebuild(code: string, message: string, details: HanactlError['details']): HanactlError {
+  const known = (code in ERROR_CODES ? code : 'INTERNAL') as ErrorCode;
+  return new HanactlError(known, message, details);
+}
