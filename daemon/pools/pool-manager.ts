@@ -65,15 +65,16 @@ export class PoolManager {
     const pool = new Pool(() => driver.connect(), this.#options.pool, formatTarget(record.target));
     const entry: Entry = { pool, driver, target: record.target, names: new Set([record.name]) };
     this.#entries.set(key, entry);
-    this.#evictBeyondCap();
+    this.#evictBeyondCap(key);
     return entry;
   }
 
-  #evictBeyondCap(): void {
+  /** Closes idle pools, least recently used first; never `keep`, the pool just made for a caller. */
+  #evictBeyondCap(keep: string): void {
     while (this.#entries.size > this.#options.maxPools) {
       let oldest: [string, Entry] | undefined;
       for (const item of this.#entries) {
-        if (item[1].pool.inUseCount > 0 || item[1].pool.waitingCount > 0) continue;
+        if (item[0] === keep || item[1].pool.inUseCount > 0 || item[1].pool.waitingCount > 0) continue;
         if (!oldest || item[1].pool.lastUsedAt < oldest[1].pool.lastUsedAt) oldest = item;
       }
       if (!oldest) return;

@@ -127,18 +127,21 @@ export class Pool {
 
   async #create(): Promise<Slot> {
     this.#pending++;
+    let connection: DriverConnection;
     try {
-      const connection = await this.#open();
-      this.created++;
-      const slot: Slot = { connection, createdAt: Date.now() };
-      this.#busy.add(slot);
-      return slot;
+      connection = await this.#open();
     } catch (err) {
-      this.errors++;
-      throw err;
-    } finally {
       this.#pending--;
+      this.errors++;
+      // The place this open held is free again: a caller queued behind it opens its own.
+      this.#serveWaiters();
+      throw err;
     }
+    this.#pending--;
+    this.created++;
+    const slot: Slot = { connection, createdAt: Date.now() };
+    this.#busy.add(slot);
+    return slot;
   }
 
   #lease(slot: Slot): Lease {
