@@ -1,10 +1,11 @@
+import { assertStatementAllowed } from './policy/index.js';
 import type { StatementPolicy } from './query/query-service.js';
 
 /**
- * The statement policy the daemon runs before borrowing a connection. Until the validator
- * lands, reads are protected by the read-only transaction that every read call runs in and
- * that is always rolled back.
+ * The statement policy the daemon runs before borrowing a connection: the read-only
+ * validator (skeletonize, then a chain of rules). The read-only session and the rolled-back
+ * transaction are the layers behind it.
  */
 export function createStatementPolicy(): StatementPolicy {
-  return { check: (_sql, { allowWrite }) => (allowWrite ? 'write' : 'read') };
+  return { check: assertStatementAllowed };
 }

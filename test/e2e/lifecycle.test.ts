@@ -29,7 +29,7 @@ describe('the shim and the daemon’s life', () => {
     const shim = await startShim(home.env, ['--connection', 'pg']);
     try {
       const status = JSON.parse((await home.ok(['daemon', 'status', '--json'])).stdout);
-      const inFlight = shim.call('run_query', { sql: 'SELECT true AS slept FROM pg_sleep(1.5)' });
+      const inFlight = shim.call('run_query', { sql: 'SELECT count(*) > 0 AS slept FROM generate_series(1, 20000000)' });
       await new Promise((r) => setTimeout(r, 500));
       process.kill(status.pid, 'SIGTERM');
       const result = await inFlight;

@@ -1,0 +1,103 @@
+import type { Engine } from '../../shared/connection-url.js';
+
+/** What one opening quote character starts. */
+export interface QuoteRule {
+  readonly close: string;
+  /** A string literal, or a quoted identifier (whose name a function call can use). */
+  readonly kind: 'string' | 'quoted';
+  /** A backslash escapes the next character. */
+  readonly backslash: boolean;
+}
+
+/** One engine's lexical rules, as data; the lexer has no engine names in it. */
+export interface LexicalSyntax {
+  readonly quotes: Readonly<Record<string, QuoteRule>>;
+  /** `--` starts a comment only before whitespace, a control character or the end (MySQL). */
+  readonly dashCommentNeedsSpace: boolean;
+  /** `#` starts a line comment (MySQL). */
+  readonly hashComments: boolean;
+  /** Block comments nest (PostgreSQL). */
+  readonly nestedComments: boolean;
+  /** The body of `/*! ... *\/` and `/*M! ... *\/` is code (MySQL, MariaDB). */
+  readonly executableComments: boolean;
+  /** `$$...$$` and `$tag$...$tag$` strings (PostgreSQL). */
+  readonly dollarQuotes: boolean;
+  /** `E'...'` strings with backslash escapes and `U&"..."` identifiers with Unicode escapes (PostgreSQL). */
+  readonly escapePrefixes: boolean;
+}
+
+/** Everything the policy knows about one engine. */
+export interface DialectPolicy {
+  readonly syntax: LexicalSyntax;
+  /**
+   * Other readings a server setting can select (MySQL NO_BACKSLASH_ESCAPES, PostgreSQL
+   * standard_conforming_strings off). A statement containing a backslash must pass under each
+   * reading that lexes at all.
+   */
+  readonly alternatives: readonly LexicalSyntax[];
+  /** First words of the statements a read-only connection runs. */
+  readonly reads: readonly string[];
+  /** `EXPLAIN t` and `DESCRIBE t` describe a table (MySQL). */
+  readonly explainNamesTable: boolean;
+  /** `:=` assigns a variable (everywhere but PostgreSQL, where it only names a function argument). */
+  readonly colonEqualsAssigns: boolean;
+}
+
+const plain = {
+  dashCommentNeedsSpace: false,
+  hashComments: false,
+  nestedComments: false,
+  executableComments: false,
+  dollarQuotes: false,
+  escapePrefixes: false,
+};
+const str = (backslash = false): QuoteRule => ({ close: "'", kind: 'string', backslash });
+const ident = (close: string, backslash = false): QuoteRule => ({ close, kind: 'quoted', backslash });
+
+const postgres: LexicalSyntax = {
+  ...plain,
+  quotes: { "'": str(), '"': ident('"') },
+  nestedComments: true,
+  dollarQuotes: true,
+  escapePrefixes: true,
+};
+/** MySQL `"..."` is a string unless ANSI_QUOTES; as a quoted name it is checked the stricter way. */
+const mysql: LexicalSyntax = {
+  ...plain,
+  quotes: { "'": str(true), '"': ident('"', true), '`': ident('`') },
+  dashCommentNeedsSpace: true,
+  hashComments: true,
+  executableComments: true,
+};
+
+/** The per-engine table. */
+export const DIALECTS: Readonly<Record<Engine, DialectPolicy>> = {
+  sqlite: {
+    syntax: { ...plain, quotes: { "'": str(), '"': ident('"'), '`': ident('`'), '[': ident(']') } },
+    alternatives: [],
+    reads: ['SELECT', 'WITH', 'VALUES', 'EXPLAIN', 'PRAGMA'],
+    explainNamesTable: false,
+    colonEqualsAssigns: true,
+  },
+  postgres: {
+    syntax: postgres,
+    alternatives: [{ ...postgres, quotes: { ...postgres.quotes, "'": str(true) } }],
+    reads: ['SELECT', 'WITH', 'VALUES', 'TABLE', 'EXPLAIN', 'SHOW'],
+    explainNamesTable: false,
+    colonEqualsAssigns: false,
+  },
+  mysql: {
+    syntax: mysql,
+    alternatives: [{ ...mysql, quotes: { "'": str(), '"': ident('"'), '`': ident('`') } }],
+    reads: ['SELECT', 'WITH', 'VALUES', 'TABLE', 'EXPLAIN', 'DESCRIBE', 'DESC', 'SHOW'],
+    explainNamesTable: true,
+    colonEqualsAssigns: true,
+  },
+  hana: {
+    syntax: { ...plain, quotes: { "'": str(), '"': ident('"') } },
+    alternatives: [],
+    reads: ['SELECT', 'WITH', 'EXPLAIN'],
+    explainNamesTable: false,
+    colonEqualsAssigns: true,
+  },
+};

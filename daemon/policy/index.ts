@@ -1,0 +1,3 @@
+export { assertStatementAllowed, checkStatement } from './check-statement.js';
+export { type Skeleton, type Statement, skeletonize } from './skeletonize.js';
+export type { Objection, PolicyOptions, Token, Verdict } from './types.js';

@@ -1,0 +1,40 @@
+import type { Engine } from '../../shared/connection-url.js';
+
+/** How one statement is judged. */
+export interface PolicyOptions {
+  /** The engine whose lexical rules and statement set apply. */
+  readonly dialect: Engine;
+  /** A person marked the connection writable with `hanactl`; no tool can set this. */
+  readonly allowWrite: boolean;
+}
+
+/**
+ * The validator's answer. `kind` is `read` when the statement passes the read-only rules (even on a
+ * writable connection), else `write`. A refusal names a stable kebab-case `rule`; `message` is
+ * complete on its own (it ends with the hint), `hint` says what the agent may do instead.
+ */
+export type Verdict =
+  | { readonly ok: true; readonly kind: 'read' | 'write' }
+  | { readonly ok: false; readonly rule: string; readonly message: string; readonly hint: string };
+
+/** A refusal as the rules produce it. */
+export type Objection = Extract<Verdict, { ok: false }>;
+
+/**
+ * One token of a statement's skeleton. Comments are gone; literals are single tokens whose `shown`
+ * form is a placeholder (`''` for strings, `""` for quoted identifiers).
+ */
+export interface Token {
+  readonly kind: 'word' | 'quoted' | 'string' | 'number' | 'punct';
+  /**
+   * word: upper-cased; quoted: the identifier between its quotes; string: the literal's value;
+   * number: as written; punct: one character.
+   */
+  readonly text: string;
+  /** How the token appears in the skeleton. */
+  readonly shown: string;
+  /** Whitespace or a comment came before it. */
+  readonly spaced: boolean;
+  /** The value holds escapes, so `text` may not be what the engine sees (E'\x41', U&"\0041"). */
+  readonly opaque: boolean;
+}
