@@ -11,11 +11,13 @@ const INSTRUCTIONS =
 export function createShimServer(daemon: DaemonClient, options: ShimOptions = {}): { server: McpServer; state: SessionState } {
   const server = new McpServer({ name: 'hanactl', version: hanactlVersion() }, { instructions: INSTRUCTIONS });
   const state = new SessionState(daemon, options);
-  registerTools(server, daemon, state);
+  const policy = registerTools(server, daemon, state);
   server.server.oninitialized = () => {
     const client = server.server.getClientVersion();
     if (client) state.client = { name: client.name, ...(client.version ? { version: client.version } : {}) };
     void state.announce();
+    // The tool annotations follow the starting connection's policy (best effort; a call still works).
+    if (state.active) void daemon.getConnection(state.active).then((info) => policy.onActive(info.allowWrite), () => {});
   };
   return { server, state };
 }

@@ -29,8 +29,12 @@ export function pickConnection(state: SessionState, override: string | undefined
   return name;
 }
 
-/** The shim's tools; the same definitions serve every transport. */
-export function registerTools(server: McpServer, daemon: DaemonClient, state: SessionState): void {
+const READ_ONLY_ANNOTATIONS = { readOnlyHint: true, destructiveHint: false, openWorldHint: false };
+const WRITABLE_ANNOTATIONS = { readOnlyHint: false, destructiveHint: true, openWorldHint: false };
+
+/** The shim's tools; the same definitions serve every transport. Returns a hook that keeps
+ * run_query's annotations in line with the active connection's write policy. */
+export function registerTools(server: McpServer, daemon: DaemonClient, state: SessionState): { onActive(allowWrite: boolean): void } {
   server.registerTool(
     'list_connections',
     {
@@ -69,6 +73,7 @@ export function registerTools(server: McpServer, daemon: DaemonClient, state: Se
       guarded(async () => {
         const info = await daemon.getConnection(name);
         state.active = info.name;
+        policy.onActive(info.allowWrite);
         void state.announce();
         return ok(`Now using "${info.name}" (${info.engine}, ${info.allowWrite ? 'read-write' : 'read-only'}).`, { active: info.name, engine: info.engine });
       }),
@@ -95,7 +100,7 @@ export function registerTools(server: McpServer, daemon: DaemonClient, state: Se
       }),
   );
 
-  server.registerTool(
+  const runQuery = server.registerTool(
     'run_query',
     {
       title: 'Run SQL',
@@ -108,7 +113,7 @@ export function registerTools(server: McpServer, daemon: DaemonClient, state: Se
         connection: connectionArg,
       },
       outputSchema: RowsOutputShape,
-      annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
+      annotations: READ_ONLY_ANNOTATIONS,
     },
     ({ sql, params, maxRows, connection }, extra) =>
       guarded(async () => {
@@ -129,4 +134,13 @@ export function registerTools(server: McpServer, daemon: DaemonClient, state: Se
         return ok(renderQueryResult(result, maxRows ?? DEFAULT_MAX_ROWS), { columns, rows, rowCount, truncated });
       }),
   );
+  let writable = false;
+  const policy = {
+    onActive(allowWrite: boolean): void {
+      if (allowWrite === writable) return;
+      writable = allowWrite;
+      runQuery.update({ annotations: allowWrite ? WRITABLE_ANNOTATIONS : READ_ONLY_ANNOTATIONS });
+    },
+  };
+  return policy;
 }

@@ -86,6 +86,15 @@ describe.skipIf(!available)('the shim over stdio, on PostgreSQL, through a real 
     expect(rows[0].label).toBe('written');
   });
 
+  it('keeps run_query annotations in line with the active connection’s write policy', async () => {
+    const annotations = async () => (await shim.client.listTools()).tools.find((t) => t.name === 'run_query')?.annotations;
+    expect(await annotations()).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+    await shim.call('use_connection', { name: 'pg-rw' });
+    expect(await annotations()).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+    await shim.call('use_connection', { name: 'pg' });
+    expect(await annotations()).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+  });
+
   it('reports a SQL error with its SQLSTATE and keeps serving', async () => {
     const result = await shim.call('run_query', { sql: 'SELECT * FROM no_such_table_here' });
     expect(result.isError).toBe(true);
