@@ -1,4 +1,4 @@
-import { Agent, request as httpRequest } from 'node:http';
+import type { Agent } from 'node:http';
 import type { z } from 'zod';
 import { CLIENT_HEADER } from './client-header.js';
 import { HanactlError, fromWire } from './errors.js';
@@ -34,6 +34,16 @@ export interface DaemonClientOptions {
   readonly autoStart?: () => Promise<void>;
 }
 
+/**
+ * node:http is loaded on first use rather than at import: the shim's startup snapshot is built
+ * before any request, and Node 20 cannot load node:http while building one.
+ */
+let http: typeof import('node:http') | undefined;
+async function loadHttp(): Promise<typeof import('node:http')> {
+  http ??= await import('node:http');
+  return http;
+}
+
 const UNREACHABLE = new Set(['ENOENT', 'ECONNREFUSED', 'ENOTSOCK']);
 const DROPPED = new Set(['ECONNRESET', 'EPIPE']);
 
@@ -43,7 +53,7 @@ const DROPPED = new Set(['ECONNRESET', 'EPIPE']);
  */
 export class DaemonClient {
   readonly #options: DaemonClientOptions;
-  readonly #agent = new Agent({ keepAlive: true, maxSockets: 16 });
+  #agent: Agent | undefined;
   #starting: Promise<void> | undefined;
 
   constructor(options: DaemonClientOptions) {
@@ -130,8 +140,10 @@ export class DaemonClient {
     return err;
   }
 
-  #send<T>(method: string, path: string, body: unknown, schema: z.ZodType<T> | undefined, signal?: AbortSignal): Promise<T> {
+  async #send<T>(method: string, path: string, body: unknown, schema: z.ZodType<T> | undefined, signal?: AbortSignal): Promise<T> {
     const payload = body === undefined ? undefined : JSON.stringify(body);
+    const { Agent, request: httpRequest } = await loadHttp();
+    this.#agent ??= new Agent({ keepAlive: true, maxSockets: 16 });
     return new Promise<T>((resolve, reject) => {
       const req = httpRequest(
         {
@@ -184,6 +196,6 @@ export class DaemonClient {
 
   /** Closes idle keep-alive sockets so the process can exit. */
   close(): void {
-    this.#agent.destroy();
+    this.#agent?.destroy();
   }
 }
