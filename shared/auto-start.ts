@@ -1,13 +1,13 @@
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { HanactlError } from './errors.js';
+import { installRoot } from './install-root.js';
 import type { Paths } from './paths.js';
 
 /** The CLI entry that starts the daemon (bin/hanactl.js), found from this compiled file. */
 export function hanactlBinPath(): string {
-  return fileURLToPath(new URL('../../bin/hanactl.js', import.meta.url));
+  return join(installRoot(), 'bin', 'hanactl.js');
 }
 
 export interface AutoStartOptions {

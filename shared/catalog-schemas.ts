@@ -137,7 +137,12 @@ export const RoutineInfoSchema = z.object({
 });
 export type RoutineInfo = z.infer<typeof RoutineInfoSchema>;
 
-export const RoutineListSchema = z.object({ schema: z.string(), routines: z.array(RoutineInfoSchema), ...capped, note: z.string().optional() });
+export const RoutineListSchema = z.object({
+  schema: z.string(),
+  routines: z.array(RoutineInfoSchema),
+  ...capped,
+  note: z.string().optional(),
+});
 export type RoutineList = z.infer<typeof RoutineListSchema>;
 
 export const ExplainResultSchema = z.object({

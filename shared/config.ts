@@ -15,6 +15,8 @@ export const ConfigSchema = z.object({
     })
     .optional(),
   connectTimeoutMs: z.number().int().min(100).max(120_000).optional(),
+  /** Audit records older than this many days are pruned (default 30). */
+  auditDays: z.number().int().min(1).max(3650).optional(),
 });
 export type Config = z.infer<typeof ConfigSchema>;
 

@@ -1,4 +1,5 @@
 import type { Agent } from 'node:http';
+import { createRequire } from 'node:module';
 import type { z } from 'zod';
 import { CLIENT_HEADER } from './client-header.js';
 import { HanactlError, fromWire } from './errors.js';
@@ -39,8 +40,9 @@ export interface DaemonClientOptions {
  * before any request, and Node 20 cannot load node:http while building one.
  */
 let http: typeof import('node:http') | undefined;
-async function loadHttp(): Promise<typeof import('node:http')> {
-  http ??= await import('node:http');
+function loadHttp(): typeof import('node:http') {
+  // A builtin resolves from any base; the bundled shim has no import.meta.url.
+  http ??= createRequire((import.meta.url as string | undefined) ?? `${process.cwd()}/`)('node:http') as typeof import('node:http');
   return http;
 }
 
@@ -142,7 +144,7 @@ export class DaemonClient {
 
   async #send<T>(method: string, path: string, body: unknown, schema: z.ZodType<T> | undefined, signal?: AbortSignal): Promise<T> {
     const payload = body === undefined ? undefined : JSON.stringify(body);
-    const { Agent, request: httpRequest } = await loadHttp();
+    const { Agent, request: httpRequest } = loadHttp();
     this.#agent ??= new Agent({ keepAlive: true, maxSockets: 16 });
     return new Promise<T>((resolve, reject) => {
       const req = httpRequest(

@@ -111,6 +111,9 @@ export const DEFAULT_MAX_ROWS = 100;
 export const MAX_MAX_ROWS = 10_000;
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
+/** Which MCP tool a call came from (`run_query`, a catalog tool), for the audit trail. */
+export const ToolNameSchema = z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, 'use a tool name such as run_query');
+
 export const QueryRequestSchema = z.strictObject({
   session: z.string().max(100).optional(),
   connection: ConnectionNameSchema,
@@ -120,6 +123,8 @@ export const QueryRequestSchema = z.strictObject({
   timeoutMs: z.number().int().min(100).max(600_000).optional(),
   /** Context parameter values from the caller's configuration (never from the agent). */
   context: z.record(z.string().max(64), z.string().max(65_536)).optional(),
+  /** The tool the shim ran this call for; recorded in the audit trail. */
+  tool: ToolNameSchema.optional(),
 });
 export type QueryRequest = z.infer<typeof QueryRequestSchema>;
 
@@ -165,3 +170,81 @@ export const StatusSchema = z.object({
   sessions: z.array(SessionInfoSchema),
 });
 export type Status = z.infer<typeof StatusSchema>;
+
+export const SessionListSchema = z.object({ sessions: z.array(SessionInfoSchema) });
+export type SessionList = z.infer<typeof SessionListSchema>;
+
+/** How a recorded call ended: ran, failed (with an error code), or refused by the statement policy (with the rule). */
+export const AuditOutcomeSchema = z.enum(['ok', 'error', 'refused']);
+export type AuditOutcome = z.infer<typeof AuditOutcomeSchema>;
+
+/**
+ * One tool call in the audit trail (`GET /v1/audit`, `hanactl audit --json`). Parameter values
+ * and context values are never recorded, only how many parameters there were.
+ */
+export const AuditRecordSchema = z.object({
+  id: z.number().int(),
+  /** When the call arrived, ISO 8601 UTC. */
+  at: z.string(),
+  queryId: z.string(),
+  session: z.string().nullable(),
+  client: z.string().nullable(),
+  clientVersion: z.string().nullable(),
+  project: z.string().nullable(),
+  connection: z.string(),
+  tool: z.string().nullable(),
+  /** The statement as the agent sent it. */
+  statement: z.string(),
+  paramCount: z.number().int(),
+  rows: z.number().int().nullable(),
+  truncated: z.boolean().nullable(),
+  durationMs: z.number(),
+  outcome: AuditOutcomeSchema,
+  errorCode: z.string().nullable(),
+  /** The policy rule that refused the statement. */
+  rule: z.string().nullable(),
+});
+export type AuditRecord = z.infer<typeof AuditRecordSchema>;
+
+export const AuditListSchema = z.object({ records: z.array(AuditRecordSchema) });
+export type AuditList = z.infer<typeof AuditListSchema>;
+
+export const DEFAULT_AUDIT_LIMIT = 50;
+export const MAX_AUDIT_LIMIT = 10_000;
+
+/**
+ * `GET /v1/audit` query string. Without `after`: the newest `limit` records, oldest first.
+ * With `after` (a record id): the records after it, oldest first (`--follow` polls with it).
+ * `since` is an age (`30m`, `1h`, `2d`) or an ISO timestamp.
+ */
+export const AuditQuerySchema = z.strictObject({
+  session: z.string().max(100).optional(),
+  connection: ConnectionNameSchema.optional(),
+  since: z.string().max(100).optional(),
+  after: z.coerce.number().int().min(0).optional(),
+  limit: z.coerce.number().int().min(1).max(MAX_AUDIT_LIMIT).optional(),
+});
+export type AuditQuery = z.infer<typeof AuditQuerySchema>;
+
+/** A statement running now (`GET /v1/queries`, `hanactl queries --json`). */
+export const RunningQuerySchema = z.object({
+  id: z.string(),
+  session: z.string().nullable(),
+  client: z.string().nullable(),
+  connection: z.string(),
+  tool: z.string().nullable(),
+  startedAt: z.string(),
+  ageMs: z.number(),
+  /** The first 200 characters of the statement. */
+  sql: z.string(),
+  /** A cancel was asked for and the statement has not stopped yet. */
+  cancelling: z.boolean(),
+});
+export type RunningQuery = z.infer<typeof RunningQuerySchema>;
+
+export const RunningQueryListSchema = z.object({ queries: z.array(RunningQuerySchema) });
+export type RunningQueryList = z.infer<typeof RunningQueryListSchema>;
+
+/** `POST /v1/queries/:id/cancel`: `stopped` once the statement ended within the wait. */
+export const CancelResultSchema = z.object({ id: z.string(), cancelled: z.literal(true), stopped: z.boolean() });
+export type CancelResult = z.infer<typeof CancelResultSchema>;

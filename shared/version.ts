@@ -1,17 +1,16 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { installRoot } from './install-root.js';
 
 let cached: string | undefined;
 
-/** hanactl's version, from its package.json (found from source or from dist/). */
+/** hanactl's version, from its package.json. */
 export function hanactlVersion(): string {
   if (cached) return cached;
-  for (const rel of ['../package.json', '../../package.json']) {
-    try {
-      const pkg = JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8')) as { name?: string; version: string };
-      if (pkg.name === 'hanactl') return (cached = pkg.version);
-    } catch {
-      // try the next location
-    }
+  try {
+    cached = (JSON.parse(readFileSync(join(installRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    cached = '0.0.0';
   }
-  return (cached = '0.0.0');
+  return cached;
 }

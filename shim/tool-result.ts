@@ -18,7 +18,9 @@ export async function guarded(body: () => Promise<CallToolResult>): Promise<Call
   } catch (err) {
     if (isHanactlError(err)) {
       const extra = err.details.sqlState ? ` (SQLSTATE ${err.details.sqlState})` : '';
-      return fail(`${err.code}: ${err.message}${extra}`);
+      // The refusing rule is named so the agent can tell which rule to satisfy.
+      const rule = err.details.rule ? ` (rule: ${err.details.rule})` : '';
+      return fail(`${err.code}: ${err.message}${extra}${rule}`);
     }
     return fail(`INTERNAL: ${err instanceof Error ? err.message : String(err)}`);
   }

@@ -1,9 +1,9 @@
 import type { RunningDaemon } from '../../daemon/main.js';
 import { existsSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { readConfig, writeConfig } from '../../shared/config.js';
+import { installRoot } from '../../shared/install-root.js';
 import { resolvePaths } from '../../shared/paths.js';
 import { DaemonClient } from '../../shared/daemon-client.js';
 import type { CliContext } from '../context.js';
@@ -54,7 +54,7 @@ export function createDemoDatabase(path: string): void {
  * opts into a key file so it works on any machine, keychain or not.
  */
 export async function demo(ctx: CliContext): Promise<void> {
-  const repo = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
+  const repo = installRoot();
   process.env.HANACTL_HOME ??= join(repo, '.hanactl-demo');
   const paths = resolvePaths();
   mkdirSync(paths.home, { recursive: true, mode: 0o700 });

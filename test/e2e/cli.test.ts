@@ -65,8 +65,20 @@ describe('hanactl on the command line', () => {
 
   it('prints the config an editor needs', async () => {
     const cursor = JSON.parse((await home.ok(['mcp-config', '--client', 'cursor', '--connection', 'mem'])).stdout);
-    expect(cursor.mcpServers.hanactl.args).toEqual(expect.arrayContaining(['mcp', '--connection', 'mem']));
-    expect(cursor.mcpServers.hanactl.env).toEqual({ HANACTL_HOME: home.dir });
+    const entry = cursor.mcpServers.hanactl;
+    expect(entry.command).toMatch(/bin\/hanactl-mcp$/);
+    expect(entry.args).toEqual(['--connection', 'mem']);
+    expect(entry.env).toEqual({ HANACTL_NODE: process.execPath, HANACTL_HOME: home.dir });
+    // What the editor would run answers the MCP handshake and lists the tools.
+    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+    const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+    const client = new Client({ name: 'editor', version: '1' });
+    await client.connect(new StdioClientTransport({ command: entry.command, args: entry.args, env: { ...home.env, ...entry.env } as Record<string, string> }));
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toContain('run_query');
+    const result = await client.callTool({ name: 'run_query', arguments: { sql: 'SELECT 7 AS n' } });
+    expect(result.structuredContent).toMatchObject({ rows: [{ n: 7 }] });
+    await client.close();
     const code = (await home.ok(['mcp-config', '--client', 'claude-code'])).stdout;
     expect(code).toMatch(/^claude mcp add hanactl /);
     expect((await home.run(['mcp-config', '--client', 'emacs'])).code).toBe(2);

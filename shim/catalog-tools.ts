@@ -1,0 +1,235 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { describeTable, explainQuery, listRoutines, listSchemas, listTables, sampleRows, searchObjects } from '../shared/catalog-client.js';
+import { MAX_SAMPLE_ROWS, ObjectKindSchema, type TableDescription } from '../shared/catalog-schemas.js';
+import type { DaemonClient } from '../shared/daemon-client.js';
+import { renderTable } from '../shared/text-table.js';
+import type { SessionState } from './session-state.js';
+import { guarded, ok } from './tool-result.js';
+import { pickConnection } from './tools.js';
+
+/** Long catalog text (comments, defaults) is cut here, with a marker, to spare the agent's context. */
+const CELL = 60;
+function clip(value: string | null | undefined, max = CELL): string {
+  const flat = (value ?? '').replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max)}…[cut]` : flat;
+}
+
+/*
+ * Input schemas stay minimal (plain strings) because every byte of tools/list sits in the
+ * agent's context; the daemon checks names, patterns and limits against the shared schemas.
+ */
+const connection = z.string().optional();
+const pattern = z.string().optional();
+const likePattern = z.string().describe('% _ wildcards, else substring');
+const schema = z.string().optional();
+const list = z.array(z.unknown());
+/** Lists report `truncated`; how many matched in all is in the text (`200 of 2000 shown`). */
+const capped = { truncated: z.boolean() };
+const readOnly = { readOnlyHint: true } as const;
+
+/** The first line of a capped list: how many, and how to narrow when there are more. */
+function summary(shown: number, total: number, truncated: boolean, [one, many]: readonly [string, string]): string {
+  if (truncated) return `${shown} of ${total} ${many} shown. Narrow with pattern (e.g. "cust%").`;
+  return `${total} ${total === 1 ? one : many}.`;
+}
+
+function describeText(d: TableDescription): string {
+  const lines = [`${d.schema}.${d.table} (${d.kind})${d.comment ? ` — ${clip(d.comment, 200)}` : ''}`];
+  const columns = d.columns.map((c) => ({ ...c, null: c.nullable ? 'yes' : 'no', default: clip(c.default), comment: clip(c.comment) }));
+  lines.push(renderTable(['name', 'type', 'null', 'default', ...(d.columns.some((c) => c.comment) ? ['comment'] : [])], columns));
+  if (d.primaryKey.length > 0) lines.push(`Primary key: (${d.primaryKey.join(', ')})`);
+  for (const f of d.foreignKeys)
+    lines.push(`Foreign key ${f.name}: (${f.columns.join(', ')}) -> ${f.refSchema}.${f.refTable} (${f.refColumns.join(', ')})`);
+  for (const i of d.indexes) lines.push(`Index ${i.name}${i.primary ? ' PRIMARY' : i.unique ? ' UNIQUE' : ''}: (${i.columns.join(', ')})`);
+  return lines.join('\n');
+}
+
+/**
+ * The catalog tools: list_schemas, list_tables, describe_table, list_routines, explain_query,
+ * sample_rows, search_objects. Each takes an optional `connection` overriding the session's
+ * active one for one call, answers text plus `structuredContent`, and fails with `isError`.
+ */
+export function registerCatalogTools(server: McpServer, daemon: DaemonClient, state: SessionState): void {
+  /** Adds the call's connection (and session, when announced) to a body. */
+  const target = async (override: string | undefined) => {
+    const name = pickConnection(state, override);
+    const session = await state.sessionId();
+    return { connection: name, ...(session ? { session } : {}) };
+  };
+  const run = (body: () => Promise<CallToolResult>) => guarded(body);
+
+  server.registerTool(
+    'list_schemas',
+    {
+      description: 'List schemas (MySQL: databases), marking the current one. Start here.',
+      inputSchema: { pattern, connection },
+      outputSchema: { current: z.string().nullable(), schemas: z.array(z.string()), ...capped },
+      annotations: readOnly,
+    },
+    (args, extra) =>
+      run(async () => {
+        const r = await listSchemas(
+          daemon,
+          { ...(await target(args.connection)), ...(args.pattern ? { pattern: args.pattern } : {}) },
+          extra.signal,
+        );
+        const rows = r.schemas.map((s) => ({ schema: s, current: s === r.current ? '*' : '' }));
+        const text = `${summary(r.schemas.length, r.total, r.truncated, ['schema', 'schemas'])}\n${renderTable(['schema', 'current'], rows)}`;
+        return ok(text, { current: r.current, schemas: r.schemas, truncated: r.truncated });
+      }),
+  );
+
+  server.registerTool(
+    'list_tables',
+    {
+      description: 'Tables and views of a schema (default current) with estimated rows.',
+      inputSchema: { schema, pattern: likePattern.optional(), connection },
+      outputSchema: { schema: z.string(), tables: list, ...capped },
+      annotations: readOnly,
+    },
+    (args, extra) =>
+      run(async () => {
+        const body = {
+          ...(await target(args.connection)),
+          ...(args.schema ? { schema: args.schema } : {}),
+          ...(args.pattern ? { pattern: args.pattern } : {}),
+        };
+        const r = await listTables(daemon, body, extra.signal);
+        const view = { schema: r.schema, tables: r.tables, truncated: r.truncated };
+        if (r.total === 0)
+          return ok(
+            `No tables or views in schema "${r.schema}"${args.pattern ? ' match' : ''}. Names are exact; list_schemas shows schemas.`,
+            view,
+          );
+        const rows = r.tables.map((t) => ({ ...t, rows: t.rowEstimate === null ? '' : `~${t.rowEstimate}`, comment: clip(t.comment) }));
+        const columns = [
+          'name',
+          'kind',
+          ...(r.tables.some((t) => t.rowEstimate !== null) ? ['rows'] : []),
+          ...(r.tables.some((t) => t.comment) ? ['comment'] : []),
+        ];
+        return ok(
+          `Schema "${r.schema}": ${summary(r.tables.length, r.total, r.truncated, ['table or view', 'tables and views'])}\n${renderTable(columns, rows)}`,
+          view,
+        );
+      }),
+  );
+
+  server.registerTool(
+    'describe_table',
+    {
+      description: 'Columns, keys and indexes of a table; check before writing SQL.',
+      inputSchema: { table: z.string(), schema, connection },
+      outputSchema: {
+        schema: z.string(),
+        table: z.string(),
+        kind: z.string(),
+        comment: z.string().nullable(),
+        columns: list,
+        primaryKey: list,
+        foreignKeys: list,
+        indexes: list,
+      },
+      annotations: readOnly,
+    },
+    (args, extra) =>
+      run(async () => {
+        const body = { ...(await target(args.connection)), table: args.table, ...(args.schema ? { schema: args.schema } : {}) };
+        const d = await describeTable(daemon, body, extra.signal);
+        return ok(describeText(d), d);
+      }),
+  );
+
+  server.registerTool(
+    'list_routines',
+    {
+      description: 'Procedures and functions of a schema (default current) with arguments.',
+      inputSchema: { schema, pattern, connection },
+      outputSchema: { schema: z.string(), routines: list, ...capped },
+      annotations: readOnly,
+    },
+    (args, extra) =>
+      run(async () => {
+        const body = {
+          ...(await target(args.connection)),
+          ...(args.schema ? { schema: args.schema } : {}),
+          ...(args.pattern ? { pattern: args.pattern } : {}),
+        };
+        const r = await listRoutines(daemon, body, extra.signal);
+        const view = { schema: r.schema, routines: r.routines, truncated: r.truncated };
+        if (r.total === 0) return ok(r.note ?? `No procedures or functions in schema "${r.schema}"${args.pattern ? ' match' : ''}.`, view);
+        const rows = r.routines.map((x) => ({ ...x, arguments: clip(x.arguments, 120), returns: clip(x.returns) }));
+        return ok(
+          `Schema "${r.schema}": ${summary(r.routines.length, r.total, r.truncated, ['routine', 'routines'])}\n${renderTable(['name', 'kind', 'arguments', 'returns'], rows)}`,
+          view,
+        );
+      }),
+  );
+
+  server.registerTool(
+    'explain_query',
+    {
+      description: 'Plan of one read statement, without running it.',
+      inputSchema: { sql: z.string(), connection },
+      outputSchema: { text: z.string(), plan: z.unknown() },
+      annotations: readOnly,
+    },
+    (args, extra) =>
+      run(async () => {
+        const r = await explainQuery(daemon, { ...(await target(args.connection)), sql: args.sql }, extra.signal);
+        return ok(`Plan (${r.engine}, estimated, not run):\n${r.text}`, { text: r.text, plan: r.plan });
+      }),
+  );
+
+  server.registerTool(
+    'sample_rows',
+    {
+      description: `A few rows of a table to see real values (default 10, max ${MAX_SAMPLE_ROWS}).`,
+      inputSchema: { table: z.string(), schema, limit: z.number().optional(), connection },
+      outputSchema: { schema: z.string(), table: z.string(), columns: list, rows: list, rowCount: z.number(), truncated: z.boolean() },
+      annotations: readOnly,
+    },
+    (args, extra) =>
+      run(async () => {
+        const body = {
+          ...(await target(args.connection)),
+          table: args.table,
+          ...(args.schema ? { schema: args.schema } : {}),
+          ...(args.limit ? { limit: args.limit } : {}),
+        };
+        const r = await sampleRows(daemon, body, extra.signal);
+        const more = r.truncated ? '; more exist (raise limit, or run_query with WHERE)' : '';
+        const head = `${r.rowCount} row${r.rowCount === 1 ? '' : 's'} of ${r.schema}.${r.table}${more}.`;
+        const names = r.columns.map((c) => c.name);
+        return ok(r.rowCount === 0 ? `${head}\nColumns: ${names.join(', ')}` : `${head}\n${renderTable(names, r.rows)}`, r);
+      }),
+  );
+
+  server.registerTool(
+    'search_objects',
+    {
+      description: 'Find tables, views, columns and routines by name in all schemas.',
+      inputSchema: { pattern: likePattern, kinds: z.array(ObjectKindSchema).optional(), connection },
+      outputSchema: { hits: list, ...capped },
+      annotations: readOnly,
+    },
+    (args, extra) =>
+      run(async () => {
+        const body = { ...(await target(args.connection)), pattern: args.pattern, ...(args.kinds?.length ? { kinds: args.kinds } : {}) };
+        const r = await searchObjects(daemon, body, extra.signal);
+        const view = { hits: r.hits, truncated: r.truncated };
+        if (r.total === 0) return ok(`Nothing named like "${args.pattern}".`, view);
+        const rows = r.hits.map((h) => ({
+          kind: h.kind,
+          name: h.table ? `${h.schema}.${h.table}.${h.name}` : `${h.schema}.${h.name}`,
+          detail: clip(h.detail),
+        }));
+        return ok(
+          `${summary(r.hits.length, r.total, r.truncated, ['match', 'matches'])}\n${renderTable(['kind', 'name', 'detail'], rows)}`,
+          view,
+        );
+      }),
+  );
+}
