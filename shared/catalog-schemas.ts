@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConnectionNameSchema, MAX_SQL_LENGTH } from './schemas.js';
+import { ConnectionRefSchema, MAX_SQL_LENGTH } from './schemas.js';
 
 /**
  * Bodies and answers of `POST /v1/catalog/:op`. Daemon, shim and CLI parse with these.
@@ -30,7 +30,18 @@ const LimitSchema = z.number().int().min(1).max(MAX_CATALOG_LIMIT);
 export const ObjectKindSchema = z.enum(['table', 'view', 'column', 'routine']);
 export type ObjectKind = z.infer<typeof ObjectKindSchema>;
 
-const base = { connection: ConnectionNameSchema, session: z.string().max(100).optional() };
+/**
+ * Every body: the connection, the shim's session (counted in `hanactl status`), and the context
+ * parameter values from the shim's configuration (never from the agent), set in the database
+ * session for the catalog's statements exactly as for run_query.
+ */
+const base = {
+  connection: ConnectionRefSchema,
+  session: z.string().max(100).optional(),
+  /** The shim's project folder, so `project:<name>` connections resolve. */
+  project: z.string().max(4096).optional(),
+  context: z.record(z.string().max(64), z.string().max(65_536)).optional(),
+};
 
 export const SchemasRequestSchema = z.strictObject({ ...base, pattern: NamePatternSchema.optional(), limit: LimitSchema.optional() });
 export type SchemasRequest = z.infer<typeof SchemasRequestSchema>;

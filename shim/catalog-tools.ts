@@ -1,33 +1,35 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { projectScope } from './project-scope.js';
 import { z } from 'zod';
 import { describeTable, explainQuery, listRoutines, listSchemas, listTables, sampleRows, searchObjects } from '../shared/catalog-client.js';
 import { MAX_SAMPLE_ROWS, ObjectKindSchema, type TableDescription } from '../shared/catalog-schemas.js';
 import type { DaemonClient } from '../shared/daemon-client.js';
 import { renderTable } from '../shared/text-table.js';
+import { fenceData } from './render.js';
 import type { SessionState } from './session-state.js';
 import { guarded, ok } from './tool-result.js';
 import { pickConnection } from './tools.js';
 
-/** Long catalog text (comments, defaults) is cut here, with a marker, to spare the agent's context. */
-const CELL = 60;
-function clip(value: string | null | undefined, max = CELL): string {
+/** Long catalog text (comments, defaults, arguments) is cut here, with a marker, to spare the agent's context. */
+function clip(value: string | null | undefined, max = 60): string {
   const flat = (value ?? '').replace(/\s+/g, ' ').trim();
   return flat.length > max ? `${flat.slice(0, max)}…[cut]` : flat;
 }
 
 /*
- * Input schemas stay minimal (plain strings) because every byte of tools/list sits in the
- * agent's context; the daemon checks names, patterns and limits against the shared schemas.
+ * Input schemas stay minimal (plain strings, few descriptions) because every byte of tools/list
+ * sits in the agent's context; the daemon checks names, patterns and limits with the shared schemas.
  */
 const connection = z.string().optional();
-const pattern = z.string().optional();
-const likePattern = z.string().describe('% _ wildcards, else substring');
 const schema = z.string().optional();
+const likePattern = z.string().describe('% _ wildcards, else substring');
 const list = z.array(z.unknown());
-/** Lists report `truncated`; how many matched in all is in the text (`200 of 2000 shown`). */
+/** Lists report `truncated`; how many matched in all is in the text (`200 of 2000 ... shown`). */
 const capped = { truncated: z.boolean() };
 const readOnly = { readOnlyHint: true } as const;
+
+/** A summary line the shim writes, then database text (names, comments, rows) fenced as data. */
+const answer = (head: string, body: string, structured: Record<string, unknown>) => ok(`${head}\n${fenceData(body)}`, structured);
 
 /** The first line of a capped list: how many, and how to narrow when there are more. */
 function summary(shown: number, total: number, truncated: boolean, [one, many]: readonly [string, string]): string {
@@ -36,9 +38,9 @@ function summary(shown: number, total: number, truncated: boolean, [one, many]: 
 }
 
 function describeText(d: TableDescription): string {
-  const lines = [`${d.schema}.${d.table} (${d.kind})${d.comment ? ` — ${clip(d.comment, 200)}` : ''}`];
   const columns = d.columns.map((c) => ({ ...c, null: c.nullable ? 'yes' : 'no', default: clip(c.default), comment: clip(c.comment) }));
-  lines.push(renderTable(['name', 'type', 'null', 'default', ...(d.columns.some((c) => c.comment) ? ['comment'] : [])], columns));
+  const lines = [renderTable(['name', 'type', 'null', 'default', ...(d.columns.some((c) => c.comment) ? ['comment'] : [])], columns)];
+  if (d.comment) lines.unshift(`Comment: ${clip(d.comment, 200)}`);
   if (d.primaryKey.length > 0) lines.push(`Primary key: (${d.primaryKey.join(', ')})`);
   for (const f of d.foreignKeys)
     lines.push(`Foreign key ${f.name}: (${f.columns.join(', ')}) -> ${f.refSchema}.${f.refTable} (${f.refColumns.join(', ')})`);
@@ -46,38 +48,44 @@ function describeText(d: TableDescription): string {
   return lines.join('\n');
 }
 
+/** Optional fields of a body, left out when the agent gave none. */
+const given = <T extends Record<string, unknown>>(fields: T): Partial<T> =>
+  Object.fromEntries(
+    Object.entries(fields).filter(([, v]) => v !== undefined && v !== '' && !(Array.isArray(v) && v.length === 0)),
+  ) as Partial<T>;
+
 /**
  * The catalog tools: list_schemas, list_tables, describe_table, list_routines, explain_query,
  * sample_rows, search_objects. Each takes an optional `connection` overriding the session's
- * active one for one call, answers text plus `structuredContent`, and fails with `isError`.
+ * active one for one call, sends the session's context values like run_query, answers a summary
+ * line plus fenced database text and `structuredContent`, and fails with `isError`.
  */
 export function registerCatalogTools(server: McpServer, daemon: DaemonClient, state: SessionState): void {
-  /** Adds the call's connection (and session, when announced) to a body. */
+  /** The call's connection, session and context values, for any body. */
   const target = async (override: string | undefined) => {
+    const scope = await projectScope(state);
     const name = pickConnection(state, override);
-    const session = await state.sessionId();
-    return { connection: name, ...(session ? { session } : {}) };
+    return {
+      connection: name,
+      ...scope,
+      ...(Object.keys(state.context).length > 0 ? { context: { ...state.context } } : {}),
+    };
   };
-  const run = (body: () => Promise<CallToolResult>) => guarded(body);
 
   server.registerTool(
     'list_schemas',
     {
       description: 'List schemas (MySQL: databases), marking the current one. Start here.',
-      inputSchema: { pattern, connection },
+      inputSchema: { pattern: z.string().optional(), connection },
       outputSchema: { current: z.string().nullable(), schemas: z.array(z.string()), ...capped },
       annotations: readOnly,
     },
-    (args, extra) =>
-      run(async () => {
-        const r = await listSchemas(
-          daemon,
-          { ...(await target(args.connection)), ...(args.pattern ? { pattern: args.pattern } : {}) },
-          extra.signal,
-        );
+    ({ pattern, connection }, extra) =>
+      guarded(async () => {
+        const r = await listSchemas(daemon, { ...(await target(connection)), ...given({ pattern }) }, extra.signal);
         const rows = r.schemas.map((s) => ({ schema: s, current: s === r.current ? '*' : '' }));
-        const text = `${summary(r.schemas.length, r.total, r.truncated, ['schema', 'schemas'])}\n${renderTable(['schema', 'current'], rows)}`;
-        return ok(text, { current: r.current, schemas: r.schemas, truncated: r.truncated });
+        const head = summary(r.schemas.length, r.total, r.truncated, ['schema', 'schemas']);
+        return answer(head, renderTable(['schema', 'current'], rows), { current: r.current, schemas: r.schemas, truncated: r.truncated });
       }),
   );
 
@@ -89,31 +97,20 @@ export function registerCatalogTools(server: McpServer, daemon: DaemonClient, st
       outputSchema: { schema: z.string(), tables: list, ...capped },
       annotations: readOnly,
     },
-    (args, extra) =>
-      run(async () => {
-        const body = {
-          ...(await target(args.connection)),
-          ...(args.schema ? { schema: args.schema } : {}),
-          ...(args.pattern ? { pattern: args.pattern } : {}),
-        };
-        const r = await listTables(daemon, body, extra.signal);
+    ({ schema, pattern, connection }, extra) =>
+      guarded(async () => {
+        const r = await listTables(daemon, { ...(await target(connection)), ...given({ schema, pattern }) }, extra.signal);
         const view = { schema: r.schema, tables: r.tables, truncated: r.truncated };
         if (r.total === 0)
           return ok(
-            `No tables or views in schema "${r.schema}"${args.pattern ? ' match' : ''}. Names are exact; list_schemas shows schemas.`,
+            `No tables or views in schema "${r.schema}"${pattern ? ' match' : ''}. Names are exact; list_schemas shows schemas.`,
             view,
           );
         const rows = r.tables.map((t) => ({ ...t, rows: t.rowEstimate === null ? '' : `~${t.rowEstimate}`, comment: clip(t.comment) }));
-        const columns = [
-          'name',
-          'kind',
-          ...(r.tables.some((t) => t.rowEstimate !== null) ? ['rows'] : []),
-          ...(r.tables.some((t) => t.comment) ? ['comment'] : []),
-        ];
-        return ok(
-          `Schema "${r.schema}": ${summary(r.tables.length, r.total, r.truncated, ['table or view', 'tables and views'])}\n${renderTable(columns, rows)}`,
-          view,
-        );
+        const estimates = r.tables.some((t) => t.rowEstimate !== null) ? ['rows'] : [];
+        const comments = r.tables.some((t) => t.comment) ? ['comment'] : [];
+        const head = `Schema "${r.schema}": ${summary(r.tables.length, r.total, r.truncated, ['table or view', 'tables and views'])}`;
+        return answer(head, renderTable(['name', 'kind', ...estimates, ...comments], rows), view);
       }),
   );
 
@@ -134,11 +131,10 @@ export function registerCatalogTools(server: McpServer, daemon: DaemonClient, st
       },
       annotations: readOnly,
     },
-    (args, extra) =>
-      run(async () => {
-        const body = { ...(await target(args.connection)), table: args.table, ...(args.schema ? { schema: args.schema } : {}) };
-        const d = await describeTable(daemon, body, extra.signal);
-        return ok(describeText(d), d);
+    ({ table, schema, connection }, extra) =>
+      guarded(async () => {
+        const d = await describeTable(daemon, { ...(await target(connection)), table, ...given({ schema }) }, extra.signal);
+        return answer(`${d.schema}.${d.table} (${d.kind}), ${d.columns.length} columns.`, describeText(d), d);
       }),
   );
 
@@ -146,25 +142,18 @@ export function registerCatalogTools(server: McpServer, daemon: DaemonClient, st
     'list_routines',
     {
       description: 'Procedures and functions of a schema (default current) with arguments.',
-      inputSchema: { schema, pattern, connection },
+      inputSchema: { schema, pattern: z.string().optional(), connection },
       outputSchema: { schema: z.string(), routines: list, ...capped },
       annotations: readOnly,
     },
-    (args, extra) =>
-      run(async () => {
-        const body = {
-          ...(await target(args.connection)),
-          ...(args.schema ? { schema: args.schema } : {}),
-          ...(args.pattern ? { pattern: args.pattern } : {}),
-        };
-        const r = await listRoutines(daemon, body, extra.signal);
+    ({ schema, pattern, connection }, extra) =>
+      guarded(async () => {
+        const r = await listRoutines(daemon, { ...(await target(connection)), ...given({ schema, pattern }) }, extra.signal);
         const view = { schema: r.schema, routines: r.routines, truncated: r.truncated };
-        if (r.total === 0) return ok(r.note ?? `No procedures or functions in schema "${r.schema}"${args.pattern ? ' match' : ''}.`, view);
+        if (r.total === 0) return ok(r.note ?? `No procedures or functions in schema "${r.schema}"${pattern ? ' match' : ''}.`, view);
         const rows = r.routines.map((x) => ({ ...x, arguments: clip(x.arguments, 120), returns: clip(x.returns) }));
-        return ok(
-          `Schema "${r.schema}": ${summary(r.routines.length, r.total, r.truncated, ['routine', 'routines'])}\n${renderTable(['name', 'kind', 'arguments', 'returns'], rows)}`,
-          view,
-        );
+        const head = `Schema "${r.schema}": ${summary(r.routines.length, r.total, r.truncated, ['routine', 'routines'])}`;
+        return answer(head, renderTable(['name', 'kind', 'arguments', 'returns'], rows), view);
       }),
   );
 
@@ -176,10 +165,10 @@ export function registerCatalogTools(server: McpServer, daemon: DaemonClient, st
       outputSchema: { text: z.string(), plan: z.unknown() },
       annotations: readOnly,
     },
-    (args, extra) =>
-      run(async () => {
-        const r = await explainQuery(daemon, { ...(await target(args.connection)), sql: args.sql }, extra.signal);
-        return ok(`Plan (${r.engine}, estimated, not run):\n${r.text}`, { text: r.text, plan: r.plan });
+    ({ sql, connection }, extra) =>
+      guarded(async () => {
+        const r = await explainQuery(daemon, { ...(await target(connection)), sql }, extra.signal);
+        return answer(`Plan (${r.engine}, estimated, not run):`, r.text, { text: r.text, plan: r.plan });
       }),
   );
 
@@ -191,19 +180,14 @@ export function registerCatalogTools(server: McpServer, daemon: DaemonClient, st
       outputSchema: { schema: z.string(), table: z.string(), columns: list, rows: list, rowCount: z.number(), truncated: z.boolean() },
       annotations: readOnly,
     },
-    (args, extra) =>
-      run(async () => {
-        const body = {
-          ...(await target(args.connection)),
-          table: args.table,
-          ...(args.schema ? { schema: args.schema } : {}),
-          ...(args.limit ? { limit: args.limit } : {}),
-        };
-        const r = await sampleRows(daemon, body, extra.signal);
+    ({ table, schema, limit, connection }, extra) =>
+      guarded(async () => {
+        const r = await sampleRows(daemon, { ...(await target(connection)), table, ...given({ schema, limit }) }, extra.signal);
         const more = r.truncated ? '; more exist (raise limit, or run_query with WHERE)' : '';
         const head = `${r.rowCount} row${r.rowCount === 1 ? '' : 's'} of ${r.schema}.${r.table}${more}.`;
         const names = r.columns.map((c) => c.name);
-        return ok(r.rowCount === 0 ? `${head}\nColumns: ${names.join(', ')}` : `${head}\n${renderTable(names, r.rows)}`, r);
+        if (r.rowCount === 0) return ok(`${head}\nColumns: ${names.join(', ')}`, r);
+        return answer(head, renderTable(names, r.rows), r);
       }),
   );
 
@@ -215,19 +199,19 @@ export function registerCatalogTools(server: McpServer, daemon: DaemonClient, st
       outputSchema: { hits: list, ...capped },
       annotations: readOnly,
     },
-    (args, extra) =>
-      run(async () => {
-        const body = { ...(await target(args.connection)), pattern: args.pattern, ...(args.kinds?.length ? { kinds: args.kinds } : {}) };
-        const r = await searchObjects(daemon, body, extra.signal);
+    ({ pattern, kinds, connection }, extra) =>
+      guarded(async () => {
+        const r = await searchObjects(daemon, { ...(await target(connection)), pattern, ...given({ kinds }) }, extra.signal);
         const view = { hits: r.hits, truncated: r.truncated };
-        if (r.total === 0) return ok(`Nothing named like "${args.pattern}".`, view);
+        if (r.total === 0) return ok(`Nothing named like "${pattern}".`, view);
         const rows = r.hits.map((h) => ({
           kind: h.kind,
           name: h.table ? `${h.schema}.${h.table}.${h.name}` : `${h.schema}.${h.name}`,
           detail: clip(h.detail),
         }));
-        return ok(
-          `${summary(r.hits.length, r.total, r.truncated, ['match', 'matches'])}\n${renderTable(['kind', 'name', 'detail'], rows)}`,
+        return answer(
+          summary(r.hits.length, r.total, r.truncated, ['match', 'matches']),
+          renderTable(['kind', 'name', 'detail'], rows),
           view,
         );
       }),

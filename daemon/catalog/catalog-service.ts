@@ -1,0 +1,189 @@
+import {
+  DEFAULT_CATALOG_LIMIT,
+  DEFAULT_SAMPLE_ROWS,
+  type DescribeRequest,
+  type ExplainRequest,
+  type ExplainResult,
+  ObjectKindSchema,
+  type RoutineList,
+  type RoutinesRequest,
+  type SampleRequest,
+  type SampleResult,
+  type SchemaList,
+  type SchemasRequest,
+  type SearchRequest,
+  type SearchResult,
+  type TableDescription,
+  type TableList,
+  type TablesRequest,
+} from '../../shared/catalog-schemas.js';
+import type { Engine } from '../../shared/connection-url.js';
+import { HanactlError } from '../../shared/errors.js';
+import type { QueryService } from '../query/query-service.js';
+import type { Catalog, CatalogExecutor, TableRef } from './catalog.js';
+import { withoutTrailingSemicolons } from './catalog-sql.js';
+import { CATALOGS } from './catalogs.js';
+import type { WriteScope } from './write-scope.js';
+
+/** The read-only statement validator's answer, as `daemon/policy` gives it. */
+export type StatementVerdict =
+  | { readonly ok: true; readonly kind?: 'read' | 'write' }
+  | { readonly ok: false; readonly rule: string; readonly message: string; readonly hint: string };
+
+/** Judges `sql` as a read on `engine` (the composition root passes `checkStatement` with `allowWrite: false`). */
+export type StatementValidator = (sql: string, engine: Engine) => StatementVerdict;
+
+export interface CatalogServiceDeps {
+  readonly queries: Pick<QueryService, 'runTrusted' | 'engineOf'>;
+  /** Every statement explain_query plans passes this first. */
+  readonly validate: StatementValidator;
+  /** Needed by catalogs whose explain writes (SAP HANA); without it their explain is refused. */
+  readonly writeScope?: WriteScope;
+  /** One catalog per engine; defaults to `CATALOGS`. */
+  readonly catalogs?: Readonly<Record<Engine, Catalog>>;
+}
+
+type Context = Readonly<Record<string, string>> | undefined;
+type Call = { catalog: Catalog; run: CatalogExecutor; connection: string; context: Context; scope: { project?: string; session?: string } };
+
+/**
+ * Schema discovery for one connection per call: picks the engine's catalog from a map, runs its
+ * generated SQL through `QueryService.runTrusted` (read-only, rolled back), applies defaults
+ * (the connection's current schema, a row cap of 200) and proves tables exist before use.
+ */
+export class CatalogService {
+  readonly #deps: CatalogServiceDeps;
+  readonly #catalogs: Readonly<Record<Engine, Catalog>>;
+
+  constructor(deps: CatalogServiceDeps) {
+    this.#deps = deps;
+    this.#catalogs = deps.catalogs ?? CATALOGS;
+  }
+
+  async schemas(req: SchemasRequest): Promise<SchemaList> {
+    const { catalog, run } = this.#call(req);
+    const query = { limit: req.limit ?? DEFAULT_CATALOG_LIMIT, ...(req.pattern ? { pattern: req.pattern } : {}) };
+    const current = await catalog.currentSchema(run);
+    const list = await catalog.listSchemas(run, query);
+    return { current, ...list };
+  }
+
+  async tables(req: TablesRequest): Promise<TableList> {
+    const call = this.#call(req);
+    const schema = await this.#schema(call, req.schema);
+    return call.catalog.listTables(call.run, {
+      schema,
+      limit: req.limit ?? DEFAULT_CATALOG_LIMIT,
+      ...(req.pattern ? { pattern: req.pattern } : {}),
+    });
+  }
+
+  async describe(req: DescribeRequest): Promise<TableDescription> {
+    const call = this.#call(req);
+    return call.catalog.describeTable(call.run, await this.#table(call, req.schema, req.table));
+  }
+
+  async routines(req: RoutinesRequest): Promise<RoutineList> {
+    const call = this.#call(req);
+    const schema = await this.#schema(call, req.schema);
+    return call.catalog.listRoutines(call.run, {
+      schema,
+      limit: req.limit ?? DEFAULT_CATALOG_LIMIT,
+      ...(req.pattern ? { pattern: req.pattern } : {}),
+    });
+  }
+
+  async search(req: SearchRequest): Promise<SearchResult> {
+    const { catalog, run } = this.#call(req);
+    return catalog.search(run, {
+      pattern: req.pattern,
+      kinds: req.kinds ?? ObjectKindSchema.options,
+      limit: req.limit ?? DEFAULT_CATALOG_LIMIT,
+    });
+  }
+
+  /** A few rows of a table proven to exist; one more is asked for, to know whether there are more. */
+  async sample(req: SampleRequest): Promise<SampleResult> {
+    const call = this.#call(req);
+    const table = await this.#table(call, req.schema, req.table);
+    const limit = req.limit ?? DEFAULT_SAMPLE_ROWS;
+    const statement = call.catalog.sampleStatement(table, limit + 1);
+    const result = await this.#deps.queries.runTrusted(call.connection, statement.sql, [...statement.params], limit, call.context, call.scope);
+    const { columns, rows, rowCount, truncated } = result;
+    return { schema: table.schema, table: table.table, columns, rows, rowCount, truncated };
+  }
+
+  /** The plan of one read statement, which must pass the validator first; it is never run. */
+  async explain(req: ExplainRequest): Promise<ExplainResult> {
+    const call = this.#call(req);
+    const verdict = this.#deps.validate(req.sql, call.catalog.engine);
+    if (!verdict.ok) throw new HanactlError('STATEMENT_REFUSED', verdict.message, { rule: verdict.rule, hint: verdict.hint });
+    if (verdict.kind === 'write') {
+      throw new HanactlError('STATEMENT_REFUSED', 'Refused: explain_query plans reads only, and this statement writes.', {
+        rule: 'explain-write',
+        hint: 'Explain the SELECT part instead.',
+      });
+    }
+    const sql = withoutTrailingSemicolons(req.sql);
+    if (!call.catalog.explainWrites) return call.catalog.explain(call.run, sql);
+    const scope = this.#deps.writeScope;
+    if (!scope) {
+      throw new HanactlError(
+        'DRIVER_UNAVAILABLE',
+        `explain_query on ${call.catalog.engine} must write its plan into a plan table, and this daemon was built without a write scope for catalog statements.`,
+      );
+    }
+    return scope(call.connection, (run) => call.catalog.explain(run, sql));
+  }
+
+  /** The engine's catalog and an executor on the read-only path, with the caller's context values. */
+  #call(req: { connection: string; context?: Context; project?: string; session?: string }): Call {
+    const { connection, context } = req;
+    // A `project:<name>` connection resolves in the caller's project, as run_query's do.
+    const scope = { ...(req.project ? { project: req.project } : {}), ...(req.session ? { session: req.session } : {}) };
+    const catalog = this.#catalogs[this.#deps.queries.engineOf(connection, scope)];
+    const run: CatalogExecutor = async (sql, params, maxRows) =>
+      (await this.#deps.queries.runTrusted(connection, sql, [...params], maxRows, context ? { ...context } : undefined, scope)).rows;
+    return { catalog, run, connection, context, scope };
+  }
+
+  async #schema(call: Call, requested: string | undefined): Promise<string> {
+    if (requested) return requested;
+    const current = await call.catalog.currentSchema(call.run);
+    if (current) return current;
+    throw new HanactlError('INVALID_REQUEST', 'This connection has no current schema; pass `schema` (list_schemas shows them).');
+  }
+
+  /**
+   * Proves a table or view exists and returns its names as the catalog spells them: the exact
+   * match, else the only case-insensitive one. `orders.items` without a schema is also tried as
+   * schema `orders`, table `items`.
+   */
+  async #table(call: Call, schema: string | undefined, table: string): Promise<TableRef> {
+    const inSchema = await this.#schema(call, schema);
+    const found = pick(await call.catalog.findTables(call.run, inSchema, table), inSchema, table);
+    if (found !== undefined && !Array.isArray(found)) return found;
+    const dot = table.indexOf('.');
+    if (!schema && !found && dot > 0 && dot < table.length - 1) {
+      const [s, t] = [table.slice(0, dot), table.slice(dot + 1)];
+      const qualified = pick(await call.catalog.findTables(call.run, s, t), s, t);
+      if (qualified !== undefined && !Array.isArray(qualified)) return qualified;
+    }
+    if (Array.isArray(found)) {
+      const names = found.map((f) => JSON.stringify(`${f.schema}.${f.table}`)).join(', ');
+      throw new HanactlError('INVALID_REQUEST', `${JSON.stringify(table)} matches ${names} when case is ignored; pass the exact name.`);
+    }
+    throw new HanactlError(
+      'NOT_FOUND',
+      `No table or view ${JSON.stringify(table)} in schema ${JSON.stringify(inSchema)}. Find names with list_tables or search_objects.`,
+    );
+  }
+}
+
+/** The exact match, else the only candidate; several candidates come back as an array. */
+function pick(found: readonly TableRef[], schema: string, table: string): TableRef | TableRef[] | undefined {
+  const exact = found.filter((f) => f.schema === schema && f.table === table);
+  if (exact.length === 1) return exact[0];
+  if (found.length === 1) return found[0];
+  return found.length > 1 ? [...found] : undefined;
+}

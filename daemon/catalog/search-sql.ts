@@ -1,0 +1,51 @@
+import type { ObjectKind, SearchHit, SearchResult } from '../../shared/catalog-schemas.js';
+import type { CatalogRow } from './catalog.js';
+import { capInfo, name, text } from './catalog-sql.js';
+
+/**
+ * One branch of `search_objects` per object kind. Each answers five columns in this order:
+ * kind, schema, name, the column's table (else NULL), detail (a column's type, a routine's
+ * arguments, else NULL); the branch for the first kind must label them `kind`, `schema_name`,
+ * `object_name`, `parent_name`, `detail`, which `labels` does.
+ */
+export type SearchBranches = Partial<Record<ObjectKind, (labels: boolean) => string>>;
+
+const ORDER = `CASE kind WHEN 'table' THEN 1 WHEN 'view' THEN 2 WHEN 'routine' THEN 3 ELSE 4 END`;
+const LABELS = ['kind', 'schema_name', 'object_name', 'parent_name', 'detail'] as const;
+
+/** Labels five select-list expressions as the search columns (or leaves them as they are). */
+export function searchColumns(labels: boolean, ...expressions: [string, string, string, string, string]): string {
+  return expressions.map((e, i) => (labels ? `${e} AS ${LABELS[i]}` : e)).join(', ');
+}
+
+/**
+ * The UNION ALL of the requested kinds' branches, tables first, then views, routines and
+ * columns, each by schema and name, with the match count in `total`. Null when the engine has
+ * no branch for any requested kind (SQLite has no routines).
+ */
+export function searchSql(branches: SearchBranches, kinds: readonly ObjectKind[]): string | null {
+  const parts = [...new Set(kinds)].flatMap((k) => {
+    const branch = branches[k];
+    return branch ? [branch] : [];
+  });
+  if (parts.length === 0) return null;
+  const union = parts.map((branch, i) => branch(i === 0)).join('\nUNION ALL\n');
+  return `SELECT kind, schema_name, object_name, parent_name, detail, COUNT(*) OVER () AS total
+FROM (${union}) hits
+ORDER BY ${ORDER}, schema_name, parent_name, object_name`;
+}
+
+/** Maps search rows (keys in lower case) to hits. */
+export function searchHits(rows: readonly CatalogRow[]): SearchResult {
+  const hits: SearchHit[] = rows.map((r) => ({
+    kind: name(r, 'kind') as ObjectKind,
+    schema: name(r, 'schema_name'),
+    name: name(r, 'object_name'),
+    table: text(r, 'parent_name'),
+    detail: text(r, 'detail'),
+  }));
+  return { hits, ...capInfo(rows, 'total') };
+}
+
+/** The answer for a search no branch can serve. */
+export const NO_HITS: SearchResult = { hits: [], total: 0, truncated: false };

@@ -1,0 +1,117 @@
+import { describe, expect, it } from 'vitest';
+import type { CatalogExecutor } from '../../../daemon/catalog/catalog.js';
+import { CatalogService, type StatementValidator } from '../../../daemon/catalog/catalog-service.js';
+import { likePattern, quoteWith, withoutTrailingSemicolons } from '../../../daemon/catalog/catalog-sql.js';
+import { HanaCatalog } from '../../../daemon/catalog/hana-catalog.js';
+import type { WriteScope } from '../../../daemon/catalog/write-scope.js';
+import type { Engine } from '../../../shared/connection-url.js';
+import type { Param, QueryResult } from '../../../shared/schemas.js';
+
+describe('catalog SQL helpers', () => {
+  it('turns an agent pattern into a bound, lower-cased LIKE pattern with ! escaped', () => {
+    expect(likePattern('Order')).toBe('%order%');
+    expect(likePattern('ORD%')).toBe('ord%');
+    expect(likePattern('a_b')).toBe('%a_b%');
+    expect(likePattern("x!%' OR 1=1")).toBe("x!!%' or 1=1");
+  });
+
+  it('quotes identifiers by doubling the delimiter and refuses NUL', () => {
+    expect(quoteWith('"')('Odd"Name')).toBe('"Odd""Name"');
+    expect(quoteWith('`')('a`; DROP TABLE t; --')).toBe('`a``; DROP TABLE t; --`');
+    expect(() => quoteWith('"')('a\u0000b')).toThrow(/NUL/);
+  });
+
+  it('removes trailing semicolons and whitespace only', () => {
+    expect(withoutTrailingSemicolons('SELECT ";" ;; \n')).toBe('SELECT ";"');
+  });
+});
+
+/** A query service stand-in that records what would reach the database. */
+function fakeQueries(engine: Engine) {
+  const ran: { sql: string; params: readonly Param[] }[] = [];
+  return {
+    ran,
+    queries: {
+      engineOf: () => engine,
+      runTrusted: async (_c: string, sql: string, params: Param[] = []): Promise<QueryResult> => {
+        ran.push({ sql, params });
+        return { columns: [], rows: [], rowCount: 0, truncated: false, durationMs: 0 };
+      },
+    },
+  };
+}
+
+const allow: StatementValidator = () => ({ ok: true, kind: 'read' });
+const hana = {
+  sqlite: new HanaCatalog(),
+  postgres: new HanaCatalog(),
+  mysql: new HanaCatalog(),
+  hana: new HanaCatalog({ statementName: () => 'S1' }),
+};
+
+describe('CatalogService.explain', () => {
+  it('refuses what the validator refuses, naming rule and hint, before any statement', async () => {
+    const { ran, queries } = fakeQueries('hana');
+    const validate: StatementValidator = (_sql, engine) => ({
+      ok: false,
+      rule: 'write',
+      message: `Refused on ${engine}.`,
+      hint: 'Explain a SELECT.',
+    });
+    const service = new CatalogService({ queries, validate, catalogs: hana });
+    await expect(service.explain({ connection: 'h', sql: 'DELETE FROM t' })).rejects.toMatchObject({
+      code: 'STATEMENT_REFUSED',
+      message: 'Refused on hana.',
+      details: { rule: 'write', hint: 'Explain a SELECT.' },
+    });
+    expect(ran).toEqual([]);
+  });
+
+  it('refuses a statement the validator calls a write, even when it passes', async () => {
+    const { queries } = fakeQueries('hana');
+    const service = new CatalogService({ queries, validate: () => ({ ok: true, kind: 'write' }), catalogs: hana });
+    await expect(service.explain({ connection: 'h', sql: 'UPDATE t SET a = 1' })).rejects.toMatchObject({ code: 'STATEMENT_REFUSED' });
+  });
+
+  it('says HANA explain needs a write scope when none is wired, and runs nothing', async () => {
+    const { ran, queries } = fakeQueries('hana');
+    const service = new CatalogService({ queries, validate: allow, catalogs: hana });
+    await expect(service.explain({ connection: 'h', sql: 'SELECT 1 FROM DUMMY' })).rejects.toMatchObject({ code: 'DRIVER_UNAVAILABLE' });
+    expect(ran).toEqual([]);
+  });
+
+  it('runs HANA explain inside the write scope, never on the read-only path', async () => {
+    const { ran, queries } = fakeQueries('hana');
+    const scoped: string[] = [];
+    const writeScope: WriteScope = async (connection, work) => {
+      const run: CatalogExecutor = async (sql) => {
+        scoped.push(`${connection}: ${sql.trim().split('\n')[0]}`);
+        return [];
+      };
+      return work(run);
+    };
+    const service = new CatalogService({ queries, validate: allow, catalogs: hana, writeScope });
+    await service.explain({ connection: 'h', sql: 'SELECT 1 FROM DUMMY;  ' });
+    expect(ran).toEqual([]);
+    expect(scoped[0]).toBe("h: EXPLAIN PLAN SET STATEMENT_NAME = 'S1' FOR SELECT 1 FROM DUMMY");
+    expect(scoped.at(-1)).toBe('h: DELETE FROM EXPLAIN_PLAN_TABLE WHERE STATEMENT_NAME = ?');
+  });
+});
+
+describe('CatalogService table resolution', () => {
+  it('refuses an ambiguous case-insensitive match, naming the candidates', async () => {
+    const rows = [
+      { SCHEMA_NAME: 'S', OBJECT_NAME: 'T', OBJECT_KIND: 'table', COMMENTS: null },
+      { SCHEMA_NAME: 'S', OBJECT_NAME: 't', OBJECT_KIND: 'table', COMMENTS: null },
+    ];
+    const queries = {
+      engineOf: (): Engine => 'hana',
+      runTrusted: async (): Promise<QueryResult> => ({ columns: [], rows, rowCount: 2, truncated: false, durationMs: 0 }),
+    };
+    const service = new CatalogService({ queries, validate: allow, catalogs: hana });
+    await expect(service.describe({ connection: 'h', schema: 'S', table: 'T ' })).rejects.toMatchObject({
+      code: 'INVALID_REQUEST',
+      message: expect.stringContaining('"S.T", "S.t"'),
+    });
+  });
+});

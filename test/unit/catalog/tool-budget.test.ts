@@ -1,0 +1,58 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { afterAll, expect, it } from 'vitest';
+import { DaemonClient } from '../../../shared/daemon-client.js';
+import { registerCatalogTools } from '../../../shim/catalog-tools.js';
+import { SessionState } from '../../../shim/session-state.js';
+import { registerTools } from '../../../shim/tools.js';
+
+/** The whole tools/list answer an agent loads into its context, with room left for one more tool. */
+const BUDGET_BYTES = 8192;
+const HEADROOM_BYTES = 700;
+
+const daemon = new DaemonClient({ socketPath: '/nonexistent/hanactl.sock', clientName: 'budget-test' });
+afterAll(() => daemon.close());
+
+async function listedTools(register: (server: McpServer) => void) {
+  const server = new McpServer({ name: 'hanactl', version: '0.0.0' });
+  register(server);
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: 'budget', version: '1.0.0' });
+  await client.connect(clientSide);
+  const result = await client.listTools();
+  await client.close();
+  return result;
+}
+
+it(`keeps tools/list within ${BUDGET_BYTES} bytes with ${HEADROOM_BYTES} bytes left for detect_project`, async () => {
+  const state = new SessionState(daemon, {});
+  const existing = await listedTools((s) => registerTools(s, daemon, state));
+  const all = await listedTools((s) => {
+    registerTools(s, daemon, state);
+    registerCatalogTools(s, daemon, state);
+  });
+  const size = JSON.stringify(all).length;
+  const share = size - JSON.stringify(existing).length;
+  const perTool = all.tools.map((t) => `${t.name}=${JSON.stringify(t).length}`).join(' ');
+  if (process.env.HANACTL_PRINT_TOOLS) console.log(JSON.stringify(all.tools.slice(4)));
+  console.log(`tools/list: ${size} bytes (${all.tools.length} tools; catalog tools ${share} bytes). ${perTool}`);
+  expect(all.tools.map((t) => t.name)).toEqual(
+    expect.arrayContaining([
+      'list_schemas',
+      'list_tables',
+      'describe_table',
+      'list_routines',
+      'explain_query',
+      'sample_rows',
+      'search_objects',
+    ]),
+  );
+  expect(
+    all.tools
+      .filter((t) => t.name.match(/schemas|tables|describe|routines|explain|sample|search/))
+      .every((t) => t.annotations?.readOnlyHint && t.outputSchema),
+  ).toBe(true);
+  expect(size + HEADROOM_BYTES).toBeLessThanOrEqual(BUDGET_BYTES);
+});
