@@ -1,0 +1,46 @@
+/** What a shim adds to its project's chain: a named connection file, its own `VCAP_SERVICES`. */
+export interface SessionExtras {
+  readonly connFile?: string;
+  readonly vcapServices?: string;
+}
+
+interface Entry {
+  readonly extras: SessionExtras;
+  seenAt: number;
+}
+
+/**
+ * The extras each shim announced with `detect` (kept in daemon memory only, never listed or
+ * logged: `VCAP_SERVICES` may hold passwords), so its later listings and queries resolve the
+ * same chain. Entries idle for a day are dropped; the table is capped.
+ */
+export class SessionSources {
+  readonly #entries = new Map<string, Entry>();
+  readonly #idleMs: number;
+  readonly #max: number;
+
+  constructor(options: { idleMs?: number; max?: number } = {}) {
+    this.#idleMs = options.idleMs ?? 24 * 60 * 60_000;
+    this.#max = options.max ?? 1000;
+  }
+
+  set(session: string, extras: SessionExtras): void {
+    this.#entries.delete(session);
+    this.#entries.set(session, { extras: { ...extras }, seenAt: Date.now() });
+    this.#prune();
+  }
+
+  get(session: string | undefined): SessionExtras {
+    if (!session) return {};
+    const entry = this.#entries.get(session);
+    if (!entry) return {};
+    entry.seenAt = Date.now();
+    return entry.extras;
+  }
+
+  #prune(): void {
+    const cutoff = Date.now() - this.#idleMs;
+    for (const [id, entry] of this.#entries) if (entry.seenAt < cutoff) this.#entries.delete(id);
+    while (this.#entries.size > this.#max) this.#entries.delete(this.#entries.keys().next().value as string);
+  }
+}

@@ -1,0 +1,166 @@
+import { isAbsolute, join, resolve } from 'node:path';
+import { capDbEntries } from './cap-config.js';
+import { connectionsFromCap, type KindHint } from './cap-source.js';
+import { parseDotenv } from './dotenv.js';
+import { connectionsFromEnvVars } from './env-vars.js';
+import type { ProjectFiles } from './project-files.js';
+import { asObject, asText, parseJsonText, SourceError } from './source-error.js';
+import { connectionsFromVcap, type SourceYield } from './vcap.js';
+
+/** What the chain reads with: the project root, trusted file access and the caller's extras. */
+export interface SourceContext {
+  readonly root: string;
+  readonly files: Pick<ProjectFiles, 'read' | 'probe'>;
+  /** `~/.hana-cli` of the daemon's user. */
+  readonly hanaCliHome: string;
+  /** A connection file named by a person (`hanactl mcp --conn-file`). */
+  readonly connFile?: string;
+  /** The caller's `VCAP_SERVICES` variable. */
+  readonly vcapServices?: string;
+}
+
+/** One source's own finding, before precedence decides used or skipped. */
+export type SourceFinding =
+  | { readonly kind: 'absent' | 'skipped' | 'error'; readonly file?: string; readonly reason: string }
+  | { readonly kind: 'found'; readonly file?: string; readonly found: SourceYield; readonly reason?: string };
+
+export interface ProjectSource {
+  /** How people see it in explanations: a file name or `VCAP_SERVICES`. */
+  readonly label: string;
+  find(ctx: SourceContext): SourceFinding;
+}
+
+type Json = { ok: true; value: unknown; file: string } | { ok: false; finding: SourceFinding };
+
+/**
+ * Reads and parses a JSON file inside trust; absence, trust and syntax problems become
+ * findings. A file outside trust is skipped (with `hint`, when trusting its folder is sound).
+ */
+function readJson(ctx: SourceContext, path: string, label: string, hint = ''): Json {
+  const read = ctx.files.read(path, label);
+  if (read.kind === 'absent')
+    return { ok: false, finding: { kind: 'absent', file: path, reason: `${label} does not exist (looked for ${path}).` } };
+  if (read.kind === 'outside') return { ok: false, finding: { kind: 'skipped', file: path, reason: `${read.message}${hint}` } };
+  if (read.kind === 'error') return { ok: false, finding: { kind: 'error', file: path, reason: read.message } };
+  return { ok: true, value: parseJsonText(read.text, label), file: read.real };
+}
+
+/** The kinds package.json and .cdsrc.json declare, for a file that holds only credentials. */
+function kindHint(ctx: SourceContext, files: readonly ('package.json' | '.cdsrc.json')[]): KindHint {
+  const kinds = new Map<string | null, string>();
+  for (const name of files) {
+    try {
+      const json = readJson(ctx, join(ctx.root, name), name);
+      const section = json.ok ? (name === 'package.json' ? asObject(json.value)?.cds : json.value) : undefined;
+      for (const e of capDbEntries(section)) if (e.kind && !kinds.has(e.profile)) kinds.set(e.profile, e.kind);
+    } catch {
+      // A broken file gives no hint; its own source reports it.
+    }
+  }
+  return (profile) => kinds.get(profile);
+}
+
+function capSource(
+  label: '.cdsrc-private.json' | '.cdsrc.json' | 'package.json',
+  hints: readonly ('package.json' | '.cdsrc.json')[],
+): ProjectSource {
+  return {
+    label,
+    find(ctx) {
+      const json = readJson(ctx, join(ctx.root, label), label);
+      if (!json.ok) return json.finding;
+      const section = label === 'package.json' ? asObject(json.value)?.cds : json.value;
+      if (label === 'package.json' && section === undefined)
+        return { kind: 'found', file: json.file, found: { candidates: [], notes: ['package.json has no cds section.'] } };
+      const entries = capDbEntries(section);
+      if (entries.length === 0)
+        return { kind: 'found', file: json.file, found: { candidates: [], notes: [`${label} declares no cds.requires.db.`] } };
+      return { kind: 'found', file: json.file, found: connectionsFromCap(entries, label, ctx.root, kindHint(ctx, hints)) };
+    },
+  };
+}
+
+/** A default-env.json style file: `VCAP_SERVICES` (and hana-cli's `TARGET_CONTAINER`). */
+function envJson(ctx: SourceContext, path: string, label: string, hint = ''): SourceFinding {
+  const json = readJson(ctx, path, label, hint);
+  if (!json.ok) return json.finding;
+  const object = asObject(json.value);
+  if (!object) throw new SourceError(`${label} is not a JSON object.`);
+  if (object.VCAP_SERVICES === undefined)
+    return { kind: 'found', file: json.file, found: { candidates: [], notes: [`${label} has no VCAP_SERVICES.`] } };
+  return {
+    kind: 'found',
+    file: json.file,
+    found: connectionsFromVcap(object.VCAP_SERVICES, label, ctx.root, asText(object.TARGET_CONTAINER)),
+  };
+}
+
+const connFileSource: ProjectSource = {
+  label: 'connection file',
+  find(ctx) {
+    if (!ctx.connFile) return { kind: 'absent', reason: 'No connection file was named (`hanactl mcp --conn-file <file>`).' };
+    const name = ctx.connFile;
+    // As hana-cli's --conn: the project first, then ~/.hana-cli/<name>.
+    const places = isAbsolute(name) ? [name] : [resolve(ctx.root, name), join(ctx.hanaCliHome, name)];
+    for (const path of places) {
+      const finding = envJson(ctx, path, `the connection file ${name}`);
+      if (finding.kind !== 'absent') return finding;
+    }
+    return { kind: 'absent', reason: `The connection file ${name} does not exist (looked for ${places.join(' and ')}).` };
+  },
+};
+
+const dotenvSource: ProjectSource = {
+  label: '.env',
+  find(ctx) {
+    const path = join(ctx.root, '.env');
+    const read = ctx.files.read(path, '.env');
+    if (read.kind === 'absent') return { kind: 'absent', file: path, reason: `.env does not exist (looked for ${path}).` };
+    if (read.kind !== 'file') return { kind: read.kind === 'outside' ? 'skipped' : 'error', file: path, reason: read.message };
+    const { vars, badLines } = parseDotenv(read.text);
+    const found = connectionsFromEnvVars(vars, '.env', ctx.root);
+    const notes = [
+      ...(badLines.length > 0
+        ? [`.env line${badLines.length > 1 ? 's' : ''} ${badLines.slice(0, 5).join(', ')} not KEY=VALUE; ignored.`]
+        : []),
+      ...found.notes,
+    ];
+    if (found.candidates.length === 0 && found.notes.length === 0)
+      notes.push('.env has no VCAP_SERVICES, HANA_* or DATABASE_URL variables.');
+    return { kind: 'found', file: read.real, found: { ...found, notes } };
+  },
+};
+
+const environmentSource: ProjectSource = {
+  label: 'VCAP_SERVICES',
+  find(ctx) {
+    if (ctx.vcapServices === undefined) return { kind: 'absent', reason: "The caller's environment has no VCAP_SERVICES variable." };
+    return { kind: 'found', found: connectionsFromVcap(ctx.vcapServices, "the caller's environment", ctx.root) };
+  },
+};
+
+/**
+ * The chain, in hana-cli's order with CAP's own configuration first: `.cdsrc-private.json`
+ * (CAP bindings), CAP's `cds.requires.db` (`.cdsrc.json`, `package.json`), `default-env.json`,
+ * a named connection file, `~/.hana-cli/default.json`, `.env`, the caller's `VCAP_SERVICES`.
+ * The first source that yields a connection wins.
+ */
+export const PROJECT_SOURCES: readonly ProjectSource[] = [
+  capSource('.cdsrc-private.json', ['.cdsrc.json', 'package.json']),
+  capSource('.cdsrc.json', ['package.json']),
+  capSource('package.json', []),
+  { label: 'default-env.json', find: (ctx) => envJson(ctx, join(ctx.root, 'default-env.json'), 'default-env.json') },
+  connFileSource,
+  {
+    label: '~/.hana-cli/default.json',
+    find: (ctx) =>
+      envJson(
+        ctx,
+        join(ctx.hanaCliHome, 'default.json'),
+        '~/.hana-cli/default.json',
+        ` To use it, a person runs \`hanactl trust ${ctx.hanaCliHome}\`.`,
+      ),
+  },
+  dotenvSource,
+  environmentSource,
+];

@@ -1,0 +1,86 @@
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { DaemonClient } from '../../shared/daemon-client.js';
+import { resolvePaths } from '../../shared/paths.js';
+import { trustFolder } from '../../shared/project-client.js';
+import { TestHome } from '../helpers/hanactl-home.js';
+import { capSqliteProject, fixtureRoot, hanaBinding, json, link, writeTree } from '../helpers/project-fixtures.js';
+
+const SECRET = 'cli-planted-secret-0b7e';
+const base = fixtureRoot();
+const home = new TestHome({ extraEnv: { HOME: join(base.dir, 'home') } });
+const cap = writeTree(join(base.dir, 'cap'), {
+  ...capSqliteProject('cap'),
+  '.cdsrc-private.json': json({
+    requires: { '[hybrid]': { db: { kind: 'hana', binding: { type: 'cf', instance: 'cap-hana', key: 'cap-key' } } } },
+  }),
+  'default-env.json': json({ VCAP_SERVICES: { hana: [hanaBinding('cap-hdi', { password: SECRET })] } }),
+});
+writeTree(join(base.dir, 'links'), { 'to-cap': link(cap) });
+
+afterAll(async () => {
+  await home.dispose();
+  base.dispose();
+});
+
+describe('hanactl trust, explain-project and import', () => {
+  it('trusts by real path, lists and untrusts, with --json', async () => {
+    expect((await home.ok(['trusted'])).stdout).toMatch(/No folder is trusted yet/);
+    const added = JSON.parse((await home.ok(['trust', join(base.dir, 'links', 'to-cap'), '--json'])).stdout);
+    expect(added).toEqual({ path: cap, changed: true });
+    expect((await home.ok(['trust', cap])).stdout).toMatch(/was trusted already/);
+    expect(JSON.parse((await home.ok(['trusted', '--json'])).stdout)).toEqual({ trusted: [{ path: cap, createdAt: expect.any(String) }] });
+    expect((await home.ok(['untrust', cap])).stdout).toContain(`${cap} is no longer trusted.`);
+    const refused = await home.run(['explain-project', cap]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`hanactl trust ${cap}`);
+    expect((await home.run(['trust', join(base.dir, 'nope')])).stderr).toMatch(/does not exist/);
+  });
+
+  it('refuses a trust request from the shim’s client, whatever path it names', async () => {
+    const shimClient = new DaemonClient({ socketPath: resolvePaths(home.env).socket, clientName: 'hanactl-shim' });
+    try {
+      await expect(trustFolder(shimClient, cap)).rejects.toMatchObject({
+        code: 'FORBIDDEN',
+        message: expect.stringMatching(/Only a person can trust a folder/),
+      });
+    } finally {
+      shimClient.close();
+    }
+    expect(JSON.parse((await home.ok(['trusted', '--json'])).stdout).trusted).toEqual([]);
+  });
+
+  it('explains each source tried, in order, and why it was used or skipped', async () => {
+    await home.ok(['trust', cap]);
+    const text = (await home.ok(['explain-project', join(cap, 'srv')])).stdout;
+    expect(text).toContain(`Project ${cap} (CAP: db/, srv/, cds in package.json)`);
+    expect(text).toMatch(/ 1\. \.cdsrc-private\.json: skipped .*\n {4}.*only a cloud binding reference.*cds bind --exec --profile hybrid/);
+    expect(text).toMatch(/ 3\. package\.json: used/);
+    expect(text).toMatch(/ 4\. default-env\.json: skipped .*\n {4}Shadowed: package\.json came first/);
+    expect(text).toContain('Connections: project:db (sqlite) [first]');
+    const explained = JSON.parse((await home.ok(['explain-project', cap, '--json'])).stdout);
+    expect(explained.sources.map((s: { source: string; status: string }) => `${s.source}=${s.status}`)).toEqual([
+      '.cdsrc-private.json=skipped',
+      '.cdsrc.json=absent',
+      'package.json=used',
+      'default-env.json=skipped',
+      'connection file=absent',
+      '~/.hana-cli/default.json=absent',
+      '.env=absent',
+      'VCAP_SERVICES=absent',
+    ]);
+    expect(text + JSON.stringify(explained)).not.toContain(SECRET);
+  });
+
+  it('imports a project connection into the registry, by default and by name', async () => {
+    const imported = JSON.parse((await home.ok(['import', cap, '--json'])).stdout);
+    expect(imported).toMatchObject({ name: 'cap-db', engine: 'sqlite', url: `sqlite:${join(cap, 'db.sqlite')}`, allowWrite: false });
+    const named = await home.ok(['import', cap, '--connection', 'db', '--as', 'catalog']);
+    expect(named.stdout).toMatch(/Imported "catalog" \(sqlite, read-only\)/);
+    const list = JSON.parse((await home.ok(['list', '--json'])).stdout);
+    expect(list.connections.map((c: { name: string }) => c.name)).toEqual(['cap-db', 'catalog']);
+    const missing = await home.run(['import', cap, '--connection', 'project:nope']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('has no connection named "project:nope". It has: project:db.');
+  });
+});

@@ -1,0 +1,140 @@
+import { utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { resolveSources } from '../../../daemon/projects/project-resolver.js';
+import type { SourceContext } from '../../../daemon/projects/sources.js';
+import { capSqliteProject, fixtureRoot, hanaBinding, json, postgresBinding, writeTree } from '../../helpers/project-fixtures.js';
+import { projectService, SECRET } from './setup.js';
+
+const base = fixtureRoot();
+afterAll(() => base.dispose());
+let n = 0;
+const folder = (tree: Parameters<typeof writeTree>[1]) => writeTree(join(base.dir, `p${++n}`), tree);
+
+function chain(root: string, extra: Partial<SourceContext> = {}, trusted: readonly string[] = [root]) {
+  const { files } = projectService(trusted);
+  return resolveSources({ root, files, hanaCliHome: join(base.dir, 'no-home'), ...extra });
+}
+const status = (r: ReturnType<typeof chain>) => Object.fromEntries(r.sources.map((s) => [s.source, s.status]));
+
+describe('the connection chain, source by source', () => {
+  it('uses CAP’s cds.requires.db in package.json: a SQLite project needs no server', () => {
+    const root = folder(capSqliteProject('a'));
+    const r = chain(root);
+    expect(r.used).toMatchObject({ label: 'package.json', preferred: 'db' });
+    expect(r.used?.candidates[0]?.target).toMatchObject({ engine: 'sqlite', path: join(root, 'db.sqlite') });
+    expect(status(r)).toMatchObject({
+      '.cdsrc-private.json': 'absent',
+      '.cdsrc.json': 'absent',
+      'package.json': 'used',
+      'default-env.json': 'absent',
+      '.env': 'absent',
+    });
+  });
+
+  it('follows hana-cli’s order: first match wins, and every later source says what it would have given', () => {
+    const root = folder({
+      ...capSqliteProject('b'),
+      '.cdsrc-private.json': json({
+        requires: { db: { kind: 'postgres', credentials: { host: 'pg.local', user: 'u', password: SECRET, database: 'd' } } },
+      }),
+      'default-env.json': json({ VCAP_SERVICES: { hana: [hanaBinding('hdi', { password: SECRET })] } }),
+      '.env': `DATABASE_URL=sqlite:./other.db\nHANA_PASSWORD=${SECRET}\n`,
+    });
+    const r = chain(root, { vcapServices: JSON.stringify({ hana: [hanaBinding('from-env')] }) });
+    expect(r.used?.label).toBe('.cdsrc-private.json');
+    expect(status(r)).toEqual({
+      '.cdsrc-private.json': 'used',
+      '.cdsrc.json': 'absent',
+      'package.json': 'skipped',
+      'default-env.json': 'skipped',
+      'connection file': 'absent',
+      '~/.hana-cli/default.json': 'absent',
+      '.env': 'skipped',
+      VCAP_SERVICES: 'skipped',
+    });
+    const pkg = r.sources.find((s) => s.source === 'package.json');
+    expect(pkg?.reason).toMatch(
+      /^Shadowed: \.cdsrc-private\.json came first and is used \(first match wins\); this source would yield project:db \(sqlite\)/,
+    );
+    expect(r.sources.find((s) => s.source === 'default-env.json')?.connections).toEqual([{ name: 'project:hdi', engine: 'hana' }]);
+    expect(JSON.stringify(r.sources)).not.toContain(SECRET);
+  });
+
+  it('falls through a .cdsrc-private.json that holds only a cloud binding, saying how to resolve it', () => {
+    const root = folder({
+      ...capSqliteProject('c'),
+      '.cdsrc-private.json': json({
+        requires: { '[hybrid]': { db: { kind: 'hana', binding: { type: 'cf', instance: 'my-hana', key: 'my-hana-key' } } } },
+      }),
+    });
+    const r = chain(root);
+    const priv = r.sources[0];
+    expect(priv).toMatchObject({ source: '.cdsrc-private.json', status: 'skipped' });
+    expect(priv?.reason).toMatch(/only a cloud binding reference.*"my-hana".*cds bind --exec --profile hybrid/);
+    expect(r.used?.label).toBe('package.json');
+  });
+
+  it('reads a hana-cli project: default-env.json before .env', () => {
+    const root = folder({
+      'package.json': json({ name: 'plain' }),
+      'default-env.json': json({ VCAP_SERVICES: { hana: [hanaBinding('one'), hanaBinding('two')] }, TARGET_CONTAINER: 'two' }),
+      '.env': 'HANA_HOST=h\nHANA_USER=u\n',
+    });
+    const r = chain(root);
+    expect(r.used).toMatchObject({ label: 'default-env.json', preferred: 'two' });
+    expect(r.used?.candidates.map((c) => c.name)).toEqual(['one', 'two']);
+    expect(status(r)['.env']).toBe('skipped');
+    expect(r.sources.find((s) => s.source === 'package.json')?.reason).toBe('package.json has no cds section.');
+  });
+
+  it('finds a named connection file in the project, then in ~/.hana-cli', () => {
+    const home = writeTree(join(base.dir, 'home-a', '.hana-cli'), {
+      'prod.json': json({ VCAP_SERVICES: { hana: [hanaBinding('prod')] } }),
+    });
+    const root = folder({ 'package.json': json({}), 'conn.json': json({ VCAP_SERVICES: { hana: [hanaBinding('local')] } }) });
+    expect(chain(root, { connFile: 'conn.json' }).used).toMatchObject({ label: 'connection file', preferred: 'local' });
+    expect(chain(root, { connFile: 'prod.json', hanaCliHome: home }, [root, home]).used).toMatchObject({
+      label: 'connection file',
+      preferred: 'prod',
+    });
+    const missing = chain(root, { connFile: 'nope.json' });
+    expect(missing.sources.find((s) => s.source === 'connection file')).toMatchObject({
+      status: 'absent',
+      reason: expect.stringMatching(/nope\.json does not exist/),
+    });
+  });
+
+  it('reads ~/.hana-cli/default.json only when a person trusted that folder', () => {
+    const home = writeTree(join(base.dir, 'home-b', '.hana-cli'), {
+      'default.json': json({ VCAP_SERVICES: { hana: [hanaBinding('central', { password: SECRET })] } }),
+    });
+    const root = folder({ 'package.json': json({}) });
+    const untrusted = chain(root, { hanaCliHome: home });
+    const entry = untrusted.sources.find((s) => s.source === '~/.hana-cli/default.json');
+    expect(entry).toMatchObject({ status: 'skipped' });
+    expect(entry?.reason).toContain(`hanactl trust ${home}`);
+    expect(untrusted.used).toBeUndefined();
+    expect(chain(root, { hanaCliHome: home }, [root, home]).used?.label).toBe('~/.hana-cli/default.json');
+  });
+
+  it('uses the caller’s VCAP_SERVICES last', () => {
+    const root = folder({ 'package.json': json({}) });
+    const r = chain(root, { vcapServices: JSON.stringify({ postgresql: [postgresBinding('pg', 'postgres://u@h:5432/d')] }) });
+    expect(r.used).toMatchObject({ label: 'VCAP_SERVICES', preferred: 'pg' });
+  });
+
+  it('re-reads a file when it changes, and answers from the cache while it does not', () => {
+    const root = folder({ '.env': 'DATABASE_URL=sqlite:./a.db\n', 'a.db': '', 'b.db': '' });
+    const { files } = projectService([root]);
+    const ctx = { root, files, hanaCliHome: '/nonexistent' };
+    expect(resolveSources(ctx).used?.candidates[0]?.target.path).toBe(join(root, 'a.db'));
+    const before = files.counts;
+    resolveSources(ctx);
+    expect(files.counts.reads).toBe(before.reads);
+    expect(files.counts.hits).toBeGreaterThan(before.hits);
+    writeFileSync(join(root, '.env'), 'DATABASE_URL=sqlite:./b.db\n');
+    utimesSync(join(root, '.env'), new Date(), new Date(Date.now() + 5000));
+    expect(resolveSources(ctx).used?.candidates[0]?.target.path).toBe(join(root, 'b.db'));
+  });
+});

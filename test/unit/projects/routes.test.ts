@@ -1,0 +1,131 @@
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadDriverFactory } from '../../../daemon/drivers/index.js';
+import { createApp } from '../../../daemon/http/app.js';
+import { DEFAULT_POOL_OPTIONS } from '../../../daemon/pools/pool.js';
+import { PoolManager } from '../../../daemon/pools/pool-manager.js';
+import { createConnectionResolver } from '../../../daemon/projects/connection-resolver.js';
+import { ProjectFiles } from '../../../daemon/projects/project-files.js';
+import { ProjectService } from '../../../daemon/projects/project-service.js';
+import { SessionSources } from '../../../daemon/projects/session-sources.js';
+import { TrustStore } from '../../../daemon/projects/trust-store.js';
+import { QueryService } from '../../../daemon/query/query-service.js';
+import { ConnectionService } from '../../../daemon/registry/connection-service.js';
+import { Registry } from '../../../daemon/registry/registry.js';
+import { SessionTable } from '../../../daemon/sessions/session-table.js';
+import { CLIENT_HEADER } from '../../../shared/client-header.js';
+import { capSqliteProject, fixtureRoot, writeTree } from '../../helpers/project-fixtures.js';
+
+const base = fixtureRoot();
+const registry = Registry.open(join(base.dir, 'registry.db'), randomBytes(32));
+const pools = new PoolManager({ pool: DEFAULT_POOL_OPTIONS, connectTimeoutMs: 5000, maxPools: 4, loadDriverFactory });
+const connections = new ConnectionService(registry, pools);
+const trust = new TrustStore(registry);
+const projects = new ProjectService({ trust, files: new ProjectFiles(trust), hanaCliHome: '/nonexistent', sessions: new SessionSources() });
+const queries = new QueryService({
+  resolve: createConnectionResolver(connections, projects),
+  poolFor: (r) => pools.poolFor(r),
+  policy: { check: () => 'read' },
+});
+const errors: unknown[] = [];
+const app = createApp({
+  health: () => ({
+    name: 'hanactl',
+    version: 't',
+    pid: 1,
+    uptimeMs: 0,
+    keySource: 'env',
+    socket: 's',
+    home: base.dir,
+    node: process.version,
+  }),
+  connections,
+  queries,
+  sessions: new SessionTable(),
+  pools,
+  projects,
+  trust,
+  shutdown: () => {},
+  onError: (e) => errors.push(e),
+});
+const project = writeTree(join(base.dir, 'shop'), capSqliteProject('shop'));
+
+afterAll(async () => {
+  await pools.closeAll();
+  registry.close();
+  base.dispose();
+});
+
+/** The parts of answers these tests look at. */
+interface Answer {
+  readonly error: { code: string; message: string; hint?: string };
+  readonly connections: { name: string }[];
+  readonly primary?: string;
+  readonly [key: string]: unknown;
+}
+
+const call = async (method: string, path: string, body?: unknown, client = 'hanactl-shim') => {
+  const res = await app.request(path, {
+    method,
+    headers: { 'content-type': 'application/json', [CLIENT_HEADER]: client },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  return { status: res.status, body: (await res.json()) as Answer };
+};
+
+describe('the project and trust API', () => {
+  it('refuses detection of an untrusted folder with 403 naming hanactl trust', async () => {
+    const res = await call('POST', '/v1/projects/detect', { path: project });
+    expect(res.status).toBe(403);
+    expect(res.body.error).toMatchObject({ code: 'FORBIDDEN', category: 'agent', hint: `hanactl trust ${project}` });
+  });
+
+  it('lets only the CLI change trust: the shim’s header is refused', async () => {
+    for (const [method, path] of [
+      ['POST', '/v1/trust'],
+      ['POST', '/v1/trust/remove'],
+      ['POST', '/v1/projects/import'],
+    ] as const) {
+      const res = await call(method, path, { path: project });
+      expect(res.status, path).toBe(403);
+      expect(res.body.error.message).toMatch(/Only a person can .* with the hanactl command line; no tool can\./);
+    }
+    expect((await call('GET', '/v1/trust')).body).toEqual({ trusted: [] });
+    const ok = await call('POST', '/v1/trust', { path: project }, 'hanactl-cli');
+    expect(ok).toEqual({ status: 200, body: { path: project, changed: true } });
+  });
+
+  it('lists project connections beside the registry’s and resolves them for queries', async () => {
+    await call('POST', '/v1/connections', { name: 'mem', url: 'sqlite::memory:' }, 'hanactl-cli');
+    const listed = await call('GET', `/v1/connections?project=${encodeURIComponent(join(project, 'srv'))}`);
+    expect(listed.body.connections.map((c) => c.name)).toEqual(['mem', 'project:db']);
+    expect(listed.body.project).toMatchObject({ status: 'ok', root: project, primary: 'project:db' });
+    expect((await call('GET', '/v1/connections')).body).toEqual({ connections: [expect.objectContaining({ name: 'mem' })] });
+    const info = await call('GET', `/v1/connections/project:db?project=${encodeURIComponent(project)}`);
+    expect(info.body).toMatchObject({ name: 'project:db', engine: 'sqlite', allowWrite: false, source: join(project, 'package.json') });
+    const rows = await call('POST', '/v1/query', { connection: 'project:db', project, sql: 'SELECT title FROM books' });
+    expect(rows.body).toMatchObject({ rows: [{ title: 'book of shop' }] });
+    const noProject = await call('POST', '/v1/query', { connection: 'project:db', sql: 'SELECT 1' });
+    expect(noProject.status).toBe(404);
+  });
+
+  it('imports a project connection into the registry (CLI only), then it is an ordinary one', async () => {
+    const res = await call('POST', '/v1/projects/import', { path: project, as: 'shop-db' }, 'hanactl-cli');
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ name: 'shop-db', engine: 'sqlite', url: `sqlite:${join(project, 'db.sqlite')}`, allowWrite: false });
+    const rows = await call('POST', '/v1/query', { connection: 'shop-db', sql: 'SELECT count(*) AS n FROM books' });
+    expect(rows.body).toMatchObject({ rows: [{ n: 1 }] });
+    const clash = await call('POST', '/v1/projects/import', { path: project, as: 'shop-db' }, 'hanactl-cli');
+    expect(clash.status).toBe(409);
+  });
+
+  it('validates bodies and keeps serving', async () => {
+    expect((await call('POST', '/v1/projects/detect', { path: '' })).status).toBe(400);
+    expect((await call('POST', '/v1/projects/detect', { path: project, extra: 1 })).status).toBe(400);
+    expect((await call('POST', '/v1/projects/detect', { path: 'relative' })).status).toBe(400);
+    expect((await call('POST', '/v1/projects/detect', { path: join(project, 'nope') })).status).toBe(404);
+    expect((await call('POST', '/v1/projects/detect', { path: project })).body.primary).toBe('project:db');
+    expect(errors).toEqual([]);
+  });
+});
