@@ -1,0 +1,172 @@
+import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type { AuditRecord } from '../../shared/schemas.js';
+
+const require = createRequire(import.meta.url);
+
+/** A record before the store gives it an id. */
+export type AuditEntry = Omit<AuditRecord, 'id'>;
+
+/** What `list` selects; `after` turns "the newest N" into "the next N after this id". */
+export interface AuditFilter {
+  readonly session?: string;
+  readonly connection?: string;
+  readonly since?: Date;
+  readonly after?: number;
+  readonly limit: number;
+}
+
+interface Statement {
+  run(...params: unknown[]): { changes: number };
+  all(...params: unknown[]): unknown[];
+}
+
+interface Database {
+  pragma(sql: string): unknown;
+  exec(sql: string): void;
+  prepare(sql: string): Statement;
+  transaction<A extends unknown[]>(fn: (...args: A) => void): (...args: A) => void;
+  close(): void;
+}
+
+interface Row {
+  id: number;
+  at: string;
+  query_id: string;
+  session: string | null;
+  client: string | null;
+  client_version: string | null;
+  project: string | null;
+  connection: string;
+  tool: string | null;
+  statement: string;
+  param_count: number;
+  rows: number | null;
+  truncated: number | null;
+  duration_ms: number;
+  outcome: AuditRecord['outcome'];
+  error_code: string | null;
+  rule: string | null;
+}
+
+// AUTOINCREMENT: an id is never reused after a prune, so `--follow`'s cursor stays valid.
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS calls (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  at TEXT NOT NULL,
+  query_id TEXT NOT NULL,
+  session TEXT,
+  client TEXT,
+  client_version TEXT,
+  project TEXT,
+  connection TEXT NOT NULL,
+  tool TEXT,
+  statement TEXT NOT NULL,
+  param_count INTEGER NOT NULL,
+  rows INTEGER,
+  truncated INTEGER,
+  duration_ms REAL NOT NULL,
+  outcome TEXT NOT NULL,
+  error_code TEXT,
+  rule TEXT
+);
+CREATE INDEX IF NOT EXISTS calls_at ON calls (at);
+CREATE INDEX IF NOT EXISTS calls_session ON calls (session, id);
+CREATE INDEX IF NOT EXISTS calls_connection ON calls (connection, id);
+`;
+
+const INSERT = `INSERT INTO calls (at, query_id, session, client, client_version, project, connection, tool, statement,
+  param_count, rows, truncated, duration_ms, outcome, error_code, rule)
+  VALUES (@at, @queryId, @session, @client, @clientVersion, @project, @connection, @tool, @statement,
+  @paramCount, @rows, @truncated, @durationMs, @outcome, @errorCode, @rule)`;
+
+/**
+ * The audit trail on disk: one plain SQLite file (statements, never secrets), mode 0600, WAL.
+ * Writes come in batches, each one transaction; timestamps are ISO 8601 UTC, so text order is time order.
+ */
+export class AuditStore {
+  readonly #db: Database;
+  readonly #insert: Statement;
+
+  private constructor(db: Database) {
+    this.#db = db;
+    this.#insert = db.prepare(INSERT);
+  }
+
+  /** Opens (or creates, 0600) the audit database at `path`. */
+  static open(path: string): AuditStore {
+    const Database = require('better-sqlite3-multiple-ciphers') as new (path: string) => Database;
+    // Made 0600 before SQLite opens it: SQLite gives the -wal and -shm files the database file's mode.
+    if (!existsSync(path) && process.platform !== 'win32') closeSync(openSync(path, 'a', 0o600));
+    if (process.platform !== 'win32') chmodSync(path, 0o600);
+    const db = new Database(path);
+    try {
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+      db.exec(SCHEMA);
+    } catch (err) {
+      db.close();
+      throw err;
+    }
+    return new AuditStore(db);
+  }
+
+  /** Writes `entries` in one transaction. */
+  insert(entries: readonly AuditEntry[]): void {
+    if (entries.length === 0) return;
+    const write = this.#db.transaction((batch: readonly AuditEntry[]) => {
+      for (const e of batch) this.#insert.run({ ...e, truncated: e.truncated === null ? null : e.truncated ? 1 : 0 });
+    });
+    write(entries);
+  }
+
+  /** Matching records, oldest first: the newest `limit`, or the first `limit` after `after`. */
+  list(filter: AuditFilter): AuditRecord[] {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    const add = (condition: string, value: unknown) => {
+      where.push(condition);
+      params.push(value);
+    };
+    if (filter.session !== undefined) add('session = ?', filter.session);
+    if (filter.connection !== undefined) add('connection = ?', filter.connection);
+    if (filter.since !== undefined) add('at >= ?', filter.since.toISOString());
+    if (filter.after !== undefined) add('id > ?', filter.after);
+    const clause = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
+    const order = filter.after !== undefined ? 'ASC' : 'DESC';
+    const rows = this.#db.prepare(`SELECT * FROM calls ${clause} ORDER BY id ${order} LIMIT ?`).all(...params, filter.limit) as Row[];
+    if (order === 'DESC') rows.reverse();
+    return rows.map(toRecord);
+  }
+
+  /** Deletes records older than `cutoff`; returns how many. */
+  pruneBefore(cutoff: Date): number {
+    return this.#db.prepare('DELETE FROM calls WHERE at < ?').run(cutoff.toISOString()).changes;
+  }
+
+  close(): void {
+    this.#db.close();
+  }
+}
+
+function toRecord(r: Row): AuditRecord {
+  return {
+    id: r.id,
+    at: r.at,
+    queryId: r.query_id,
+    session: r.session,
+    client: r.client,
+    clientVersion: r.client_version,
+    project: r.project,
+    connection: r.connection,
+    tool: r.tool,
+    statement: r.statement,
+    paramCount: r.param_count,
+    rows: r.rows,
+    truncated: r.truncated === null ? null : r.truncated === 1,
+    durationMs: r.duration_ms,
+    outcome: r.outcome,
+    errorCode: r.error_code,
+    rule: r.rule,
+  };
+}

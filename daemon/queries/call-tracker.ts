@@ -1,0 +1,178 @@
+import { randomBytes } from 'node:crypto';
+import { HanactlError, isHanactlError } from '../../shared/errors.js';
+import type { CancelResult, RunningQuery } from '../../shared/schemas.js';
+import type { AuditEntry } from '../audit/audit-store.js';
+import type { AuditSink } from '../audit/audit-log.js';
+
+/** Who made a call, from the session table (absent when the caller named no session). */
+export interface CallSession {
+  readonly id: string;
+  readonly client: { readonly name: string; readonly version?: string | undefined };
+}
+
+/** What the tracker knows about a call before it runs. Never parameter or context values. */
+export interface CallInfo {
+  readonly connection: string;
+  readonly statement: string;
+  readonly paramCount: number;
+  readonly tool?: string | undefined;
+  readonly session?: CallSession | undefined;
+  /** The project folder the call ran for. */
+  readonly project?: string | undefined;
+}
+
+/** What a finished call returned, for the audit record. */
+export interface CallSummary {
+  readonly rows?: number;
+  readonly truncated?: boolean;
+}
+
+export interface CallTrackerOptions {
+  /** Receives one record per finished call; none when absent. */
+  readonly audit?: AuditSink;
+  /** `cancel` waits at most this long for the statement to stop before it answers. */
+  readonly cancelWaitMillis?: number;
+  readonly now?: () => Date;
+}
+
+interface InFlight {
+  readonly id: string;
+  readonly info: CallInfo;
+  readonly startedAt: Date;
+  readonly controller: AbortController;
+  readonly done: Promise<void>;
+  cancelling: boolean;
+}
+
+/** How much of a running statement `hanactl queries` shows. */
+export const SQL_PREVIEW_CHARS = 200;
+
+/**
+ * The calls running now, and the audit record of each when it ends. `track` gives the call an
+ * id and an AbortController of its own, linked to the caller's signal (the HTTP request): either
+ * a client that goes away or an operator's `cancel` aborts the statement, and the drivers cancel
+ * it on the server.
+ */
+export class CallTracker {
+  readonly #running = new Map<string, InFlight>();
+  readonly #audit: AuditSink | undefined;
+  readonly #cancelWaitMs: number;
+  readonly #now: () => Date;
+
+  constructor(options: CallTrackerOptions = {}) {
+    this.#audit = options.audit;
+    this.#cancelWaitMs = options.cancelWaitMillis ?? 5000;
+    this.#now = options.now ?? (() => new Date());
+  }
+
+  /** Runs `run` as a tracked call: listed while it runs, cancellable by id, audited when it ends. */
+  async track<T>(
+    info: CallInfo,
+    signal: AbortSignal | undefined,
+    run: (signal: AbortSignal) => Promise<T>,
+    summarize: (result: T) => CallSummary,
+  ): Promise<T> {
+    const id = this.#newId();
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(signal?.reason);
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
+    let finish!: () => void;
+    const call: InFlight = { id, info, startedAt: this.#now(), controller, done: new Promise((r) => (finish = r)), cancelling: false };
+    this.#running.set(id, call);
+    const started = performance.now();
+    const entry = (end: Pick<AuditEntry, 'outcome' | 'errorCode' | 'rule' | 'rows' | 'truncated'>): AuditEntry => ({
+      ...describe(call),
+      durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+      ...end,
+    });
+    try {
+      const result = await run(controller.signal);
+      const summary = summarize(result);
+      this.#audit?.record(
+        entry({ outcome: 'ok', errorCode: null, rule: null, rows: summary.rows ?? null, truncated: summary.truncated ?? null }),
+      );
+      return result;
+    } catch (err) {
+      const code = isHanactlError(err) ? err.code : 'INTERNAL';
+      const refused = code === 'STATEMENT_REFUSED';
+      const rule = refused && isHanactlError(err) ? (err.details.rule ?? null) : null;
+      this.#audit?.record(entry({ outcome: refused ? 'refused' : 'error', errorCode: code, rule, rows: null, truncated: null }));
+      if (call.cancelling && code === 'QUERY_CANCELLED') {
+        throw new HanactlError(
+          'QUERY_CANCELLED',
+          'A person cancelled this statement with `hanactl cancel`; it was stopped on the server. Do not retry it unchanged.',
+        );
+      }
+      throw err;
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+      this.#running.delete(id);
+      finish();
+    }
+  }
+
+  /** The calls running now, oldest first. */
+  list(): RunningQuery[] {
+    const now = this.#now().getTime();
+    return [...this.#running.values()].map((c) => ({
+      id: c.id,
+      session: c.info.session?.id ?? null,
+      client: c.info.session?.client.name ?? null,
+      connection: c.info.connection,
+      tool: c.info.tool ?? null,
+      startedAt: c.startedAt.toISOString(),
+      ageMs: Math.max(0, now - c.startedAt.getTime()),
+      sql: c.info.statement.slice(0, SQL_PREVIEW_CHARS),
+      cancelling: c.cancelling,
+    }));
+  }
+
+  /**
+   * Aborts a running call (the driver cancels it on the server) and waits up to
+   * `cancelWaitMillis` for it to end. An unknown or finished id is NOT_FOUND.
+   */
+  async cancel(id: string): Promise<CancelResult> {
+    const call = this.#running.get(id);
+    if (!call)
+      throw new HanactlError(
+        'NOT_FOUND',
+        `No statement with id ${JSON.stringify(id)} is running; \`hanactl queries\` lists those that are.`,
+      );
+    call.cancelling = true;
+    call.controller.abort(new HanactlError('QUERY_CANCELLED', 'Cancelled by a person.'));
+    let timer: NodeJS.Timeout | undefined;
+    const stopped = await Promise.race([
+      call.done.then(() => true),
+      new Promise<boolean>((r) => {
+        timer = setTimeout(() => r(false), this.#cancelWaitMs);
+        timer.unref();
+      }),
+    ]);
+    clearTimeout(timer);
+    return { id, cancelled: true, stopped };
+  }
+
+  #newId(): string {
+    for (;;) {
+      const id = randomBytes(4).toString('hex');
+      if (!this.#running.has(id)) return id;
+    }
+  }
+}
+
+function describe(call: InFlight): Omit<AuditEntry, 'durationMs' | 'outcome' | 'errorCode' | 'rule' | 'rows' | 'truncated'> {
+  const { info } = call;
+  return {
+    at: call.startedAt.toISOString(),
+    queryId: call.id,
+    session: info.session?.id ?? null,
+    client: info.session?.client.name ?? null,
+    clientVersion: info.session?.client.version ?? null,
+    project: info.project ?? null,
+    connection: info.connection,
+    tool: info.tool ?? null,
+    statement: info.statement,
+    paramCount: info.paramCount,
+  };
+}
