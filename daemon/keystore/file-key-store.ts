@@ -1,13 +1,13 @@
-import { lstat, open, readFile } from 'node:fs/promises';
+import { lstat, open, readFile, rename, rm } from 'node:fs/promises';
 import { HanactlError } from '../../shared/errors.js';
-import { KEY_BYTES, type KeyStore } from './key-store.js';
+import { KEY_BYTES, type WritableKeyStore } from './key-store.js';
 
 /**
  * A 0600 key file beside the registry, used only when a person opted in (`--key-file`).
  * Weaker than a keychain, as gh's and Docker's plain-text fallbacks are: anyone who can
  * read the person's files can read the key.
  */
-export class FileKeyStore implements KeyStore {
+export class FileKeyStore implements WritableKeyStore {
   readonly source = 'file' as const;
   readonly description: string;
   readonly #path: string;
@@ -40,12 +40,33 @@ export class FileKeyStore implements KeyStore {
   }
 
   async save(key: Buffer): Promise<void> {
-    const handle = await open(this.#path, 'wx', 0o600);
+    await writeKey(this.#path, key);
+  }
+
+  /** Written beside the file and renamed over it: a reader sees the old key or the new, never half. */
+  async replace(key: Buffer): Promise<void> {
+    const tmp = `${this.#path}.tmp-${process.pid}`;
+    await rm(tmp, { force: true });
     try {
-      await handle.writeFile(`${key.toString('base64')}\n`);
-      await handle.sync();
-    } finally {
-      await handle.close();
+      await writeKey(tmp, key);
+      await rename(tmp, this.#path);
+    } catch (err) {
+      await rm(tmp, { force: true });
+      throw err;
     }
+  }
+
+  async remove(): Promise<void> {
+    await rm(this.#path, { force: true });
+  }
+}
+
+async function writeKey(path: string, key: Buffer): Promise<void> {
+  const handle = await open(path, 'wx', 0o600);
+  try {
+    await handle.writeFile(`${key.toString('base64')}\n`);
+    await handle.sync();
+  } finally {
+    await handle.close();
   }
 }

@@ -11,4 +11,15 @@ export interface KeyStore {
   save(key: Buffer): Promise<void>;
 }
 
+/**
+ * A store whose key hanactl may change (key rotation, import): the keychain and the key file.
+ * The environment variable is not one: the person owns it.
+ */
+export interface WritableKeyStore extends KeyStore {
+  /** Stores the key, replacing any key stored before. */
+  replace(key: Buffer): Promise<void>;
+  /** Deletes the stored key; no error when there is none. */
+  remove(): Promise<void>;
+}
+
 export const KEY_BYTES = 32;

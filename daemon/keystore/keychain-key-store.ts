@@ -1,10 +1,11 @@
 import { HanactlError } from '../../shared/errors.js';
-import { KEY_BYTES, type KeyStore } from './key-store.js';
+import { KEY_BYTES, type WritableKeyStore } from './key-store.js';
 
 /** The slice of @napi-rs/keyring's AsyncEntry the store uses. */
 interface AsyncEntryLike {
   getPassword(): Promise<string | null>;
   setPassword(password: string): Promise<void>;
+  deletePassword(): Promise<boolean>;
 }
 
 type AsyncEntryConstructor = new (
@@ -20,7 +21,7 @@ export const KEYCHAIN_SERVICE = 'hanactl';
  * the library's default falls back to the kernel keyring, which is lost at reboot and
  * would leave the registry unreadable.
  */
-export class KeychainKeyStore implements KeyStore {
+export class KeychainKeyStore implements WritableKeyStore {
   readonly source = 'keychain' as const;
   readonly description: string;
   readonly #account: string;
@@ -57,6 +58,21 @@ export class KeychainKeyStore implements KeyStore {
       const entry = await this.#open();
       await entry.setPassword(key.toString('base64'));
     } catch (err) {
+      throw unreachable(err);
+    }
+  }
+
+  /** The keychain's set replaces an existing entry. */
+  replace(key: Buffer): Promise<void> {
+    return this.save(key);
+  }
+
+  async remove(): Promise<void> {
+    try {
+      await (await this.#open()).deletePassword();
+    } catch (err) {
+      // "No matching entry" is what we wanted; anything else means the keychain is out of reach.
+      if (/no (matching )?entry|not found/i.test(err instanceof Error ? err.message : String(err))) return;
       throw unreachable(err);
     }
   }
