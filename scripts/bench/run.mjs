@@ -1,90 +1,150 @@
 #!/usr/bin/env node
-// Benchmarks, side by side in one run: `npm run bench` (or `-- --quick` for a smoke run).
-// Writes bench/RESULTS.md (a table, the machine, versions, date) and bench/results.json.
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir, totalmem } from 'node:os';
+// Benchmarks, side by side in one run: `npm run bench` (`-- --quick` for a smoke run,
+// `-- --out DIR` to write elsewhere). hanactl against the designs it replaces — an in-process
+// MCP server per session, a process spawned per call — and the floor, on loopback PostgreSQL
+// (and MariaDB for the pool figures). Writes RESULTS.md, results.json and latency.svg;
+// progress goes to stderr. Exits 1 when a figure could not be measured (a missed goal is a
+// result, not a failure; an unreachable MariaDB skips its figure and says so). Every process, table, database and folder it makes is removed.
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { spawnSync } from 'node:child_process';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import pg from 'pg';
+import { measureBigTable } from './figures/big-table.mjs';
+import { measureColdStart } from './figures/cold-start.mjs';
+import { measureConcurrency } from './figures/concurrency.mjs';
+import { measureLatency } from './figures/latency.mjs';
+import { measureMemory } from './figures/memory.mjs';
+import { measureSpawnPerCall } from './figures/spawn-per-call.mjs';
+import { measureToolsList } from './figures/tools-list.mjs';
+import { startBenchHanactl } from './lib/bench-env.mjs';
+import { mysqlAdmin, pgAdmin } from './lib/databases.mjs';
+import { describeMachine, load } from './lib/machine.mjs';
+import { parseOptions } from './lib/options.mjs';
+import { Cleanup } from './lib/processes.mjs';
+import { since } from './lib/stats.mjs';
+import { goalRows } from './report/goals.mjs';
+import { renderMarkdown } from './report/markdown.mjs';
+import { latencySeries, renderLatencySvg } from './report/svg.mjs';
 
 const repo = resolve(import.meta.dirname, '../..');
-const bin = join(repo, 'bin/hanactl.js');
-const quick = process.argv.includes('--quick');
-const calls = quick ? 200 : 2000;
-const warmup = quick ? 20 : 200;
-const pgUrl = process.env.HANACTL_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const progress = (text) => process.stderr.write(`bench: ${text}\n`);
 
-function percentile(sorted, p) {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+let options;
+try {
+  options = parseOptions(process.argv.slice(2), repo);
+} catch (err) {
+  process.stderr.write(`bench: ${err.message}\n`);
+  process.exit(2);
 }
 
-async function time(n, fn) {
-  const samples = [];
-  for (let i = 0; i < n; i++) {
-    const t = process.hrtime.bigint();
-    await fn();
-    samples.push(Number(process.hrtime.bigint() - t) / 1e6);
+const cleanup = new Cleanup();
+let interrupted = false;
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.once(signal, () => {
+    interrupted = true;
+    progress(`${signal}: cleaning up`);
+    void cleanup.run().finally(() => process.exit(130));
+  });
+}
+
+const started = process.hrtime.bigint();
+const machine = describeMachine(repo);
+const results = { quick: options.quick, counts: options.counts, machine, figures: {} };
+const tag = `${process.pid}`;
+
+/** Thrown by a figure that cannot run here for a reason outside hanactl (an engine that is not installed). */
+class SkipFigure extends Error {}
+
+/** Runs one figure unless --only leaves it out; a failure is recorded and the run goes on. */
+async function figure(key, title, measure) {
+  if (!options.only.has(key) || interrupted) return;
+  const t = process.hrtime.bigint();
+  progress(`${title}`);
+  try {
+    results.figures[key] = await measure();
+    progress(`  done in ${(since(t) / 1000).toFixed(1)} s`);
+  } catch (err) {
+    const skipped = err instanceof SkipFigure;
+    results.figures[key] = skipped ? { skipped: err.message } : { error: err.message };
+    progress(`  ${skipped ? 'SKIPPED' : 'FAILED'}: ${err.message}`);
   }
-  samples.sort((a, b) => a - b);
-  return { p50: percentile(samples, 50), p99: percentile(samples, 99), n };
 }
-
-function progress(text) {
-  process.stderr.write(`bench: ${text}\n`);
-}
-
-const home = mkdtempSync(join(tmpdir(), 'hanactl-bench-'));
-const env = { ...process.env, HANACTL_HOME: home, HANACTL_REGISTRY_KEY: randomBytes(32).toString('base64') };
-const results = { date: new Date().toISOString(), quick, calls, figures: {} };
 
 try {
-  const add = spawnSync(process.execPath, [bin, 'add', 'bench', pgUrl, '--no-password'], { env, encoding: 'utf8' });
-  if (add.status !== 0) throw new Error(`hanactl add failed: ${add.stderr}`);
+  progress(`${options.quick ? 'quick run' : 'full run'}; output to ${options.outDir}`);
+  const pg = await pgAdmin(options.pgUrl, cleanup).catch((err) => {
+    throw new Error(`PostgreSQL is not reachable at ${options.pgUrl}: ${err.message}`);
+  });
+  machine.postgres = await pg.version();
+  const maria = await mysqlAdmin(
+    options.mysqlUrl,
+    { hanactl: `hanactl_bench_${tag}`, inproc: `hanactl_bench_inproc_${tag}` },
+    cleanup,
+  ).catch((err) => ({ error: err.message }));
+  if (!maria.error) machine.mariadb = await maria.version();
 
-  progress(`hanactl: ${calls} run_query SELECT 1 through shim -> daemon -> PostgreSQL`);
-  const transport = new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp', '--connection', 'bench'], env });
-  const client = new Client({ name: 'bench', version: '1' });
-  await client.connect(transport);
-  const viaShim = () =>
-    client.callTool({ name: 'run_query', arguments: { sql: 'SELECT 1' } }).then((r) => {
-      if (r.isError) throw new Error(JSON.stringify(r.content));
-    });
-  await time(warmup, viaShim);
-  results.figures.hanactl = await time(calls, viaShim);
-  await client.close();
+  progress('starting a private hanactl daemon');
+  const hanactl = await startBenchHanactl({ repo, poolMax: options.counts.poolMax, cleanup });
+  // A private application_name tells this run's connections apart from anyone else's.
+  const brokerApp = `hanactl-bench-${tag}`;
+  const inprocApp = `hanactl-bench-inproc-${tag}`;
+  const pgUrl = new URL(options.pgUrl);
+  pgUrl.searchParams.set('application_name', brokerApp);
+  await hanactl.add('bench', pgUrl.toString());
+  if (!maria.error) await hanactl.add('maria', maria.databases.hanactl.url);
 
-  progress(`floor: ${calls} SELECT 1 on a warm pg client in this process`);
-  const floor = new pg.Client({ connectionString: pgUrl });
-  await floor.connect();
-  const direct = () => floor.query('SELECT 1');
-  await time(warmup, direct);
-  results.figures.floor = await time(calls, direct);
-  await floor.end();
-} finally {
-  spawnSync(process.execPath, [bin, 'daemon', 'stop'], { env });
-  rmSync(home, { recursive: true, force: true });
+  const ctx = {
+    repo,
+    counts: options.counts,
+    poolMax: options.counts.poolMax,
+    cleanup,
+    progress,
+    hanactl,
+    pgUrl: options.pgUrl,
+    pgAdmin: pg,
+    inprocCommand: (url) => ({
+      command: process.execPath,
+      args: [join(repo, 'scripts/bench/inproc-server.mjs'), '--url', url, '--app-name', inprocApp],
+      env: process.env,
+    }),
+  };
+  const c = options.counts;
+  await figure('toolsList', 'tools/list size', () => measureToolsList(ctx));
+  await figure('latency', `run_query SELECT 1: hanactl, in-process server, floor (${c.calls} calls each)`, () => measureLatency(ctx));
+  await figure('spawnPerCall', `spawn per call (${c.spawnCalls} calls)`, () => measureSpawnPerCall(ctx));
+  await figure('bigTable', `SELECT * FROM ${c.bigTableRows.toLocaleString('en')} rows, maxRows 100`, () => measureBigTable(ctx));
+  await figure('coldStart', `cold start, ${c.coldStarts} rounds of 4 contenders`, () => measureColdStart(ctx));
+  await figure('memory', `memory of ${c.memorySessions} sessions`, () => measureMemory(ctx));
+  await figure('concurrencyPg', `${c.concurrency.sessions} sessions × ${c.concurrency.calls} calls, PostgreSQL`, () =>
+    measureConcurrency(ctx, {
+      connection: 'bench',
+      url: options.pgUrl,
+      count: { hanactl: () => pg.count(brokerApp), inproc: () => pg.count(inprocApp) },
+    }),
+  );
+  await figure('concurrencyMaria', `${c.concurrency.sessions} sessions × ${c.concurrency.calls} calls, MariaDB`, async () => {
+    if (maria.error) throw new SkipFigure(`MariaDB is not reachable at ${options.mysqlUrl}: ${maria.error}`);
+    const { hanactl: viaBroker, inproc } = maria.databases;
+    return measureConcurrency(ctx, { connection: 'maria', url: inproc.url, count: { hanactl: viaBroker.count, inproc: inproc.count } });
+  });
+} catch (err) {
+  progress(`FAILED: ${err.message}`);
+  await cleanup.run();
+  process.exit(1);
 }
 
-const f = results.figures;
-const pgVersion = spawnSync('psql', ['--version'], { encoding: 'utf8' }).stdout.trim();
-const ms = (v) => `${v.toFixed(3)} ms`;
-const md = `# Benchmark results
+progress('cleaning up');
+await cleanup.run();
+machine.loadEnd = load();
+results.durationMs = since(started);
 
-${results.date} · ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'} · ${Math.round(totalmem() / 2 ** 30)} GiB · Node ${process.version} · ${pgVersion}${quick ? ' · **quick run**' : ''}
-
-Regenerate with \`npm run bench\`. Loopback PostgreSQL; ${calls} calls each after ${warmup} warm-up calls.
-
-| contender | p50 | p99 | p50 vs floor |
-|---|---|---|---|
-| hanactl: SDK Client → stdio shim → daemon → warm pool | ${ms(f.hanactl.p50)} | ${ms(f.hanactl.p99)} | ${(f.hanactl.p50 / f.floor.p50).toFixed(1)}× |
-| floor: warm \`pg\` client in-process, no MCP | ${ms(f.floor.p50)} | ${ms(f.floor.p99)} | 1.0× |
-
-Broker overhead over the floor at p50: ${ms(f.hanactl.p50 - f.floor.p50)} (MCP framing, shim → daemon HTTP over the Unix socket, pool borrow, a read-only transaction that is rolled back).
-`;
-mkdirSync(join(repo, 'bench'), { recursive: true });
-writeFileSync(join(repo, 'bench/RESULTS.md'), md);
-writeFileSync(join(repo, 'bench/results.json'), `${JSON.stringify(results, null, 2)}\n`);
+const rows = goalRows(results);
+results.goals = rows;
+mkdirSync(options.outDir, { recursive: true });
+const md = renderMarkdown(results, rows);
+writeFileSync(join(options.outDir, 'RESULTS.md'), md);
+writeFileSync(join(options.outDir, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+const subtitle = `${machine.date.slice(0, 10)} · ${machine.cpus} × ${machine.cpuModel} · Node ${machine.node}${options.quick ? ' · QUICK RUN (small counts)' : ''}`;
+writeFileSync(join(options.outDir, 'latency.svg'), renderLatencySvg(latencySeries(results), { subtitle }));
 process.stdout.write(md);
+progress(`wrote RESULTS.md, results.json and latency.svg to ${options.outDir} in ${(results.durationMs / 1000).toFixed(1)} s`);
+const failed = Object.values(results.figures).some((f) => f?.error);
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,40 @@
+// Figure: shim cold start — spawn to `tools/list` answered, the daemon already running.
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { openSession } from '../lib/mcp-session.mjs';
+import { median, since, summarise } from '../lib/stats.mjs';
+
+/** Whether bin/hanactl-mcp will take the V8 snapshot path with this node (the same test the script makes). */
+function snapshotUsable(repo) {
+  const blob = join(repo, 'dist/shim.blob');
+  const built = join(repo, 'dist/shim.node');
+  if (!existsSync(blob) || !existsSync(built)) return false;
+  return readFileSync(built, 'utf8').trim() === process.execPath && statSync(process.execPath).mtimeMs < statSync(blob).mtimeMs;
+}
+
+export async function measureColdStart(ctx) {
+  const { repo, hanactl, cleanup } = ctx;
+  const node = process.execPath;
+  const env = hanactl.env;
+  const connection = ['--connection', 'bench'];
+  const contenders = {
+    snapshot: hanactl.shimCommand('bench'),
+    bundle: { command: node, args: [join(repo, 'dist/shim.cjs'), 'mcp', ...connection], env },
+    fullCli: { command: node, args: [hanactl.bin, 'mcp', ...connection], env },
+    bare: { command: node, args: [join(repo, 'scripts/bench/bare-server.mjs')], env },
+  };
+  const samples = Object.fromEntries(Object.keys(contenders).map((k) => [k, []]));
+  // One discarded round warms the file cache; then the contenders take turns each round.
+  for (let round = -1; round < ctx.counts.coldStarts; round++) {
+    for (const [name, spec] of Object.entries(contenders)) {
+      const started = process.hrtime.bigint();
+      const session = await openSession({ ...spec, cleanup, label: `cold start ${name}` });
+      await session.client.listTools();
+      const ms = since(started);
+      await session.close();
+      if (round >= 0) samples[name].push(ms);
+    }
+  }
+  const result = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, { median: median(v), ...summarise(v) }]));
+  return { ...result, snapshotUsed: snapshotUsable(repo) };
+}

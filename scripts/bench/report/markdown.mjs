@@ -1,0 +1,91 @@
+// bench/RESULTS.md: the goals table first, then where hanactl's time goes, then how it was measured.
+
+const ms = (v) => (Number.isFinite(v) ? `${v.toFixed(3)} ms` : '—');
+const cell = (s) => String(s).replace(/\|/g, '\\|');
+
+function machineLine(m) {
+  return [
+    m.date,
+    `${m.cpus} × ${m.cpuModel}`,
+    `${m.memoryGiB} GiB`,
+    `${m.os}`,
+    `Node ${m.node}`,
+    `PostgreSQL ${m.postgres ?? 'unreachable'}`,
+    `MariaDB ${m.mariadb ?? 'unreachable'}`,
+    `hanactl ${m.hanactl}`,
+    `MCP SDK ${m.mcpSdk}`,
+    `pg ${m.pg}`,
+    `mysql2 ${m.mysql2}`,
+  ].join(' · ');
+}
+
+/** Where a sequential call's time goes, from the latency figure's extra contenders. */
+function breakdown(latency) {
+  if (!latency || latency.error) return '';
+  const { floor, floorAsDaemon, daemonApi, inproc, hanactl } = latency;
+  const rows = [
+    ['floor: `SELECT 1` on a warm `pg` client', floor, floor.p50],
+    [
+      '+ what the daemon sends: `RESET ALL; BEGIN READ ONLY; SET LOCAL statement_timeout`, the statement through a cursor, `ROLLBACK` + session scrub',
+      floorAsDaemon,
+      floorAsDaemon.p50 - floor.p50,
+    ],
+    [
+      '+ the daemon: HTTP over the Unix socket, body validation, policy, pool (`POST /v1/query` straight, no shim)',
+      daemonApi,
+      daemonApi.p50 - floorAsDaemon.p50,
+    ],
+    ['+ the shim: MCP over stdio, tool validation, rendering (= hanactl)', hanactl, hanactl.p50 - daemonApi.p50],
+    ['for comparison, in-process MCP server (MCP over stdio + `pool.query`)', inproc, inproc.p50 - floor.p50],
+  ];
+  const cpu = latency.cpuPerCallMs;
+  const cpuLine = cpu
+    ? `\nCPU time per call (\`/proc/<pid>/stat\`, 10 ms ticks): shim ${ms(cpu.shim)} + daemon ${ms(cpu.daemon)} = ${ms(cpu.shim + cpu.daemon)} for hanactl; in-process server ${ms(cpu.inproc)}.\n`
+    : '';
+  return `## Where a hanactl call's time goes
+
+Sequential \`SELECT 1\`, the same interleaved rounds as the first figure; "adds" is the p50 difference from the row above (the last row: from the floor).
+${cpuLine}
+| step | p50 | p99 | adds at p50 |
+|---|---|---|---|
+${rows.map(([label, s, add]) => `| ${label} | ${ms(s.p50)} | ${ms(s.p99)} | ${ms(add)} |`).join('\n')}
+`;
+}
+
+export function renderMarkdown(results, rows) {
+  const m = results.machine;
+  const c = results.counts;
+  const quick = results.quick
+    ? '\n> **Quick run** (`--quick`): small counts for a smoke test. These numbers are not the ones to quote; run `npm run bench` on a quiet machine.\n'
+    : '';
+  const failures = Object.entries(results.figures).filter(([, v]) => v?.error || v?.skipped);
+  return `# Benchmark results
+${quick}
+${machineLine(m)}
+
+Load average at start ${m.loadStart.join(' / ')}, at end ${m.loadEnd.join(' / ')} (1 / 5 / 15 min). Run took ${(results.durationMs / 1000).toFixed(1)} s.
+Regenerate with \`npm run bench\` (\`-- --quick\` for a smoke run, \`-- --out DIR\` to write elsewhere).
+
+| figure | measured | ratio | goal | holds |
+|---|---|---|---|---|
+${rows.map((r) => `| ${cell(r.figure)} | ${cell(r.measured)} | ${cell(r.ratio)} | ${cell(r.goal)} | ${r.holds} |`).join('\n')}
+
+![latency figures](latency.svg)
+
+${breakdown(results.figures.latency)}
+## Contenders (all in the same run, loopback)
+
+- **hanactl**: the SDK \`Client\` over stdio → \`bin/hanactl-mcp --connection bench\` (the editors' start command) → the daemon on its Unix socket → a warm pool (cap ${c.poolMax}, \`config.json\` \`pool.max\`).
+- **in-process server**: \`scripts/bench/inproc-server.mjs\`, a baseline written for this benchmark — one MCP stdio server per session with its own \`pg\` (or \`mysql2\`) pool in the same process, one \`run_query\` tool with hanactl's input and output schemas, no read-only transaction, warm before it answers.
+- **spawn per call**: each call spawns \`node scripts/bench/spawn-query.mjs\`, which loads \`pg\`, connects, queries, prints and exits — a lower bound on a per-call CLI such as hana-cli.
+- **floor**: the same query on a warm \`pg\` client in the benchmark's process, no MCP.
+
+## Method
+
+- Timings are taken in the benchmark process with \`process.hrtime\`; p50/p99 are nearest-rank. Sequential contenders run in ${c.rounds} interleaved rounds so background load hits them alike; each had ${c.warmup} warm-up calls.
+- Cold start: spawn → \`initialize\` → \`tools/list\` answered, the daemon already running; contenders take turns each round after one discarded round.
+- Memory: PSS from \`/proc/<pid>/smaps_rollup\`, each set measured alone after 3 calls per session (hanactl's sum includes the daemon).
+- Concurrency: ${c.concurrency.sessions} sessions started ${5} at a time, one warm-up call each, then all make ${c.concurrency.calls} calls at once; server connections are sampled every 20 ms (PostgreSQL: \`pg_stat_activity\` by the contender's \`application_name\`; MariaDB: \`information_schema.PROCESSLIST\` for the user in a database private to the run).
+- Large result: an UNLOGGED table of ${c.bigTableRows.toLocaleString('en')} rows made for the run and dropped after; daemon VmRSS from \`/proc/<pid>/status\` sampled every 5 ms.
+${failures.length > 0 ? `\n## Figures that could not be measured\n\n${failures.map(([k, v]) => `- ${k}: ${v.skipped ? `skipped: ${cell(v.skipped)}` : cell(v.error)}`).join('\n')}\n` : ''}`;
+}
