@@ -73,8 +73,6 @@ const KNOWN_GAPS: Partial<Record<Dialect, Record<string, string>>> = {
       'sets a cipher key on the open connection; every later call on that pooled connection fails with "file is not a database", and the pool keeps it because a statement error leaves a connection it deems healthy',
   },
   postgres: {
-    'SELECT pg_advisory_lock(1)': 'a session-level advisory lock survives ROLLBACK and RESET ALL; the idle pooled session keeps holding it',
-    'PREPARE q AS SELECT 1': 'a prepared statement is session state: it survives ROLLBACK and RESET ALL',
     "COPY t TO PROGRAM 'curl http://example.com'":
       'starts a program on the database host: COPY TO is a read, so a read-only transaction allows it, and the superuser may run programs',
   },
@@ -83,13 +81,6 @@ const KNOWN_GAPS: Partial<Record<Dialect, Record<string, string>>> = {
       'writes a file on the database host: a read-only transaction does not cover INTO OUTFILE, and root has FILE with secure_file_priv unset',
     "SELECT a INTO DUMPFILE '/tmp/x' FROM t":
       'creates the file on the database host before failing with "Result consisted of more than one row"',
-    "SELECT GET_LOCK('a', 10)": 'a user-level lock survives ROLLBACK and reset(); the idle pooled session keeps holding it',
-    'SELECT @a := 1': 'a user variable survives ROLLBACK and reset()',
-    'SELECT * FROM t WHERE (@a := id) > 0': 'a user variable survives ROLLBACK and reset()',
-    'SET @mcp_customer_id = 2':
-      'the context variable survives ROLLBACK; reset() clears only the names this connection set, so a later call that declares no context reads the forged value',
-    'SELECT 2 INTO @mcp_customer_id': 'as SET @mcp_customer_id: the forged context value survives for later calls',
-    "SET @@session.sql_mode = ''": 'the per-borrow session SET re-asserts time_zone, tx_read_only and max_statement_time, not sql_mode',
   },
 };
 

@@ -104,8 +104,10 @@ export class MysqlConnection implements DriverConnection {
   async reset(): Promise<void> {
     this.#assertUsable();
     try {
-      await this.#clearContextVariables();
-      await this.#roundTrip('ROLLBACK');
+      // COM_RESET_CONNECTION in one round trip: whatever an earlier borrower left in the session
+      // (user variables such as a forged @mcp_*, locks, prepared statements, sql_mode) is gone.
+      await this.#call((done) => this.#raw.reset(done));
+      this.#contextNames.clear();
     } catch (err) {
       this.#breakNow();
       throw this.#normalise(err);
@@ -169,10 +171,6 @@ export class MysqlConnection implements DriverConnection {
     });
   }
 
-  /** On reset, every context variable this connection set goes back to NULL. */
-  async #clearContextVariables(): Promise<void> {
-    if (this.#contextNames.size > 0) await this.#applyContext({});
-  }
 
   /** One session SET when the wanted state differs from the one last applied. */
   async #applySession(readOnly: boolean, timeoutMs: number): Promise<void> {

@@ -61,6 +61,8 @@ export interface MysqlRawConnection {
   /** Server-side prepared statement (COM_STMT_PREPARE, cached per connection, then COM_STMT_EXECUTE). */
   execute(options: MysqlCommandOptions, values: readonly unknown[]): MysqlCommand;
   ping(callback: Callback): void;
+  /** COM_RESET_CONNECTION: rolls back and clears user variables, locks, prepared statements and session settings. */
+  reset(callback: Callback): void;
   /** Graceful: queues COM_QUIT behind running commands. */
   end(callback?: Callback): void;
   /** Refuses further commands and half-closes the socket; running commands are not told. */

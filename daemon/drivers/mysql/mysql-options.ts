@@ -126,6 +126,8 @@ export async function tlsOptions(plan: MysqlUrlPlan): Promise<MysqlTlsOptions | 
 /**
  * The mysql2 options for one connection. Value choices, all deliberate:
  * - `multipleStatements: false`: one call runs exactly one statement.
+ * - `flags: ['-IGNORE_SPACE']`: mysql2 asks for IGNORE_SPACE at the handshake, but the per-borrow
+ *   COM_RESET_CONNECTION drops it again; without it a fresh and a reused session parse alike.
  * - `supportBigNumbers` + `bigNumberStrings`: BIGINT and DECIMAL arrive as exact strings; the
  *   driver turns integers back into numbers only when they are safe (see mysql-types.ts), and
  *   `decimalNumbers: false` keeps DECIMAL a string, so nothing passes through a float.
@@ -167,7 +169,7 @@ export function connectOptions(
     charset: 'UTF8MB4_UNICODE_CI',
     maxPreparedStatements: 100,
     disableEval: true,
-    flags: ['-LOCAL_FILES'],
+    flags: ['-LOCAL_FILES', '-IGNORE_SPACE'],
     ...(ssl ? { ssl } : {}),
   };
 }

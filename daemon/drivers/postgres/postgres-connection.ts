@@ -3,8 +3,11 @@ import type { Param } from '../../../shared/schemas.js';
 import type { DriverConnection, ExecuteOptions, StatementResult } from '../driver.js';
 import { normaliseDriverError } from '../scrub.js';
 import { toJsonValue, uniqueColumnNames } from '../values.js';
-import type { PgClient, PgCursorConstructor, PgField } from './postgres-types.js';
+import type { PgClient, PgCursor, PgCursorConstructor, PgField } from './postgres-types.js';
 import { pgTypeName } from './postgres-type-names.js';
+
+/** How long closing a cursor may take before the connection is given up. */
+const CURSOR_CLOSE_MS = 1000;
 
 /** Opens a second, short-lived client; used to cancel a statement from outside. */
 export type PgSideChannel = () => Promise<PgClient>;
@@ -95,10 +98,29 @@ export class PostgresConnection implements DriverConnection {
       const affected = isRowless && typeof meta?.rowCount === 'number' ? meta.rowCount : undefined;
       return { columns, rows, rowCount: rows.length, truncated, ...(affected !== undefined ? { affectedRows: affected } : {}) };
     } finally {
-      await cursor.close().catch(() => {
-        this.#broken = true;
-      });
+      await this.#closeCursor(cursor);
     }
+  }
+
+  /**
+   * pg-cursor's close() waits for a ReadyForQuery that never comes when the server ended the
+   * session under the statement (a restart's 57P01, a dropped socket): the wait is bounded, and a
+   * connection that does not answer in time is given up (broken, so the pool destroys it).
+   */
+  async #closeCursor(cursor: PgCursor): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const closed = await Promise.race([
+      cursor.close().then(
+        () => true,
+        () => false,
+      ),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), CURSOR_CLOSE_MS);
+        timer.unref();
+      }),
+    ]);
+    clearTimeout(timer);
+    if (!closed) this.#broken = true;
   }
 
   /** Arms the client-side guard: a timer a little past the server's own timeout, and the caller's signal. */
@@ -140,7 +162,9 @@ export class PostgresConnection implements DriverConnection {
   async #finish(outcome: 'commit' | 'rollback'): Promise<void> {
     if (this.#broken) return;
     try {
-      await this.#simple(outcome === 'commit' ? 'COMMIT' : 'ROLLBACK');
+      // Session-level state a statement could leave behind (advisory locks, prepared
+      // statements, LISTEN) is dropped in the same round trip as the transaction's end.
+      await this.#simple(`${outcome === 'commit' ? 'COMMIT' : 'ROLLBACK'}; SELECT pg_advisory_unlock_all(); DEALLOCATE ALL; UNLISTEN *`);
     } catch {
       this.#dirty = true;
     }

@@ -94,6 +94,9 @@ export class SqliteSession {
     } catch (err) {
       if (err instanceof HanactlError) throw err;
       const e = err as { code?: string };
+      // The file no longer reads as a database on this handle (e.g. a PRAGMA key changed how it
+      // is read): the session is spent, and the host process ends so the pool opens a fresh one.
+      if (e.code === 'SQLITE_NOTADB') this.#broken = true;
       throw normaliseDriverError(err, 'QUERY_FAILED', [], e.code ? { nativeCode: e.code } : {});
     } finally {
       this.#end(commit);
