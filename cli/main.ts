@@ -3,6 +3,8 @@ import { isHanactlError } from '../shared/errors.js';
 import { hanactlVersion } from '../shared/version.js';
 import { type CliContext, createContext } from './context.js';
 import { CliExit, EXIT } from './exit.js';
+import { intOption } from './int-option.js';
+import { registerOperatorCommands } from './operator-commands.js';
 
 const USAGE_CODES = new Set(['INVALID_NAME', 'INVALID_URL', 'CONTEXT_INVALID']);
 
@@ -30,6 +32,8 @@ Exit codes: 0 ok, 1 failure, 2 usage.`,
     .description('start the daemon (in the background unless --foreground)')
     .option('--foreground', 'run in this terminal; logs still go to the log file')
     .option('--key-file', 'keep the registry key in a 0600 file beside the registry (for machines without a keychain; weaker)')
+    .option('--audit-days <days>', 'keep audit records this many days (default 30; remembered for later starts)', intOption(1, 3650))
+    .option('--http <host:port>', 'also serve MCP over HTTP on this loopback address, e.g. 127.0.0.1:8765 (for every start: "http" in config.json)')
     .addOption(json())
     .action(async (opts) => (await import('./commands/daemon.js')).start(ctx(), opts));
   daemon
@@ -101,26 +105,120 @@ URLs:
     .addOption(json())
     .action(async (opts) => (await import('./commands/status.js')).pools(ctx(), opts));
   program
+    .command('audit')
+    .description('the audit trail: every tool call, who made it, what ran and how it ended (never a parameter value)')
+    .option('--session <id>', 'only this session')
+    .option('--connection <name>', 'only this connection')
+    .option('--since <when>', 'only records since an age (30m, 1h, 2d) or an ISO time')
+    .option('--limit <n>', 'at most this many records (default 50)', intOption(1, 10_000))
+    .option('--follow', 'then keep printing new records until Ctrl-C (with --json: one record per line)')
+    .addOption(json())
+    .action(async (opts) => (await import('./commands/audit.js')).audit(ctx(), opts));
+  program
+    .command('sessions')
+    .description('the agent sessions talking to the daemon: client, project, active connection, calls, last seen')
+    .addOption(json())
+    .action(async (opts) => (await import('./commands/queries.js')).sessions(ctx(), opts));
+  program
+    .command('queries')
+    .description('the statements running now: id, session, connection, age, SQL')
+    .addOption(json())
+    .action(async (opts) => (await import('./commands/queries.js')).queries(ctx(), opts));
+  program
+    .command('cancel <query-id>')
+    .description('cancel a running statement on the database server (ids from `hanactl queries`)')
+    .addOption(json())
+    .action(async (id, opts) => (await import('./commands/queries.js')).cancel(ctx(), id, opts));
+  program
     .command('mcp')
     .description('run the MCP stdio server for one agent session (what an editor starts)')
     .option('--connection <name>', 'the connection active when the session starts')
-    .option('--project <dir>', 'the project folder (default: the working folder)')
+    .option('--project <dir>', "the project folder when the editor offers no MCP roots (default: the working folder)")
+    .option('--conn-file <file>', 'a connection file for the project chain (as hana-cli --conn; read by the daemon, within trust)')
     .action(async (opts) => (await import('../shim/main.js')).runShim(opts));
+  program
+    .command('trust <dir>')
+    .description('let the daemon read connection files inside a folder (as direnv allow); only a person can')
+    .addOption(json())
+    .action(async (dir, opts) => (await import('./commands/trust.js')).trust(ctx(), dir, opts));
+  program
+    .command('untrust <dir>')
+    .description('stop reading connection files inside a folder')
+    .addOption(json())
+    .action(async (dir, opts) => (await import('./commands/trust.js')).untrust(ctx(), dir, opts));
+  program
+    .command('trusted')
+    .description('list the trusted folders')
+    .addOption(json())
+    .action(async (opts) => (await import('./commands/trust.js')).trusted(ctx(), opts));
+  program
+    .command('explain-project <dir>')
+    .description("show each source of a project's connection chain, tried in order, and why it was used or skipped")
+    .option('--conn-file <file>', 'also try this connection file, as `hanactl mcp --conn-file` would')
+    .addOption(json())
+    .action(async (dir, opts) => (await import('./commands/projects.js')).explainProject(ctx(), dir, opts));
+  program
+    .command('import <dir>')
+    .description("copy a project's connection (secret included) into the encrypted registry")
+    .option('--as <name>', 'the registry name (default: <folder>-<name>)')
+    .option('--connection <name>', "which project connection, e.g. project:db (default: the project's first)")
+    .option('--conn-file <file>', 'also try this connection file')
+    .option('--replace', 'replace a registry connection of the same name')
+    .addOption(json())
+    .action(async (dir, opts) => (await import('./commands/projects.js')).importProject(ctx(), dir, opts));
   program
     .command('mcp-config')
     .description('print the configuration that points an editor at hanactl')
     .addOption(new Option('--client <name>', 'the editor').choices(['claude-code', 'claude-desktop', 'vscode', 'cursor']).makeOptionMandatory())
     .option('--connection <name>', 'the connection the session starts with')
+    .option('--write', "merge the entry into the editor's config file (backed up first; other servers kept); for claude-code prints `claude mcp add` instead")
+    .option('--config-file <path>', 'with --write: the file to merge into, instead of the editor’s usual one')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  hanactl mcp-config --client cursor --connection shop
+  hanactl mcp-config --client claude-desktop --write
+  hanactl mcp-config --client vscode --write          (.vscode/mcp.json in this folder)
+  hanactl mcp-config --client claude-code --write --config-file .mcp.json`,
+    )
     .action(async (opts) => (await import('./commands/mcp-config.js')).mcpConfig(ctx(), opts));
   program
     .command('demo')
     .description('run the daemon in the foreground with an embedded SQLite demo connection (npm start)')
     .action(async () => (await import('./commands/demo.js')).demo(ctx()));
+  const token = program
+    .command('token')
+    .description('bearer tokens for MCP over HTTP (`hanactl daemon start --http 127.0.0.1:PORT`): create, list, revoke');
+  token
+    .command('create <label>')
+    .description('create a token and print it once (the daemon keeps only its hash)')
+    .option('--connection <name>', 'limit the token to this connection’s endpoint (/mcp/<name>)')
+    .addOption(json())
+    .addHelpText('after', '\nExamples:\n  hanactl token create laptop-agent --connection shop\n  curl -H "Authorization: Bearer $TOKEN" ...')
+    .action(async (label, opts) => (await import('./commands/token.js')).create(ctx(), label, opts));
+  token
+    .command('list')
+    .alias('ls')
+    .description('list tokens: label, connection, created, last used (never the token)')
+    .addOption(json())
+    .action(async (opts) => (await import('./commands/token.js')).list(ctx(), opts));
+  token
+    .command('revoke <label>')
+    .description('revoke a token; requests with it are refused from now on')
+    .addOption(json())
+    .action(async (label, opts) => (await import('./commands/token.js')).revoke(ctx(), label, opts));
+  registerOperatorCommands(program, ctx);
   return program;
 }
 
 /** The one top-level catch: maps errors to messages and exit codes. */
 export async function main(argv: readonly string[]): Promise<void> {
+  // `hanactl list | head`: a reader that stops early is not an error.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(0);
+    throw err;
+  });
   let context: CliContext | undefined;
   const ctx = () => (context ??= createContext());
   const program = buildProgram(ctx);

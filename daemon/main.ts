@@ -1,28 +1,48 @@
 import { chmodSync, mkdirSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { createAdaptorServer } from '@hono/node-server';
 import pino from 'pino';
 import { readConfig } from '../shared/config.js';
 import { HanactlError } from '../shared/errors.js';
 import { type Paths, resolvePaths } from '../shared/paths.js';
 import { hanactlVersion } from '../shared/version.js';
+import { openAudit } from './audit/open-audit.js';
+import { DEFAULT_AUDIT_DAYS } from './audit/retention.js';
 import { loadDriverFactory } from './drivers/index.js';
+import { CatalogService, leasedWriteScope } from './catalog/index.js';
 import { createApp } from './http/app.js';
-import { loadOrCreateKey, selectKeyStore } from './keystore/resolve-key.js';
+import { catalogRoutes } from './http/catalog-routes.js';
+import { checkStatement } from './policy/index.js';
+import { KeyService } from './keys/key-service.js';
+import { keySlots } from './keys/key-slots.js';
+import { openRegistry } from './keys/open-registry.js';
 import { acquireDaemonLock, readRunningPid } from './lifecycle/daemon-lock.js';
 import { ensurePrivateDir } from './lifecycle/run-dir.js';
 import { DEFAULT_POOL_OPTIONS } from './pools/pool.js';
 import { PoolManager } from './pools/pool-manager.js';
 import { createStatementPolicy } from './policy-wiring.js';
+import { CallTracker } from './queries/call-tracker.js';
 import { QueryService } from './query/query-service.js';
 import { ConnectionService } from './registry/connection-service.js';
-import { Registry } from './registry/registry.js';
+import { createConnectionResolver } from './projects/connection-resolver.js';
+import { ProjectFiles } from './projects/project-files.js';
+import { ProjectService } from './projects/project-service.js';
+import { SessionSources } from './projects/session-sources.js';
+import { TrustStore } from './projects/trust-store.js';
 import { SessionTable } from './sessions/session-table.js';
+import { DaemonClient } from '../shared/daemon-client.js';
+import { createShimServer } from '../shim/server.js';
+import { HTTP_CLIENT_NAME, type RunningMcpHttp, resolveListenAddress, startMcpHttp } from './mcp-http/index.js';
+import { TokenService, tokenRoutes } from './tokens/index.js';
 
 export interface RunDaemonOptions {
   readonly env?: NodeJS.ProcessEnv;
   /** Opt into the key file for this start (and remember it). */
   readonly keyFile?: boolean;
+  /** MCP over HTTP on this loopback `host:port` (`--http`); else the config's `http`; else off. */
+  readonly http?: string;
   /** Called once the socket answers. */
   readonly onReady?: (info: { socket: string; pid: number; keySource: string }) => void;
 }
@@ -69,17 +89,18 @@ export async function runDaemon(options: RunDaemonOptions = {}): Promise<Running
     );
     cleanup.push(() => log.flush());
     const config = readConfig(paths.config);
-    const store = selectKeyStore({
-      env,
-      registryPath: paths.registry,
-      keyFilePath: paths.keyFile,
-      useKeyFile: options.keyFile === true || config.keyFile === true,
-      keychainAccount: `registry:${paths.home}`,
-    });
-    const key = await loadOrCreateKey(store, paths.registry);
-    const registry = Registry.open(paths.registry, key);
-    key.fill(0);
+    // A non-loopback address is refused here, before the registry is opened or anything listens.
+    const httpSetting = options.http ?? config.http;
+    const httpAddress = httpSetting ? await resolveListenAddress(httpSetting) : undefined;
+    // The key store and its "next" slot; an interrupted key rotation or import is finished here.
+    const slots = keySlots(paths, env, options.keyFile === true || config.keyFile === true);
+    const store = slots.current;
+    const registry = await openRegistry(slots, paths.registry, log);
     cleanup.push(() => registry.close());
+    const keys = new KeyService({ slots, registry, registryPath: paths.registry, hanactlVersion: hanactlVersion(), log });
+    // Closed after the pools (cleanup runs in reverse), so calls ended by the shutdown are recorded too.
+    const audit = openAudit(paths.audit, config.auditDays ?? DEFAULT_AUDIT_DAYS, log);
+    cleanup.push(() => audit.close());
 
     const pools = new PoolManager({
       pool: { ...DEFAULT_POOL_OPTIONS, ...config.pool },
@@ -89,12 +110,23 @@ export async function runDaemon(options: RunDaemonOptions = {}): Promise<Running
     });
     cleanup.push(() => pools.closeAll());
     const connections = new ConnectionService(registry, pools);
+    const trust = new TrustStore(registry);
+    const projects = new ProjectService({
+      trust,
+      files: new ProjectFiles(trust),
+      hanaCliHome: join(homedir(), '.hana-cli'),
+      sessions: new SessionSources(),
+    });
+    const resolveConnection = createConnectionResolver(connections, projects);
     const queries = new QueryService({
-      resolve: (name) => connections.resolve(name),
+      resolve: resolveConnection,
       poolFor: (record) => pools.poolFor(record),
       policy: createStatementPolicy(),
     });
     const sessions = new SessionTable();
+    const calls = new CallTracker({ audit: audit.log });
+    const tokens = new TokenService(registry, { assertConnection: (name) => void connections.resolve(name) });
+    let mcpHttp: RunningMcpHttp | undefined;
     const startedAt = Date.now();
     let stopping: Promise<void> | undefined;
     let resolveStopped!: () => void;
@@ -112,14 +144,41 @@ export async function runDaemon(options: RunDaemonOptions = {}): Promise<Running
         socket: paths.socket,
         home: paths.home,
         node: process.version,
+        ...(mcpHttp ? { mcpHttp: mcpHttp.url } : {}),
       }),
       connections,
       queries,
       sessions,
       pools,
+      calls,
+      audit: audit.log,
+      projects,
+      trust,
+      keys,
       shutdown: () => void stop('requested by a client'),
       onError: (err, path) => log.error({ path, err: err instanceof Error ? err.message : String(err) }, 'unexpected error'),
     });
+    const catalog = new CatalogService({
+      queries,
+      validate: (sql, engine) => checkStatement(sql, { dialect: engine, allowWrite: false }),
+      writeScope: leasedWriteScope({ resolve: (name) => resolveConnection(name), poolFor: (record) => pools.poolFor(record) }),
+    });
+    app.route('/v1', catalogRoutes({ catalog, sessions, calls }));
+    app.route('/v1', tokenRoutes({ tokens }));
+
+    // MCP over HTTP: the shim's tools, built per session on a client that calls this app in-process.
+    if (httpAddress) {
+      const running = await startMcpHttp({
+        address: httpAddress,
+        tokens,
+        daemon: new DaemonClient({ socketPath: paths.socket, clientName: HTTP_CLIENT_NAME, fetch: (request) => app.fetch(request) }),
+        createServer: (daemon, { connection, context }) => createShimServer(daemon, { connection, context, transport: 'http' }),
+        onError: (err, path) => log.error({ path, err: err instanceof Error ? err.message : String(err) }, 'unexpected error'),
+      });
+      mcpHttp = running;
+      cleanup.push(() => running.close());
+      log.info({ url: running.url }, 'MCP over HTTP listening');
+    }
 
     if (process.platform !== 'win32') rmSync(paths.socket, { force: true }); // we hold the lock: any socket here is stale
     const server = createAdaptorServer({ fetch: app.fetch }) as Server;
@@ -142,11 +201,13 @@ export async function runDaemon(options: RunDaemonOptions = {}): Promise<Running
     const stop = (reason: string): Promise<void> => {
       stopping ??= (async () => {
         log.info({ reason }, 'daemon stopping');
+        const httpClosed = mcpHttp?.close();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections?.();
         const drain = setTimeout(() => server.closeAllConnections?.(), DRAIN_MS);
         drain.unref();
         await closed;
+        await httpClosed;
         clearTimeout(drain);
         log.info('daemon stopped');
         await runCleanup();

@@ -17,6 +17,8 @@ export const ConfigSchema = z.object({
   connectTimeoutMs: z.number().int().min(100).max(120_000).optional(),
   /** Audit records older than this many days are pruned (default 30). */
   auditDays: z.number().int().min(1).max(3650).optional(),
+  /** MCP over HTTP on this loopback `host:port` (e.g. `127.0.0.1:8765`) at every start; off when absent. */
+  http: z.string().min(1).max(300).optional(),
 });
 export type Config = z.infer<typeof ConfigSchema>;
 

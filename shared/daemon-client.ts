@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import type { z } from 'zod';
 import { CLIENT_HEADER } from './client-header.js';
 import { HanactlError, fromWire } from './errors.js';
+import type { ProjectScope } from './project-schemas.js';
 import {
   type AddConnectionRequest,
   type ConnectionInfo,
@@ -33,6 +34,11 @@ export interface DaemonClientOptions {
   readonly clientName: string;
   /** Starts a daemon when none answers; without it, an absent daemon is an error. */
   readonly autoStart?: () => Promise<void>;
+  /**
+   * In-process transport: requests go to this function (the daemon's own `app.fetch`) instead of
+   * the socket. The daemon's MCP over HTTP uses it to run the shim's tools inside the daemon.
+   */
+  readonly fetch?: (request: Request) => Response | Promise<Response>;
 }
 
 /**
@@ -44,6 +50,30 @@ function loadHttp(): typeof import('node:http') {
   // A builtin resolves from any base; the bundled shim has no import.meta.url.
   http ??= createRequire((import.meta.url as string | undefined) ?? `${process.cwd()}/`)('node:http') as typeof import('node:http');
   return http;
+}
+
+/** `?project=...&session=...` for a scope, or nothing. */
+function scopeQuery(scope: ProjectScope | undefined): string {
+  const query = new URLSearchParams();
+  if (scope?.project) query.set('project', scope.project);
+  if (scope?.session) query.set('session', scope.session);
+  const text = query.toString();
+  return text ? `?${text}` : '';
+}
+
+/** An answer's body as the caller's type: an error status rebuilt as HanactlError, a body checked against the schema. */
+function settle<T>(method: string, path: string, status: number, text: string, schema: z.ZodType<T> | undefined): T {
+  let json: unknown;
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    throw new HanactlError('INTERNAL', `The daemon answered ${status} with a body that is not JSON.`);
+  }
+  if (status >= 400) throw fromWire(json, status);
+  if (!schema) return json as T;
+  const parsed = schema.safeParse(json);
+  if (parsed.success) return parsed.data;
+  throw new HanactlError('INTERNAL', `The daemon's answer to ${method} ${path} does not match this client's version; restart the daemon (\`hanactl daemon stop\`).`);
 }
 
 const UNREACHABLE = new Set(['ENOENT', 'ECONNREFUSED', 'ENOTSOCK']);
@@ -69,11 +99,12 @@ export class DaemonClient {
   health(): Promise<Health> {
     return this.request('GET', '/v1/health', undefined, HealthSchema);
   }
-  listConnections(): Promise<ConnectionList> {
-    return this.request('GET', '/v1/connections', undefined, ConnectionListSchema);
+  /** Registry connections, plus the project's (`project:<name>`) when a scope names a project. */
+  listConnections(scope?: ProjectScope): Promise<ConnectionList> {
+    return this.request('GET', `/v1/connections${scopeQuery(scope)}`, undefined, ConnectionListSchema);
   }
-  getConnection(name: string): Promise<ConnectionInfo> {
-    return this.request('GET', `/v1/connections/${encodeURIComponent(name)}`, undefined, ConnectionInfoSchema);
+  getConnection(name: string, scope?: ProjectScope): Promise<ConnectionInfo> {
+    return this.request('GET', `/v1/connections/${encodeURIComponent(name)}${scopeQuery(scope)}`, undefined, ConnectionInfoSchema);
   }
   addConnection(body: AddConnectionRequest): Promise<ConnectionInfo> {
     return this.request('POST', '/v1/connections', body, ConnectionInfoSchema);
@@ -144,6 +175,13 @@ export class DaemonClient {
 
   async #send<T>(method: string, path: string, body: unknown, schema: z.ZodType<T> | undefined, signal?: AbortSignal): Promise<T> {
     const payload = body === undefined ? undefined : JSON.stringify(body);
+    if (this.#options.fetch) {
+      const headers: Record<string, string> = { [CLIENT_HEADER]: this.#options.clientName };
+      if (payload !== undefined) headers['content-type'] = 'application/json';
+      const request = new Request(`http://hanactl${path}`, { method, headers, ...(payload !== undefined ? { body: payload } : {}), ...(signal ? { signal } : {}) });
+      const response = await this.#options.fetch(request);
+      return settle(method, path, response.status, await response.text(), schema);
+    }
     const { Agent, request: httpRequest } = loadHttp();
     this.#agent ??= new Agent({ keepAlive: true, maxSockets: 16 });
     return new Promise<T>((resolve, reject) => {
@@ -164,26 +202,11 @@ export class DaemonClient {
           res.on('data', (c: Buffer) => chunks.push(c));
           res.on('error', reject);
           res.on('end', () => {
-            const text = Buffer.concat(chunks).toString('utf8');
-            let json: unknown;
             try {
-              json = text ? JSON.parse(text) : undefined;
-            } catch {
-              reject(new HanactlError('INTERNAL', `The daemon answered ${res.statusCode} with a body that is not JSON.`));
-              return;
+              resolve(settle(method, path, res.statusCode ?? 500, Buffer.concat(chunks).toString('utf8'), schema));
+            } catch (err) {
+              reject(err);
             }
-            const status = res.statusCode ?? 500;
-            if (status >= 400) {
-              reject(fromWire(json, status));
-              return;
-            }
-            if (!schema) {
-              resolve(json as T);
-              return;
-            }
-            const parsed = schema.safeParse(json);
-            if (parsed.success) resolve(parsed.data);
-            else reject(new HanactlError('INTERNAL', `The daemon's answer to ${method} ${path} does not match this client's version; restart the daemon (\`hanactl daemon stop\`).`));
           });
         },
       );

@@ -10,6 +10,14 @@ export const ConnectionNameSchema = z
   .string()
   .regex(CONNECTION_NAME_PATTERN, 'use 1-64 letters, digits, - or _');
 
+/**
+ * A reference to a connection in a call: a registry name, or `project:<name>` for one the
+ * daemon found in the caller's project folder (resolved against the call's `project`).
+ */
+export const ConnectionRefSchema = z
+  .string()
+  .regex(/^(project:)?[A-Za-z0-9_-]{1,64}$/, 'use a name from list_connections (1-64 letters, digits, - or _, or project:<name>)');
+
 export const EngineSchema = z.enum(['sqlite', 'postgres', 'mysql', 'hana']);
 
 export const KeySourceSchema = z.enum(['keychain', 'env', 'file']);
@@ -24,6 +32,8 @@ export const HealthSchema = z.object({
   socket: z.string(),
   home: z.string(),
   node: z.string(),
+  /** The MCP over HTTP base URL (`http://127.0.0.1:PORT`; endpoints at `/mcp/<connection>`), when it is on. */
+  mcpHttp: z.string().optional(),
 });
 export type Health = z.infer<typeof HealthSchema>;
 
@@ -60,10 +70,23 @@ export const ConnectionInfoSchema = z.object({
   allowWrite: z.boolean(),
   context: z.array(z.string()),
   createdAt: z.string(),
+  /** Project connections only: the file (or variable) it was found in. */
+  source: z.string().optional(),
 });
 export type ConnectionInfo = z.infer<typeof ConnectionInfoSchema>;
 
-export const ConnectionListSchema = z.object({ connections: z.array(ConnectionInfoSchema) });
+/** How the project of a listing was read: `ok`, or why its connections are missing. */
+export const ProjectStatusSchema = z.object({
+  path: z.string(),
+  root: z.string().optional(),
+  status: z.enum(['ok', 'untrusted', 'error']),
+  message: z.string().optional(),
+  /** The connection the project's first matching source yields (`project:<name>`), if any. */
+  primary: z.string().nullable().optional(),
+});
+export type ProjectStatus = z.infer<typeof ProjectStatusSchema>;
+
+export const ConnectionListSchema = z.object({ connections: z.array(ConnectionInfoSchema), project: ProjectStatusSchema.optional() });
 export type ConnectionList = z.infer<typeof ConnectionListSchema>;
 
 export const ConnectionTestResultSchema = z.object({
@@ -83,12 +106,12 @@ export const OpenSessionRequestSchema = z.strictObject({
   client: ClientInfoSchema,
   project: z.string().max(4096).optional(),
   pid: z.number().int().optional(),
-  connection: ConnectionNameSchema.optional(),
+  connection: ConnectionRefSchema.optional(),
 });
 export type OpenSessionRequest = z.infer<typeof OpenSessionRequestSchema>;
 
 export const SessionUpdateSchema = z.strictObject({
-  connection: ConnectionNameSchema.nullable().optional(),
+  connection: ConnectionRefSchema.nullable().optional(),
   project: z.string().max(4096).optional(),
   client: ClientInfoSchema.optional(),
 });
@@ -116,7 +139,9 @@ export const ToolNameSchema = z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, 'use a 
 
 export const QueryRequestSchema = z.strictObject({
   session: z.string().max(100).optional(),
-  connection: ConnectionNameSchema,
+  connection: ConnectionRefSchema,
+  /** The caller's project folder, against which a `project:<name>` connection is resolved. */
+  project: z.string().max(4096).optional(),
   sql: z.string().min(1, 'sql is empty').max(MAX_SQL_LENGTH),
   params: z.array(ParamSchema).max(1000).optional(),
   maxRows: z.number().int().min(1).max(MAX_MAX_ROWS).optional(),
@@ -219,7 +244,7 @@ export const MAX_AUDIT_LIMIT = 10_000;
  */
 export const AuditQuerySchema = z.strictObject({
   session: z.string().max(100).optional(),
-  connection: ConnectionNameSchema.optional(),
+  connection: ConnectionRefSchema.optional(),
   since: z.string().max(100).optional(),
   after: z.coerce.number().int().min(0).optional(),
   limit: z.coerce.number().int().min(1).max(MAX_AUDIT_LIMIT).optional(),

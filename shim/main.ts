@@ -8,6 +8,8 @@ import { createShimServer } from './server.js';
 export interface ShimMainOptions {
   readonly connection?: string;
   readonly project?: string;
+  /** A connection file the daemon reads for this session's project (`--conn-file`), within trust. */
+  readonly connFile?: string;
 }
 
 /**
@@ -22,7 +24,13 @@ export async function runShim(options: ShimMainOptions): Promise<void> {
     autoStart: () => startDaemonInBackground({ paths, probe: () => probe.health() }),
   });
   const probe = new DaemonClient({ socketPath: paths.socket, clientName: 'hanactl-shim' });
-  const { server, state } = createShimServer(daemon, { ...options, project: options.project ?? process.cwd(), context: contextFromEnv(process.env) });
+  const vcap = process.env.VCAP_SERVICES;
+  const { server, state } = createShimServer(daemon, {
+    ...options,
+    project: options.project ?? process.cwd(),
+    context: contextFromEnv(process.env),
+    ...(vcap ? { vcapServices: vcap } : {}),
+  });
   const transport = new StdioServerTransport();
   const heartbeat = setInterval(() => {
     void state.announce();

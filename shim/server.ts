@@ -1,23 +1,32 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { DaemonClient } from '../shared/daemon-client.js';
 import { hanactlVersion } from '../shared/version.js';
+import { ProjectContext } from './project-context.js';
+import { registerProjectTools } from './project-tools.js';
 import { type ShimOptions, SessionState } from './session-state.js';
+import { registerCatalogTools } from './catalog-tools.js';
 import { registerTools } from './tools.js';
 
 const INSTRUCTIONS =
-  'hanactl gives you database access through a local broker; you never see passwords. Start with list_connections and use_connection, then run_query. Statements are read-only unless a person allowed writes.';
+  'hanactl gives you database access through a local broker; you never see passwords. Start with list_connections and use_connection; find your way with list_schemas, list_tables, describe_table and search_objects; then run_query. Statements are read-only unless a person allowed writes.';
 
 /** Builds the shim's MCP server. Pure: it never touches stdio or `process`; main.ts connects it. */
 export function createShimServer(daemon: DaemonClient, options: ShimOptions = {}): { server: McpServer; state: SessionState } {
   const server = new McpServer({ name: 'hanactl', version: hanactlVersion() }, { instructions: INSTRUCTIONS });
   const state = new SessionState(daemon, options);
   const policy = registerTools(server, daemon, state);
+  registerCatalogTools(server, daemon, state);
+  const project = new ProjectContext(daemon, state, policy, options);
+  registerProjectTools(server, state, project);
   server.server.oninitialized = () => {
     const client = server.server.getClientVersion();
     if (client) state.client = { name: client.name, ...(client.version ? { version: client.version } : {}) };
     void state.announce();
     // The tool annotations follow the starting connection's policy (best effort; a call still works).
     if (state.active) void daemon.getConnection(state.active).then((info) => policy.onActive(info.allowWrite), () => {});
+    // The project: the client's roots, else --project, else the working folder (tools wait for it).
+    // Over HTTP the URL fixed the connection, and the client's folders are not the daemon's to follow.
+    if (options.transport !== 'http') project.start(server);
   };
   return { server, state };
 }

@@ -7,6 +7,16 @@ export interface ShimOptions {
   readonly project?: string;
   /** Context parameter values from the client's configuration (`MCP_CONTEXT_<NAME>`), fixed for the shim's life. */
   readonly context?: Readonly<Record<string, string>>;
+  /** A connection file a person named (`--conn-file`); the daemon reads it, within trust. */
+  readonly connFile?: string;
+  /** This process's `VCAP_SERVICES`, the last source of the project chain (passed to the daemon, never read back). */
+  readonly vcapServices?: string;
+  /**
+   * `http`: a session of the daemon's MCP over HTTP endpoint, whose URL fixes `connection`: no
+   * use_connection, a call's `connection` may only name it, a project never moves it, and the
+   * session has no process of its own (no pid in `hanactl status`). Default `stdio`.
+   */
+  readonly transport?: 'stdio' | 'http';
 }
 
 /**
@@ -15,19 +25,30 @@ export interface ShimOptions {
  */
 export class SessionState {
   active: string | null;
+  /** The session's project folder: the daemon's root for it once detected, else the hint. */
   project: string | undefined;
+  /** The connection a person configured (`--connection`): what a project without connections falls back to. */
+  readonly defaultConnection: string | null;
+  /** True once the agent chose a registry connection itself; a change of project then keeps it. */
+  pinned = false;
+  /** True when the endpoint's URL fixed the connection (MCP over HTTP): no tool or project changes it. */
+  readonly fixed: boolean;
   /** Fixed at start; no tool can change it. */
   readonly context: Readonly<Record<string, string>>;
   client: { name: string; version?: string } = { name: 'unknown' };
   #sessionId: string | undefined;
   #opening: Promise<string | undefined> | undefined;
+  #settling: Promise<unknown> = Promise.resolve();
   readonly #daemon: DaemonClient;
 
   constructor(daemon: DaemonClient, options: ShimOptions) {
     this.#daemon = daemon;
     this.active = options.connection ?? null;
+    this.defaultConnection = this.active;
     this.project = options.project;
     this.context = Object.freeze({ ...options.context });
+    this.fixed = options.transport === 'http' && this.active !== null;
+    this.pinned = this.fixed;
   }
 
   /** The daemon-side session id, announced once (best effort: a call works without it). */
@@ -37,7 +58,7 @@ export class SessionState {
       .openSession({
         client: this.client,
         ...(this.project ? { project: this.project } : {}),
-        pid: process.pid,
+        ...(this.fixed ? {} : { pid: process.pid }),
         ...(this.active ? { connection: this.active } : {}),
       })
       .then(
@@ -53,6 +74,19 @@ export class SessionState {
   /** Mirrors a change to the daemon's session table, for `hanactl status`. */
   async announce(): Promise<void> {
     const id = await this.sessionId();
-    if (id) await this.#daemon.updateSession(id, { connection: this.active, client: this.client }).catch(() => {});
+    const project = this.project ? { project: this.project } : {};
+    if (id) await this.#daemon.updateSession(id, { connection: this.active, client: this.client, ...project }).catch(() => {});
+  }
+
+  /** Queues a change of project (MCP roots, detect_project); changes apply one at a time, in order. */
+  queue<T>(change: () => Promise<T>): Promise<T> {
+    const next = this.#settling.then(change, change);
+    this.#settling = next.catch(() => {});
+    return next;
+  }
+
+  /** Resolves once queued project changes are applied: tools await it, so no call runs against a half-switched project. */
+  async settled(): Promise<void> {
+    await this.#settling;
   }
 }

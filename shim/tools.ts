@@ -2,13 +2,16 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { DaemonClient } from '../shared/daemon-client.js';
 import { HanactlError } from '../shared/errors.js';
-import { ConnectionNameSchema, DEFAULT_MAX_ROWS, MAX_MAX_ROWS, ParamSchema } from '../shared/schemas.js';
+import { isProjectRef } from '../shared/project-schemas.js';
+import { ConnectionRefSchema, DEFAULT_MAX_ROWS, MAX_MAX_ROWS, ParamSchema } from '../shared/schemas.js';
 import { renderTable } from '../shared/text-table.js';
+import { withProgress } from './progress.js';
+import { projectScope } from './project-scope.js';
 import { renderQueryResult } from './render.js';
 import type { SessionState } from './session-state.js';
 import { guarded, ok } from './tool-result.js';
 
-const connectionArg = ConnectionNameSchema.optional().describe('Run against this connection for this call only.');
+const connectionArg = ConnectionRefSchema.optional().describe('Run against this connection for this call only.');
 
 const RowsOutputShape = {
   columns: z.array(z.object({ name: z.string(), type: z.string() })),
@@ -19,6 +22,12 @@ const RowsOutputShape = {
 
 /** Which connection a call uses: the explicit argument, else the session's active one. */
 export function pickConnection(state: SessionState, override: string | undefined): string {
+  if (state.fixed && override !== undefined && override !== state.active) {
+    throw new HanactlError(
+      'FORBIDDEN',
+      `This session's endpoint fixes the connection "${state.active}"; a call cannot use "${override}". Connect to that connection's own endpoint instead.`,
+    );
+  }
   const name = override ?? state.active;
   if (!name) {
     throw new HanactlError(
@@ -44,9 +53,13 @@ export function registerTools(server: McpServer, daemon: DaemonClient, state: Se
     },
     () =>
       guarded(async () => {
-        const { connections } = await daemon.listConnections();
+        const { connections, project } = await daemon.listConnections(await projectScope(state));
+        // Why the project adds nothing (not trusted, a bad path), in the daemon's words.
+        const note = project && project.status !== 'ok' && project.message ? `\n${project.message}` : '';
+        const projectView = project ? { project } : {};
         if (connections.length === 0) {
-          return ok('No connections are registered. Ask a person to add one with `hanactl add <name> <url>`.', { connections: [], active: state.active });
+          const none = 'No connections are registered. Ask a person to add one with `hanactl add <name> <url>`.';
+          return ok(`${none}${note}`, { connections: [], active: state.active, ...projectView });
         }
         const rows = connections.map((c) => ({
           name: c.name,
@@ -57,22 +70,25 @@ export function registerTools(server: McpServer, daemon: DaemonClient, state: Se
         }));
         const text = renderTable(['name', 'active', 'engine', 'access', 'description'], rows);
         const view = connections.map(({ name, engine, description, allowWrite, context }) => ({ name, engine, description, allowWrite, context }));
-        return ok(text, { connections: view, active: state.active });
+        return ok(`${text}${note}`, { connections: view, active: state.active, ...projectView });
       }),
   );
 
-  server.registerTool(
+  // Not offered where the endpoint's URL fixes the connection (MCP over HTTP).
+  if (!state.fixed) server.registerTool(
     'use_connection',
     {
       title: 'Use connection',
       description: 'Make a connection the active one for this session (other sessions are not affected).',
-      inputSchema: { name: ConnectionNameSchema.describe('A name from list_connections.') },
+      inputSchema: { name: ConnectionRefSchema.describe('A name from list_connections.') },
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     ({ name }) =>
       guarded(async () => {
-        const info = await daemon.getConnection(name);
+        const info = await daemon.getConnection(name, await projectScope(state));
         state.active = info.name;
+        // A registry choice stays across project changes; a project connection follows the project.
+        state.pinned = !isProjectRef(info.name);
         policy.onActive(info.allowWrite);
         void state.announce();
         return ok(`Now using "${info.name}" (${info.engine}, ${info.allowWrite ? 'read-write' : 'read-only'}).`, { active: info.name, engine: info.engine });
@@ -88,10 +104,12 @@ export function registerTools(server: McpServer, daemon: DaemonClient, state: Se
     },
     () =>
       guarded(async () => {
+        const scope = await projectScope(state);
         if (!state.active) return ok('No connection is active. Call list_connections, then use_connection.', { active: null });
-        const info = await daemon.getConnection(state.active);
+        const info = await daemon.getConnection(state.active, scope);
         const scoped = info.context.length > 0 ? `; context parameters: ${info.context.join(', ')}` : '';
-        return ok(`Active: "${info.name}" (${info.engine}, ${info.allowWrite ? 'read-write' : 'read-only'}) ${info.url}${scoped}`, {
+        const found = info.source ? ` (found in ${info.source})` : '';
+        return ok(`Active: "${info.name}" (${info.engine}, ${info.allowWrite ? 'read-write' : 'read-only'}) ${info.url}${scoped}${found}`, {
           active: info.name,
           engine: info.engine,
           allowWrite: info.allowWrite,
@@ -117,18 +135,25 @@ export function registerTools(server: McpServer, daemon: DaemonClient, state: Se
     },
     ({ sql, params, maxRows, connection }, extra) =>
       guarded(async () => {
+        const { session, project } = await projectScope(state);
         const name = pickConnection(state, connection);
-        const session = await state.sessionId();
-        const result = await daemon.query(
-          {
-            connection: name,
-            sql,
-            ...(params ? { params } : {}),
-            ...(maxRows ? { maxRows } : {}),
-            ...(session ? { session } : {}),
-            ...(Object.keys(state.context).length > 0 ? { context: { ...state.context } } : {}),
-          },
-          extra.signal,
+        const result = await withProgress(
+          extra,
+          (seconds) => `The statement on "${name}" is still running (${seconds} s).`,
+          () =>
+            daemon.query(
+              {
+                connection: name,
+                sql,
+                ...(params ? { params } : {}),
+                ...(maxRows ? { maxRows } : {}),
+                ...(session ? { session } : {}),
+                ...(project ? { project } : {}),
+                ...(Object.keys(state.context).length > 0 ? { context: { ...state.context } } : {}),
+                tool: 'run_query',
+              },
+              extra.signal,
+            ),
         );
         const { columns, rows, rowCount, truncated } = result;
         return ok(renderQueryResult(result, maxRows ?? DEFAULT_MAX_ROWS), { columns, rows, rowCount, truncated });

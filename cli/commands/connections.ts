@@ -4,6 +4,7 @@ import { assertConnectionName } from '../../shared/names.js';
 import { renderTable } from '../../shared/text-table.js';
 import { type CliContext, printJson } from '../context.js';
 import { promptHidden, readPasswordFromStdin } from '../password.js';
+import { progressLine } from '../style.js';
 
 export interface AddOptions {
   readonly passwordStdin?: boolean;
@@ -109,8 +110,13 @@ export async function remove(ctx: CliContext, name: string, options: { json?: bo
 
 /** `hanactl test <name>`: opens a connection and proves it answers. */
 export async function test(ctx: CliContext, name: string, options: { json?: boolean }): Promise<void> {
-  if (!options.json && process.stderr.isTTY) process.stderr.write(`Testing "${name}"…\r`);
-  const result = await ctx.daemon.testConnection(name);
+  const progress = progressLine(process.stderr, `Testing "${name}"…`);
+  let result: Awaited<ReturnType<typeof ctx.daemon.testConnection>>;
+  try {
+    result = await ctx.daemon.testConnection(name);
+  } finally {
+    progress.done();
+  }
   if (options.json) return printJson(ctx, result);
   ctx.out(`"${name}" answers in ${result.latencyMs} ms${result.serverVersion ? ` (${result.serverVersion})` : ''}.`);
 }

@@ -5,6 +5,7 @@ import { isHanactlError } from '../../shared/errors.js';
 import type { Health } from '../../shared/schemas.js';
 import { type CliContext, printJson } from '../context.js';
 import { CliExit, EXIT } from '../exit.js';
+import { progressLine } from '../style.js';
 
 async function running(ctx: CliContext): Promise<Health | undefined> {
   try {
@@ -20,30 +21,67 @@ function rememberKeyFile(ctx: CliContext): void {
   if (!config.keyFile) writeConfig(ctx.paths.config, { ...config, keyFile: true });
 }
 
-/** `hanactl daemon start [--foreground] [--key-file]`. */
-export async function start(ctx: CliContext, options: { foreground?: boolean; keyFile?: boolean; json?: boolean }): Promise<void> {
+/** A `--http` address that is not loopback host:port is a usage error, said before anything starts. */
+async function checkHttp(address: string | undefined): Promise<void> {
+  if (address === undefined) return;
+  const { resolveListenAddress } = await import('../../daemon/mcp-http/listen-address.js');
+  try {
+    await resolveListenAddress(address);
+  } catch (err) {
+    throw isHanactlError(err) ? new CliExit(EXIT.usage, err.message) : err;
+  }
+}
+
+/** Where MCP over HTTP answers, for the start and status lines. */
+const httpLine = (health: Health) => (health.mcpHttp ? `MCP over HTTP at ${health.mcpHttp}/mcp/<connection> (a bearer token from \`hanactl token create\`)` : undefined);
+
+/** `hanactl daemon start [--foreground] [--key-file] [--audit-days N] [--http 127.0.0.1:PORT]`. */
+export async function start(
+  ctx: CliContext,
+  options: { foreground?: boolean; keyFile?: boolean; auditDays?: number; http?: string; json?: boolean },
+): Promise<void> {
+  await checkHttp(options.http);
+  if (options.auditDays !== undefined) (await import('./audit.js')).rememberAuditDays(ctx, options.auditDays);
   if (options.keyFile) {
     const { mkdirSync } = await import('node:fs');
     mkdirSync(ctx.paths.home, { recursive: true, mode: 0o700 });
     rememberKeyFile(ctx);
   }
-  if (options.foreground) return startForeground(ctx);
+  if (options.foreground) return startForeground(ctx, options.http);
   const before = await running(ctx);
-  if (!before) await startDaemonInBackground({ paths: ctx.paths, probe: () => ctx.probe.health() });
+  if (before && options.auditDays !== undefined)
+    ctx.err(`Audit records will be kept ${options.auditDays} days from the daemon's next start.`);
+  if (!before) {
+    const progress = progressLine(process.stderr, 'Starting the daemon…');
+    try {
+      const extraArgs = options.http ? ['--http', options.http] : [];
+      await startDaemonInBackground({ paths: ctx.paths, probe: () => ctx.probe.health(), extraArgs });
+    } finally {
+      progress.done();
+    }
+  }
   const health = before ?? (await ctx.probe.health());
+  if (before && options.http && !health.mcpHttp?.endsWith(`//${options.http}`)) {
+    ctx.err(
+      `The running daemon ${health.mcpHttp ? `serves MCP over HTTP at ${health.mcpHttp}` : 'does not serve MCP over HTTP'}; stop it (\`hanactl daemon stop\`) and start it again with --http ${options.http}.`,
+    );
+  }
   if (options.json) return printJson(ctx, { ...health, alreadyRunning: Boolean(before) });
   ctx.out(
     before
       ? `The daemon is already running (pid ${health.pid}) on ${health.socket}.`
       : `Daemon started (pid ${health.pid}) on ${health.socket}; registry key from ${health.keySource}.`,
   );
+  const http = httpLine(health);
+  if (http) ctx.out(`${http}.`);
 }
 
-async function startForeground(ctx: CliContext): Promise<void> {
+async function startForeground(ctx: CliContext, http: string | undefined): Promise<void> {
   const { runDaemon, AlreadyRunningError } = await import('../../daemon/main.js');
   let daemon: RunningDaemon;
   try {
     daemon = await runDaemon({
+      ...(http ? { http } : {}),
       onReady: ({ socket, pid, keySource }) => ctx.err(`hanactl daemon ${pid} listening on ${socket} (registry key from ${keySource}); Ctrl-C stops it.`),
     });
   } catch (err) {
@@ -102,6 +140,7 @@ export async function status(ctx: CliContext, options: { json?: boolean }): Prom
         `socket       ${health.socket}`,
         `key source   ${health.keySource}${health.keySource === 'file' ? ' (a key file beside the registry; weaker than the OS keychain)' : ''}`,
         `home         ${health.home}`,
+        ...(health.mcpHttp ? [`mcp http     ${health.mcpHttp}/mcp/<connection>`] : []),
       ].join('\n'),
     );
   } else {

@@ -4,6 +4,7 @@ import { hanactlBinPath } from '../../shared/auto-start.js';
 import { installRoot } from '../../shared/install-root.js';
 import { HanactlError } from '../../shared/errors.js';
 import type { CliContext } from '../context.js';
+import { CliExit, EXIT } from '../exit.js';
 
 export const MCP_CLIENTS = ['claude-code', 'claude-desktop', 'vscode', 'cursor'] as const;
 export type McpClientName = (typeof MCP_CLIENTS)[number];
@@ -53,7 +54,13 @@ function shellQuote(s: string): string {
   return /^[A-Za-z0-9_./:=@-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
-/** `hanactl mcp-config --client NAME [--connection NAME]`. */
-export async function mcpConfig(ctx: CliContext, options: { client: string; connection?: string }): Promise<void> {
-  ctx.out(mcpConfigText(options.client, options.connection));
+/** `hanactl mcp-config --client NAME [--connection NAME] [--write [--config-file PATH]]`. */
+export async function mcpConfig(ctx: CliContext, options: { client: string; connection?: string; write?: boolean; configFile?: string }): Promise<void> {
+  if (!options.write) {
+    if (options.configFile) throw new CliExit(EXIT.usage, '--config-file names the file that --write merges into; give --write too.');
+    ctx.out(mcpConfigText(options.client, options.connection));
+    return;
+  }
+  const { writeMcpConfig } = await import('./mcp-config-write.js');
+  await writeMcpConfig(ctx, options as { client: McpClientName; connection?: string; configFile?: string });
 }

@@ -23,6 +23,8 @@ export interface ContextCheck {
    * Lenient: it is ignored (a shim's environment may hold unrelated MCP_CONTEXT_ variables).
    */
   readonly strict: boolean;
+  /** How the caller sets a missing value, ending the refusal; default: `set MCP_CONTEXT_<NAME> in the MCP client's configuration`. */
+  readonly remedy?: (name: string) => string;
 }
 
 function refuse(message: string): HanactlError {
@@ -49,7 +51,8 @@ export function resolveContextValues(check: ContextCheck): Record<string, string
   for (const name of check.declared) {
     const value = values[name];
     if (value === undefined) {
-      throw refuse(`The context parameter ${name} is declared for this connection but has no value; set MCP_CONTEXT_${name} in the MCP client's configuration.`);
+      const remedy = check.remedy?.(name) ?? `set MCP_CONTEXT_${name} in the MCP client's configuration`;
+      throw refuse(`The context parameter ${name} is declared for this connection but has no value; ${remedy}.`);
     }
     if (value.trim() === '') throw refuse(`The context parameter ${name} is empty; an empty value is refused (an engine may store it as NULL).`);
     const bytes = Buffer.byteLength(value, 'utf8');

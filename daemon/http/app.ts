@@ -4,11 +4,19 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { HanactlError, isHanactlError } from '../../shared/errors.js';
 import { CLIENT_HEADER } from '../../shared/client-header.js';
 import type { Health } from '../../shared/schemas.js';
+import type { AuditLog } from '../audit/audit-log.js';
 import type { PoolManager } from '../pools/pool-manager.js';
+import type { ProjectService } from '../projects/project-service.js';
+import type { TrustStore } from '../projects/trust-store.js';
+import type { KeyService } from '../keys/key-service.js';
+import type { CallTracker } from '../queries/call-tracker.js';
 import type { QueryService } from '../query/query-service.js';
 import type { ConnectionService } from '../registry/connection-service.js';
 import type { SessionTable } from '../sessions/session-table.js';
 import { connectionRoutes } from './connection-routes.js';
+import { keyRoutes } from './key-routes.js';
+import { operatorRoutes } from './operator-routes.js';
+import { projectRoutes } from './project-routes.js';
 import { queryRoutes } from './query-routes.js';
 import { sessionRoutes } from './session-routes.js';
 
@@ -19,6 +27,16 @@ export interface AppDeps {
   readonly queries: QueryService;
   readonly sessions: SessionTable;
   readonly pools: Pick<PoolManager, 'stats'>;
+  /** Tracks running calls (`/v1/queries`) and audits each; without it calls run untracked. */
+  readonly calls?: CallTracker;
+  /** The audit trail's read side (`/v1/audit`); with `calls`, mounts the operator routes. */
+  readonly audit?: Pick<AuditLog, 'list'>;
+  /** Project context (`project:<name>` connections, `/v1/projects/*`); with `trust`, mounts the project routes. */
+  readonly projects?: ProjectService;
+  /** The folders a person trusted (`/v1/trust`, CLI only). */
+  readonly trust?: TrustStore;
+  /** Registry key rotation and export (`/v1/keys/*`, CLI only). */
+  readonly keys?: KeyService;
   /** Asks the daemon to stop gracefully (answered before it stops). */
   shutdown(): void;
   /** Called with every unexpected error, for the log. */
@@ -69,5 +87,8 @@ export function createApp(deps: AppDeps): Hono {
   app.route('/v1', connectionRoutes(deps));
   app.route('/v1', sessionRoutes(deps));
   app.route('/v1', queryRoutes(deps));
+  if (deps.calls && deps.audit) app.route('/v1', operatorRoutes({ calls: deps.calls, audit: deps.audit }));
+  if (deps.keys) app.route('/v1', keyRoutes({ keys: deps.keys }));
+  if (deps.projects && deps.trust) app.route('/v1', projectRoutes({ projects: deps.projects, trust: deps.trust, connections: deps.connections, sessions: deps.sessions }));
   return app;
 }

@@ -1,24 +1,48 @@
 import { Hono } from 'hono';
+import { isProjectRef } from '../../shared/project-schemas.js';
 import { AddConnectionRequestSchema, UpdateConnectionRequestSchema } from '../../shared/schemas.js';
 import { toConnectionInfo } from '../registry/connection-service.js';
 import type { AppDeps } from './app.js';
+import { requireCli } from './require-cli.js';
 import { readBody } from './validate.js';
 
-/** `GET|POST|DELETE /v1/connections[/:name]`, `POST /v1/connections/:name/test`. */
-export function connectionRoutes(deps: Pick<AppDeps, 'connections' | 'queries'>): Hono {
+/**
+ * `GET|POST|DELETE /v1/connections[/:name]`, `POST /v1/connections/:name/test`. With
+ * `?project=<path>[&session=<id>]` the listing adds the project's `project:<name>` connections
+ * (and the project's status), and `GET /connections/project:<name>` resolves in that project.
+ */
+export function connectionRoutes(deps: Pick<AppDeps, 'connections' | 'queries' | 'projects'>): Hono {
   const app = new Hono();
-  app.get('/connections', (c) => c.json({ connections: deps.connections.list().map(toConnectionInfo) }));
-  app.get('/connections/:name', (c) => c.json(toConnectionInfo(deps.connections.resolve(c.req.param('name')))));
+  app.get('/connections', (c) => {
+    const connections = deps.connections.list().map(toConnectionInfo);
+    const project = c.req.query('project');
+    if (!project || !deps.projects) return c.json({ connections });
+    const session = c.req.query('session');
+    const found = deps.projects.listing({ project, ...(session ? { session } : {}) });
+    return c.json({ connections: [...connections, ...found.connections], project: found.project });
+  });
+  app.get('/connections/:name', (c) => {
+    const name = c.req.param('name');
+    if (deps.projects && isProjectRef(name)) {
+      const project = c.req.query('project');
+      const session = c.req.query('session');
+      return c.json(deps.projects.info(name, { ...(project ? { project } : {}), ...(session ? { session } : {}) }));
+    }
+    return c.json(toConnectionInfo(deps.connections.resolve(name)));
+  });
   app.post('/connections', async (c) => {
+    requireCli(c, 'register a connection (`hanactl add`)');
     const body = await readBody(c, AddConnectionRequestSchema);
     const record = await deps.connections.add(body);
     return c.json(toConnectionInfo(record), 201);
   });
   app.post('/connections/:name/settings', async (c) => {
+    requireCli(c, 'change write access or context parameters (`hanactl set`)');
     const body = await readBody(c, UpdateConnectionRequestSchema);
     return c.json(toConnectionInfo(deps.connections.update(c.req.param('name'), body)));
   });
   app.delete('/connections/:name', async (c) => {
+    requireCli(c, 'remove a connection (`hanactl remove`)');
     await deps.connections.remove(c.req.param('name'));
     return c.json({ removed: c.req.param('name') });
   });

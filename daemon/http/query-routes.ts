@@ -1,15 +1,22 @@
 import { Hono } from 'hono';
 import { QueryRequestSchema } from '../../shared/schemas.js';
+import { queryCallInfo, summarizeRows } from '../queries/query-call.js';
 import type { AppDeps } from './app.js';
 import { readBody } from './validate.js';
 
-/** `POST /v1/query`: one statement for one session. */
-export function queryRoutes(deps: Pick<AppDeps, 'queries' | 'sessions'>): Hono {
+/**
+ * `POST /v1/query`: one statement for one session. The request's signal aborts when the client
+ * goes away (@hono/node-server aborts it when the response closes unfinished); with a call
+ * tracker the call is also listed, cancellable by id, and audited.
+ */
+export function queryRoutes(deps: Pick<AppDeps, 'queries' | 'sessions' | 'calls'>): Hono {
   const app = new Hono();
   app.post('/query', async (c) => {
     const body = await readBody(c, QueryRequestSchema);
-    if (body.session) deps.sessions.touch(body.session, {}, true);
-    const result = await deps.queries.run(body, c.req.raw.signal);
+    const session = body.session ? deps.sessions.touch(body.session, {}, true) : undefined;
+    const signal = c.req.raw.signal;
+    const run = (s: AbortSignal) => deps.queries.run(body, s);
+    const result = deps.calls ? await deps.calls.track(queryCallInfo(body, session), signal, run, summarizeRows) : await run(signal);
     return c.json(result);
   });
   return app;

@@ -13,6 +13,9 @@ export interface PoolManagerOptions {
   readonly loadDriverFactory: (engine: Target['engine']) => Promise<DriverFactory>;
 }
 
+/** Pool keys per record object: records are cached and immutable, so each is hashed once. */
+const KEYS = new WeakMap<object, string>();
+
 interface Entry {
   readonly pool: Pool;
   readonly driver: Driver;
@@ -35,6 +38,14 @@ export class PoolManager {
 
   /** The pool key: a hash of the target and its secret, so a changed password gets a new pool. */
   static keyFor(record: Pick<ConnectionRecord, 'target' | 'password'>): string {
+    const cached = KEYS.get(record);
+    if (cached) return cached;
+    const key = PoolManager.#computeKey(record);
+    KEYS.set(record, key);
+    return key;
+  }
+
+  static #computeKey(record: Pick<ConnectionRecord, 'target' | 'password'>): string {
     const { scheme: _scheme, ...rest } = record.target;
     const canonical = JSON.stringify(rest, Object.keys(rest).sort());
     const options = JSON.stringify(Object.entries(record.target.options).sort());

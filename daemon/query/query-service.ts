@@ -12,8 +12,15 @@ export interface StatementPolicy {
   check(sql: string, options: { dialect: Engine; allowWrite: boolean }): 'read' | 'write';
 }
 
+/** Where a `project:<name>` connection is looked up: the caller's project folder and session. */
+export interface ResolveScope {
+  readonly project?: string;
+  readonly session?: string;
+}
+
 export interface QueryServiceDeps {
-  resolve(name: string): ConnectionRecord;
+  /** Registry names resolve alone; `project:<name>` needs the scope's project. */
+  resolve(name: string, scope?: ResolveScope): ConnectionRecord;
   poolFor(record: ConnectionRecord): Promise<{ pool: Pool; driver: Driver }>;
   readonly policy: StatementPolicy;
   readonly defaultTimeoutMs?: number;
@@ -31,7 +38,10 @@ export class QueryService {
   }
 
   async run(request: QueryRequest, signal?: AbortSignal): Promise<QueryResult> {
-    const record = this.#deps.resolve(request.connection);
+    const record = this.#deps.resolve(request.connection, {
+      ...(request.project ? { project: request.project } : {}),
+      ...(request.session ? { session: request.session } : {}),
+    });
     const kind = this.#deps.policy.check(request.sql, { dialect: record.target.engine, allowWrite: record.allowWrite });
     return this.#execute(record, request, kind === 'read' || !record.allowWrite, signal);
   }
@@ -40,14 +50,21 @@ export class QueryService {
    * Runs SQL that hanactl itself generated (catalog queries) with identifiers already bound
    * or validated: the statement validator is skipped, the read-only transaction is not.
    */
-  async runTrusted(connection: string, sql: string, params: QueryRequest['params'] = [], maxRows = 1000, context?: QueryRequest['context']): Promise<QueryResult> {
-    const record = this.#deps.resolve(connection);
+  async runTrusted(
+    connection: string,
+    sql: string,
+    params: QueryRequest['params'] = [],
+    maxRows = 1000,
+    context?: QueryRequest['context'],
+    scope?: ResolveScope,
+  ): Promise<QueryResult> {
+    const record = this.#deps.resolve(connection, scope);
     return this.#execute(record, { connection, sql, params, maxRows, ...(context ? { context } : {}) }, true);
   }
 
   /** The engine of a connection (for engine-specific catalog SQL). */
-  engineOf(connection: string): Engine {
-    return this.#deps.resolve(connection).target.engine;
+  engineOf(connection: string, scope?: ResolveScope): Engine {
+    return this.#deps.resolve(connection, scope).target.engine;
   }
 
   async #execute(record: ConnectionRecord, request: QueryRequest, readOnly: boolean, signal?: AbortSignal): Promise<QueryResult> {

@@ -29,6 +29,12 @@ export function toConnectionInfo(record: ConnectionRecord): ConnectionInfo {
 export class ConnectionService {
   readonly #registry: Registry;
   readonly #pools: PoolForgetter;
+  /**
+   * Records by name, read once from the registry: the daemon is the registry's only writer, and
+   * every write goes through this service, which drops the cached entry. Keeps the per-call
+   * lookup off SQLite on the hot path.
+   */
+  readonly #cache = new Map<string, ConnectionRecord>();
 
   constructor(registry: Registry, pools: PoolForgetter) {
     this.#registry = registry;
@@ -41,8 +47,13 @@ export class ConnectionService {
 
   /** The record for a name, or CONNECTION_NOT_FOUND naming the connections that exist. */
   resolve(name: string): ConnectionRecord {
+    const cached = this.#cache.get(name);
+    if (cached) return cached;
     const record = this.#registry.get(name);
-    if (record) return record;
+    if (record) {
+      this.#cache.set(name, record);
+      return record;
+    }
     const names = this.#registry.list().map((r) => r.name);
     const known = names.length > 0 ? `Known connections: ${names.join(', ')}.` : 'No connections are registered yet; a person adds one with `hanactl add <name> <url>`.';
     throw new HanactlError('CONNECTION_NOT_FOUND', `There is no connection named "${name}". ${known}`);
@@ -69,6 +80,7 @@ export class ConnectionService {
     );
     const previous = this.#registry.get(request.name);
     this.#registry.put(record, request.replace ?? false);
+    this.#cache.delete(record.name);
     if (previous) await this.#pools.forget(previous);
     return record;
   }
@@ -88,12 +100,14 @@ export class ConnectionService {
       current.password,
     );
     this.#registry.put(record, true);
+    this.#cache.delete(record.name);
     return record;
   }
 
   async remove(name: string): Promise<void> {
     const record = this.resolve(name);
     this.#registry.remove(name);
+    this.#cache.delete(name);
     await this.#pools.forget(record);
   }
 }

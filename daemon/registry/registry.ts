@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import type { Target } from '../../shared/connection-url.js';
 import { HanactlError } from '../../shared/errors.js';
 import { type ConnectionRecord, makeRecord } from './connection-record.js';
@@ -30,6 +30,20 @@ interface Row {
   created_at: string;
 }
 
+interface TrustRow {
+  path: string;
+  created_at: string;
+}
+
+/** A bearer token for MCP over HTTP, as kept: its sha256, never the token. */
+export interface TokenRow {
+  readonly label: string;
+  readonly hash: string;
+  readonly connection: string | null;
+  readonly created_at: string;
+  readonly last_used_at: string | null;
+}
+
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS connections (
@@ -41,6 +55,14 @@ CREATE TABLE IF NOT EXISTS connections (
   context TEXT NOT NULL DEFAULT '[]',
   created_at TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS trusted_folders (path TEXT PRIMARY KEY, created_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS tokens (
+  label TEXT PRIMARY KEY,
+  hash TEXT NOT NULL UNIQUE,
+  connection TEXT,
+  created_at TEXT NOT NULL,
+  last_used_at TEXT
+);
 `;
 
 /**
@@ -50,9 +72,11 @@ CREATE TABLE IF NOT EXISTS connections (
  */
 export class Registry {
   readonly #db: Database;
+  readonly #path: string;
 
-  private constructor(db: Database) {
+  private constructor(db: Database, path: string) {
     this.#db = db;
+    this.#path = path;
   }
 
   static open(path: string, key: Buffer): Registry {
@@ -62,9 +86,7 @@ export class Registry {
     if (isNew && process.platform !== 'win32') closeSync(openSync(path, 'a', 0o600));
     const db = new Database(path);
     try {
-      db.pragma(`cipher='sqlcipher'`);
-      db.pragma('legacy=4');
-      db.pragma(`key="x'${key.toString('hex')}'"`);
+      unlock(db, key);
       // Any read proves the key; with a wrong one SQLite answers "file is not a database".
       db.prepare('SELECT count(*) FROM sqlite_master').get();
     } catch (err) {
@@ -79,7 +101,51 @@ export class Registry {
     db.exec(SCHEMA);
     db.prepare(`INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', '1')`).run();
     if (isNew && process.platform !== 'win32') chmodSync(path, 0o600);
-    return new Registry(db);
+    return new Registry(db, path);
+  }
+
+  /**
+   * True when `key` opens the registry file at `path`, through a connection of its own that
+   * only reads. `thorough` reads every page (`PRAGMA quick_check`), not just the first.
+   */
+  static opensWith(path: string, key: Buffer, thorough = false): boolean {
+    const Database = require('better-sqlite3-multiple-ciphers') as new (path: string, options: { fileMustExist: boolean }) => Database;
+    let db: Database | undefined;
+    try {
+      db = new Database(path, { fileMustExist: true });
+      unlock(db, key);
+      db.prepare('SELECT count(*) FROM sqlite_master').get();
+      return thorough ? db.pragma('quick_check', { simple: true }) === 'ok' : true;
+    } catch {
+      return false;
+    } finally {
+      db?.close();
+    }
+  }
+
+  /**
+   * Re-encrypts the whole file under a new key (`PRAGMA rekey`, one transaction), then proves
+   * a fresh connection reads every page with it. SQLite3 Multiple Ciphers refuses to rekey in
+   * WAL mode, so the journal is DELETE for the rekey and WAL again after, whatever happens.
+   */
+  rekey(key: Buffer): void {
+    const mode = this.#db.pragma('journal_mode = DELETE', { simple: true });
+    if (mode !== 'delete') throw new HanactlError('INTERNAL', `The registry could not leave WAL mode for the rekey (journal mode ${String(mode)}); nothing was changed.`);
+    try {
+      this.#db.pragma(`rekey="x'${key.toString('hex')}'"`);
+      if (!Registry.opensWith(this.#path, key, true)) {
+        throw new HanactlError('REGISTRY_LOCKED', `The registry ${this.#path} was rekeyed but does not read back with the new key.`);
+      }
+    } finally {
+      this.#db.pragma('journal_mode = WAL');
+    }
+  }
+
+  /** The encrypted file's bytes, complete: the WAL is checkpointed into it first. */
+  snapshot(): Buffer {
+    const [result] = this.#db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+    if (result && result.busy !== 0) throw new HanactlError('INTERNAL', 'The registry is busy; try again in a moment.');
+    return readFileSync(this.#path);
   }
 
   list(): ConnectionRecord[] {
@@ -120,6 +186,45 @@ export class Registry {
     return this.#db.prepare('DELETE FROM connections WHERE name = ?').run(name).changes > 0;
   }
 
+  /** Folders a person trusted (`hanactl trust`), by real path. */
+  listTrusted(): { path: string; createdAt: string }[] {
+    const rows = this.#db.prepare('SELECT path, created_at FROM trusted_folders ORDER BY path').all() as TrustRow[];
+    return rows.map((r) => ({ path: r.path, createdAt: r.created_at }));
+  }
+
+  /** Adds a trusted folder; false when it was trusted already. */
+  addTrusted(path: string, createdAt: string): boolean {
+    return this.#db.prepare('INSERT OR IGNORE INTO trusted_folders (path, created_at) VALUES (?, ?)').run(path, createdAt).changes > 0;
+  }
+
+  removeTrusted(path: string): boolean {
+    return this.#db.prepare('DELETE FROM trusted_folders WHERE path = ?').run(path).changes > 0;
+  }
+
+  /** MCP over HTTP bearer tokens (`hanactl token`), by label; each row holds the token's sha256 only. */
+  listTokens(): TokenRow[] {
+    return this.#db.prepare('SELECT * FROM tokens ORDER BY label').all() as TokenRow[];
+  }
+
+  /** The token whose sha256 is `hash`, if any. */
+  findToken(hash: string): TokenRow | undefined {
+    return this.#db.prepare('SELECT * FROM tokens WHERE hash = ?').get(hash) as TokenRow | undefined;
+  }
+
+  /** Adds a token; false when the label is taken. */
+  addToken(row: Omit<TokenRow, 'last_used_at'>): boolean {
+    const sql = 'INSERT OR IGNORE INTO tokens (label, hash, connection, created_at) VALUES (?, ?, ?, ?)';
+    return this.#db.prepare(sql).run(row.label, row.hash, row.connection, row.created_at).changes > 0;
+  }
+
+  removeToken(label: string): boolean {
+    return this.#db.prepare('DELETE FROM tokens WHERE label = ?').run(label).changes > 0;
+  }
+
+  touchToken(label: string, at: string): void {
+    this.#db.prepare('UPDATE tokens SET last_used_at = ? WHERE label = ?').run(at, label);
+  }
+
   close(): void {
     try {
       this.#db.pragma('wal_checkpoint(TRUNCATE)');
@@ -127,6 +232,13 @@ export class Registry {
       this.#db.close();
     }
   }
+}
+
+/** SQLCipher settings with a raw 256-bit key, as every connection to the registry uses. */
+function unlock(db: Database, key: Buffer): void {
+  db.pragma(`cipher='sqlcipher'`);
+  db.pragma('legacy=4');
+  db.pragma(`key="x'${key.toString('hex')}'"`);
 }
 
 function toRecord(row: Row): ConnectionRecord {

@@ -147,6 +147,14 @@ describe('the shim over stdio, on SQLite, through a real daemon', () => {
     expect(unknownTool instanceof Error ? unknownTool.message : JSON.stringify(unknownTool)).toMatch(/drop_everything/);
   });
 
+  it('audits catalog calls like run_query, with the tool’s name', async () => {
+    expect((await a.call('list_tables', { pattern: 'ite%' })).isError).toBeFalsy();
+    const { records } = JSON.parse((await home.ok(['audit', '--json', '--limit', '50'])).stdout);
+    const listed = records.find((r: { tool?: string }) => r.tool === 'list_tables');
+    expect(listed).toMatchObject({ connection: 'one', outcome: 'ok', statement: expect.stringContaining('ite%') });
+    expect(records.some((r: { tool?: string }) => r.tool === 'run_query')).toBe(true);
+  });
+
   it('shows both sessions in hanactl status', async () => {
     const status = JSON.parse((await home.ok(['status', '--json'])).stdout);
     const clients = status.sessions.map((s: { client: { name: string } }) => s.client.name);

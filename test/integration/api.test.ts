@@ -11,7 +11,7 @@ import { QueryService } from '../../daemon/query/query-service.js';
 import { ConnectionService } from '../../daemon/registry/connection-service.js';
 import { Registry } from '../../daemon/registry/registry.js';
 import { SessionTable } from '../../daemon/sessions/session-table.js';
-import { CLIENT_HEADER } from '../../shared/client-header.js';
+import { CLI_CLIENT_NAME, CLIENT_HEADER } from '../../shared/client-header.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'hanactl-api-'));
 const registry = Registry.open(join(dir, 'registry.db'), randomBytes(32));
@@ -33,7 +33,7 @@ const app = createApp({
   onError: (e) => errors.push(e),
 });
 
-const call = (method: string, path: string, body?: string, headers: Record<string, string> = { [CLIENT_HEADER]: 'test' }) =>
+const call = (method: string, path: string, body?: string, headers: Record<string, string> = { [CLIENT_HEADER]: CLI_CLIENT_NAME }) =>
   app.request(path, { method, headers: { 'content-type': 'application/json', ...headers }, ...(body !== undefined ? { body } : {}) });
 
 describe('the daemon API refuses bad input with a clear error and keeps serving', () => {
@@ -79,6 +79,20 @@ describe('the daemon API refuses bad input with a clear error and keeps serving'
     const res = await call('POST', '/v1/query', JSON.stringify({ connection: 'ghost', sql: 'SELECT 1' }));
     expect(res.status).toBe(404);
     expect(await res.json()).toMatchObject({ error: { code: 'CONNECTION_NOT_FOUND', category: 'agent', message: expect.stringContaining('mem') } });
+  });
+
+  it('refuses what only a person decides when it does not come from the command line', async () => {
+    const shim = { [CLIENT_HEADER]: 'hanactl-shim' };
+    const add = await call('POST', '/v1/connections', JSON.stringify({ name: 'sneaky', url: 'sqlite::memory:' }), shim);
+    expect(add.status).toBe(403);
+    expect(await add.json()).toMatchObject({ error: { code: 'FORBIDDEN', message: expect.stringContaining('hanactl add') } });
+    const widen = await call('POST', '/v1/connections/mem/settings', JSON.stringify({ allowWrite: true }), shim);
+    expect(widen.status).toBe(403);
+    expect((await call('DELETE', '/v1/connections/mem', undefined, shim)).status).toBe(403);
+    // Reading and querying stay open to the shim.
+    expect((await call('GET', '/v1/connections', undefined, shim)).status).toBe(200);
+    const info = (await (await call('GET', '/v1/connections/mem', undefined, shim)).json()) as { allowWrite: boolean };
+    expect(info.allowWrite).toBe(false);
   });
 
   it('answers 404 for an unknown endpoint', async () => {

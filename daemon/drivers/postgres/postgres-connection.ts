@@ -29,6 +29,12 @@ export class PostgresConnection implements DriverConnection {
   readonly #sideChannel: PgSideChannel;
   readonly #secrets: readonly string[];
   #broken = false;
+  /**
+   * Rejects once the connection is gone (the server ended the session, the socket dropped).
+   * pg-cursor never settles a pending read when the connection dies between CommandComplete and
+   * ReadyForQuery, so reads race this.
+   */
+  readonly #gone: Promise<never>;
   /** A call failed part-way: the session may hold state until the next reset. */
   #dirty = false;
 
@@ -37,8 +43,18 @@ export class PostgresConnection implements DriverConnection {
     this.#Cursor = Cursor;
     this.#sideChannel = sideChannel;
     this.#secrets = secrets;
-    client.on('error', () => {
+    let lose!: (err: unknown) => void;
+    this.#gone = new Promise<never>((_, reject) => {
+      lose = reject;
+    });
+    this.#gone.catch(() => {});
+    client.on('error', (err) => {
       this.#broken = true;
+      lose(err);
+    });
+    client.on('end', () => {
+      this.#broken = true;
+      lose(new Error('Connection terminated unexpectedly'));
     });
   }
 
@@ -80,7 +96,7 @@ export class PostgresConnection implements DriverConnection {
   async #run(sql: string, params: readonly Param[], maxRows: number): Promise<StatementResult> {
     const cursor = this.#client.query(new this.#Cursor(sql, [...params], { rowMode: 'array' }));
     try {
-      const raw = await cursor.read(maxRows + 1);
+      const raw = await Promise.race([cursor.read(maxRows + 1), this.#gone]);
       const meta = cursor._result;
       const fields: PgField[] = meta?.fields ?? [];
       const names = uniqueColumnNames(fields.map((f) => f.name));
@@ -108,6 +124,7 @@ export class PostgresConnection implements DriverConnection {
    * connection that does not answer in time is given up (broken, so the pool destroys it).
    */
   async #closeCursor(cursor: PgCursor): Promise<void> {
+    if (this.#broken) return;
     let timer: NodeJS.Timeout | undefined;
     const closed = await Promise.race([
       cursor.close().then(

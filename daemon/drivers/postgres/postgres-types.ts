@@ -22,6 +22,7 @@ export interface PgClient {
   query<T>(submittable: T): T;
   end(): Promise<void>;
   on(event: 'error', listener: (err: Error) => void): void;
+  on(event: 'end', listener: () => void): void;
 }
 
 export interface PgCursor {

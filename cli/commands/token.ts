@@ -1,0 +1,41 @@
+import { renderTable } from '../../shared/text-table.js';
+import { createToken, listTokens, revokeToken } from '../../shared/token-client.js';
+import { type CliContext, printJson } from '../context.js';
+
+/**
+ * `hanactl token create <label> [--connection NAME]`: the token alone on stdout (so
+ * `TOKEN=$(hanactl token create x)` works), how to use it on stderr. It is shown this once.
+ */
+export async function create(ctx: CliContext, label: string, options: { connection?: string; json?: boolean }): Promise<void> {
+  const created = await createToken(ctx.daemon, { label, ...(options.connection ? { connection: options.connection } : {}) });
+  if (options.json) return printJson(ctx, created);
+  const scope = created.connection ? `the connection "${created.connection}" only` : 'every connection';
+  ctx.err(
+    `Token "${created.label}" created for ${scope}. It is shown this once; the daemon keeps only its hash. Clients send it as \`Authorization: Bearer <token>\`:`,
+  );
+  ctx.out(created.token);
+}
+
+/** `hanactl token list [--json]`: labels, scopes and dates; never a token. */
+export async function list(ctx: CliContext, options: { json?: boolean }): Promise<void> {
+  const tokens = await listTokens(ctx.daemon);
+  if (options.json) return printJson(ctx, { tokens });
+  if (tokens.length === 0) {
+    ctx.out('No tokens. Create one with `hanactl token create <label> [--connection NAME]`.');
+    return;
+  }
+  const rows = tokens.map((t) => ({
+    label: t.label,
+    connection: t.connection ?? '(any)',
+    created: t.createdAt,
+    'last used': t.lastUsedAt ?? 'never',
+  }));
+  ctx.out(renderTable(['label', 'connection', 'created', 'last used'], rows));
+}
+
+/** `hanactl token revoke <label>`: requests with the token are refused (401) from now on. */
+export async function revoke(ctx: CliContext, label: string, options: { json?: boolean }): Promise<void> {
+  await revokeToken(ctx.daemon, label);
+  if (options.json) return printJson(ctx, { revoked: label });
+  ctx.out(`Token "${label}" revoked; requests that carry it are refused from now on.`);
+}

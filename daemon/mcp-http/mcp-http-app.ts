@@ -1,0 +1,90 @@
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import type { Engine } from '../../shared/connection-url.js';
+import { HanactlError } from '../../shared/errors.js';
+import { ConnectionNameSchema } from '../../shared/schemas.js';
+import type { TokenGrant } from '../tokens/token-service.js';
+import type { HttpSessions } from './http-sessions.js';
+import { sameBinding } from './http-sessions.js';
+import { contextFromQuery, rawQueryOf } from './query-context.js';
+import { type BearerVariables, bearerAuth, hostAndOrigin } from './request-guards.js';
+import { RPC, rpcError, rpcErrorFor } from './rpc-error.js';
+
+/** What the endpoint needs; the composition root builds it. */
+export interface McpHttpAppDeps {
+  /** Host and Origin values that name this endpoint. */
+  readonly address: { readonly hosts: readonly string[]; readonly origins: readonly string[] };
+  readonly tokens: { verify(token: string): TokenGrant | undefined };
+  /** A registry connection's declared context names and engine; rejects with CONNECTION_NOT_FOUND. */
+  describe(connection: string): Promise<{ readonly name: string; readonly context: readonly string[]; readonly engine: Engine }>;
+  readonly sessions: HttpSessions;
+  onError?(err: unknown, path: string): void;
+}
+
+export const MAX_MCP_BODY_BYTES = 4 * 1024 * 1024;
+
+/**
+ * MCP over HTTP (Streamable HTTP): `/mcp/<connection>?NAME=value...`. In order, each refusal
+ * before any tool runs: Host/Origin (403), bearer token (401), the token's connection scope
+ * (403), the connection (404), the query string's context values (400). A request without a
+ * session must be an initialize, which opens one; later requests must match its connection,
+ * context values and token. Pure: it never listens; tests call `app.request(...)`.
+ */
+export function createMcpHttpApp(deps: McpHttpAppDeps): Hono<{ Variables: BearerVariables }> {
+  const app = new Hono<{ Variables: BearerVariables }>();
+  app.onError((err, c) => {
+    const known = rpcErrorFor(err);
+    if (known) return known;
+    deps.onError?.(err, c.req.path);
+    return rpcError(500, 'The broker hit an unexpected error; it is logged in the daemon log.');
+  });
+  app.notFound((c) => rpcError(404, `No such endpoint: ${c.req.path}. MCP over HTTP is served at /mcp/<connection>.`));
+  app.use('*', hostAndOrigin(deps.address));
+  app.use('/mcp/*', bearerAuth(deps.tokens));
+  app.use(
+    '/mcp/*',
+    bodyLimit({
+      maxSize: MAX_MCP_BODY_BYTES,
+      onError: () => rpcError(413, `The request body is larger than ${MAX_MCP_BODY_BYTES} bytes.`),
+    }),
+  );
+
+  app.all('/mcp/:connection', async (c) => {
+    const name = c.req.param('connection');
+    const grant = c.get('grant');
+    if (grant.connection !== null && grant.connection !== name) {
+      return rpcError(403, `The token "${grant.label}" is limited to the connection "${grant.connection}"; it cannot open /mcp/${name}.`);
+    }
+    if (!ConnectionNameSchema.safeParse(name).success)
+      throw new HanactlError('CONNECTION_NOT_FOUND', `There is no connection named "${name}".`);
+    const connection = await deps.describe(name);
+    const context = contextFromQuery(rawQueryOf(c.req.url), connection);
+    const binding = { connection: name, context, token: grant.label };
+
+    const sessionId = c.req.header('mcp-session-id');
+    if (sessionId) {
+      const session = deps.sessions.get(sessionId);
+      if (!session) return rpcError(404, 'Session not found; start a new one with initialize.', -32001);
+      if (session.binding.token !== grant.label) return rpcError(403, 'This MCP session was opened with another token.');
+      if (!sameBinding(session.binding, binding)) {
+        return rpcError(
+          400,
+          `This MCP session was opened on /mcp/${session.binding.connection} with other context values; use the URL it was opened with.`,
+        );
+      }
+      return deps.sessions.handle(sessionId, c.req.raw);
+    }
+    if (c.req.method !== 'POST')
+      return rpcError(400, 'Bad Request: Mcp-Session-Id header is required; start a session with an initialize POST.');
+    let body: unknown;
+    try {
+      body = await c.req.json();
+    } catch {
+      return rpcError(400, 'Parse error: the body is not JSON.', RPC.parseError);
+    }
+    if (!isInitializeRequest(body)) return rpcError(400, 'Bad Request: No valid session ID provided; start a session with initialize.');
+    return deps.sessions.start(binding, c.req.raw, body);
+  });
+  return app;
+}

@@ -1,0 +1,82 @@
+import type { DaemonClient } from '../../shared/daemon-client.js';
+import type { TokenGrant } from '../tokens/token-service.js';
+import { HttpSessions, type McpSession, type SessionBinding } from './http-sessions.js';
+import { listenMcpHttp } from './listen.js';
+import type { HttpListenAddress } from './listen-address.js';
+import { createMcpHttpApp } from './mcp-http-app.js';
+
+/** The client header value of the in-process client the HTTP sessions' tools use. */
+export const HTTP_CLIENT_NAME = 'hanactl-http';
+
+export interface McpHttpOptions {
+  readonly address: HttpListenAddress;
+  readonly tokens: { verify(token: string): TokenGrant | undefined };
+  /** A DaemonClient whose requests go straight to the daemon's app (`fetch: app.fetch`). */
+  readonly daemon: DaemonClient;
+  /** Builds one session's MCP server: the shim's `createShimServer`, the same tool definitions. */
+  readonly createServer: (
+    daemon: DaemonClient,
+    binding: SessionBinding,
+  ) => Pick<McpSession, 'server'> & {
+    readonly state: { announce(): Promise<void>; sessionId(): Promise<string | undefined> };
+  };
+  readonly onError?: (err: unknown, path: string) => void;
+  readonly sessions?: { readonly idleTimeoutMillis?: number; readonly maxSessions?: number };
+}
+
+export interface RunningMcpHttp {
+  /** `http://127.0.0.1:PORT`. */
+  readonly url: string;
+  readonly sessions: HttpSessions;
+  close(): Promise<void>;
+}
+
+/**
+ * MCP over HTTP from the daemon itself: the shim's server, built per session inside the
+ * daemon on an in-process DaemonClient, behind the endpoint's checks, on a loopback listener.
+ */
+export async function startMcpHttp(options: McpHttpOptions): Promise<RunningMcpHttp> {
+  const { daemon } = options;
+  const sessions = new HttpSessions({
+    ...options.sessions,
+    open: (binding) => {
+      const { server, state } = options.createServer(daemon, binding);
+      // Only a client that finished the handshake is a session in `hanactl status` (the shim
+      // announces itself on `initialized` too); a bare initialize, as a probe sends, is not.
+      let initialized = false;
+      const announceOnInitialized = server.server.oninitialized;
+      server.server.oninitialized = () => {
+        initialized = true;
+        announceOnInitialized?.();
+      };
+      return {
+        server,
+        heartbeat: () => (initialized ? state.announce() : Promise.resolve()),
+        end: async () => {
+          const id = initialized ? await state.sessionId() : undefined;
+          if (id) await daemon.closeSession(id).catch(() => {});
+        },
+      };
+    },
+    onError: (err) => options.onError?.(err, 'mcp-session'),
+  });
+  const app = createMcpHttpApp({
+    address: options.address,
+    tokens: options.tokens,
+    describe: (name) => daemon.getConnection(name),
+    sessions,
+    ...(options.onError ? { onError: options.onError } : {}),
+  });
+  const listener = await listenMcpHttp(app.fetch, options.address);
+  let closing: Promise<void> | undefined;
+  return {
+    url: options.address.url,
+    sessions,
+    close: () =>
+      (closing ??= (async () => {
+        listener.stopAccepting();
+        await sessions.closeAll();
+        listener.drop();
+      })()),
+  };
+}

@@ -1,0 +1,30 @@
+import { Hono } from 'hono';
+import { CreateTokenRequestSchema } from '../../shared/token-schemas.js';
+import { requireCli } from '../http/require-cli.js';
+import { readBody } from '../http/validate.js';
+import type { TokenService } from './token-service.js';
+
+const WHAT = 'create, list or revoke MCP over HTTP tokens (`hanactl token ...`)';
+
+/**
+ * `GET|POST /v1/tokens`, `DELETE /v1/tokens/:label`. Only the `hanactl` command line may call
+ * them: a token is a person's grant, never something an agent's tool can mint or read.
+ */
+export function tokenRoutes(deps: { readonly tokens: TokenService }): Hono {
+  const app = new Hono();
+  app.get('/tokens', (c) => {
+    requireCli(c, WHAT);
+    return c.json({ tokens: deps.tokens.list() });
+  });
+  app.post('/tokens', async (c) => {
+    requireCli(c, WHAT);
+    return c.json(deps.tokens.create(await readBody(c, CreateTokenRequestSchema)), 201);
+  });
+  app.delete('/tokens/:label', (c) => {
+    requireCli(c, WHAT);
+    const label = c.req.param('label');
+    deps.tokens.revoke(label);
+    return c.json({ revoked: label });
+  });
+  return app;
+}
