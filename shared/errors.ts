@@ -18,6 +18,7 @@ export const ERROR_CODES = {
   QUERY_CANCELLED: { status: 499, category: 'agent' },
   CONTEXT_INVALID: { status: 400, category: 'agent' },
   CONNECT_FAILED: { status: 502, category: 'server' },
+  CONTEXT_UNAVAILABLE: { status: 500, category: 'server' },
   POOL_EXHAUSTED: { status: 503, category: 'server' },
   SHUTTING_DOWN: { status: 503, category: 'server' },
   DRIVER_UNAVAILABLE: { status: 501, category: 'server' },

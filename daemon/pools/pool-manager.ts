@@ -74,6 +74,7 @@ export class PoolManager {
     Object.defineProperty(secret, 'password', { value: record.password, enumerable: false });
     const driver = factory(record.target, secret, { connectTimeoutMs: this.#options.connectTimeoutMs });
     const pool = new Pool(() => driver.connect(), this.#options.pool, formatTarget(record.target));
+    void pool.warm();
     const entry: Entry = { pool, driver, target: record.target, names: new Set([record.name]) };
     this.#entries.set(key, entry);
     this.#evictBeyondCap(key);

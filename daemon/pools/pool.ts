@@ -125,6 +125,25 @@ export class Pool {
     });
   }
 
+  /**
+   * Opens connections until `min` exist, returning each to the idle list: a pool with a minimum
+   * keeps that many warm, and opens replacements when one is destroyed. Failures are counted and
+   * left for the next borrow to report.
+   */
+  async warm(): Promise<void> {
+    while (!this.#ended && this.totalCount < this.#options.min) {
+      let slot: Slot;
+      try {
+        slot = await this.#create();
+      } catch {
+        return;
+      }
+      this.#busy.delete(slot);
+      if (this.#ended) this.#destroy(slot);
+      else this.#returnToIdle(slot);
+    }
+  }
+
   async #create(): Promise<Slot> {
     this.#pending++;
     let connection: DriverConnection;
@@ -218,6 +237,7 @@ export class Pool {
     this.#clearIdle(slot);
     this.destroyed++;
     void slot.connection.close();
+    if (!this.#ended && this.totalCount < this.#options.min) void this.warm();
   }
 
   /** Closes idle connections now and busy ones as they come back; rejects waiters. */

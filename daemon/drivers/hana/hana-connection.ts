@@ -14,6 +14,7 @@ import {
 } from './hana-sql.js';
 import { readResultSet } from './result-reader.js';
 import { StatementGuard } from './statement-guard.js';
+import { contextUnavailable } from '../../context/context-unavailable.js';
 
 /** Statement kinds (`extension/FunctionCode.js`) that answer with a result set. */
 const RESULT_SET_FUNCTION_CODES = new Set([5 /* SELECT */, 6 /* SELECT FOR UPDATE */, 9 /* CALL with result */]);
@@ -213,7 +214,12 @@ export class HanaConnection implements DriverConnection {
     for (const name of Object.keys(context)) this.#contextNames.add(name);
     if (this.#contextNames.size === 0) return;
     for (const statement of buildContextStatements([...this.#contextNames], context)) {
-      await viaCallback<unknown>((cb) => this.#conn.exec(statement.sql, [...statement.params], cb));
+      try {
+        await viaCallback<unknown>((cb) => this.#conn.exec(statement.sql, [...statement.params], cb));
+      } catch (err) {
+        if (isConnectionLost(err)) throw err;
+        throw contextUnavailable('session variables (SET / UNSET)', err, this.#secrets);
+      }
     }
   }
 

@@ -6,6 +6,7 @@ import { type InterruptReason, InterruptWatch } from './mysql-interrupt.js';
 import type { MysqlError, MysqlRawConnection } from './mysql-module.js';
 import { type ServerInfo, sessionSql } from './mysql-session.js';
 import { RunningStatement, type StatementOutcome } from './mysql-statement.js';
+import { contextUnavailable } from '../../context/context-unavailable.js';
 
 /** After a KILL QUERY was accepted, a statement still running this long later is given up with its connection. */
 export const KILL_GRACE_MS = 2000;
@@ -163,12 +164,17 @@ export class MysqlConnection implements DriverConnection {
       values.push(value);
       return `${variable} = ?`;
     });
-    await this.#call((done) => {
-      this.#raw
-        .execute({ sql: `SET ${parts.join(', ')}` }, values)
-        .on('error', (err) => done(err))
-        .on('end', () => done(null));
-    });
+    try {
+      await this.#call((done) => {
+        this.#raw
+          .execute({ sql: `SET ${parts.join(', ')}` }, values)
+          .on('error', (err) => done(err))
+          .on('end', () => done(null));
+      });
+    } catch (err) {
+      if (this.#broken) throw err;
+      throw contextUnavailable('session user variables (SET @mcp_...)', err);
+    }
   }
 
 

@@ -1,6 +1,7 @@
 import { HanactlError } from '../../../shared/errors.js';
 import type { Param } from '../../../shared/schemas.js';
 import type { DriverConnection, ExecuteOptions, StatementResult } from '../driver.js';
+import { contextUnavailable } from '../../context/context-unavailable.js';
 import { normaliseDriverError } from '../scrub.js';
 import { toJsonValue, uniqueColumnNames } from '../values.js';
 import type { PgClient, PgCursor, PgCursorConstructor, PgField } from './postgres-types.js';
@@ -90,7 +91,14 @@ export class PostgresConnection implements DriverConnection {
     const entries = Object.entries(context);
     if (entries.length === 0) return;
     const calls = entries.map(([name], i) => `set_config('mcp.${name.toLowerCase().replace(/[^a-z0-9_]/g, '')}', $${i + 1}, true)`);
-    await this.#client.query({ text: `SELECT ${calls.join(', ')}`, values: entries.map(([, v]) => v), rowMode: 'array' });
+    try {
+      await this.#client.query({ text: `SELECT ${calls.join(', ')}`, values: entries.map(([, v]) => v), rowMode: 'array' });
+    } catch (err) {
+      const sqlState = (err as PgErrorLike).code;
+      // A lost connection is not the database refusing: let the call's own handling report it.
+      if (this.#broken || !sqlState || sqlState.startsWith('08') || sqlState === '57P01') throw err;
+      throw contextUnavailable('set_config', err, this.#secrets);
+    }
   }
 
   async #run(sql: string, params: readonly Param[], maxRows: number): Promise<StatementResult> {
@@ -131,6 +139,7 @@ export class PostgresConnection implements DriverConnection {
         () => true,
         () => false,
       ),
+      this.#gone.catch(() => false),
       new Promise<boolean>((resolve) => {
         timer = setTimeout(() => resolve(false), CURSOR_CLOSE_MS);
         timer.unref();

@@ -576,3 +576,23 @@ describe('HanaDriver.connect with the minimal client interface', () => {
     await conn.close();
   });
 });
+
+describe('context parameters in the HANA session', () => {
+  it('UNSETs every name it ever set before each call, then SETs the values, bound', async () => {
+    const { fake, conn } = setup();
+    await conn.execute('SELECT 1 FROM DUMMY', [], { ...READ, context: { CUSTOMER_ID: '7' } });
+    await conn.execute('SELECT 1 FROM DUMMY', [], READ);
+    const context = fake.log.filter((l) => /SET 'CUSTOMER_ID'/.test(l));
+    expect(context).toEqual(["direct UNSET 'CUSTOMER_ID'", "direct SET 'CUSTOMER_ID' = ?", "direct UNSET 'CUSTOMER_ID'"]);
+  });
+
+  it('says in one sentence for an operator when the database refuses to set them', async () => {
+    const { fake, conn } = setup();
+    fake.failExec.set("SET 'CUSTOMER_ID' = ?", hanaError('insufficient privilege: Not authorized', 258));
+    const err = await rejection(conn.execute('SELECT 1 FROM DUMMY', [], { ...READ, context: { CUSTOMER_ID: '7' } }));
+    expect(err.code).toBe('CONTEXT_UNAVAILABLE');
+    expect(err.message).toMatch(/refused to set this connection's context parameters .* an operator must grant/);
+    expect(err.message).not.toContain(PASSWORD);
+    expect(fake.log.filter((l) => l.startsWith('prepare'))).toEqual([]);
+  });
+});
