@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PG_URL, serverAvailable } from '../helpers/engines.js';
 import { TestHome } from '../helpers/hanactl-home.js';
 import { type ShimHandle, startShim } from '../helpers/mcp-client.js';
+import { closedPort } from '../helpers/ports.js';
 
 const available = await serverAvailable('postgres');
 const SECRET = `planted-${randomBytes(9).toString('hex')}`;
@@ -16,14 +16,6 @@ function filesUnder(dir: string): string[] {
     if (e.isDirectory()) return filesUnder(path);
     return e.isFile() ? [path] : [];
   });
-}
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
 }
 
 describe.skipIf(!available)('a planted password never leaves the daemon', () => {

@@ -1,40 +1,18 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp, MAX_BODY_BYTES } from '../../daemon/http/app.js';
-import { loadDriverFactory } from '../../daemon/drivers/index.js';
-import { DEFAULT_POOL_OPTIONS } from '../../daemon/pools/pool.js';
-import { PoolManager } from '../../daemon/pools/pool-manager.js';
-import { QueryService } from '../../daemon/query/query-service.js';
-import { ConnectionService } from '../../daemon/registry/connection-service.js';
-import { Registry } from '../../daemon/registry/registry.js';
-import { SessionTable } from '../../daemon/sessions/session-table.js';
-import { CLI_CLIENT_NAME, CLIENT_HEADER } from '../../shared/client-header.js';
+import { MAX_BODY_BYTES } from '../../daemon/http/app.js';
+import { CLIENT_HEADER } from '../../shared/client-header.js';
+import { inProcessDaemon, request } from '../helpers/in-process-daemon.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'hanactl-api-'));
-const registry = Registry.open(join(dir, 'registry.db'), randomBytes(32));
-const pools = new PoolManager({ pool: DEFAULT_POOL_OPTIONS, connectTimeoutMs: 2000, maxPools: 4, loadDriverFactory });
-const connections = new ConnectionService(registry, pools);
-const queries = new QueryService({
-  resolve: (n) => connections.resolve(n),
-  poolFor: (r) => pools.poolFor(r),
-  policy: { check: (_s, { allowWrite }) => (allowWrite ? 'write' : 'read') },
-});
+const daemon = inProcessDaemon(dir, { connectTimeoutMs: 2000, maxPools: 4 });
+const queries = daemon.queryService({ check: (_s, { allowWrite }) => (allowWrite ? 'write' : 'read') });
 const errors: unknown[] = [];
-const app = createApp({
-  health: () => ({ name: 'hanactl', version: 't', pid: 1, uptimeMs: 0, keySource: 'env', socket: 's', home: dir, node: process.version }),
-  connections,
-  queries,
-  sessions: new SessionTable(),
-  pools,
-  shutdown: () => {},
-  onError: (e) => errors.push(e),
-});
+const app = daemon.app({ queries, onError: (e) => errors.push(e) });
 
-const call = (method: string, path: string, body?: string, headers: Record<string, string> = { [CLIENT_HEADER]: CLI_CLIENT_NAME }) =>
-  app.request(path, { method, headers: { 'content-type': 'application/json', ...headers }, ...(body !== undefined ? { body } : {}) });
+const call = (method: string, path: string, body?: string, headers?: Record<string, string>) => request(app, method, path, body, headers);
 
 describe('the daemon API refuses bad input with a clear error and keeps serving', () => {
   beforeAll(async () => {
@@ -42,8 +20,7 @@ describe('the daemon API refuses bad input with a clear error and keeps serving'
     expect(res.status).toBe(201);
   });
   afterAll(async () => {
-    await pools.closeAll();
-    registry.close();
+    await daemon.close();
     rmSync(dir, { recursive: true, force: true });
   });
 

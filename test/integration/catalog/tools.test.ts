@@ -16,6 +16,7 @@ import { DaemonClient } from '../../../shared/daemon-client.js';
 import { registerCatalogTools } from '../../../shim/catalog-tools.js';
 import { SessionState } from '../../../shim/session-state.js';
 import { registerTools } from '../../../shim/tools.js';
+import { request, testHealth } from '../../helpers/in-process-daemon.js';
 import { createHarness, type Harness } from './harness.js';
 import { createSqliteFixture } from './sqlite-fixture.js';
 
@@ -52,16 +53,7 @@ beforeAll(async () => {
   await harness.add('lite-scoped', `sqlite:${join(harness.dir, 'scoped.db')}`, ['CUSTOMER_ID']);
 
   app = createApp({
-    health: () => ({
-      name: 'hanactl',
-      version: 't',
-      pid: 1,
-      uptimeMs: 0,
-      keySource: 'env',
-      socket: 's',
-      home: harness.dir,
-      node: process.version,
-    }),
+    health: testHealth(harness.dir),
     connections: harness.connections,
     queries: harness.queries,
     sessions,
@@ -179,7 +171,7 @@ describe('catalog tools through the daemon API', () => {
 
 describe('POST /v1/catalog/:op', () => {
   const post = (path: string, body: unknown, headers: Record<string, string> = { [CLIENT_HEADER]: 'test' }) =>
-    app.request(path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    request(app, 'POST', path, JSON.stringify(body), headers);
 
   it('answers an operation, validates bodies and refuses unknown operations', async () => {
     expect((await post('/v1/catalog/tables', { connection: 'lite' })).status).toBe(200);

@@ -1,18 +1,11 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, mkdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { checkNode, checkRunDir, checkShimSnapshot, checkSqliteModule } from '../../../cli/commands/doctor-checks.js';
 import { resolvePaths } from '../../../shared/paths.js';
+import { tempFolders } from '../../helpers/temp-dir.js';
 
-const root = mkdtempSync(join(tmpdir(), 'hanactl-doctor-'));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
-let n = 0;
-const folder = () => {
-  const dir = join(root, `case-${++n}`);
-  mkdirSync(dir);
-  return dir;
-};
+const { folder } = tempFolders('hanactl-doctor-');
 
 describe('doctor checks', () => {
   it.each([

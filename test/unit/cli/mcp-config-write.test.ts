@@ -1,19 +1,12 @@
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { defaultConfigFile, writeServerEntry } from '../../../cli/commands/mcp-config-write.js';
 import type { McpClientName, ServerEntry } from '../../../cli/commands/mcp-config.js';
 import { HanactlError } from '../../../shared/errors.js';
+import { tempFolders } from '../../helpers/temp-dir.js';
 
-const root = mkdtempSync(join(tmpdir(), 'hanactl-mcp-write-'));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
-let n = 0;
-const folder = () => {
-  const dir = join(root, `case-${++n}`);
-  mkdirSync(dir);
-  return dir;
-};
+const { folder } = tempFolders('hanactl-mcp-write-');
 
 const entry: ServerEntry = { command: '/opt/hanactl/bin/hanactl-mcp', args: ['--connection', 'shop'], env: { HANACTL_NODE: '/usr/bin/node' } };
 const when = new Date('2025-01-02T03:04:05.678Z');

@@ -1,22 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { makeRecord } from '../../../daemon/registry/connection-record.js';
 import { Registry } from '../../../daemon/registry/registry.js';
 import { parseConnectionUrl } from '../../../shared/connection-url.js';
+import { tempFolders } from '../../helpers/temp-dir.js';
 
 const require = createRequire(import.meta.url);
-const root = mkdtempSync(join(tmpdir(), 'hanactl-rekey-'));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
-let n = 0;
-const folder = () => {
-  const dir = join(root, `case-${++n}`);
-  mkdirSync(dir);
-  return dir;
-};
+const { folder } = tempFolders('hanactl-rekey-');
 
 const record = (name: string, password: string) =>
   makeRecord({ name, target: parseConnectionUrl('postgres://app@db.example/shop').target, allowWrite: false, context: [], createdAt: '2025-01-01T00:00:00.000Z' }, password);

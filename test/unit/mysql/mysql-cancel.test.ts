@@ -2,17 +2,7 @@ import type { Connection } from 'mysql2/promise';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { DriverConnection } from '../../../daemon/drivers/driver.js';
 import { HanactlError } from '../../../shared/errors.js';
-import { makeDriver, openAdmin, READ, skipReason, TARGET, uniqueName, urlForUser, WRITE } from './mysql-env.js';
-
-async function failure(p: Promise<unknown>): Promise<HanactlError> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(HanactlError);
-    return err as HanactlError;
-  }
-  throw new Error('expected a rejection');
-}
+import { failure, makeDriver, openAdmin, READ, skipReason, TARGET, uniqueName, urlForUser, WRITE } from './mysql-env.js';
 
 const threadIdOf = (conn: DriverConnection): number => (conn as unknown as { threadId: number }).threadId;
 

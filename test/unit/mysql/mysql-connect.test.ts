@@ -4,26 +4,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MYSQL_CAPABILITIES, planMysqlUrl } from '../../../daemon/drivers/mysql/index.js';
 import { parseConnectionUrl } from '../../../shared/connection-url.js';
 import { HanactlError } from '../../../shared/errors.js';
-import { MYSQL_PASSWORD, MYSQL_URL, makeDriver, openAdmin, READ, skipReason, TARGET, uniqueName, urlForUser } from './mysql-env.js';
-
-/** Resolves with the rejection of `p` (failing when it resolves). */
-async function failure(p: Promise<unknown>): Promise<HanactlError> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(HanactlError);
-    return err as HanactlError;
-  }
-  throw new Error('expected a rejection');
-}
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+import { closedPort } from '../../helpers/ports.js';
+import {
+  failure,
+  MYSQL_PASSWORD,
+  MYSQL_URL,
+  makeDriver,
+  openAdmin,
+  READ,
+  skipReason,
+  TARGET,
+  uniqueName,
+  urlForUser,
+} from './mysql-env.js';
 
 describe('MySQL URL options (no server needed)', () => {
   const plan = (url: string) => planMysqlUrl(parseConnectionUrl(url).target);

@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import mysql from 'mysql2/promise';
+import { expect } from 'vitest';
 import type { Driver, DriverSettings, ExecuteOptions } from '../../../daemon/drivers/driver.js';
 import { createMysqlDriver } from '../../../daemon/drivers/mysql/index.js';
 import { parseConnectionUrl, type Target } from '../../../shared/connection-url.js';
+import { HanactlError } from '../../../shared/errors.js';
 
 /**
  * The MariaDB/MySQL these integration tests run against. Defaults to the local server; CI can
@@ -45,6 +47,13 @@ if (skipReason) {
   console.warn(`[mysql tests skipped] ${skipReason}`);
 }
 
+/** Drops the scratch tables `names` (those that exist) on an admin connection of its own. */
+export async function dropTables(...names: string[]): Promise<void> {
+  const admin = await openAdmin();
+  for (const name of names) await admin.query(`DROP TABLE IF EXISTS \`${name}\``);
+  await admin.end();
+}
+
 /** A name no other test file (or run) uses: scratch tables, throwaway users. */
 export function uniqueName(prefix: string): string {
   return `${prefix}_${process.pid}_${randomBytes(4).toString('hex')}`;
@@ -65,4 +74,15 @@ export function urlForUser(user: string): string {
   u.username = user;
   u.password = '';
   return u.toString();
+}
+
+/** Resolves with the rejection of `p`, a HanactlError (failing when it resolves or rejects with anything else). */
+export async function failure(p: Promise<unknown>): Promise<HanactlError> {
+  try {
+    await p;
+  } catch (err) {
+    expect(err).toBeInstanceOf(HanactlError);
+    return err as HanactlError;
+  }
+  throw new Error('expected a rejection');
 }

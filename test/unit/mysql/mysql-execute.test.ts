@@ -1,17 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DriverConnection } from '../../../daemon/drivers/driver.js';
 import { HanactlError } from '../../../shared/errors.js';
-import { makeDriver, openAdmin, READ, skipReason, uniqueName, WRITE } from './mysql-env.js';
-
-async function failure(p: Promise<unknown>): Promise<HanactlError> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(HanactlError);
-    return err as HanactlError;
-  }
-  throw new Error('expected a rejection');
-}
+import { dropTables, failure, makeDriver, openAdmin, READ, skipReason, uniqueName, WRITE } from './mysql-env.js';
 
 describe.skipIf(skipReason !== undefined)('MySQL driver: execute', () => {
   const table = uniqueName('hanactl_exec');
@@ -42,10 +32,7 @@ describe.skipIf(skipReason !== undefined)('MySQL driver: execute', () => {
 
   afterAll(async () => {
     await conn?.close();
-    const admin = await openAdmin();
-    await admin.query(`DROP TABLE IF EXISTS \`${table}\``);
-    await admin.query(`DROP TABLE IF EXISTS \`${big}\``);
-    await admin.end();
+    await dropTables(table, big);
   });
 
   it('binds parameters as data, never as SQL', async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DriverConnection } from '../../../daemon/drivers/driver.js';
-import { makeDriver, openAdmin, READ, skipReason, uniqueName } from './mysql-env.js';
+import { dropTables, makeDriver, openAdmin, READ, skipReason, uniqueName } from './mysql-env.js';
 
 describe.skipIf(skipReason !== undefined)('MySQL driver: types to JSON', () => {
   const table = uniqueName('hanactl_types');
@@ -45,9 +45,7 @@ describe.skipIf(skipReason !== undefined)('MySQL driver: types to JSON', () => {
 
   afterAll(async () => {
     await conn?.close();
-    const admin = await openAdmin();
-    await admin.query(`DROP TABLE IF EXISTS \`${table}\``);
-    await admin.end();
+    await dropTables(table);
   });
 
   it('renders every common type as lossless JSON', async () => {

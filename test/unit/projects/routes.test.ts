@@ -1,59 +1,24 @@
-import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadDriverFactory } from '../../../daemon/drivers/index.js';
-import { createApp } from '../../../daemon/http/app.js';
-import { DEFAULT_POOL_OPTIONS } from '../../../daemon/pools/pool.js';
-import { PoolManager } from '../../../daemon/pools/pool-manager.js';
 import { createConnectionResolver } from '../../../daemon/projects/connection-resolver.js';
 import { ProjectFiles } from '../../../daemon/projects/project-files.js';
 import { ProjectService } from '../../../daemon/projects/project-service.js';
 import { SessionSources } from '../../../daemon/projects/session-sources.js';
 import { TrustStore } from '../../../daemon/projects/trust-store.js';
-import { QueryService } from '../../../daemon/query/query-service.js';
-import { ConnectionService } from '../../../daemon/registry/connection-service.js';
-import { Registry } from '../../../daemon/registry/registry.js';
-import { SessionTable } from '../../../daemon/sessions/session-table.js';
-import { CLIENT_HEADER } from '../../../shared/client-header.js';
+import { inProcessDaemon, requestJson } from '../../helpers/in-process-daemon.js';
 import { capSqliteProject, fixtureRoot, writeTree } from '../../helpers/project-fixtures.js';
 
 const base = fixtureRoot();
-const registry = Registry.open(join(base.dir, 'registry.db'), randomBytes(32));
-const pools = new PoolManager({ pool: DEFAULT_POOL_OPTIONS, connectTimeoutMs: 5000, maxPools: 4, loadDriverFactory });
-const connections = new ConnectionService(registry, pools);
-const trust = new TrustStore(registry);
+const daemon = inProcessDaemon(base.dir, { connectTimeoutMs: 5000, maxPools: 4 });
+const trust = new TrustStore(daemon.registry);
 const projects = new ProjectService({ trust, files: new ProjectFiles(trust), hanaCliHome: '/nonexistent', sessions: new SessionSources() });
-const queries = new QueryService({
-  resolve: createConnectionResolver(connections, projects),
-  poolFor: (r) => pools.poolFor(r),
-  policy: { check: () => 'read' },
-});
+const queries = daemon.queryService({ check: () => 'read' }, createConnectionResolver(daemon.connections, projects));
 const errors: unknown[] = [];
-const app = createApp({
-  health: () => ({
-    name: 'hanactl',
-    version: 't',
-    pid: 1,
-    uptimeMs: 0,
-    keySource: 'env',
-    socket: 's',
-    home: base.dir,
-    node: process.version,
-  }),
-  connections,
-  queries,
-  sessions: new SessionTable(),
-  pools,
-  projects,
-  trust,
-  shutdown: () => {},
-  onError: (e) => errors.push(e),
-});
+const app = daemon.app({ queries, projects, trust, onError: (e) => errors.push(e) });
 const project = writeTree(join(base.dir, 'shop'), capSqliteProject('shop'));
 
 afterAll(async () => {
-  await pools.closeAll();
-  registry.close();
+  await daemon.close();
   base.dispose();
 });
 
@@ -65,14 +30,8 @@ interface Answer {
   readonly [key: string]: unknown;
 }
 
-const call = async (method: string, path: string, body?: unknown, client = 'hanactl-shim') => {
-  const res = await app.request(path, {
-    method,
-    headers: { 'content-type': 'application/json', [CLIENT_HEADER]: client },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  return { status: res.status, body: (await res.json()) as Answer };
-};
+const call = (method: string, path: string, body?: unknown, client = 'hanactl-shim') =>
+  requestJson<Answer>(app, method, path, body, client);
 
 describe('the project and trust API', () => {
   it('refuses detection of an untrusted folder with 403 naming hanactl trust', async () => {

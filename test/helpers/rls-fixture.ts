@@ -1,0 +1,119 @@
+/**
+ * The PostgreSQL row-level-security fixture the context-value tests share
+ * (`test/e2e/context-postgres.test.ts`, `test/e2e/mcp-http-postgres.test.ts`): a login role, a
+ * table of 5 rows for each of customers 1 to 3 with a policy that shows a session only the rows
+ * of the customer in `mcp.customer_id`, and the grant; names unique per run.
+ */
+import { randomBytes } from 'node:crypto';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import pg from 'pg';
+import { expect } from 'vitest';
+import { PG_URL } from './engines.js';
+import type { TestHome } from './hanactl-home.js';
+import { textOf } from './mcp-client.js';
+
+export type RlsRow = { customer_id: number; item: string };
+
+export class RlsFixture {
+  /** The login role a connection uses; the policy applies to it. */
+  readonly role: string;
+  /** The table under row-level security. */
+  readonly table: string;
+  /** Every row of the table, as a caller asks for them (the policy filters). */
+  readonly select: string;
+  readonly password = randomBytes(12).toString('hex');
+  #admin: pg.Client | undefined;
+
+  /** Names only: `${names.role}_<run>` and `${names.table}_<run>`; nothing is created before `setUp`. */
+  constructor(names: { role: string; table: string }) {
+    const suffix = `${process.pid}_${randomBytes(3).toString('hex')}`;
+    this.role = `${names.role}_${suffix}`;
+    this.table = `${names.table}_${suffix}`;
+    this.select = `SELECT customer_id, item FROM ${this.table}`;
+  }
+
+  /** The superuser session that set the fixture up (for killing the role's sessions in a test). */
+  get admin(): pg.Client {
+    if (!this.#admin) throw new Error('RlsFixture.setUp() has not run');
+    return this.#admin;
+  }
+
+  /** Creates the role, the table with its rows, the policy and the grant. */
+  async setUp(): Promise<void> {
+    const { role, table } = this;
+    const admin = new pg.Client({ connectionString: PG_URL });
+    this.#admin = admin;
+    await admin.connect();
+    await admin.query(`CREATE ROLE ${role} LOGIN PASSWORD '${this.password}'`);
+    await admin.query(`CREATE TABLE ${table} (customer_id int NOT NULL, item text NOT NULL)`);
+    await admin.query(`INSERT INTO ${table} SELECT c, 'item-' || c || '-' || g FROM generate_series(1, 3) c, generate_series(1, 5) g`);
+    await admin.query(`ALTER TABLE ${table} ENABLE ROW LEVEL SECURITY`);
+    await admin.query(
+      `CREATE POLICY by_customer ON ${table} USING (customer_id = nullif(current_setting('mcp.customer_id', true), '')::int)`,
+    );
+    await admin.query(`GRANT SELECT ON ${table} TO ${role}`);
+  }
+
+  /** Registers connection `name` in `home` as the role, password on stdin, declaring the context parameter customer_id. */
+  async addConnection(home: TestHome, name: string): Promise<void> {
+    const u = new URL(PG_URL);
+    await home.ok(['add', name, `postgres://${this.role}@${u.host}${u.pathname}`, '--password-stdin', '--context', 'customer_id'], {
+      input: this.password,
+    });
+  }
+
+  /** Kills every session of the role under the daemon (its pooled connections). */
+  async killSessions(): Promise<void> {
+    await this.admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1', [this.role]);
+  }
+
+  /** Drops the table and the role and closes the admin session; call after the daemon that used the role has stopped. */
+  async dispose(): Promise<void> {
+    await this.#admin?.query(`DROP TABLE IF EXISTS ${this.table}`);
+    await this.#admin?.query(`DROP ROLE IF EXISTS ${this.role}`);
+    await this.#admin?.end();
+  }
+}
+
+/** Asserts a `run_query` result succeeded with rows, and counts the rows of customers other than `customer`. */
+export function foreignRows(result: CallToolResult, customer: number): number {
+  expect(result.isError, textOf(result)).toBeFalsy();
+  const rows = (result.structuredContent as { rows: RlsRow[] }).rows;
+  expect(rows.length).toBeGreaterThan(0);
+  return rows.filter((r) => r.customer_id !== customer).length;
+}
+
+/** A client of one connection: the shim over stdio or an MCP over HTTP client. */
+export interface ToolCaller {
+  call(name: string, args?: Record<string, unknown>): Promise<CallToolResult>;
+}
+
+/**
+ * 25 batches of 20 concurrent `sql` calls, alternating `one` (customer 1) and `two` (customer 2);
+ * the number of rows either saw of another customer (each result is checked by `foreignRows`).
+ */
+export async function interleavedLeaks(one: ToolCaller, two: ToolCaller, sql: string): Promise<number> {
+  let leaks = 0;
+  for (let batch = 0; batch < 25; batch++) {
+    const calls: [ToolCaller, number][] = Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? [one, 1] : [two, 2]));
+    const results = await Promise.all(calls.map(([caller]) => caller.call('run_query', { sql })));
+    results.forEach((r, i) => {
+      leaks += foreignRows(r, calls[i]?.[1] ?? 0);
+    });
+  }
+  return leaks;
+}
+
+/**
+ * After a fault: 10 rounds of one concurrent `sql` call each from `one` (customer 1) and `two`
+ * (customer 2), a round with an error skipped; the number of rows either saw of another customer.
+ */
+export async function leaksAfterFault(one: ToolCaller, two: ToolCaller, sql: string): Promise<number> {
+  let leaks = 0;
+  for (let batch = 0; batch < 10; batch++) {
+    const [a, b] = await Promise.all([one.call('run_query', { sql }), two.call('run_query', { sql })]);
+    if (a.isError || b.isError) continue; // the first call after the kill may fail; the next succeeds
+    leaks += foreignRows(a, 1) + foreignRows(b, 2);
+  }
+  return leaks;
+}
