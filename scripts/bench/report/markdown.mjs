@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from 'node:fs';
 // bench/RESULTS.md: the goals table first, then where hanactl's time goes, then how it was measured.
 
 const ms = (v) => (Number.isFinite(v) ? `${v.toFixed(3)} ms` : '—');
@@ -52,6 +53,12 @@ ${rows.map(([label, s, add]) => `| ${label} | ${ms(s.p50)} | ${ms(s.p99)} | ${ms
 `;
 }
 
+/** The hand-written analysis (bench/ANALYSIS.md), kept beside the measured table. */
+function analysis() {
+  const file = new URL('../../../bench/ANALYSIS.md', import.meta.url);
+  return existsSync(file) ? `\n${readFileSync(file, 'utf8').trim()}\n` : '';
+}
+
 export function renderMarkdown(results, rows) {
   const m = results.machine;
   const c = results.counts;
@@ -87,5 +94,5 @@ ${breakdown(results.figures.latency)}
 - Memory: PSS from \`/proc/<pid>/smaps_rollup\`, each set measured alone after 3 calls per session (hanactl's sum includes the daemon).
 - Concurrency: ${c.concurrency.sessions} sessions started ${5} at a time, one warm-up call each, then all make ${c.concurrency.calls} calls at once; server connections are sampled every 20 ms (PostgreSQL: \`pg_stat_activity\` by the contender's \`application_name\`; MariaDB: \`information_schema.PROCESSLIST\` for the user in a database private to the run).
 - Large result: an UNLOGGED table of ${c.bigTableRows.toLocaleString('en')} rows made for the run and dropped after; daemon VmRSS from \`/proc/<pid>/status\` sampled every 5 ms.
-${failures.length > 0 ? `\n## Figures that could not be measured\n\n${failures.map(([k, v]) => `- ${k}: ${v.skipped ? `skipped: ${cell(v.skipped)}` : cell(v.error)}`).join('\n')}\n` : ''}`;
+${analysis()}${failures.length > 0 ? `\n## Figures that could not be measured\n\n${failures.map(([k, v]) => `- ${k}: ${v.skipped ? `skipped: ${cell(v.skipped)}` : cell(v.error)}`).join('\n')}\n` : ''}`;
 }
