@@ -19,7 +19,7 @@ import { KeyService } from './keys/key-service.js';
 import { keySlots } from './keys/key-slots.js';
 import { openRegistry } from './keys/open-registry.js';
 import { acquireDaemonLock, readRunningPid } from './lifecycle/daemon-lock.js';
-import { ensurePrivateDir } from './lifecycle/run-dir.js';
+import { ensurePrivateDir, privateRunDirGuard } from './lifecycle/run-dir.js';
 import { DEFAULT_POOL_OPTIONS } from './pools/pool.js';
 import { PoolManager } from './pools/pool-manager.js';
 import { createStatementPolicy } from './policy-wiring.js';
@@ -134,6 +134,8 @@ export async function runDaemon(options: RunDaemonOptions = {}): Promise<Running
       resolveStopped = r;
     });
 
+    const runDirGuard = privateRunDirGuard(paths.runDir, paths.socket);
+    let server: Server | undefined;
     const app = createApp({
       health: () => ({
         name: 'hanactl',
@@ -155,6 +157,15 @@ export async function runDaemon(options: RunDaemonOptions = {}): Promise<Running
       projects,
       trust,
       keys,
+      guard: () => {
+        try {
+          runDirGuard();
+        } catch (err) {
+          // Whoever connected while the folder was open loses the connection too.
+          setImmediate(() => server?.closeAllConnections?.());
+          throw err;
+        }
+      },
       shutdown: () => void stop('requested by a client'),
       onError: (err, path) => log.error({ path, err: err instanceof Error ? err.message : String(err) }, 'unexpected error'),
     });
@@ -181,7 +192,7 @@ export async function runDaemon(options: RunDaemonOptions = {}): Promise<Running
     }
 
     if (process.platform !== 'win32') rmSync(paths.socket, { force: true }); // we hold the lock: any socket here is stale
-    const server = createAdaptorServer({ fetch: app.fetch }) as Server;
+    server = createAdaptorServer({ fetch: app.fetch }) as Server;
     const previousUmask = process.umask(0o077);
     try {
       await new Promise<void>((resolve, reject) => {

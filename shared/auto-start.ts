@@ -31,15 +31,15 @@ export async function startDaemonInBackground(options: AutoStartOptions): Promis
   mkdirSync(paths.logDir, { recursive: true, mode: 0o700 });
   const logPath = join(paths.logDir, `start-${process.pid}-${Date.now()}.log`);
   const fd = openSync(logPath, 'w', 0o600);
-  let exit: { code: number | null } | undefined;
+  let exit: { code: number | null; signal?: string } | undefined;
   try {
     const child = spawn(process.execPath, [hanactlBinPath(), 'daemon', 'start', '--foreground', ...(options.extraArgs ?? [])], {
       detached: true,
       stdio: ['ignore', 'ignore', fd],
       env: options.env ?? process.env,
     });
-    child.on('exit', (code) => {
-      exit = { code };
+    child.on('exit', (code, signal) => {
+      exit = { code: code ?? (signal ? 128 : null), ...(signal ? { signal } : {}) };
     });
     child.unref();
   } finally {
@@ -55,8 +55,14 @@ export async function startDaemonInBackground(options: AutoStartOptions): Promis
         // not answering yet
       }
       if (exit && exit.code !== 0) {
-        const said = readFileSync(logPath, 'utf8').trim().split('\n').slice(-3).join(' ');
-        throw new HanactlError('DAEMON_UNAVAILABLE', `The hanactl daemon could not start: ${said || `it exited with code ${exit.code}`}`);
+        const said = readFileSync(logPath, 'utf8')
+          .trim()
+          .split('\n')
+          .slice(-3)
+          .map((line) => line.replace(/^hanactl: /, ''))
+          .join(' ');
+        const how = exit.signal ? `it was stopped by ${exit.signal}` : `it exited with code ${exit.code}`;
+        throw new HanactlError('DAEMON_UNAVAILABLE', `The hanactl daemon could not start: ${said || how}`);
       }
       if (Date.now() > deadline) {
         throw new HanactlError('DAEMON_UNAVAILABLE', `The hanactl daemon did not answer within ${(options.timeoutMs ?? 15_000) / 1000} s; see ${paths.log}.`);

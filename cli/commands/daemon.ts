@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import type { RunningDaemon } from '../../daemon/main.js';
 import { startDaemonInBackground } from '../../shared/auto-start.js';
 import { readConfig, writeConfig } from '../../shared/config.js';
@@ -77,6 +78,17 @@ export async function start(
 }
 
 async function startForeground(ctx: CliContext, http: string | undefined): Promise<void> {
+  // Racing starters (several shims after a crash) learn they lost before loading the daemon.
+  if (existsSync(ctx.paths.lockFile)) {
+    const { acquireDaemonLock, readRunningPid } = await import('../../daemon/lifecycle/daemon-lock.js');
+    const peek = acquireDaemonLock(ctx.paths.lockFile, ctx.paths.pidFile);
+    if (!peek) {
+      const pid = readRunningPid(ctx.paths.pidFile);
+      ctx.err(`A hanactl daemon is already running${pid ? ` (pid ${pid})` : ''} on ${ctx.paths.socket}.`);
+      return;
+    }
+    peek.release();
+  }
   const { runDaemon, AlreadyRunningError } = await import('../../daemon/main.js');
   let daemon: RunningDaemon;
   try {

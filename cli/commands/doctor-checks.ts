@@ -158,8 +158,14 @@ export interface DaemonFindings {
 export async function checkDaemon(probe: DaemonClient, expectedKeySource: string | undefined, timeoutMs: number): Promise<DaemonFindings> {
   const name = 'daemon';
   let health: Health;
+  const ask = () => probe.request('GET', '/v1/health', undefined, HealthSchema, AbortSignal.timeout(timeoutMs));
   try {
-    health = await probe.request('GET', '/v1/health', undefined, HealthSchema, AbortSignal.timeout(timeoutMs));
+    // A daemon that finds its socket folder opened refuses the request and closes the folder
+    // again (the socket folder check above names it); the second ask is answered.
+    health = await ask().catch((err: unknown) => {
+      if (isHanactlError(err) && err.code === 'FORBIDDEN') return new Promise((r) => setTimeout(r, 200)).then(ask);
+      throw err;
+    });
   } catch (err) {
     if (isHanactlError(err) && err.code === 'DAEMON_UNAVAILABLE') {
       return { checks: [warn(name, 'not running (it starts on demand when an editor or a command needs it)', 'Start it with `hanactl daemon start` to test the connections too.')] };

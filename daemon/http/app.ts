@@ -37,6 +37,8 @@ export interface AppDeps {
   readonly trust?: TrustStore;
   /** Registry key rotation and export (`/v1/keys/*`, CLI only). */
   readonly keys?: KeyService;
+  /** Runs before every request; throws to refuse it (the socket folder check). */
+  readonly guard?: () => void;
   /** Asks the daemon to stop gracefully (answered before it stops). */
   shutdown(): void;
   /** Called with every unexpected error, for the log. */
@@ -60,6 +62,14 @@ export function createApp(deps: AppDeps): Hono {
     return c.json(err.toJSON(), 404);
   });
 
+  // The socket folder is the boundary against other local users: re-checked on every request.
+  if (deps.guard) {
+    const guard = deps.guard;
+    app.use('*', async (_c, next) => {
+      guard();
+      await next();
+    });
+  }
   // A header no browser or SSRF relay sends unprompted (as Vault Agent's require_request_header).
   app.use('*', async (c, next) => {
     if (!c.req.header(CLIENT_HEADER)) {

@@ -1,0 +1,332 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PoolStats } from '../../shared/schemas.js';
+import { TestHome } from '../helpers/hanactl-home.js';
+import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
+import { apiClient } from './helpers/daemon-api.js';
+import { unexpectedErrors, writeConfig } from './helpers/daemon-log.js';
+import { ms, percentile, report } from './helpers/figures.js';
+import { OwnedPostgres, PASSWORD_ROLE } from './helpers/owned-postgres.js';
+import { daemonPids, fdCount, killHome, rssKiB, sleep, waitFor } from './helpers/procs.js';
+import { plantSecret, SecretScan } from './helpers/secret-scan.js';
+
+const SECONDS = Number(process.env.SOAK_SECONDS ?? 60);
+const SESSIONS = Number(process.env.SOAK_SESSIONS ?? 20);
+const FAULT_EVERY_MS = 3000;
+const POOL_MAX = 4;
+const APP = 'hanactl-soak';
+/**
+ * RSS may grow this much between the warm start and the end. The daemon runs with a capped old
+ * space (--max-old-space-size=96, see SOAK_DAEMON_NODE_OPTIONS) so that RSS tracks live memory
+ * rather than V8's lazy heap growth; a real leak would exhaust the cap and stop the daemon.
+ */
+const RSS_TOLERANCE_KIB = 64 * 1024;
+/** Open descriptors may differ this much: pooled connections and SQLite workers come and go. */
+const FD_TOLERANCE = 12;
+
+const SECRET = plantSecret('soak');
+const pgi = await OwnedPostgres.create({ password: SECRET });
+
+interface Call {
+  readonly lane: number;
+  readonly kind: string;
+  readonly expectedFailure: boolean;
+  readonly startedAt: number;
+  readonly endedAt: number;
+  readonly ok: boolean;
+  readonly text: string;
+}
+
+/** The mixed workload: reads on both engines, catalog calls, and calls that must fail. */
+function pick(lane: number, n: number): { kind: string; tool: string; args: Record<string, unknown>; expectedFailure: boolean } {
+  switch ((n + lane) % 10) {
+    case 0:
+    case 1:
+    case 2:
+      return {
+        kind: 'pg-read',
+        tool: 'run_query',
+        args: { connection: 'pg', sql: `SELECT count(*) AS n FROM generate_series(1, ${5000 + lane * 100})` },
+        expectedFailure: false,
+      };
+    case 3:
+      return { kind: 'pg-catalog', tool: 'list_tables', args: { connection: 'pg' }, expectedFailure: false };
+    case 4:
+    case 5:
+    case 6:
+      return {
+        kind: 'sqlite-read',
+        tool: 'run_query',
+        args: { connection: 'lite', sql: 'SELECT count(*) AS n, max(name) AS m FROM t' },
+        expectedFailure: false,
+      };
+    case 7:
+      return { kind: 'sqlite-catalog', tool: 'describe_table', args: { connection: 'lite', table: 't' }, expectedFailure: false };
+    case 8:
+      return {
+        kind: 'fail-missing-table',
+        tool: 'run_query',
+        args: { connection: n % 2 ? 'pg' : 'lite', sql: `SELECT * FROM no_such_table_${lane}` },
+        expectedFailure: true,
+      };
+    default:
+      return {
+        kind: 'fail-refused-write',
+        tool: 'run_query',
+        args: { connection: n % 2 ? 'pg' : 'lite', sql: 'DELETE FROM t' },
+        expectedFailure: true,
+      };
+  }
+}
+
+describe.skipIf(!pgi)(`soak: ${SESSIONS} sessions for ${SECONDS} s with periodic faults`, () => {
+  const home = new TestHome();
+  const scan = new SecretScan(SECRET);
+  const data = mkdtempSync(join(tmpdir(), 'hanactl-soak-'));
+  const shims: ShimHandle[] = [];
+
+  beforeAll(async () => {
+    scan.addHome(home.dir);
+    writeConfig(home.dir, { connectTimeoutMs: 3000, pool: { max: POOL_MAX } });
+    const Database = createRequire(import.meta.url)('better-sqlite3-multiple-ciphers');
+    const db = new Database(join(data, 'lite.db'));
+    db.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO t (name) VALUES ('a'), ('b'), ('c');");
+    db.close();
+    const pg = pgi as OwnedPostgres;
+    await pg.admin((c) =>
+      c.query(`CREATE TABLE t (id int primary key, name text); INSERT INTO t VALUES (1, 'a'); GRANT SELECT ON t TO ${PASSWORD_ROLE}`),
+    );
+    await home.ok(['add', 'pg', pg.url(PASSWORD_ROLE, `application_name=${APP}`), '--password-stdin'], { input: SECRET });
+    await home.ok(['add', 'lite', `sqlite:${join(data, 'lite.db')}`]);
+    const options = process.env.SOAK_DAEMON_NODE_OPTIONS ?? '--max-old-space-size=96';
+    const daemonStart = await home.run(['daemon', 'start'], { env: options ? { NODE_OPTIONS: options } : {} });
+    expect(daemonStart.code, daemonStart.stderr).toBe(0);
+    for (let i = 0; i < SESSIONS; i += 5) {
+      shims.push(
+        ...(await Promise.all(Array.from({ length: Math.min(5, SESSIONS - i) }, (_, j) => startShim(home.env, [], `soak-${i + j}`)))),
+      );
+    }
+  }, 120_000);
+
+  afterAll(async () => {
+    await Promise.all(shims.map((s) => s.close().catch(() => {})));
+    await home.stop();
+    killHome(home.dir);
+    await pgi?.dispose();
+    rmSync(data, { recursive: true, force: true });
+    rmSync(home.dir, { recursive: true, force: true });
+  });
+
+  it(
+    'stays flat in memory and descriptors, leaks no connection, and every failure is deliberate or a fault’s',
+    async () => {
+      const pg = pgi as OwnedPostgres;
+      const api = apiClient(home);
+      const pid = daemonPids(home.dir)[0] as number;
+      const calls: Call[] = [];
+      const faults: { kind: string; at: number; outcome: string }[] = [];
+      const samples: { t: number; rssMiB: number; fds: number }[] = [];
+      let running = true;
+      let paused = true;
+      let inFlight = 0;
+
+      const loops = shims.map(async (shim, lane) => {
+        for (let n = 0; running; n++) {
+          if (paused) {
+            await sleep(20);
+            continue;
+          }
+          const { kind, tool, args, expectedFailure } = pick(lane, n);
+          const startedAt = performance.now();
+          inFlight++;
+          try {
+            const result = await shim.client.callTool({ name: tool, arguments: args }, undefined, { timeout: 30_000 });
+            const text = textOf(result as Parameters<typeof textOf>[0]);
+            calls.push({ lane, kind, expectedFailure, startedAt, endedAt: performance.now(), ok: !result.isError, text });
+          } catch (err) {
+            calls.push({
+              lane,
+              kind,
+              expectedFailure,
+              startedAt,
+              endedAt: performance.now(),
+              ok: false,
+              text: `PROTOCOL: ${(err as Error).message}`,
+            });
+          } finally {
+            inFlight--;
+          }
+          await sleep(15);
+        }
+      });
+
+      const serverCount = () =>
+        pg.admin(async (c) =>
+          Number((await c.query('SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = $1', [APP])).rows[0].n),
+        );
+      const pgPool = async () => (await api.pools()).find((p) => p.connections.includes('pg')) as PoolStats;
+      /** Pauses the sessions, waits for their calls to finish, and measures the daemon at rest. */
+      const quiet = async () => {
+        paused = true;
+        await waitFor(() => inFlight === 0, 30_000, 10);
+        await sleep(500);
+        return { rssKiB: rssKiB(pid), fds: fdCount(pid), server: await serverCount(), pool: await pgPool() };
+      };
+
+      const faultKinds = ['terminate-backend', 'timed-out-query', 'cancelled-call'] as const;
+      const injectFault = async (i: number) => {
+        const kind = faultKinds[i % faultKinds.length] as (typeof faultKinds)[number];
+        const at = performance.now();
+        if (kind === 'terminate-backend') {
+          const killed = await pg.admin(async (c) => {
+            const r = await c.query(
+              'SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid() ORDER BY random() LIMIT 1',
+              [APP],
+            );
+            return r.rowCount ?? 0;
+          });
+          faults.push({ kind, at, outcome: `terminated ${killed}` });
+        } else if (kind === 'timed-out-query') {
+          const outcome = await api
+            .query({ connection: 'pg', sql: 'SELECT count(*) FROM generate_series(1, 300000000)', timeoutMs: 500 })
+            .then(
+              () => 'finished?!',
+              (err: { code?: string; message: string }) => {
+                scan.add('timeout fault', err.message);
+                return err.code ?? 'error';
+              },
+            );
+          faults.push({ kind, at, outcome });
+        } else {
+          const abort = new AbortController();
+          setTimeout(() => abort.abort(), 300);
+          const outcome = await api
+            .query({ connection: 'pg', sql: 'SELECT count(*) FROM generate_series(1, 300000001)', timeoutMs: 30_000 }, abort.signal)
+            .then(
+              () => 'finished?!',
+              (err: { code?: string; message: string }) => err.code ?? 'error',
+            );
+          // Cancelled on the server, not only abandoned: the statement is gone within 1.5 s.
+          const gone = await waitFor(
+            () =>
+              pg.admin(
+                async (c) =>
+                  Number(
+                    (await c.query("SELECT count(*) AS n FROM pg_stat_activity WHERE query LIKE '%300000001%' AND pid <> pg_backend_pid()"))
+                      .rows[0].n,
+                  ) === 0,
+              ),
+            1500,
+            50,
+          );
+          faults.push({ kind, at, outcome: `${outcome}${gone ? '' : ' (still running on the server)'}` });
+        }
+      };
+
+      try {
+        // Warm up: drivers loaded, pools filled, V8 settled; then the baseline at rest.
+        paused = false;
+        await sleep(Math.min(5000, SECONDS * 200));
+        const start = await quiet();
+        samples.push({ t: 0, rssMiB: start.rssKiB / 1024, fds: start.fds });
+        const began = performance.now();
+        paused = false;
+        let faultIndex = 0;
+        let nextSample = began + 5000;
+        // V8 grows its heap lazily during the first part of a run; a leak keeps growing in the
+        // second half too, so flatness is judged from the midpoint to the end.
+        let midRssKiB: number | undefined;
+        while (performance.now() - began < SECONDS * 1000) {
+          if (midRssKiB === undefined && performance.now() - began >= (SECONDS * 1000) / 2) midRssKiB = rssKiB(pid);
+          await sleep(FAULT_EVERY_MS);
+          // No fault in the last interval: a backend terminated just before the final count is
+          // still listed idle by the pool (it learns on the next borrow) and would skew the leak check.
+          if (performance.now() - began + FAULT_EVERY_MS < SECONDS * 1000) await injectFault(faultIndex++);
+          if (performance.now() >= nextSample) {
+            samples.push({ t: Math.round((performance.now() - began) / 1000), rssMiB: Math.round(rssKiB(pid) / 1024), fds: fdCount(pid) });
+            nextSample += 5000;
+          }
+        }
+        const end = await quiet();
+        running = false;
+        await Promise.all(loops);
+        samples.push({ t: Math.round((performance.now() - began) / 1000), rssMiB: Math.round(end.rssKiB / 1024), fds: end.fds });
+
+        for (const c of calls) scan.add(`tool ${c.kind}`, c.text);
+        for (const s of shims) scan.add('shim stderr', s.stderr());
+        const terminations = faults.filter((f) => f.kind === 'terminate-backend').map((f) => f.at);
+        // A call in flight on a backend that was terminated fails once; that is the fault's, not a bug.
+        const casualty = (c: Call) =>
+          terminations.some((at) => c.endedAt >= at && c.startedAt <= at + 3000) &&
+          /terminat|57P01|connection|EPIPE|closed|lost/i.test(c.text);
+        const unexpected = calls.filter((c) => !c.ok && !c.expectedFailure && !casualty(c));
+        const deliberateButPassed = calls.filter((c) => c.ok && c.expectedFailure);
+        const durations = calls.map((c) => c.endedAt - c.startedAt);
+        const rssGrowthKiB = end.rssKiB - (midRssKiB ?? start.rssKiB);
+        report('soak', {
+          seconds: SECONDS,
+          sessions: shims.length,
+          calls: calls.length,
+          callsPerSecond: Math.round(calls.length / SECONDS),
+          ok: calls.filter((c) => c.ok).length,
+          deliberateFailures: calls.filter((c) => !c.ok && c.expectedFailure).length,
+          faultCasualties: calls.filter((c) => !c.ok && !c.expectedFailure && casualty(c)).length,
+          unexpectedErrors: unexpected.length,
+          unexpectedSample: unexpected.slice(0, 3).map((c) => `${c.kind}: ${c.text.slice(0, 160)}`),
+          faultsInjected: faults.length,
+          faultOutcomes: faults.reduce<Record<string, number>>((acc, f) => {
+            const key = `${f.kind}:${f.outcome}`;
+            acc[key] = (acc[key] ?? 0) + 1;
+            return acc;
+          }, {}),
+          p50CallMs: ms(percentile(durations, 50)),
+          p99CallMs: ms(percentile(durations, 99)),
+          maxCallMs: ms(Math.max(...durations)),
+          rssMiBStartEnd: [Math.round(start.rssKiB / 1024), Math.round(end.rssKiB / 1024)],
+          rssGrowthSecondHalfMiB: Math.round(rssGrowthKiB / 1024),
+          rssToleranceMiB: RSS_TOLERANCE_KIB / 1024,
+          fdsStartEnd: [start.fds, end.fds],
+          fdTolerance: FD_TOLERANCE,
+          samples,
+          pgServerConnectionsStartEnd: [start.server, end.server],
+          pgPoolEnd: {
+            total: end.pool.total,
+            idle: end.pool.idle,
+            inUse: end.pool.inUse,
+            waiting: end.pool.waiting,
+            destroyed: end.pool.destroyed,
+          },
+        });
+
+        expect(unexpected.map((c) => `${c.kind}: ${c.text}`)).toEqual([]);
+        expect(deliberateButPassed).toEqual([]);
+        expect(faults.filter((f) => f.kind === 'timed-out-query').every((f) => f.outcome === 'QUERY_TIMEOUT')).toBe(true);
+        expect(faults.filter((f) => f.kind === 'cancelled-call').every((f) => f.outcome === 'QUERY_CANCELLED')).toBe(true);
+        expect(rssGrowthKiB).toBeLessThan(RSS_TOLERANCE_KIB);
+        expect(Math.abs(end.fds - start.fds)).toBeLessThanOrEqual(FD_TOLERANCE);
+        // No connection leaks: the server holds exactly the pool's idle connections, nothing in use.
+        expect(end.pool.inUse).toBe(0);
+        expect(end.pool.waiting).toBe(0);
+        expect(end.server).toBe(end.pool.idle);
+        expect(end.pool.total).toBeLessThanOrEqual(POOL_MAX);
+      } finally {
+        running = false;
+        paused = false;
+        await Promise.all(loops);
+        api.close();
+      }
+
+      await home.stop();
+      for (const out of home.outputs) scan.add('cli output', out);
+      const unexpectedLog = unexpectedErrors(home.dir);
+      const { hits, scannedFiles } = scan.hits();
+      report('soak-secrets', { scannedFiles, hits: hits.length, unexpectedErrorLines: unexpectedLog.length });
+      expect(unexpectedLog).toEqual([]);
+      expect(hits).toEqual([]);
+    },
+    (SECONDS + 120) * 1000,
+  );
+});
