@@ -35,7 +35,8 @@ export class PostgresConnection implements DriverConnection {
    * pg-cursor never settles a pending read when the connection dies between CommandComplete and
    * ReadyForQuery, so reads race this.
    */
-  readonly #gone: Promise<never>;
+  readonly #onLost = new Set<(err: unknown) => void>();
+  #lostCause: unknown;
   /** A call failed part-way: the session may hold state until the next reset. */
   #dirty = false;
 
@@ -44,19 +45,37 @@ export class PostgresConnection implements DriverConnection {
     this.#Cursor = Cursor;
     this.#sideChannel = sideChannel;
     this.#secrets = secrets;
-    let lose!: (err: unknown) => void;
-    this.#gone = new Promise<never>((_, reject) => {
-      lose = reject;
-    });
-    this.#gone.catch(() => {});
-    client.on('error', (err) => {
+    const lose = (err: unknown) => {
       this.#broken = true;
-      lose(err);
+      this.#lostCause ??= err;
+      for (const reject of this.#onLost) reject(err);
+      this.#onLost.clear();
+    };
+    client.on('error', lose);
+    client.on('end', () => lose(new Error('Connection terminated unexpectedly')));
+  }
+
+  /**
+   * Settles `work`, or rejects as soon as the connection is lost. The listener lives only for
+   * this call: a long-lived promise raced on every call would keep a reaction, and the call's
+   * result, for the connection's whole life.
+   */
+  async #unlessLost<T>(work: Promise<T>): Promise<T> {
+    if (this.#lostCause !== undefined) {
+      work.catch(() => {}); // already lost: its own rejection is expected and not news
+      throw this.#lostCause;
+    }
+    let reject!: (err: unknown) => void;
+    const lost = new Promise<never>((_, r) => {
+      reject = r;
     });
-    client.on('end', () => {
-      this.#broken = true;
-      lose(new Error('Connection terminated unexpectedly'));
-    });
+    this.#onLost.add(reject);
+    try {
+      return await Promise.race([work, lost]);
+    } finally {
+      this.#onLost.delete(reject);
+      work.catch(() => {}); // settled or lost first: a later rejection of the work is handled
+    }
   }
 
   get broken(): boolean {
@@ -104,7 +123,7 @@ export class PostgresConnection implements DriverConnection {
   async #run(sql: string, params: readonly Param[], maxRows: number): Promise<StatementResult> {
     const cursor = this.#client.query(new this.#Cursor(sql, [...params], { rowMode: 'array' }));
     try {
-      const raw = await Promise.race([cursor.read(maxRows + 1), this.#gone]);
+      const raw = await this.#unlessLost(cursor.read(maxRows + 1));
       const meta = cursor._result;
       const fields: PgField[] = meta?.fields ?? [];
       const names = uniqueColumnNames(fields.map((f) => f.name));
@@ -134,17 +153,18 @@ export class PostgresConnection implements DriverConnection {
   async #closeCursor(cursor: PgCursor): Promise<void> {
     if (this.#broken) return;
     let timer: NodeJS.Timeout | undefined;
-    const closed = await Promise.race([
-      cursor.close().then(
-        () => true,
-        () => false,
-      ),
-      this.#gone.catch(() => false),
-      new Promise<boolean>((resolve) => {
-        timer = setTimeout(() => resolve(false), CURSOR_CLOSE_MS);
-        timer.unref();
-      }),
-    ]);
+    const closed = await this.#unlessLost(
+      Promise.race([
+        cursor.close().then(
+          () => true,
+          () => false,
+        ),
+        new Promise<boolean>((resolve) => {
+          timer = setTimeout(() => resolve(false), CURSOR_CLOSE_MS);
+          timer.unref();
+        }),
+      ]),
+    ).catch(() => false);
     clearTimeout(timer);
     if (!closed) this.#broken = true;
   }
