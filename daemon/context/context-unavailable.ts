@@ -13,3 +13,27 @@ export function contextUnavailable(how: string, err: unknown, secrets: readonly 
     `The database refused to set this connection's context parameters with ${how} (${reason}); an operator must grant what it needs before calls on this connection can run.`,
   );
 }
+
+/**
+ * Read back just before the statement, a context parameter did not hold the value this call
+ * set: the statement does not run, since it would run under someone else's scope (or none).
+ */
+export function contextNotKept(name: string, how: string): HanactlError {
+  return new HanactlError(
+    'CONTEXT_UNAVAILABLE',
+    `The context parameter ${name} did not read back as the value just set with ${how}, so the statement did not run; an operator should check what in the database changes it (a trigger, a login hook, a proxy).`,
+  );
+}
+
+/** The names whose read-back value differs from the one set (a name set to nothing must read back NULL). */
+export function contextMismatches(
+  names: readonly string[],
+  wanted: Readonly<Record<string, string>>,
+  readBack: readonly unknown[],
+): string[] {
+  return names.filter((name, i) => {
+    const got = readBack[i];
+    const want = wanted[name];
+    return want === undefined ? got !== null && got !== undefined && got !== '' : got !== want;
+  });
+}

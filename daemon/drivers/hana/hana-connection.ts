@@ -5,6 +5,7 @@ import { settleQuietly, viaCallback } from './callbacks.js';
 import type { HanaConnectionLike, HanaResultSetLike, HanaStatementLike } from './hana-client-types.js';
 import { errorFacts, isConnectionLost, queryError } from './hana-errors.js';
 import {
+  buildContextCheck,
   buildContextStatements,
   PING_SQL,
   SERVER_VERSION_SQL,
@@ -14,7 +15,7 @@ import {
 } from './hana-sql.js';
 import { readResultSet } from './result-reader.js';
 import { StatementGuard } from './statement-guard.js';
-import { contextUnavailable } from '../../context/context-unavailable.js';
+import { contextMismatches, contextNotKept, contextUnavailable } from '../../context/context-unavailable.js';
 
 /** Statement kinds (`extension/FunctionCode.js`) that answer with a result set. */
 const RESULT_SET_FUNCTION_CODES = new Set([5 /* SELECT */, 6 /* SELECT FOR UPDATE */, 9 /* CALL with result */]);
@@ -221,6 +222,16 @@ export class HanaConnection implements DriverConnection {
         throw contextUnavailable('session variables (SET / UNSET)', err, this.#secrets);
       }
     }
+    // Read back just before the statement runs: what it will see is what this call set.
+    const names = [...this.#contextNames];
+    const rows = await viaCallback<unknown>((cb) => this.#conn.exec(buildContextCheck(names), [], cb));
+    const row = (Array.isArray(rows) ? rows[0] : undefined) as Record<string, unknown> | undefined;
+    const [wrong] = contextMismatches(
+      names,
+      context,
+      names.map((name) => row?.[name]),
+    );
+    if (wrong !== undefined) throw contextNotKept(wrong, 'session variables (SET / UNSET)');
   }
 
   /** Ends a call: a read-only transaction is always rolled back, never committed. */

@@ -87,3 +87,12 @@ export function buildContextStatements(names: readonly string[], values: Readonl
   }
   return statements;
 }
+
+/**
+ * The query that reads context parameters back just before the statement runs, one column per
+ * name, aliased by the name itself: `SELECT SESSION_CONTEXT('CUSTOMER_ID') AS "CUSTOMER_ID" FROM DUMMY`.
+ */
+export function buildContextCheck(names: readonly string[]): string {
+  const columns = names.map((name) => `SESSION_CONTEXT(${sessionKeyLiteral(name)}) AS "${name}"`);
+  return `SELECT ${columns.join(', ')} FROM DUMMY`;
+}

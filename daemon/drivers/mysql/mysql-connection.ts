@@ -6,7 +6,7 @@ import { type InterruptReason, InterruptWatch } from './mysql-interrupt.js';
 import type { MysqlError, MysqlRawConnection } from './mysql-module.js';
 import { type ServerInfo, sessionSql } from './mysql-session.js';
 import { RunningStatement, type StatementOutcome } from './mysql-statement.js';
-import { contextUnavailable } from '../../context/context-unavailable.js';
+import { contextMismatches, contextNotKept, contextUnavailable } from '../../context/context-unavailable.js';
 
 /** After a KILL QUERY was accepted, a statement still running this long later is given up with its connection. */
 export const KILL_GRACE_MS = 2000;
@@ -158,7 +158,7 @@ export class MysqlConnection implements DriverConnection {
     if (this.#contextNames.size === 0) return;
     const values: string[] = [];
     const parts = [...this.#contextNames].map((name) => {
-      const variable = `@mcp_${name.toLowerCase().replace(/[^a-z0-9_]/g, '')}`;
+      const variable = variableOf(name);
       const value = context[name];
       if (value === undefined) return `${variable} = NULL`;
       values.push(value);
@@ -175,6 +175,18 @@ export class MysqlConnection implements DriverConnection {
       if (this.#broken) throw err;
       throw contextUnavailable('session user variables (SET @mcp_...)', err);
     }
+    // Read back just before the statement: a value the connection's character set cannot carry
+    // arrives altered ('?' for what it lacks), and a different customer id must never run.
+    const names = [...this.#contextNames];
+    let readBack: unknown[] = [];
+    await this.#call((done) => {
+      this.#raw.query({ sql: `SELECT ${names.map(variableOf).join(', ')}`, rowsAsArray: true }, (err, rows) => {
+        readBack = Array.isArray(rows) && Array.isArray(rows[0]) ? (rows[0] as unknown[]).map(asText) : [];
+        done(err);
+      });
+    });
+    const [wrong] = contextMismatches(names, context, readBack);
+    if (wrong !== undefined) throw contextNotKept(wrong, 'session user variables (SET @mcp_...)');
   }
 
 
@@ -305,4 +317,14 @@ export class MysqlConnection implements DriverConnection {
       // Already closed.
     }
   }
+}
+
+/** The session user variable that carries a context parameter. */
+function variableOf(name: string): string {
+  return `@mcp_${name.toLowerCase().replace(/[^a-z0-9_]/g, '')}`;
+}
+
+/** A user variable set from a string reads back as a string, or as bytes under a binary collation. */
+function asText(value: unknown): unknown {
+  return Buffer.isBuffer(value) ? value.toString('utf8') : value;
 }

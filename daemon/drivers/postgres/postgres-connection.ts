@@ -1,7 +1,7 @@
 import { HanactlError } from '../../../shared/errors.js';
 import type { Param } from '../../../shared/schemas.js';
 import type { DriverConnection, ExecuteOptions, StatementResult } from '../driver.js';
-import { contextUnavailable } from '../../context/context-unavailable.js';
+import { contextMismatches, contextNotKept, contextUnavailable } from '../../context/context-unavailable.js';
 import { normaliseDriverError } from '../scrub.js';
 import { toJsonValue, uniqueColumnNames } from '../values.js';
 import type { PgClient, PgCursor, PgCursorConstructor, PgField } from './postgres-types.js';
@@ -110,14 +110,23 @@ export class PostgresConnection implements DriverConnection {
     const entries = Object.entries(context);
     if (entries.length === 0) return;
     const calls = entries.map(([name], i) => `set_config('mcp.${name.toLowerCase().replace(/[^a-z0-9_]/g, '')}', $${i + 1}, true)`);
+    let readBack: unknown[] | undefined;
     try {
-      await this.#client.query({ text: `SELECT ${calls.join(', ')}`, values: entries.map(([, v]) => v), rowMode: 'array' });
+      const result = await this.#client.query({ text: `SELECT ${calls.join(', ')}`, values: entries.map(([, v]) => v), rowMode: 'array' });
+      readBack = result.rows[0] as unknown[] | undefined;
     } catch (err) {
       const sqlState = (err as PgErrorLike).code;
       // A lost connection is not the database refusing: let the call's own handling report it.
       if (this.#broken || !sqlState || sqlState.startsWith('08') || sqlState === '57P01') throw err;
       throw contextUnavailable('set_config', err, this.#secrets);
     }
+    // set_config answers with the value now in force: the check costs no extra round trip.
+    const [wrong] = contextMismatches(
+      entries.map(([name]) => name),
+      context,
+      readBack ?? [],
+    );
+    if (wrong !== undefined) throw contextNotKept(wrong, 'set_config');
   }
 
   async #run(sql: string, params: readonly Param[], maxRows: number): Promise<StatementResult> {

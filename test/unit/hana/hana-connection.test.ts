@@ -156,11 +156,25 @@ class FakeConnection implements HanaConnectionLike {
         this.#pendingAbort = () => cb(hanaError('current operation cancelled by request and transaction rolled back', 139));
     } else later(ok);
   }
-  exec(sql: string, _params: HanaBindValue[], cb: HanaCallback<unknown>): void {
+  /** Session variables as SET / UNSET left them; `overwrite` plays something in the database changing one. */
+  readonly session = new Map<string, string>();
+  overwrite: Record<string, string> = {};
+  exec(sql: string, params: HanaBindValue[], cb: HanaCallback<unknown>): void {
     this.log.push(`direct ${sql}`);
     const failure = this.failExec.get(sql);
     if (failure) {
       later(() => cb(failure));
+      return;
+    }
+    const set = /^SET '([A-Z0-9_]+)' = \?$/.exec(sql);
+    const unset = /^UNSET '([A-Z0-9_]+)'$/.exec(sql);
+    if (set?.[1]) this.session.set(set[1], String(params[0]));
+    if (unset?.[1]) this.session.delete(unset[1]);
+    if (sql.includes('SESSION_CONTEXT(')) {
+      const row = Object.fromEntries(
+        [...sql.matchAll(/AS "([A-Z0-9_]+)"/g)].map(([, name = '']) => [name, this.overwrite[name] ?? this.session.get(name) ?? null]),
+      );
+      later(() => cb(null, [row]));
       return;
     }
     later(() => cb(null, sql.startsWith('SELECT VERSION') ? [{ VERSION: '2.00.076.00.1705400033' }] : [{ 1: 1 }]));
@@ -584,6 +598,33 @@ describe('context parameters in the HANA session', () => {
     await conn.execute('SELECT 1 FROM DUMMY', [], READ);
     const context = fake.log.filter((l) => /SET 'CUSTOMER_ID'/.test(l));
     expect(context).toEqual(["direct UNSET 'CUSTOMER_ID'", "direct SET 'CUSTOMER_ID' = ?", "direct UNSET 'CUSTOMER_ID'"]);
+  });
+
+  it('reads the values back just before the statement, and does not run it when one differs', async () => {
+    const { fake, conn } = setup();
+    await conn.execute('SELECT 1 FROM DUMMY', [], { ...READ, context: { CUSTOMER_ID: '7' } });
+    const check = `direct SELECT SESSION_CONTEXT('CUSTOMER_ID') AS "CUSTOMER_ID" FROM DUMMY`;
+    const first = fake.log.indexOf(check);
+    expect(first).toBeGreaterThan(fake.log.indexOf("direct SET 'CUSTOMER_ID' = ?"));
+    expect(first).toBeLessThan(fake.log.indexOf('prepare SELECT 1 FROM DUMMY'));
+
+    fake.overwrite = { CUSTOMER_ID: '8' };
+    fake.log.length = 0;
+    const err = await rejection(conn.execute('SELECT 2 FROM DUMMY', [], { ...READ, context: { CUSTOMER_ID: '7' } }));
+    expect(err.code).toBe('CONTEXT_UNAVAILABLE');
+    expect(err.message).toBe(
+      'The context parameter CUSTOMER_ID did not read back as the value just set with session variables (SET / UNSET), so the statement did not run; an operator should check what in the database changes it (a trigger, a login hook, a proxy).',
+    );
+    expect(fake.log.filter((l) => l.startsWith('prepare'))).toEqual([]);
+  });
+
+  it('also refuses when a name this call leaves unset still reads back a value', async () => {
+    const { fake, conn } = setup();
+    await conn.execute('SELECT 1 FROM DUMMY', [], { ...READ, context: { CUSTOMER_ID: '7' } });
+    fake.overwrite = { CUSTOMER_ID: '7' };
+    const err = await rejection(conn.execute('SELECT 1 FROM DUMMY', [], READ));
+    expect(err.code).toBe('CONTEXT_UNAVAILABLE');
+    expect(err.message).toMatch(/^The context parameter CUSTOMER_ID did not read back/);
   });
 
   it('says in one sentence for an operator when the database refuses to set them', async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   assertSessionKey,
+  buildContextCheck,
   buildContextStatements,
   PING_SQL,
   SERVER_VERSION_SQL,
@@ -90,5 +91,17 @@ describe('buildContextStatements', () => {
     expect(long.code).toBe('CONTEXT_INVALID');
     expect(long.message).toContain('LONG_ONE');
     expect(buildContextStatements(['A'], { A: 'x'.repeat(SESSION_VALUE_MAX_LENGTH) })).toHaveLength(2);
+  });
+});
+
+describe('buildContextCheck', () => {
+  it('reads every name back in one query, one column per name', () => {
+    expect(buildContextCheck(['CUSTOMER_ID', 'REGION'])).toBe(
+      `SELECT SESSION_CONTEXT('CUSTOMER_ID') AS "CUSTOMER_ID", SESSION_CONTEXT('REGION') AS "REGION" FROM DUMMY`,
+    );
+  });
+
+  it('refuses a name that could break out of the literal', () => {
+    expect(() => buildContextCheck(["X') FROM DUMMY; --"])).toThrow(HanactlError);
   });
 });
