@@ -37,11 +37,17 @@ export function normaliseContextNames(names: readonly string[]): string[] {
   for (const raw of names) {
     const name = raw.trim().toUpperCase();
     if (!/^[A-Z][A-Z0-9_]*$/.test(name)) {
-      throw new HanactlError('CONTEXT_INVALID', `The context parameter name "${raw}" must start with a letter and hold only letters, digits and _.`);
+      throw new HanactlError(
+        'CONTEXT_INVALID',
+        `The context parameter name "${raw}" must start with a letter and hold only letters, digits and _.`,
+      );
     }
     if (name.length > 30) throw new HanactlError('CONTEXT_INVALID', `The context parameter name "${name}" is longer than 30 characters.`);
     if (isReservedContextName(name)) {
-      throw new HanactlError('CONTEXT_INVALID', `The context parameter name "${name}" is a session variable an engine reserves (SAP HANA's ${name}); choose another name.`);
+      throw new HanactlError(
+        'CONTEXT_INVALID',
+        `The context parameter name "${name}" is a session variable an engine reserves (SAP HANA's ${name}); choose another name.`,
+      );
     }
     if (out.includes(name)) throw new HanactlError('CONTEXT_INVALID', `The context parameter "${name}" is declared twice.`);
     out.push(name);

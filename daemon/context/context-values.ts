@@ -41,7 +41,10 @@ export function resolveContextValues(check: ContextCheck): Record<string, string
   for (const [rawName, value] of Object.entries(check.supplied)) {
     const name = rawName.trim().toUpperCase();
     if (!check.declared.includes(name)) {
-      if (check.strict) throw refuse(`The context parameter ${name} is not declared for this connection; declared: ${check.declared.join(', ') || 'none'}.`);
+      if (check.strict)
+        throw refuse(
+          `The context parameter ${name} is not declared for this connection; declared: ${check.declared.join(', ') || 'none'}.`,
+        );
       continue;
     }
     if (name in values) throw refuse(`The context parameter ${name} is given more than once.`);
@@ -54,9 +57,13 @@ export function resolveContextValues(check: ContextCheck): Record<string, string
       const remedy = check.remedy?.(name) ?? `set MCP_CONTEXT_${name} in the MCP client's configuration`;
       throw refuse(`The context parameter ${name} is declared for this connection but has no value; ${remedy}.`);
     }
-    if (value.trim() === '') throw refuse(`The context parameter ${name} is empty; an empty value is refused (an engine may store it as NULL).`);
+    if (value.trim() === '')
+      throw refuse(`The context parameter ${name} is empty; an empty value is refused (an engine may store it as NULL).`);
     const bytes = Buffer.byteLength(value, 'utf8');
-    if (bytes > limit) throw refuse(`The context parameter ${name} is ${bytes} bytes long; the limit on this engine is ${limit} bytes (values are refused, never truncated).`);
+    if (bytes > limit)
+      throw refuse(
+        `The context parameter ${name} is ${bytes} bytes long; the limit on this engine is ${limit} bytes (values are refused, never truncated).`,
+      );
   }
   return values;
 }

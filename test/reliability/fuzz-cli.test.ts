@@ -14,7 +14,8 @@ const SECRET = plantSecret('fuzzcli');
 const CASES = Math.max(4, Math.round(FUZZ_RUNS / 16));
 
 /** encodeURIComponent throws on a lone surrogate; a user name in a URL is always well formed. */
-const encodeUser = (s: string) => encodeURIComponent(s.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD'));
+const encodeUser = (s: string) =>
+  encodeURIComponent(s.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD'));
 
 /** argv cannot carry NUL; everything else goes. */
 const arg = (a: fc.Arbitrary<string>) => a.map((s) => s.replace(/\0/g, ''));

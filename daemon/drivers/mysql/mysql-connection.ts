@@ -189,7 +189,6 @@ export class MysqlConnection implements DriverConnection {
     if (wrong !== undefined) throw contextNotKept(wrong, 'session user variables (SET @mcp_...)');
   }
 
-
   /** One session SET when the wanted state differs from the one last applied. */
   async #applySession(readOnly: boolean, timeoutMs: number): Promise<void> {
     const sql = sessionSql(this.#deps.server, { readOnly, timeoutMs });

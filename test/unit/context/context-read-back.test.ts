@@ -25,6 +25,8 @@ describe('reading context values back before the statement', () => {
   it('says which parameter, that the statement did not run, and what an operator should look at', () => {
     const err = contextNotKept('CUSTOMER_ID', 'set_config');
     expect(err.code).toBe('CONTEXT_UNAVAILABLE');
-    expect(err.message).toMatch(/^The context parameter CUSTOMER_ID did not read back .* set_config, so the statement did not run; an operator/);
+    expect(err.message).toMatch(
+      /^The context parameter CUSTOMER_ID did not read back .* set_config, so the statement did not run; an operator/,
+    );
   });
 });
