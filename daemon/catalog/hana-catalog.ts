@@ -5,7 +5,7 @@ import { binder, capInfo, LIKE_ESCAPE, likePattern, name, num, quoteWith, text }
 import { describeHanaTable } from './hana-describe.js';
 import { hanaPlanText } from './hana-plan.js';
 import { HANA_ROUTINES_SQL, hanaSearchBranches } from './hana-sql.js';
-import { NO_HITS, searchHits, searchSql } from './search-sql.js';
+import { runSearch } from './search-sql.js';
 
 /** Schemas an agent may query, without the system's own (`SYS`, `_SYS_*`). */
 const USER_SCHEMA = (column: string) => `${column} <> 'SYS' AND ${column} NOT LIKE '!_SYS!_%' ${LIKE_ESCAPE}`;
@@ -128,9 +128,7 @@ export class HanaCatalog implements Catalog {
     const b = binder('question');
     const like = (column: string) =>
       `${USER_SCHEMA('SCHEMA_NAME')} AND LOWER(${column}) LIKE ${b.bind(likePattern(query.pattern))} ${LIKE_ESCAPE}`;
-    const sql = searchSql(hanaSearchBranches(like), query.kinds);
-    if (!sql) return NO_HITS;
-    return searchHits((await run(sql, b.params, query.limit)).map(lowerKeys));
+    return runSearch(run, hanaSearchBranches(like), b, query, lowerKeys);
   }
 
   sampleStatement(table: TableRef, limit: number): BoundStatement {

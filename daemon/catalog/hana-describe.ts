@@ -1,6 +1,7 @@
 import type { TableDescription } from '../../shared/catalog-schemas.js';
 import type { CatalogExecutor, CatalogRow, TableRef } from './catalog.js';
-import { flag, groupBy, name, num, text } from './catalog-sql.js';
+import { groupBy, name, num, text } from './catalog-sql.js';
+import { type ColumnMapping, describeColumns } from './describe-columns.js';
 
 /** Columns of a table or a view (the view's own column catalog), in position order. */
 const COLUMNS_SQL = `SELECT COLUMN_NAME, DATA_TYPE_NAME, "LENGTH", SCALE, IS_NULLABLE, DEFAULT_VALUE, COMMENTS, POSITION
@@ -34,6 +35,12 @@ export function hanaType(row: CatalogRow): string {
   return type;
 }
 
+/** The cells of `COLUMNS_SQL`; defaults and comments are passed on as read. */
+const HANA_COLUMNS: ColumnMapping = {
+  cells: { name: 'COLUMN_NAME', nullable: 'IS_NULLABLE', default: 'DEFAULT_VALUE', comment: 'COMMENTS' },
+  type: hanaType,
+};
+
 /**
  * Columns, primary key (SYS.CONSTRAINTS), foreign keys (SYS.REFERENTIAL_CONSTRAINTS) and
  * indexes (SYS.INDEXES, whose CONSTRAINT says `PRIMARY KEY` or `UNIQUE`/`NOT NULL UNIQUE`)
@@ -50,13 +57,7 @@ export async function describeHanaTable(run: CatalogExecutor, table: TableRef): 
     table: table.table,
     kind: table.kind,
     comment: table.comment,
-    columns: columns.map((c) => ({
-      name: name(c, 'COLUMN_NAME'),
-      type: hanaType(c),
-      nullable: flag(c, 'IS_NULLABLE'),
-      default: text(c, 'DEFAULT_VALUE'),
-      comment: text(c, 'COMMENTS'),
-    })),
+    columns: describeColumns(columns, HANA_COLUMNS),
     primaryKey: primaryKey.map((k) => name(k, 'COLUMN_NAME')),
     foreignKeys: [...groupBy(foreignKeys, (k) => name(k, 'CONSTRAINT_NAME')).values()].map((rows) => ({
       name: name(rows[0] ?? {}, 'CONSTRAINT_NAME'),

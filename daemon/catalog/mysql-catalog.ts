@@ -3,7 +3,7 @@ import type { BoundStatement, Catalog, CatalogExecutor, ListQuery, TableRef } fr
 import { binder, capInfo, LIKE_ESCAPE, likePattern, name, num, quoteWith, text } from './catalog-sql.js';
 import { describeMysqlTable, sameName } from './mysql-describe.js';
 import { mysqlPlanText } from './mysql-plan.js';
-import { NO_HITS, type SearchBranches, searchColumns, searchHits, searchSql } from './search-sql.js';
+import { runSearch, type SearchBranches, searchColumns } from './search-sql.js';
 
 const SYSTEM_SCHEMAS = `('information_schema', 'mysql', 'performance_schema', 'sys')`;
 
@@ -115,9 +115,7 @@ export class MysqlCatalog implements Catalog {
         `SELECT ${searchColumns(l, "'column'", 'TABLE_SCHEMA', 'COLUMN_NAME', 'TABLE_NAME', 'COLUMN_TYPE')} FROM information_schema.COLUMNS
          WHERE ${user('TABLE_SCHEMA')} AND ${like('COLUMN_NAME')}`,
     };
-    const sql = searchSql(branches, query.kinds);
-    if (!sql) return NO_HITS;
-    return searchHits(await run(sql, b.params, query.limit));
+    return runSearch(run, branches, b, query);
   }
 
   sampleStatement(table: TableRef, limit: number): BoundStatement {

@@ -1,6 +1,7 @@
 import type { TableDescription } from '../../shared/catalog-schemas.js';
 import type { CatalogExecutor, TableRef } from './catalog.js';
 import { type Binder, binder, flag, groupBy, name, text } from './catalog-sql.js';
+import { aliasedColumns, describeColumns } from './describe-columns.js';
 
 /**
  * `column = value` compared byte for byte. information_schema compares names without regard
@@ -16,6 +17,13 @@ function where(table: TableRef) {
   const b = binder('question');
   return { sql: `${sameName(b, 'TABLE_SCHEMA', table.schema)} AND ${sameName(b, 'TABLE_NAME', table.table)}`, params: b.params };
 }
+
+/** MariaDB's column rules: no comment is an empty one. */
+const MYSQL_COLUMNS = aliasedColumns({
+  // MariaDB spells a NULL default as the word NULL (a string default comes quoted: 'NULL').
+  defaultValue: (printed) => (printed === 'NULL' ? null : printed),
+  comment: (read) => read || null,
+});
 
 /**
  * Columns, keys and indexes of a proven table from information_schema. Defaults are passed on
@@ -50,14 +58,7 @@ export async function describeMysqlTable(run: CatalogExecutor, table: TableRef):
     table: table.table,
     kind: table.kind,
     comment: table.comment,
-    columns: columns.map((c) => ({
-      name: name(c, 'name'),
-      type: name(c, 'type'),
-      nullable: flag(c, 'nullable'),
-      // MariaDB spells a NULL default as the word NULL (a string default comes quoted: 'NULL').
-      default: text(c, 'default_value') === 'NULL' ? null : text(c, 'default_value'),
-      comment: text(c, 'comment') || null,
-    })),
+    columns: describeColumns(columns, MYSQL_COLUMNS),
     primaryKey: keys.filter((k) => text(k, 'name') === 'PRIMARY').map((k) => name(k, 'column_name')),
     foreignKeys: [...groupBy(foreign, (k) => name(k, 'name')).values()].map((rows) => ({
       name: name(rows[0] ?? {}, 'name'),

@@ -3,7 +3,7 @@ import type { BoundStatement, Catalog, CatalogExecutor, ListQuery, TableRef } fr
 import { binder, capInfo, LIKE_ESCAPE, likePattern, name, num, quoteWith, text } from './catalog-sql.js';
 import { describePostgresTable } from './postgres-describe.js';
 import { postgresPlanText } from './postgres-plan.js';
-import { NO_HITS, type SearchBranches, searchColumns, searchHits, searchSql } from './search-sql.js';
+import { runSearch, type SearchBranches, searchColumns } from './search-sql.js';
 
 const KIND = `CASE c.relkind WHEN 'v' THEN 'view' WHEN 'm' THEN 'materialized view' WHEN 'f' THEN 'foreign table' ELSE 'table' END`;
 /** Schemas an agent never needs to see unless it names them. */
@@ -113,10 +113,7 @@ export class PostgresCatalog implements Catalog {
          FROM pg_catalog.pg_attribute a JOIN ${RELATIONS} ON c.oid = a.attrelid
          WHERE ${relation("'r', 'p', 'v', 'm', 'f'")} AND a.attnum > 0 AND NOT a.attisdropped AND ${like('a.attname')}`,
     };
-    const sql = searchSql(branches, query.kinds);
-    if (!sql) return NO_HITS;
-    const rows = await run(sql, b.params, query.limit);
-    return searchHits(rows);
+    return runSearch(run, branches, b, query);
   }
 
   sampleStatement(table: TableRef, limit: number): BoundStatement {

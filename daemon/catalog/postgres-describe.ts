@@ -1,6 +1,7 @@
 import type { TableDescription } from '../../shared/catalog-schemas.js';
 import type { CatalogExecutor, TableRef } from './catalog.js';
 import { flag, list, name, text } from './catalog-sql.js';
+import { aliasedColumns, describeColumns } from './describe-columns.js';
 
 /** Column names of a key array, in key order, as `text[]`. */
 const keyNames = (keys: string, rel: string) =>
@@ -36,13 +37,7 @@ export async function describePostgresTable(run: CatalogExecutor, table: TableRe
     table: table.table,
     kind: table.kind,
     comment: table.comment,
-    columns: columns.map((c) => ({
-      name: name(c, 'name'),
-      type: name(c, 'type'),
-      nullable: flag(c, 'nullable'),
-      default: text(c, 'default_value'),
-      comment: text(c, 'comment'),
-    })),
+    columns: describeColumns(columns, aliasedColumns()),
     primaryKey: primary ? list(primary, 'columns') : [],
     foreignKeys: constraints
       .filter((c) => text(c, 'type') === 'f')

@@ -1,6 +1,6 @@
 import type { ObjectKind, SearchHit, SearchResult } from '../../shared/catalog-schemas.js';
-import type { CatalogRow } from './catalog.js';
-import { capInfo, name, text } from './catalog-sql.js';
+import type { CatalogExecutor, CatalogRow } from './catalog.js';
+import { type Binder, capInfo, name, text } from './catalog-sql.js';
 
 /**
  * One branch of `search_objects` per object kind. Each answers five columns in this order:
@@ -49,3 +49,20 @@ export function searchHits(rows: readonly CatalogRow[]): SearchResult {
 
 /** The answer for a search no branch can serve. */
 export const NO_HITS: SearchResult = { hits: [], total: 0, truncated: false };
+
+/**
+ * Runs `search_objects` over an engine's `branches`, whose patterns bind into `b` as they are
+ * built: NO_HITS when no branch serves the requested kinds, else the hits (rows read through
+ * `row` first: HANA answers its labels in upper case).
+ */
+export async function runSearch(
+  run: CatalogExecutor,
+  branches: SearchBranches,
+  b: Binder,
+  query: { readonly kinds: readonly ObjectKind[]; readonly limit: number },
+  row: (r: CatalogRow) => CatalogRow = (r) => r,
+): Promise<SearchResult> {
+  const sql = searchSql(branches, query.kinds);
+  if (!sql) return NO_HITS;
+  return searchHits((await run(sql, b.params, query.limit)).map(row));
+}

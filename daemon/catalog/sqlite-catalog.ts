@@ -1,7 +1,7 @@
 import type { ExplainResult, ObjectKind, RoutineList, SearchResult, TableList } from '../../shared/catalog-schemas.js';
 import type { BoundStatement, Catalog, CatalogExecutor, ListQuery, TableRef } from './catalog.js';
 import { binder, capInfo, LIKE_ESCAPE, likePattern, name, num, quoteWith, text } from './catalog-sql.js';
-import { NO_HITS, type SearchBranches, searchColumns, searchHits, searchSql } from './search-sql.js';
+import { runSearch, type SearchBranches, searchColumns } from './search-sql.js';
 import { describeSqliteTable } from './sqlite-describe.js';
 
 /** User tables and views of every attached schema (SQLite's own tables and shadow tables left out). */
@@ -71,9 +71,7 @@ export class SqliteCatalog implements Catalog {
          FROM pragma_table_list t JOIN pragma_table_info(t.name, t.schema) c
          WHERE t.type IN ('table', 'view', 'virtual') AND t.name NOT LIKE 'sqlite!_%' ${LIKE_ESCAPE} AND ${like('c.name')}`,
     };
-    const sql = searchSql(branches, query.kinds);
-    if (!sql) return NO_HITS;
-    return searchHits(await run(sql, b.params, query.limit));
+    return runSearch(run, branches, b, query);
   }
 
   sampleStatement(table: TableRef, limit: number): BoundStatement {

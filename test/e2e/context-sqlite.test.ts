@@ -2,15 +2,14 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestHome } from '../helpers/hanactl-home.js';
-import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
+import { type CustomerShims, interleavedLeaks, startCustomerShims } from '../helpers/rls-fixture.js';
 
 const require = createRequire(import.meta.url);
 const Database = require('better-sqlite3-multiple-ciphers');
 
 describe('context parameters scope SQLite through the mcp_context() function', () => {
   const home = new TestHome();
-  let one: ShimHandle;
-  let two: ShimHandle;
+  let shims: CustomerShims;
 
   beforeAll(async () => {
     const file = join(home.dir, 'shop.db');
@@ -21,35 +20,22 @@ describe('context parameters scope SQLite through the mcp_context() function', (
       CREATE VIEW my_orders AS SELECT customer_id, item FROM orders WHERE customer_id = mcp_context('CUSTOMER_ID');`);
     db.close();
     await home.ok(['add', 'shop', `sqlite:${file}`, '--context', 'CUSTOMER_ID']);
-    one = await startShim({ ...home.env, MCP_CONTEXT_CUSTOMER_ID: '1' }, ['--connection', 'shop']);
-    two = await startShim({ ...home.env, MCP_CONTEXT_CUSTOMER_ID: '2' }, ['--connection', 'shop']);
+    shims = await startCustomerShims(home, 'shop');
   });
 
   afterAll(async () => {
-    await one?.close();
-    await two?.close();
+    await shims?.close();
     await home.dispose();
   });
 
-  const foreign = (result: Awaited<ReturnType<ShimHandle['call']>>, customer: string): number => {
-    expect(result.isError, textOf(result)).toBeFalsy();
-    const rows = (result.structuredContent as { rows: { customer_id: string }[] }).rows;
-    expect(rows).toHaveLength(3);
-    return rows.filter((r) => r.customer_id !== customer).length;
-  };
+  const select = 'SELECT * FROM my_orders';
+  /** Each caller sees exactly its own 3 rows through the view; 2 batches of 20 calls before the failed call and 2 after. */
+  const check = { rows: 3, batches: 2 };
 
   it('interleaved concurrent calls never see the other caller’s rows, also after a failed call', async () => {
-    let leaks = 0;
-    for (let batch = 0; batch < 15; batch++) {
-      const [a, b, c, d] = await Promise.all([
-        one.call('run_query', { sql: 'SELECT * FROM my_orders' }),
-        two.call('run_query', { sql: 'SELECT * FROM my_orders' }),
-        two.call('run_query', { sql: 'SELECT * FROM my_orders' }),
-        one.call('run_query', { sql: 'SELECT * FROM my_orders' }),
-      ]);
-      leaks += foreign(a!, '1') + foreign(b!, '2') + foreign(c!, '2') + foreign(d!, '1');
-      if (batch === 7) expect((await one.call('run_query', { sql: 'SELECT * FROM nope' })).isError).toBe(true);
-    }
+    let leaks = await interleavedLeaks(shims.one, shims.two, select, check);
+    expect((await shims.one.call('run_query', { sql: 'SELECT * FROM nope' })).isError).toBe(true);
+    leaks += await interleavedLeaks(shims.one, shims.two, select, check);
     expect(leaks).toBe(0);
   });
 });

@@ -2,7 +2,9 @@
  * The PostgreSQL row-level-security fixture the context-value tests share
  * (`test/e2e/context-postgres.test.ts`, `test/e2e/mcp-http-postgres.test.ts`): a login role, a
  * table of 5 rows for each of customers 1 to 3 with a policy that shows a session only the rows
- * of the customer in `mcp.customer_id`, and the grant; names unique per run.
+ * of the customer in `mcp.customer_id`, and the grant; names unique per run. The leak counters
+ * below (`foreignRows`, `interleavedLeaks`, `leaksAfterFault`) serve any engine's context test
+ * (`test/e2e/context-mariadb.test.ts`, `test/e2e/context-sqlite.test.ts` too).
  */
 import { randomBytes } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -10,7 +12,7 @@ import pg from 'pg';
 import { expect } from 'vitest';
 import { PG_URL } from './engines.js';
 import type { TestHome } from './hanactl-home.js';
-import { textOf } from './mcp-client.js';
+import { type ShimHandle, startShim, textOf } from './mcp-client.js';
 
 export type RlsRow = { customer_id: number; item: string };
 
@@ -75,12 +77,21 @@ export class RlsFixture {
   }
 }
 
-/** Asserts a `run_query` result succeeded with rows, and counts the rows of customers other than `customer`. */
-export function foreignRows(result: CallToolResult, customer: number): number {
+/** What a leak counter checks of each result: how many rows a caller sees of its own (any, if not given). */
+export interface LeakCheck {
+  readonly rows?: number;
+}
+
+/**
+ * Asserts a `run_query` result succeeded with rows (exactly `check.rows` of them, if given), and
+ * counts the rows of customers other than `customer` (a `customer_id` read as text counts by its number).
+ */
+export function foreignRows(result: CallToolResult, customer: number, check: LeakCheck = {}): number {
   expect(result.isError, textOf(result)).toBeFalsy();
-  const rows = (result.structuredContent as { rows: RlsRow[] }).rows;
-  expect(rows.length).toBeGreaterThan(0);
-  return rows.filter((r) => r.customer_id !== customer).length;
+  const rows = (result.structuredContent as { rows: { customer_id: number | string }[] }).rows;
+  if (check.rows === undefined) expect(rows.length).toBeGreaterThan(0);
+  else expect(rows).toHaveLength(check.rows);
+  return rows.filter((r) => Number(r.customer_id) !== customer).length;
 }
 
 /** A client of one connection: the shim over stdio or an MCP over HTTP client. */
@@ -89,16 +100,21 @@ export interface ToolCaller {
 }
 
 /**
- * 25 batches of 20 concurrent `sql` calls, alternating `one` (customer 1) and `two` (customer 2);
+ * `batches` (25) batches of 20 concurrent `sql` calls, alternating `one` (customer 1) and `two` (customer 2);
  * the number of rows either saw of another customer (each result is checked by `foreignRows`).
  */
-export async function interleavedLeaks(one: ToolCaller, two: ToolCaller, sql: string): Promise<number> {
+export async function interleavedLeaks(
+  one: ToolCaller,
+  two: ToolCaller,
+  sql: string,
+  { batches = 25, ...check }: LeakCheck & { readonly batches?: number } = {},
+): Promise<number> {
   let leaks = 0;
-  for (let batch = 0; batch < 25; batch++) {
+  for (let batch = 0; batch < batches; batch++) {
     const calls: [ToolCaller, number][] = Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? [one, 1] : [two, 2]));
     const results = await Promise.all(calls.map(([caller]) => caller.call('run_query', { sql })));
     results.forEach((r, i) => {
-      leaks += foreignRows(r, calls[i]?.[1] ?? 0);
+      leaks += foreignRows(r, calls[i]?.[1] ?? 0, check);
     });
   }
   return leaks;
@@ -108,12 +124,36 @@ export async function interleavedLeaks(one: ToolCaller, two: ToolCaller, sql: st
  * After a fault: 10 rounds of one concurrent `sql` call each from `one` (customer 1) and `two`
  * (customer 2), a round with an error skipped; the number of rows either saw of another customer.
  */
-export async function leaksAfterFault(one: ToolCaller, two: ToolCaller, sql: string): Promise<number> {
+export async function leaksAfterFault(one: ToolCaller, two: ToolCaller, sql: string, check: LeakCheck = {}): Promise<number> {
   let leaks = 0;
   for (let batch = 0; batch < 10; batch++) {
     const [a, b] = await Promise.all([one.call('run_query', { sql }), two.call('run_query', { sql })]);
     if (a.isError || b.isError) continue; // the first call after the kill may fail; the next succeeds
-    leaks += foreignRows(a, 1) + foreignRows(b, 2);
+    leaks += foreignRows(a, 1, check) + foreignRows(b, 2, check);
   }
   return leaks;
+}
+
+/** Two shims on one connection: `one` for customer 1 and `two` for customer 2 (MCP_CONTEXT_CUSTOMER_ID). */
+export interface CustomerShims {
+  readonly one: ShimHandle;
+  readonly two: ShimHandle;
+  close(): Promise<void>;
+}
+
+/** Starts the shims of customers 1 and 2 on `connection` in `home`. */
+export async function startCustomerShims(home: TestHome, connection: string): Promise<CustomerShims> {
+  const one = await startShim({ ...home.env, MCP_CONTEXT_CUSTOMER_ID: '1' }, ['--connection', connection]);
+  const two = await startShim({ ...home.env, MCP_CONTEXT_CUSTOMER_ID: '2' }, ['--connection', connection]).catch(async (err) => {
+    await one.close();
+    throw err;
+  });
+  return {
+    one,
+    two,
+    async close() {
+      await one.close();
+      await two.close();
+    },
+  };
 }

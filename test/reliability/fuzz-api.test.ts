@@ -1,5 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -10,7 +9,7 @@ import { type RawResponse, rawRequest, socketOf } from './helpers/daemon-api.js'
 import { unexpectedErrors } from './helpers/daemon-log.js';
 import { ms, percentile, report } from './helpers/figures.js';
 import { anyJson, FUZZ_RUNS, FUZZ_TEST_TIMEOUT_MS, fuzzParams, mutated, nastyString } from './helpers/fuzz.js';
-import { killHome } from './helpers/procs.js';
+import { disposeHome, startLiteDaemon } from './helpers/lite-daemon.js';
 import { plantSecret, SecretScan } from './helpers/secret-scan.js';
 
 const SECRET = plantSecret('fuzzapi');
@@ -117,21 +116,11 @@ describe('fuzzed API bodies on every route, over the real socket', () => {
 
   beforeAll(async () => {
     scan.addHome(home.dir);
-    const Database = createRequire(import.meta.url)('better-sqlite3-multiple-ciphers');
-    const db = new Database(join(data, 'lite.db'));
-    db.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO t (name) VALUES ('a'), ('b');");
-    db.close();
-    await home.ok(['add', 'lite', `sqlite:${join(data, 'lite.db')}`]);
-    pid = JSON.parse((await home.ok(['daemon', 'status', '--json'])).stdout).pid;
+    pid = await startLiteDaemon(home, data);
     socket = socketOf(home);
   });
 
-  afterAll(async () => {
-    await home.stop();
-    killHome(home.dir);
-    rmSync(data, { recursive: true, force: true });
-    rmSync(home.dir, { recursive: true, force: true });
-  });
+  afterAll(() => disposeHome(home, data));
 
   const record = (what: string, res: RawResponse) => {
     statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);

@@ -1,4 +1,3 @@
-import { rmSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestHome } from '../helpers/hanactl-home.js';
@@ -6,7 +5,7 @@ import { apiClient } from './helpers/daemon-api.js';
 import { unexpectedErrors } from './helpers/daemon-log.js';
 import { report } from './helpers/figures.js';
 import { FUZZ_RUNS, FUZZ_TEST_TIMEOUT_MS, fuzzParams, nastyString } from './helpers/fuzz.js';
-import { killHome } from './helpers/procs.js';
+import { daemonPid, disposeHome } from './helpers/lite-daemon.js';
 import { plantSecret, SecretScan } from './helpers/secret-scan.js';
 
 const SECRET = plantSecret('fuzzcli');
@@ -59,14 +58,10 @@ describe('`hanactl add` with arbitrary names and URLs', () => {
   beforeAll(async () => {
     scan.addHome(home.dir);
     await home.ok(['daemon', 'start']);
-    pid = JSON.parse((await home.ok(['daemon', 'status', '--json'])).stdout).pid;
+    pid = await daemonPid(home);
   });
 
-  afterAll(async () => {
-    await home.stop();
-    killHome(home.dir);
-    rmSync(home.dir, { recursive: true, force: true });
-  });
+  afterAll(() => disposeHome(home));
 
   it(
     'exits 0, 1 or 2 with a sentence, never a stack trace or an unexpected error',

@@ -1,5 +1,4 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
@@ -11,7 +10,7 @@ import { apiClient } from './helpers/daemon-api.js';
 import { unexpectedErrors } from './helpers/daemon-log.js';
 import { report } from './helpers/figures.js';
 import { anyJson, FUZZ_RUNS, FUZZ_TEST_TIMEOUT_MS, fuzzParams, nastyString } from './helpers/fuzz.js';
-import { killHome } from './helpers/procs.js';
+import { disposeHome, startLiteDaemon } from './helpers/lite-daemon.js';
 import { plantSecret, SecretScan } from './helpers/secret-scan.js';
 
 const SECRET = plantSecret('fuzzshim');
@@ -74,25 +73,16 @@ describe('fuzzed tool arguments through the real shim, and fuzzed project files'
 
   beforeAll(async () => {
     scan.addHome(home.dir);
-    const Database = createRequire(import.meta.url)('better-sqlite3-multiple-ciphers');
-    const db = new Database(join(data, 'lite.db'));
-    db.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO t (name) VALUES ('a'), ('b');");
-    db.close();
-    await home.ok(['add', 'lite', `sqlite:${join(data, 'lite.db')}`]);
+    pid = await startLiteDaemon(home, data);
     await home.ok(['add', 'pw', 'postgres://u@127.0.0.1:1/db', '--password-stdin'], { input: SECRET });
     await home.ok(['trust', project]);
-    pid = JSON.parse((await home.ok(['daemon', 'status', '--json'])).stdout).pid;
     shim = await startShim(home.env, ['--connection', 'lite', '--project', project], 'fuzz-client');
     tools = (await shim.client.listTools()).tools.map((t) => ({ name: t.name, properties: Object.keys(t.inputSchema.properties ?? {}) }));
   });
 
   afterAll(async () => {
     await shim?.close();
-    await home.stop();
-    killHome(home.dir);
-    rmSync(data, { recursive: true, force: true });
-    rmSync(project, { recursive: true, force: true });
-    rmSync(home.dir, { recursive: true, force: true });
+    await disposeHome(home, data, project);
   });
 
   it(

@@ -1,21 +1,16 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import mysql from 'mysql2/promise';
 import { sleep } from './procs.js';
-import { freePort, isRoot, missingTool, run } from './run.js';
+import { freePort, isRoot, missingTool, onPath, run, succeeds } from './run.js';
 
 /** The user that must log in with a password on an owned instance. */
 export const PASSWORD_USER = 'hanactl_pw';
 
 function which(name: string, fallback: string): string | undefined {
-  if (existsSync(fallback)) return fallback;
-  try {
-    return execFileSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' }).trim() || undefined;
-  } catch {
-    return undefined;
-  }
+  return existsSync(fallback) ? fallback : onPath(name);
 }
 
 /**
@@ -125,13 +120,8 @@ export class OwnedMariadb {
   }
 
   /** True once a fresh connection is accepted and answers. */
-  async accepting(): Promise<boolean> {
-    try {
-      await this.admin((c) => c.query('SELECT 1'));
-      return true;
-    } catch {
-      return false;
-    }
+  accepting(): Promise<boolean> {
+    return succeeds(() => this.admin((c) => c.query('SELECT 1')));
   }
 
   /** Stops the server (whatever state it is in) and removes its folder. */

@@ -3,7 +3,7 @@ import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { freePort, isRoot, missingTool, run } from './run.js';
+import { freePort, isRoot, missingTool, onPath, run, succeeds } from './run.js';
 
 /** The role that must log in with a password (scram-sha-256) on an owned instance. */
 export const PASSWORD_ROLE = 'hanactl_pw';
@@ -16,12 +16,8 @@ function findBin(): string | undefined {
         .sort((a, b) => Number(b) - Number(a))
     : [];
   if (versions[0]) return join(base, versions[0], 'bin');
-  try {
-    const initdb = execFileSync('sh', ['-c', 'command -v initdb'], { encoding: 'utf8' }).trim();
-    return initdb ? join(initdb, '..') : undefined;
-  } catch {
-    return undefined;
-  }
+  const initdb = onPath('initdb');
+  return initdb ? join(initdb, '..') : undefined;
 }
 
 /**
@@ -133,13 +129,8 @@ export class OwnedPostgres {
   }
 
   /** True once a fresh connection is accepted and answers. */
-  async accepting(): Promise<boolean> {
-    try {
-      await this.admin((c) => c.query('SELECT 1'));
-      return true;
-    } catch {
-      return false;
-    }
+  accepting(): Promise<boolean> {
+    return succeeds(() => this.admin((c) => c.query('SELECT 1')));
   }
 
   #postmasterPid(): number | undefined {

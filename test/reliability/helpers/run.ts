@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 
 /** Runs a command to completion; rejects with its output when it exits non-zero. */
@@ -23,6 +23,25 @@ export function run(
       else reject(new Error(`${command} ${args.join(' ')} exited ${code ?? signal}: ${out.slice(-2000)}`));
     });
   });
+}
+
+/** Where `name` is on the PATH (`command -v`), or undefined when it is not. */
+export function onPath(name: string): string | undefined {
+  try {
+    return execFileSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' }).trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** True when `attempt` resolves, false when it rejects. */
+export async function succeeds(attempt: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await attempt();
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** A TCP port on 127.0.0.1 that was free a moment ago. */

@@ -3,22 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { buildHanaConnectOptions, HANA_URL_OPTIONS, parseBooleanOption } from '../../../daemon/drivers/hana/connect-options.js';
 import { HanaDriver } from '../../../daemon/drivers/hana/hana-driver.js';
 import { parseConnectionUrl, type Target } from '../../../shared/connection-url.js';
-import { HanactlError } from '../../../shared/errors.js';
+import { refusal } from './helpers.js';
 
 const settings = { connectTimeoutMs: 1500 };
 
 function options(url: string, connectTimeoutMs = 1500) {
   return buildHanaConnectOptions(parseConnectionUrl(url).target, { connectTimeoutMs });
-}
-
-function refusal(fn: () => unknown): HanactlError {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(HanactlError);
-    return err as HanactlError;
-  }
-  throw new Error('expected a refusal');
 }
 
 describe('buildHanaConnectOptions', () => {

@@ -4,7 +4,7 @@ import { createHanaDriver, HANA_CAPABILITIES, HanaDriver } from '../../../daemon
 import { connectError } from '../../../daemon/drivers/hana/hana-errors.js';
 import { loadHanaClient } from '../../../daemon/drivers/hana/load-client.js';
 import { parseConnectionUrl } from '../../../shared/connection-url.js';
-import { HanactlError } from '../../../shared/errors.js';
+import { rejection } from './helpers.js';
 
 /**
  * Connect paths against the real @sap/hana-client and real local sockets; no HANA server is
@@ -12,16 +12,6 @@ import { HanactlError } from '../../../shared/errors.js';
  */
 
 const PASSWORD = 'pl4nted-Secret-7c2d';
-
-async function expectRejection(promise: Promise<unknown>): Promise<HanactlError> {
-  try {
-    await promise;
-  } catch (err) {
-    expect(err).toBeInstanceOf(HanactlError);
-    return err as HanactlError;
-  }
-  throw new Error('expected the promise to reject');
-}
 
 function listen(server: Server): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -68,7 +58,7 @@ describe('HANA connect against local sockets', () => {
 
   it('fails fast with CONNECT_FAILED on a closed port, naming host:port, without the password', async () => {
     const started = Date.now();
-    const err = await expectRejection(driverFor(closedPort, 5_000).connect());
+    const err = await rejection(driverFor(closedPort, 5_000).connect());
     const elapsed = Date.now() - started;
     expect(err.code).toBe('CONNECT_FAILED');
     expect(err.message).toContain(`127.0.0.1:${closedPort}`);
@@ -83,7 +73,7 @@ describe('HANA connect against local sockets', () => {
 
   it('gives up within the connect timeout when the listener never answers', async () => {
     const started = Date.now();
-    const err = await expectRejection(driverFor(silentPort, 1_500, '?encrypt=false').connect());
+    const err = await rejection(driverFor(silentPort, 1_500, '?encrypt=false').connect());
     const elapsed = Date.now() - started;
     expect(err.code).toBe('CONNECT_FAILED');
     expect(err.message).toContain(`127.0.0.1:${silentPort}`);
@@ -117,14 +107,14 @@ describe('the driver', () => {
         loadClient: () => Promise.reject(new Error("Cannot find package '@sap/hana-client' imported from /x")),
       },
     );
-    const err = await expectRejection(missing.connect());
+    const err = await rejection(missing.connect());
     expect(err.code).toBe('DRIVER_UNAVAILABLE');
     expect(err.message).toContain('npm install @sap/hana-client');
     expect(err.message).toContain('Cannot find package');
   });
 
   it('reports DRIVER_UNAVAILABLE when the module has no createConnection', async () => {
-    const err = await expectRejection(loadHanaClient(() => Promise.resolve({ default: {} })));
+    const err = await rejection(loadHanaClient(() => Promise.resolve({ default: {} })));
     expect(err.code).toBe('DRIVER_UNAVAILABLE');
   });
 

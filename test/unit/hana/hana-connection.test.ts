@@ -12,7 +12,7 @@ import type {
 import { HanaConnection } from '../../../daemon/drivers/hana/hana-connection.js';
 import { HanaDriver } from '../../../daemon/drivers/hana/hana-driver.js';
 import { parseConnectionUrl } from '../../../shared/connection-url.js';
-import { HanactlError } from '../../../shared/errors.js';
+import { rejection } from './helpers.js';
 
 /**
  * The statement flow (transaction mode, streaming, cancel, errors) against a scripted stand-in
@@ -223,16 +223,6 @@ function setup(cancelGraceMs = 1_000): { fake: FakeConnection; conn: HanaConnect
 
 const READ: ExecuteOptions = { maxRows: 100, timeoutMs: 5_000, readOnly: true };
 const WRITE: ExecuteOptions = { maxRows: 100, timeoutMs: 5_000, readOnly: false };
-
-async function rejection(promise: Promise<unknown>): Promise<HanactlError> {
-  try {
-    await promise;
-  } catch (err) {
-    expect(err).toBeInstanceOf(HanactlError);
-    return err as HanactlError;
-  }
-  throw new Error('expected a rejection');
-}
 
 function numbers(n: number): unknown[][] {
   return Array.from({ length: n }, (_, i) => [i + 1]);

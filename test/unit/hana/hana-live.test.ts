@@ -3,7 +3,7 @@ import type { DriverConnection, ExecuteOptions } from '../../../daemon/drivers/d
 import { HanaDriver } from '../../../daemon/drivers/hana/hana-driver.js';
 import { buildContextStatements } from '../../../daemon/drivers/hana/hana-sql.js';
 import { parseConnectionUrl } from '../../../shared/connection-url.js';
-import { HanactlError } from '../../../shared/errors.js';
+import { rejection } from './helpers.js';
 
 /**
  * Against a real SAP HANA, when HANA_TEST_URL is set:
@@ -18,16 +18,6 @@ if (!LIVE_URL) {
 
 const READ: ExecuteOptions = { maxRows: 100, timeoutMs: 30_000, readOnly: true };
 const WRITE: ExecuteOptions = { maxRows: 100, timeoutMs: 30_000, readOnly: false };
-
-async function rejection(promise: Promise<unknown>): Promise<HanactlError> {
-  try {
-    await promise;
-  } catch (err) {
-    expect(err).toBeInstanceOf(HanactlError);
-    return err as HanactlError;
-  }
-  throw new Error('expected a rejection');
-}
 
 describe.skipIf(!LIVE_URL)('live SAP HANA', () => {
   const parsed = LIVE_URL ? parseConnectionUrl(LIVE_URL) : undefined;

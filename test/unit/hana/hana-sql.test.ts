@@ -11,16 +11,7 @@ import {
   SET_TRANSACTION_READ_WRITE,
 } from '../../../daemon/drivers/hana/hana-sql.js';
 import { HanactlError } from '../../../shared/errors.js';
-
-function refusal(fn: () => unknown): HanactlError {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(HanactlError);
-    return err as HanactlError;
-  }
-  throw new Error('expected a refusal');
-}
+import { refusal } from './helpers.js';
 
 describe('the fixed statements', () => {
   it('are the HANA forms the driver relies on', () => {

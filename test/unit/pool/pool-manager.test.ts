@@ -31,6 +31,14 @@ function record(name: string, url: string, password?: string): ConnectionRecord 
   );
 }
 
+/** The first connection name of each open pool, sorted. */
+function openPools(pools: PoolManager): (string | undefined)[] {
+  return pools
+    .stats()
+    .map((s) => s.connections[0])
+    .sort();
+}
+
 let managers: PoolManager[] = [];
 function manager(maxPools = 8): PoolManager {
   const m = new PoolManager({ pool: poolOptions({ max: 2 }), connectTimeoutMs: CONNECT_TIMEOUT_MS, maxPools, loadDriverFactory });
@@ -135,12 +143,7 @@ describe('PoolManager', () => {
       (await a.pool.acquire()).release(); // a is now the most recently used
       await sleep(5);
       await pools.poolFor(record('c', `sqlite:${sqliteFile('recent-c')}`));
-      expect(
-        pools
-          .stats()
-          .map((s) => s.connections[0])
-          .sort(),
-      ).toEqual(['a', 'c']);
+      expect(openPools(pools)).toEqual(['a', 'c']);
       await expect(b.pool.acquire()).rejects.toMatchObject({ code: 'SHUTTING_DOWN' });
     });
 
@@ -152,12 +155,7 @@ describe('PoolManager', () => {
       await pools.poolFor(record('b', `sqlite:${sqliteFile('busy-b')}`));
       await sleep(5);
       await pools.poolFor(record('c', `sqlite:${sqliteFile('busy-c')}`));
-      expect(
-        pools
-          .stats()
-          .map((s) => s.connections[0])
-          .sort(),
-      ).toEqual(['a', 'c']);
+      expect(openPools(pools)).toEqual(['a', 'c']);
       await expect(held.connection.execute('SELECT label FROM whoami', [], READ)).resolves.toMatchObject({ rows: [{ label: 'busy-a' }] });
       held.release();
     });
