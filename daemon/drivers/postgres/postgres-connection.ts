@@ -4,7 +4,7 @@ import type { DriverConnection, ExecuteOptions, StatementResult } from '../drive
 import { contextMismatches, contextNotKept, contextUnavailable } from '../../context/context-unavailable.js';
 import { normaliseDriverError } from '../scrub.js';
 import { toJsonValue, uniqueColumnNames } from '../values.js';
-import type { PgClient, PgCursor, PgCursorConstructor, PgField } from './postgres-types.js';
+import type { CorkableStream, PgClient, PgCursor, PgCursorConstructor, PgField } from './postgres-types.js';
 import { pgTypeName } from './postgres-type-names.js';
 
 /** How long closing a cursor may take before the connection is given up. */
@@ -53,6 +53,8 @@ export class PostgresConnection implements DriverConnection {
     };
     client.on('error', lose);
     client.on('end', () => lose(new Error('Connection terminated unexpectedly')));
+    const stream = client.connection?.stream;
+    if (stream) coalesceWrites(stream);
   }
 
   /**
@@ -248,6 +250,15 @@ export class PostgresConnection implements DriverConnection {
       );
     }
     if (sqlState?.startsWith('08') || sqlState === '57P01') this.#broken = true;
+    if (!sqlState && (this.#lostCause !== undefined || isSocketError(err))) {
+      // The socket dropped under the call (the server ended the session, a reset, a network
+      // fault): no statement the agent could change would help, and the next call gets a new one.
+      const cause = normaliseDriverError(err, 'CONNECT_FAILED', this.#secrets).message;
+      return new HanactlError(
+        'CONNECT_FAILED',
+        `The connection to PostgreSQL was lost during the call (${cause}); the pool opens a new one for the next call, which can be retried.`,
+      );
+    }
     return normaliseDriverError(err, 'QUERY_FAILED', this.#secrets, sqlState ? { sqlState } : {});
   }
 
@@ -275,4 +286,34 @@ export class PostgresConnection implements DriverConnection {
     this.#broken = true;
     await this.#client.end().catch(() => {});
   }
+}
+
+/** A socket-level failure (`ECONNRESET`, `EPIPE`, ...) or pg's own word for a dropped connection. */
+function isSocketError(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return true;
+  return /Connection terminated|connection (is )?closed|socket/i.test(err instanceof Error ? err.message : '');
+}
+
+/**
+ * pg writes each protocol message with its own `write` (a cursor's Parse, Bind, Describe and
+ * Flush are four, its Close and Sync two more), and every write to an uncorked socket is a
+ * system call. Corking on the first write of a tick and uncorking on the next tick sends what
+ * one step of the protocol writes as a single `writev`; nothing waits longer than the tick.
+ */
+export function coalesceWrites(stream: CorkableStream): void {
+  const write = stream.write.bind(stream);
+  let corked = false;
+  const flush = (): void => {
+    corked = false;
+    stream.uncork();
+  };
+  stream.write = (chunk: unknown, ...rest: unknown[]): boolean => {
+    if (!corked) {
+      corked = true;
+      stream.cork();
+      process.nextTick(flush);
+    }
+    return write(chunk, ...rest);
+  };
 }

@@ -38,7 +38,10 @@ function typeParsers(pg: PgModule) {
 export function pgConfig(target: Target, settings: DriverSettings): PgClientConfig {
   for (const key of Object.keys(target.options)) {
     if (!KNOWN_OPTIONS.has(key)) {
-      throw new HanactlError('INVALID_URL', `The PostgreSQL URL option "${key}" is not supported; known options: ${[...KNOWN_OPTIONS].join(', ')}.`);
+      throw new HanactlError(
+        'INVALID_URL',
+        `The PostgreSQL URL option "${key}" is not supported; known options: ${[...KNOWN_OPTIONS].join(', ')}.`,
+      );
     }
   }
   const sslmode = target.options.sslmode;
@@ -77,9 +80,10 @@ export const createPostgresDriver: DriverFactory = (target: Target, secret: Driv
       await client.end().catch(() => {});
       const code = (err as { code?: string }).code;
       const refused = code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EHOSTUNREACH';
-      const prefix = refused || /timeout/i.test(String((err as Error).message))
-        ? `Cannot reach PostgreSQL at ${where}; check that the server runs and the host and port are right.`
-        : `PostgreSQL at ${where} refused the connection.`;
+      const prefix =
+        refused || /timeout/i.test(String((err as Error).message))
+          ? `Cannot reach PostgreSQL at ${where}; check that the server runs and the host and port are right.`
+          : `PostgreSQL at ${where} refused the connection.`;
       const inner = normaliseDriverError(err, 'CONNECT_FAILED', secrets, code && /^[0-9A-Z]{5}$/.test(code) ? { sqlState: code } : {});
       throw new HanactlError('CONNECT_FAILED', `${prefix} ${inner.message}`, inner.details);
     }

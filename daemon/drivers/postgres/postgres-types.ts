@@ -23,6 +23,15 @@ export interface PgClient {
   end(): Promise<void>;
   on(event: 'error', listener: (err: Error) => void): void;
   on(event: 'end', listener: () => void): void;
+  /** pg's wire connection; its stream is the socket (or TLS socket) once connected. */
+  readonly connection?: { readonly stream?: CorkableStream };
+}
+
+/** The part of a Node writable stream that write coalescing needs. */
+export interface CorkableStream {
+  write(chunk: unknown, ...rest: unknown[]): boolean;
+  cork(): void;
+  uncork(): void;
 }
 
 export interface PgCursor {
