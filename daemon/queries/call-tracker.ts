@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../../shared/random-hex.js';
 import { HanactlError, isHanactlError } from '../../shared/errors.js';
 import type { CancelResult, RunningQuery } from '../../shared/schemas.js';
 import type { AuditEntry } from '../audit/audit-store.js';
@@ -155,7 +155,7 @@ export class CallTracker {
 
   #newId(): string {
     for (;;) {
-      const id = randomBytes(4).toString('hex');
+      const id = randomHex(4);
       if (!this.#running.has(id)) return id;
     }
   }
