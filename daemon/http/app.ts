@@ -15,6 +15,7 @@ import type { ConnectionService } from '../registry/connection-service.js';
 import type { SessionTable } from '../sessions/session-table.js';
 import { connectionRoutes } from './connection-routes.js';
 import { keyRoutes } from './key-routes.js';
+import { declaredLength, isNodeRequest, MAX_BODY_BYTES, requestHeader } from './node-request.js';
 import { operatorRoutes } from './operator-routes.js';
 import { projectRoutes } from './project-routes.js';
 import { queryRoutes } from './query-routes.js';
@@ -45,7 +46,7 @@ export interface AppDeps {
   onError?(err: unknown, path: string): void;
 }
 
-export const MAX_BODY_BYTES = 2 * 1024 * 1024;
+export { MAX_BODY_BYTES };
 
 /** The daemon API under /v1. Pure: it never listens; tests call `app.request(...)`. */
 export function createApp(deps: AppDeps): Hono {
@@ -72,20 +73,27 @@ export function createApp(deps: AppDeps): Hono {
   }
   // A header no browser or SSRF relay sends unprompted (as Vault Agent's require_request_header).
   app.use('*', async (c, next) => {
-    if (!c.req.header(CLIENT_HEADER)) {
+    if (!requestHeader(c, CLIENT_HEADER)) {
       throw new HanactlError('FORBIDDEN', `Requests must carry the ${CLIENT_HEADER} header.`);
     }
     await next();
   });
-  app.use(
-    '*',
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: () => {
-        throw new HanactlError('PAYLOAD_TOO_LARGE', `The request body is larger than ${MAX_BODY_BYTES} bytes.`);
-      },
-    }),
-  );
+  const limitWebBody = bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: () => {
+      throw new HanactlError('PAYLOAD_TOO_LARGE', `The request body is larger than ${MAX_BODY_BYTES} bytes.`);
+    },
+  });
+  // On the socket, a declared length is checked here and an undeclared one while the body is read
+  // (readBodyText); in-process requests go through hono's own limit.
+  app.use('*', async (c, next) => {
+    if (!isNodeRequest(c)) return limitWebBody(c, next);
+    const declared = declaredLength(c);
+    if (declared !== undefined && declared > MAX_BODY_BYTES) {
+      throw new HanactlError('PAYLOAD_TOO_LARGE', `The request body is larger than ${MAX_BODY_BYTES} bytes.`);
+    }
+    await next();
+  });
 
   app.get('/v1/health', (c) => c.json(deps.health()));
   app.get('/v1/pools', (c) => c.json({ pools: deps.pools.stats() }));
@@ -99,6 +107,7 @@ export function createApp(deps: AppDeps): Hono {
   app.route('/v1', queryRoutes(deps));
   if (deps.calls && deps.audit) app.route('/v1', operatorRoutes({ calls: deps.calls, audit: deps.audit }));
   if (deps.keys) app.route('/v1', keyRoutes({ keys: deps.keys }));
-  if (deps.projects && deps.trust) app.route('/v1', projectRoutes({ projects: deps.projects, trust: deps.trust, connections: deps.connections, sessions: deps.sessions }));
+  if (deps.projects && deps.trust)
+    app.route('/v1', projectRoutes({ projects: deps.projects, trust: deps.trust, connections: deps.connections, sessions: deps.sessions }));
   return app;
 }

@@ -13,6 +13,7 @@ import { HanactlError } from '../../shared/errors.js';
 import type { CatalogService } from '../catalog/catalog-service.js';
 import type { CallTracker } from '../queries/call-tracker.js';
 import type { SessionTable } from '../sessions/session-table.js';
+import { clientGone } from './node-request.js';
 import { readBody } from './validate.js';
 
 interface Op<S extends z.ZodType<{ session?: string | undefined }>> {
@@ -95,7 +96,7 @@ export function catalogRoutes(deps: CatalogRouteDeps): Hono {
       ...(session ? { session: { id: session.id, client: session.client } } : {}),
       ...((b.project ?? session?.project) ? { project: b.project ?? session?.project } : {}),
     };
-    return c.json(await deps.calls.track(info, c.req.raw.signal, run, summarize));
+    return c.json(await deps.calls.track(info, clientGone(c), run, summarize));
   });
   return app;
 }

@@ -1,5 +1,4 @@
 import { Hono } from 'hono';
-import { HanactlError } from '../../shared/errors.js';
 import { ExportKeyRequestSchema, RotateKeyRequestSchema } from '../../shared/key-schemas.js';
 import type { KeyService } from '../keys/key-service.js';
 import { requireCli } from './require-cli.js';

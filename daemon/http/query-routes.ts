@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { QueryRequestSchema } from '../../shared/schemas.js';
 import { queryCallInfo, summarizeRows } from '../queries/query-call.js';
 import type { AppDeps } from './app.js';
+import { clientGone } from './node-request.js';
 import { readBody } from './validate.js';
 
 /**
@@ -14,7 +15,7 @@ export function queryRoutes(deps: Pick<AppDeps, 'queries' | 'sessions' | 'calls'
   app.post('/query', async (c) => {
     const body = await readBody(c, QueryRequestSchema);
     const session = body.session ? deps.sessions.touch(body.session, {}, true) : undefined;
-    const signal = c.req.raw.signal;
+    const signal = clientGone(c);
     const run = (s: AbortSignal) => deps.queries.run(body, s);
     const result = deps.calls ? await deps.calls.track(queryCallInfo(body, session), signal, run, summarizeRows) : await run(signal);
     return c.json(result);
