@@ -18,7 +18,7 @@ import { checkStatement } from './policy/index.js';
 import { KeyService } from './keys/key-service.js';
 import { keySlots } from './keys/key-slots.js';
 import { openRegistry } from './keys/open-registry.js';
-import { acquireDaemonLock, readRunningPid } from './lifecycle/daemon-lock.js';
+import { acquireDaemonLock, type DaemonLock, readRunningPid } from './lifecycle/daemon-lock.js';
 import { ensurePrivateDir, privateRunDirGuard } from './lifecycle/run-dir.js';
 import { DEFAULT_POOL_OPTIONS } from './pools/pool.js';
 import { PoolManager } from './pools/pool-manager.js';
@@ -32,9 +32,9 @@ import { ProjectService } from './projects/project-service.js';
 import { SessionSources } from './projects/session-sources.js';
 import { TrustStore } from './projects/trust-store.js';
 import { SessionTable } from './sessions/session-table.js';
-import { DaemonClient } from '../shared/daemon-client.js';
-import { createShimServer } from '../shim/server.js';
-import { HTTP_CLIENT_NAME, type RunningMcpHttp, resolveListenAddress, startMcpHttp } from './mcp-http/index.js';
+import { DAEMON_KEEP_ALIVE_MS, DaemonClient } from '../shared/daemon-client.js';
+import { resolveListenAddress } from './mcp-http/listen-address.js';
+import type { RunningMcpHttp } from './mcp-http/mcp-http.js';
 import { TokenService, tokenRoutes } from './tokens/index.js';
 
 export interface RunDaemonOptions {
@@ -45,6 +45,8 @@ export interface RunDaemonOptions {
   readonly http?: string;
   /** Called once the socket answers. */
   readonly onReady?: (info: { socket: string; pid: number; keySource: string }) => void;
+  /** The daemon lock, already taken by the caller (which then need not load the daemon to learn it lost). */
+  readonly lock?: DaemonLock;
 }
 
 export interface RunningDaemon {
@@ -74,7 +76,7 @@ export async function runDaemon(options: RunDaemonOptions = {}): Promise<Running
   const paths = resolvePaths(env);
   mkdirSync(paths.home, { recursive: true, mode: 0o700 });
   ensurePrivateDir(paths.runDir);
-  const lock = acquireDaemonLock(paths.lockFile, paths.pidFile);
+  const lock = options.lock ?? acquireDaemonLock(paths.lockFile, paths.pidFile);
   if (!lock) throw new AlreadyRunningError(readRunningPid(paths.pidFile), paths.socket);
 
   const cleanup: (() => void | Promise<void>)[] = [() => lock.release()];
@@ -179,6 +181,12 @@ export async function runDaemon(options: RunDaemonOptions = {}): Promise<Running
 
     // MCP over HTTP: the shim's tools, built per session on a client that calls this app in-process.
     if (httpAddress) {
+      // Loaded only when asked for: the MCP SDK's server side would add a quarter of a second to every
+      // start, which is time a shim waits after a restart.
+      const [{ HTTP_CLIENT_NAME, startMcpHttp }, { createShimServer }] = await Promise.all([
+        import('./mcp-http/mcp-http.js'),
+        import('../shim/server.js'),
+      ]);
       const running = await startMcpHttp({
         address: httpAddress,
         tokens,
@@ -193,6 +201,8 @@ export async function runDaemon(options: RunDaemonOptions = {}): Promise<Running
 
     if (process.platform !== 'win32') rmSync(paths.socket, { force: true }); // we hold the lock: any socket here is stale
     server = createAdaptorServer({ fetch: app.fetch }) as Server;
+    // Clients close idle sockets first (shared/daemon-client.ts): no request races the server's close.
+    server.keepAliveTimeout = DAEMON_KEEP_ALIVE_MS;
     const previousUmask = process.umask(0o077);
     try {
       await new Promise<void>((resolve, reject) => {

@@ -39,7 +39,18 @@ export interface DaemonClientOptions {
    * the socket. The daemon's MCP over HTTP uses it to run the shim's tools inside the daemon.
    */
   readonly fetch?: (request: Request) => Response | Promise<Response>;
+  /** How long an idle keep-alive socket stays open (default IDLE_SOCKET_MS). */
+  readonly idleSocketMs?: number;
 }
+
+/**
+ * An idle keep-alive socket is closed by the client well before the daemon would close it
+ * (DAEMON_KEEP_ALIVE_MS): a socket both ends close at about the same moment is the classic
+ * keep-alive race, where a request written as the server's FIN arrives fails with ECONNRESET.
+ * On a loaded machine timers run late, so the margin is minutes, not Node's default second.
+ */
+export const IDLE_SOCKET_MS = 60_000;
+export const DAEMON_KEEP_ALIVE_MS = 300_000;
 
 /**
  * node:http is loaded on first use rather than at import: the shim's startup snapshot is built
@@ -73,7 +84,10 @@ function settle<T>(method: string, path: string, status: number, text: string, s
   if (!schema) return json as T;
   const parsed = schema.safeParse(json);
   if (parsed.success) return parsed.data;
-  throw new HanactlError('INTERNAL', `The daemon's answer to ${method} ${path} does not match this client's version; restart the daemon (\`hanactl daemon stop\`).`);
+  throw new HanactlError(
+    'INTERNAL',
+    `The daemon's answer to ${method} ${path} does not match this client's version; restart the daemon (\`hanactl daemon stop\`).`,
+  );
 }
 
 const UNREACHABLE = new Set(['ENOENT', 'ECONNREFUSED', 'ENOTSOCK']);
@@ -178,12 +192,18 @@ export class DaemonClient {
     if (this.#options.fetch) {
       const headers: Record<string, string> = { [CLIENT_HEADER]: this.#options.clientName };
       if (payload !== undefined) headers['content-type'] = 'application/json';
-      const request = new Request(`http://hanactl${path}`, { method, headers, ...(payload !== undefined ? { body: payload } : {}), ...(signal ? { signal } : {}) });
+      const request = new Request(`http://hanactl${path}`, {
+        method,
+        headers,
+        ...(payload !== undefined ? { body: payload } : {}),
+        ...(signal ? { signal } : {}),
+      });
       const response = await this.#options.fetch(request);
       return settle(method, path, response.status, await response.text(), schema);
     }
     const { Agent, request: httpRequest } = loadHttp();
-    this.#agent ??= new Agent({ keepAlive: true, maxSockets: 16 });
+    // `timeout` closes sockets idle in the pool; a request in flight on a socket is never cut by it.
+    this.#agent ??= new Agent({ keepAlive: true, maxSockets: 16, timeout: this.#options.idleSocketMs ?? IDLE_SOCKET_MS });
     return new Promise<T>((resolve, reject) => {
       const req = httpRequest(
         {

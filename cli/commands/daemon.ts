@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import type { RunningDaemon } from '../../daemon/main.js';
 import { startDaemonInBackground } from '../../shared/auto-start.js';
 import { readConfig, writeConfig } from '../../shared/config.js';
@@ -34,7 +34,8 @@ async function checkHttp(address: string | undefined): Promise<void> {
 }
 
 /** Where MCP over HTTP answers, for the start and status lines. */
-const httpLine = (health: Health) => (health.mcpHttp ? `MCP over HTTP at ${health.mcpHttp}/mcp/<connection> (a bearer token from \`hanactl token create\`)` : undefined);
+const httpLine = (health: Health) =>
+  health.mcpHttp ? `MCP over HTTP at ${health.mcpHttp}/mcp/<connection> (a bearer token from \`hanactl token create\`)` : undefined;
 
 /** `hanactl daemon start [--foreground] [--key-file] [--audit-days N] [--http 127.0.0.1:PORT]`. */
 export async function start(
@@ -78,29 +79,29 @@ export async function start(
 }
 
 async function startForeground(ctx: CliContext, http: string | undefined): Promise<void> {
-  // Racing starters (several shims after a crash) learn they lost before loading the daemon.
-  if (existsSync(ctx.paths.lockFile)) {
-    const { acquireDaemonLock, readRunningPid } = await import('../../daemon/lifecycle/daemon-lock.js');
-    const peek = acquireDaemonLock(ctx.paths.lockFile, ctx.paths.pidFile);
-    if (!peek) {
-      const pid = readRunningPid(ctx.paths.pidFile);
-      ctx.err(`A hanactl daemon is already running${pid ? ` (pid ${pid})` : ''} on ${ctx.paths.socket}.`);
-      return;
-    }
-    peek.release();
+  // Racing starters (several shims after a crash) take the lock before loading the daemon: the
+  // losers learn it at once and exit, and only the winner pays for loading it.
+  const { acquireDaemonLock, readRunningPid } = await import('../../daemon/lifecycle/daemon-lock.js');
+  const { ensurePrivateDir } = await import('../../daemon/lifecycle/run-dir.js');
+  mkdirSync(ctx.paths.home, { recursive: true, mode: 0o700 });
+  ensurePrivateDir(ctx.paths.runDir);
+  const lock = acquireDaemonLock(ctx.paths.lockFile, ctx.paths.pidFile);
+  if (!lock) {
+    const pid = readRunningPid(ctx.paths.pidFile);
+    ctx.err(`A hanactl daemon is already running${pid ? ` (pid ${pid})` : ''} on ${ctx.paths.socket}.`);
+    return;
   }
-  const { runDaemon, AlreadyRunningError } = await import('../../daemon/main.js');
   let daemon: RunningDaemon;
   try {
+    const { runDaemon } = await import('../../daemon/main.js');
     daemon = await runDaemon({
+      lock,
       ...(http ? { http } : {}),
-      onReady: ({ socket, pid, keySource }) => ctx.err(`hanactl daemon ${pid} listening on ${socket} (registry key from ${keySource}); Ctrl-C stops it.`),
+      onReady: ({ socket, pid, keySource }) =>
+        ctx.err(`hanactl daemon ${pid} listening on ${socket} (registry key from ${keySource}); Ctrl-C stops it.`),
     });
   } catch (err) {
-    if (err instanceof AlreadyRunningError) {
-      ctx.err(err.message);
-      return;
-    }
+    lock.release();
     throw err;
   }
   const onSignal = (signal: string) => void daemon.stop(signal);
@@ -126,7 +127,8 @@ export async function stop(ctx: CliContext, options: { json?: boolean }): Promis
     if (!isAlive(health.pid)) break;
     await new Promise((r) => setTimeout(r, 50));
   }
-  if (isAlive(health.pid)) throw new CliExit(EXIT.failure, `The daemon (pid ${health.pid}) did not stop within 20 s; stop it with \`kill ${health.pid}\`.`);
+  if (isAlive(health.pid))
+    throw new CliExit(EXIT.failure, `The daemon (pid ${health.pid}) did not stop within 20 s; stop it with \`kill ${health.pid}\`.`);
   if (options.json) return printJson(ctx, { running: false, stopped: true, pid: health.pid });
   ctx.out(`Daemon stopped (pid ${health.pid}).`);
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -305,6 +305,17 @@ describe.skipIf(!pgi)(`soak: ${SESSIONS} sessions for ${SECONDS} s with periodic
           },
         });
 
+        if (unexpected.length > 0) {
+          // The daemon's own words (a fatal error goes to the start log), for whoever reads a failed run.
+          for (const file of readdirSync(join(home.dir, 'logs')).filter((f) => f.endsWith('.log'))) {
+            const tail = readFileSync(join(home.dir, 'logs', file), 'utf8')
+              .trim()
+              .split('\n')
+              .slice(-12)
+              .join('\n');
+            console.log(`[reliability] soak: ${file} ends with:\n${tail}`);
+          }
+        }
         expect(unexpected.map((c) => `${c.kind}: ${c.text}`)).toEqual([]);
         expect(deliberateButPassed).toEqual([]);
         expect(faults.filter((f) => f.kind === 'timed-out-query').every((f) => f.outcome === 'QUERY_TIMEOUT')).toBe(true);
