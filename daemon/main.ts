@@ -101,7 +101,7 @@ export async function runDaemon(options: RunDaemonOptions = {}): Promise<Running
     cleanup.push(() => registry.close());
     const keys = new KeyService({ slots, registry, registryPath: paths.registry, hanactlVersion: hanactlVersion(), log });
     // Closed after the pools (cleanup runs in reverse), so calls ended by the shutdown are recorded too.
-    const audit = openAudit(paths.audit, config.auditDays ?? DEFAULT_AUDIT_DAYS, log);
+    const audit = openAudit(paths.audit, config.auditDays ?? DEFAULT_AUDIT_DAYS, log, registry.auditKey());
     cleanup.push(() => audit.close());
 
     const pools = new PoolManager({

@@ -1,6 +1,7 @@
-import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, openSync, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { AuditRecord } from '../../shared/schemas.js';
+import { encryptInPlace, unlockCipher } from '../registry/cipher.js';
 
 const require = createRequire(import.meta.url);
 
@@ -81,7 +82,8 @@ const INSERT = `INSERT INTO calls (at, query_id, session, client, client_version
   @paramCount, @rows, @truncated, @durationMs, @outcome, @errorCode, @rule)`;
 
 /**
- * The audit trail on disk: one plain SQLite file (statements, never secrets), mode 0600, WAL.
+ * The audit trail on disk: one SQLite file (statements, never secrets), encrypted under a key kept
+ * in the registry, mode 0600, WAL.
  * Writes come in batches, each one transaction; timestamps are ISO 8601 UTC, so text order is time order.
  */
 export class AuditStore {
@@ -93,14 +95,55 @@ export class AuditStore {
     this.#insert = db.prepare(INSERT);
   }
 
-  /** Opens (or creates, 0600) the audit database at `path`. */
-  static open(path: string): AuditStore {
+  /**
+   * Opens (or creates, 0600) the audit database at `path`. With a `key` the file is encrypted
+   * (SQLCipher, like the registry): a plain file left by an earlier version is encrypted in place,
+   * keeping its records; a file this key cannot open (a registry moved from another machine) is
+   * set aside as `<path>.unreadable-<time>` and a new one started. `onNote` hears of either.
+   */
+  static open(path: string, key?: Buffer, onNote?: (note: string) => void): AuditStore {
     const Database = require('better-sqlite3-multiple-ciphers') as new (path: string) => Database;
-    // Made 0600 before SQLite opens it: SQLite gives the -wal and -shm files the database file's mode.
-    if (!existsSync(path) && process.platform !== 'win32') closeSync(openSync(path, 'a', 0o600));
-    if (process.platform !== 'win32') chmodSync(path, 0o600);
+    const create = () => {
+      // Made 0600 before SQLite opens it: SQLite gives the -wal and -shm files the database file's mode.
+      if (!existsSync(path) && process.platform !== 'win32') closeSync(openSync(path, 'a', 0o600));
+      if (process.platform !== 'win32') chmodSync(path, 0o600);
+    };
+    create();
+    if (key) {
+      const readable = (keyed: boolean): boolean => {
+        const probe = new Database(path);
+        try {
+          if (keyed) unlockCipher(probe, key);
+          probe.prepare('SELECT count(*) FROM sqlite_master').all();
+          return true;
+        } catch {
+          return false;
+        } finally {
+          probe.close();
+        }
+      };
+      if (!readable(true)) {
+        if (readable(false)) {
+          const plain = new Database(path);
+          try {
+            plain.pragma('journal_mode = DELETE'); // a rekey refuses to run in WAL mode
+            encryptInPlace(plain, key);
+          } finally {
+            plain.close();
+          }
+          onNote?.(`encrypted the existing audit file ${path} in place`);
+        } else {
+          const aside = `${path}.unreadable-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+          renameSync(path, aside);
+          for (const suffix of ['-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
+          create();
+          onNote?.(`the audit file could not be opened with this registry's audit key; it was moved to ${aside} and a new one started`);
+        }
+      }
+    }
     const db = new Database(path);
     try {
+      if (key) unlockCipher(db, key);
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
       db.exec(SCHEMA);

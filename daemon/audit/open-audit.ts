@@ -16,11 +16,11 @@ export interface OpenedAudit {
 }
 
 /**
- * Opens `$HANACTL_HOME/audit.db` (0600, WAL), prunes records older than `days` now and daily,
+ * Opens `$HANACTL_HOME/audit.db` (0600, WAL, encrypted under `key`), prunes records older than `days` now and daily,
  * and reports failed writes and prunes to the daemon log, never the records themselves.
  */
-export function openAudit(path: string, days: number, logger: AuditLogger): OpenedAudit {
-  const store = AuditStore.open(path);
+export function openAudit(path: string, days: number, logger: AuditLogger, key?: Buffer): OpenedAudit {
+  const store = AuditStore.open(path, key, (note) => logger.info({ path }, note));
   const log = new AuditLog(store, {
     onError: (err, dropped) =>
       logger.error({ err: err instanceof Error ? err.message : String(err), dropped }, 'audit records could not be written'),

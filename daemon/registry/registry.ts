@@ -1,7 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { chmodSync, closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import type { Target } from '../../shared/connection-url.js';
 import { HanactlError } from '../../shared/errors.js';
+import { unlockCipher } from './cipher.js';
 import { type ConnectionRecord, makeRecord } from './connection-record.js';
 
 const require = createRequire(import.meta.url);
@@ -86,7 +88,7 @@ export class Registry {
     if (isNew && process.platform !== 'win32') closeSync(openSync(path, 'a', 0o600));
     const db = new Database(path);
     try {
-      unlock(db, key);
+      unlockCipher(db, key);
       // Any read proves the key; with a wrong one SQLite answers "file is not a database".
       db.prepare('SELECT count(*) FROM sqlite_master').get();
     } catch (err) {
@@ -113,7 +115,7 @@ export class Registry {
     let db: Database | undefined;
     try {
       db = new Database(path, { fileMustExist: true });
-      unlock(db, key);
+      unlockCipher(db, key);
       db.prepare('SELECT count(*) FROM sqlite_master').get();
       return thorough ? db.pragma('quick_check', { simple: true }) === 'ok' : true;
     } catch {
@@ -130,7 +132,11 @@ export class Registry {
    */
   rekey(key: Buffer): void {
     const mode = this.#db.pragma('journal_mode = DELETE', { simple: true });
-    if (mode !== 'delete') throw new HanactlError('INTERNAL', `The registry could not leave WAL mode for the rekey (journal mode ${String(mode)}); nothing was changed.`);
+    if (mode !== 'delete')
+      throw new HanactlError(
+        'INTERNAL',
+        `The registry could not leave WAL mode for the rekey (journal mode ${String(mode)}); nothing was changed.`,
+      );
     try {
       this.#db.pragma(`rekey="x'${key.toString('hex')}'"`);
       if (!Registry.opensWith(this.#path, key, true)) {
@@ -162,7 +168,10 @@ export class Registry {
     const write = this.#db.transaction(() => {
       const exists = this.#db.prepare('SELECT 1 FROM connections WHERE name = ?').get(record.name);
       if (exists && !replace) {
-        throw new HanactlError('CONNECTION_EXISTS', `A connection named "${record.name}" already exists; remove it first or add with --replace.`);
+        throw new HanactlError(
+          'CONNECTION_EXISTS',
+          `A connection named "${record.name}" already exists; remove it first or add with --replace.`,
+        );
       }
       this.#db
         .prepare(
@@ -225,6 +234,21 @@ export class Registry {
     this.#db.prepare('UPDATE tokens SET last_used_at = ? WHERE label = ?').run(at, label);
   }
 
+  /**
+   * The key of the audit trail's file: 32 random bytes made on first use and kept here, so the
+   * audit file is as unreadable as the registry without the registry key, and rotating that key
+   * (which re-encrypts this file) leaves the audit file as it is.
+   */
+  auditKey(): Buffer {
+    const read = () => (this.#db.prepare(`SELECT value FROM meta WHERE key = 'audit_key'`).get() as { value: string } | undefined)?.value;
+    let hex = read();
+    if (hex === undefined) {
+      this.#db.prepare(`INSERT OR IGNORE INTO meta (key, value) VALUES ('audit_key', ?)`).run(randomBytes(32).toString('hex'));
+      hex = read() as string;
+    }
+    return Buffer.from(hex, 'hex');
+  }
+
   close(): void {
     try {
       this.#db.pragma('wal_checkpoint(TRUNCATE)');
@@ -232,13 +256,6 @@ export class Registry {
       this.#db.close();
     }
   }
-}
-
-/** SQLCipher settings with a raw 256-bit key, as every connection to the registry uses. */
-function unlock(db: Database, key: Buffer): void {
-  db.pragma(`cipher='sqlcipher'`);
-  db.pragma('legacy=4');
-  db.pragma(`key="x'${key.toString('hex')}'"`);
 }
 
 function toRecord(row: Row): ConnectionRecord {

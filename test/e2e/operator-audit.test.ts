@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3-multiple-ciphers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { unlockCipher } from '../../daemon/registry/cipher.js';
 import { type AuditRecord, AuditListSchema, AuditRecordSchema, SessionListSchema } from '../../shared/schemas.js';
 import { PG_URL, serverAvailable } from '../helpers/engines.js';
 import { BIN, TestHome } from '../helpers/hanactl-home.js';
@@ -13,6 +14,17 @@ import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
 const available = await serverAvailable('postgres');
 const SECRET = `planted-${randomBytes(9).toString('hex')}`;
 const MARK = `audit_mark_${randomBytes(4).toString('hex')}`;
+
+/** The audit file opened as the daemon opens it: with the audit key kept in the (encrypted) registry. */
+function openAuditFile(home: TestHome): InstanceType<typeof Database> {
+  const registry = new Database(join(home.dir, 'registry.db'), { readonly: true });
+  unlockCipher(registry, Buffer.from(home.env.HANACTL_REGISTRY_KEY as string, 'base64'));
+  const row = registry.prepare(`SELECT value FROM meta WHERE key = 'audit_key'`).get() as { value: string };
+  registry.close();
+  const db = new Database(join(home.dir, 'audit.db'));
+  unlockCipher(db, Buffer.from(row.value, 'hex'));
+  return db;
+}
 
 const auditJson = async (home: TestHome, args: string[] = []): Promise<AuditRecord[]> =>
   AuditListSchema.parse(JSON.parse((await home.ok(['audit', '--json', ...args])).stdout)).records;
@@ -132,7 +144,7 @@ describe.skipIf(!available)('the audit trail after a real session through the sh
     expect(await exited).toBe(0);
   });
 
-  it('keeps no secret: the planted password is in no byte of the audit files, which are 0600', async () => {
+  it('keeps no secret: the audit files are 0600 and encrypted, and the planted password is not in what they record', async () => {
     await home.ok(['daemon', 'stop']);
     const files = readdirSync(home.dir).filter((f) => f.startsWith('audit.db'));
     expect(files).toContain('audit.db');
@@ -141,13 +153,21 @@ describe.skipIf(!available)('the audit trail after a real session through the sh
       if (process.platform !== 'win32') expect(statSync(join(home.dir, f)).mode & 0o777, f).toBe(0o600);
       bytes += readFileSync(join(home.dir, f)).toString('latin1');
     }
-    expect(bytes).toContain(MARK); // the scan reads what was recorded...
-    expect(bytes).not.toContain(SECRET); // ...and the password is not there
+    // Encrypted: not even the statements can be read from the files without the registry's key...
+    expect(bytes).not.toContain(MARK);
+    expect(bytes).not.toContain(SECRET);
     expect(bytes).not.toContain('param-value-not-recorded');
+    // ...which does read them, and they hold neither the password nor a parameter's value.
+    const db = openAuditFile(home);
+    const recorded = JSON.stringify(db.prepare('SELECT * FROM calls').all());
+    db.close();
+    expect(recorded).toContain(MARK);
+    expect(recorded).not.toContain(SECRET);
+    expect(recorded).not.toContain('param-value-not-recorded');
   });
 
   it('--audit-days is remembered and prunes older records when the daemon starts', async () => {
-    const db = new Database(join(home.dir, 'audit.db'));
+    const db = openAuditFile(home);
     db.prepare(
       `INSERT INTO calls (at, query_id, connection, statement, param_count, duration_ms, outcome) VALUES (?, 'old', 'pg', 'SELECT old', 0, 1, 'ok')`,
     ).run(new Date(Date.now() - 10 * 86_400_000).toISOString());
