@@ -1,4 +1,5 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { withLeanToolList } from './lean-tool-list.js';
 import { startDaemonInBackground } from '../shared/auto-start.js';
 import { DaemonClient } from '../shared/daemon-client.js';
 import { contextFromEnv } from '../shared/context-env.js';
@@ -43,5 +44,5 @@ export async function runShim(options: ShimMainOptions): Promise<void> {
   process.stdin.on('end', () => {
     void server.close();
   });
-  await server.connect(transport);
+  await server.connect(withLeanToolList(transport));
 }

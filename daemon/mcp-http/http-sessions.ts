@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { withLeanToolList } from '../../shim/lean-tool-list.js';
 import { rpcError } from './rpc-error.js';
 
 /** What an HTTP session is opened for; fixed for its life. */
@@ -91,7 +92,7 @@ export class HttpSessions {
     transport.onclose = () => {
       if (transport.sessionId) void this.#drop(transport.sessionId);
     };
-    await mcp.server.connect(transport);
+    await mcp.server.connect(withLeanToolList(transport));
     const response = await transport.handleRequest(request, { parsedBody });
     if (!transport.sessionId) await mcp.server.close().catch(() => {}); // the initialize was refused
     return response;
