@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { HanactlError } from './errors.js';
 import { installRoot } from './install-root.js';
@@ -21,12 +21,80 @@ export interface AutoStartOptions {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** How old a start marker may be before it is taken for one its writer left behind. */
+const STALE_MARKER_MS = 20_000;
+
 /**
- * Starts a daemon in the background and waits until it answers. Many callers may race:
- * the daemon's lock lets exactly one win, the others exit quietly, and every caller waits
- * for the winner's socket. A daemon that fails to start is reported with its own words.
+ * Claims the right to spawn the daemon: an exclusively created marker file in the run folder.
+ * Several shims find the daemon gone at once after a crash; each spawning a starter would load
+ * node and the CLI several times over on a machine that is already busy (four starters answer
+ * in about twice the time of one, measured), though the daemon's lock lets only one win.
+ * Returns how to give the claim back, or undefined when another caller holds it.
+ */
+function claimStart(paths: Paths): (() => void) | undefined {
+  mkdirSync(paths.runDir, { recursive: true, mode: 0o700 });
+  const marker = join(paths.runDir, 'daemon.starting');
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      closeSync(openSync(marker, 'wx', 0o600));
+      return () => rmSync(marker, { force: true });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') return () => {}; // cannot mark: start anyway
+      try {
+        if (Date.now() - statSync(marker).mtimeMs < STALE_MARKER_MS) return undefined;
+        rmSync(marker, { force: true }); // left by a starter that died: take it over
+      } catch {
+        // gone meanwhile: try again
+      }
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Starts a daemon in the background and waits until it answers. Many callers may race: one
+ * claims the start and spawns the daemon, the others wait for its socket (and take the start
+ * over if the claim is given back without a daemon answering). A daemon that fails to start is
+ * reported with its own words to the caller that started it.
  */
 export async function startDaemonInBackground(options: AutoStartOptions): Promise<void> {
+  const deadline = Date.now() + (options.timeoutMs ?? 15_000);
+  for (;;) {
+    const release = claimStart(options.paths);
+    if (release) {
+      try {
+        return await spawnAndWait(options, deadline);
+      } finally {
+        release();
+      }
+    }
+    // Another caller is starting it: wait for the socket, or for the claim to be given back.
+    const marker = join(options.paths.runDir, 'daemon.starting');
+    while (existsSync(marker)) {
+      try {
+        await options.probe();
+        return;
+      } catch {
+        // not answering yet
+      }
+      if (Date.now() > deadline) {
+        throw new HanactlError(
+          'DAEMON_UNAVAILABLE',
+          `The hanactl daemon did not answer within ${(options.timeoutMs ?? 15_000) / 1000} s; see ${options.paths.log}.`,
+        );
+      }
+      await sleep(30);
+    }
+    try {
+      await options.probe();
+      return;
+    } catch {
+      // the other start gave up without a daemon: start one here, and hear why it fails if it does
+    }
+  }
+}
+
+async function spawnAndWait(options: AutoStartOptions, deadline: number): Promise<void> {
   const { paths } = options;
   mkdirSync(paths.logDir, { recursive: true, mode: 0o700 });
   const logPath = join(paths.logDir, `start-${process.pid}-${Date.now()}.log`);
@@ -45,7 +113,6 @@ export async function startDaemonInBackground(options: AutoStartOptions): Promis
   } finally {
     closeSync(fd);
   }
-  const deadline = Date.now() + (options.timeoutMs ?? 15_000);
   try {
     for (;;) {
       try {
@@ -65,9 +132,12 @@ export async function startDaemonInBackground(options: AutoStartOptions): Promis
         throw new HanactlError('DAEMON_UNAVAILABLE', `The hanactl daemon could not start: ${said || how}`);
       }
       if (Date.now() > deadline) {
-        throw new HanactlError('DAEMON_UNAVAILABLE', `The hanactl daemon did not answer within ${(options.timeoutMs ?? 15_000) / 1000} s; see ${paths.log}.`);
+        throw new HanactlError(
+          'DAEMON_UNAVAILABLE',
+          `The hanactl daemon did not answer within ${(options.timeoutMs ?? 15_000) / 1000} s; see ${paths.log}.`,
+        );
       }
-      await sleep(exit ? 100 : 30);
+      await sleep(30);
     }
   } finally {
     rmSync(logPath, { force: true });
