@@ -118,6 +118,7 @@ export async function runDaemon(options: RunDaemonOptions = {}): Promise<Running
       files: new ProjectFiles(trust),
       hanaCliHome: join(homedir(), '.hana-cli'),
       sessions: new SessionSources(),
+      onReplaced: (previous) => void pools.forget(previous),
     });
     const resolveConnection = createConnectionResolver(connections, projects);
     const queries = new QueryService({

@@ -17,6 +17,12 @@ export interface ProjectServiceDeps {
   /** `~/.hana-cli` of the daemon's user. */
   readonly hanaCliHome: string;
   readonly sessions: SessionSources;
+  /**
+   * Called when a project connection's file now says something else (another target or
+   * password): the previous record, so its pool, warm connections and all, can be closed
+   * rather than kept open under credentials nobody uses any more.
+   */
+  readonly onReplaced?: (previous: ConnectionRecord) => void;
 }
 
 /** A project connection: a read-only record that remembers the file it came from. */
@@ -52,6 +58,8 @@ export function untrustedError(root: string): HanactlError {
  */
 export class ProjectService {
   readonly #deps: ProjectServiceDeps;
+  /** The last record each project root yielded for each name. */
+  readonly #lastSeen = new Map<string, ProjectRecord>();
 
   constructor(deps: ProjectServiceDeps) {
     this.#deps = deps;
@@ -140,7 +148,17 @@ export class ProjectService {
       );
       return Object.assign(record, { source: used?.file ?? used?.label ?? '' });
     });
+    for (const record of records) this.#notice(root.root, record);
     return { root, resolution, records, primary: used ? `${PROJECT_PREFIX}${used.preferred}` : null };
+  }
+
+  #notice(root: string, record: ProjectRecord): void {
+    const key = `${root}\0${record.name}`;
+    const previous = this.#lastSeen.get(key);
+    this.#lastSeen.set(key, record);
+    if (previous && (previous.password !== record.password || JSON.stringify(previous.target) !== JSON.stringify(record.target))) {
+      this.#deps.onReplaced?.(previous);
+    }
   }
 
   /** `cds` in package.json (a section or an @sap/cds dependency) and a .cdsrc.json mark CAP. */

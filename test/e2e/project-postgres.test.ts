@@ -1,3 +1,4 @@
+import { utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -54,6 +55,21 @@ describe.skipIf(!available)('a project whose default-env.json binds the test Pos
       connections: [{ name: 'project:orders-db', engine: 'postgres' }],
     });
     expect(textOf(detect)).toContain('the redis binding "cache" in default-env.json is not a database hanactl serves');
+  });
+
+  it('closes the old pool when the file’s credentials change, instead of keeping it warm', async () => {
+    const projectPools = async () =>
+      (JSON.parse((await home.ok(['pools', '--json'])).stdout) as { pools: { connections: string[] }[] }).pools.filter((p) =>
+        p.connections.includes('project:orders-db'),
+      );
+    expect(await projectPools()).toHaveLength(1);
+    const file = join(project, 'default-env.json');
+    writeFileSync(file, JSON.stringify({ VCAP_SERVICES: { 'postgresql-db': [postgresBinding('orders-db', PG_URL, 'rotated-password')] } }));
+    const later = Date.now() / 1000 + 5;
+    utimesSync(file, later, later);
+    const rows = await shim.call('run_query', { sql: `SELECT item FROM ${table}` });
+    expect(rows.isError, textOf(rows)).toBeFalsy();
+    expect(await projectPools()).toHaveLength(1);
   });
 
   it('imports it into the registry with hanactl import, where it works without the project', async () => {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TrustStore } from '../../../daemon/projects/trust-store.js';
@@ -55,6 +56,34 @@ describe('project connections', () => {
     expect(JSON.stringify(record)).not.toContain(SECRET);
     expect({ ...record }).not.toHaveProperty('password');
     expect(JSON.stringify(service.info('project:my-hdi', { project: root }))).not.toContain(SECRET);
+  });
+
+  it('hand back the previous record when the file changes its password or target, so its pool can close', () => {
+    const dir = writeTree(join(base.dir, 'rotating'), {
+      'package.json': json({ name: 'rotating' }),
+      'default-env.json': json({ VCAP_SERVICES: { hana: [hanaBinding('rot', { password: 'first-password' })] } }),
+    });
+    const replaced: { password?: string; host?: string }[] = [];
+    const { service } = projectService([dir], undefined, (previous) =>
+      replaced.push({ password: previous.password, host: (previous.target as { host?: string }).host }),
+    );
+    const rewrite = (credentials: Record<string, unknown>, stamp: number) => {
+      const file = join(dir, 'default-env.json');
+      writeFileSync(file, JSON.stringify({ VCAP_SERVICES: { hana: [hanaBinding('rot', credentials)] } }));
+      utimesSync(file, stamp, stamp); // a new modification stamp, however fast the test runs
+    };
+    expect(service.resolve('project:rot', { project: dir }).password).toBe('first-password');
+    expect(service.resolve('project:rot', { project: dir }).password).toBe('first-password');
+    expect(replaced).toEqual([]); // read again, unchanged: nothing to close
+
+    rewrite({ password: 'second-password' }, Date.now() / 1000 + 10);
+    expect(service.resolve('project:rot', { project: dir }).password).toBe('second-password');
+    expect(replaced).toEqual([{ password: 'first-password', host: 'abc123.hana.prod-eu10.hanacloud.ondemand.com' }]);
+
+    rewrite({ password: 'second-password', host: 'other.example.com' }, Date.now() / 1000 + 20);
+    service.listing({ project: dir });
+    expect(replaced).toHaveLength(2);
+    expect(replaced[1]).toEqual({ password: 'second-password', host: 'abc123.hana.prod-eu10.hanacloud.ondemand.com' });
   });
 
   it('say which names exist when asked for one that does not, and need a project', () => {

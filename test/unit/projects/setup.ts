@@ -1,5 +1,5 @@
 import { ProjectFiles } from '../../../daemon/projects/project-files.js';
-import { ProjectService } from '../../../daemon/projects/project-service.js';
+import { ProjectService, type ProjectServiceDeps } from '../../../daemon/projects/project-service.js';
 import { SessionSources } from '../../../daemon/projects/session-sources.js';
 import { TrustStore, type TrustTable } from '../../../daemon/projects/trust-store.js';
 import type { TrustedFolder } from '../../../shared/project-schemas.js';
@@ -15,11 +15,15 @@ export function memoryTrust(): TrustTable {
 }
 
 /** A project service over real files, trusting `trusted` (trusted through the store, so by real path). */
-export function projectService(trusted: readonly string[], hanaCliHome = '/nonexistent/.hana-cli') {
+export function projectService(
+  trusted: readonly string[],
+  hanaCliHome = '/nonexistent/.hana-cli',
+  onReplaced?: ProjectServiceDeps['onReplaced'],
+) {
   const trust = new TrustStore(memoryTrust());
   for (const dir of trusted) trust.trust(dir);
   const files = new ProjectFiles(trust);
-  const service = new ProjectService({ trust, files, hanaCliHome, sessions: new SessionSources() });
+  const service = new ProjectService({ trust, files, hanaCliHome, sessions: new SessionSources(), ...(onReplaced ? { onReplaced } : {}) });
   return { trust, files, service };
 }
 
