@@ -31,6 +31,15 @@ export function isReservedContextName(name: string): boolean {
   return RESERVED_NAMES.has(name) || RESERVED_PREFIXES.some((p) => name.startsWith(p));
 }
 
+/**
+ * A declared name as the lower-case identifier it becomes in SQL: PostgreSQL's setting
+ * `mcp.<name>`, MySQL's user variable `@mcp_<name>`. Declared names are already letters,
+ * digits and _; anything else is dropped all the same, since the result is spliced into SQL.
+ */
+export function contextSqlName(name: string): string {
+  return name.toLowerCase().replace(/[^a-z0-9_]/g, '');
+}
+
 /** Context parameter names: trimmed, upper-cased, a letter first, letters/digits/_ only, at most 30, no repeats. */
 export function normaliseContextNames(names: readonly string[]): string[] {
   const out: string[] = [];

@@ -25,6 +25,20 @@ export function contextNotKept(name: string, how: string): HanactlError {
   );
 }
 
+/**
+ * The check each driver makes with the values it read back, in `names` order, just before the
+ * statement: the first parameter that differs stops the call (`how` says how they were set).
+ */
+export function assertContextKept(
+  names: readonly string[],
+  wanted: Readonly<Record<string, string>>,
+  readBack: readonly unknown[],
+  how: string,
+): void {
+  const [wrong] = contextMismatches(names, wanted, readBack);
+  if (wrong !== undefined) throw contextNotKept(wrong, how);
+}
+
 /** The names whose read-back value differs from the one set (a name set to nothing must read back NULL). */
 export function contextMismatches(
   names: readonly string[],

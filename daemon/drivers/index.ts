@@ -17,4 +17,13 @@ export function loadDriverFactory(engine: Engine): Promise<DriverFactory> {
   return LOADERS[engine]();
 }
 
-export type { Driver, DriverCapabilities, DriverConnection, DriverFactory, DriverSecret, DriverSettings, ExecuteOptions, StatementResult } from './driver.js';
+export type {
+  Driver,
+  DriverCapabilities,
+  DriverConnection,
+  DriverFactory,
+  DriverSecret,
+  DriverSettings,
+  ExecuteOptions,
+  StatementResult,
+} from './driver.js';

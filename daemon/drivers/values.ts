@@ -13,9 +13,7 @@ export function toJsonValue(value: unknown): JsonValue {
     case 'number':
       return Number.isFinite(value) ? value : String(value);
     case 'bigint':
-      return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
-        ? Number(value)
-        : value.toString();
+      return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value.toString();
     default:
       break;
   }

@@ -15,7 +15,7 @@ import {
 } from './hana-sql.js';
 import { readResultSet } from './result-reader.js';
 import { StatementGuard } from './statement-guard.js';
-import { contextMismatches, contextNotKept, contextUnavailable } from '../../context/context-unavailable.js';
+import { assertContextKept, contextUnavailable } from '../../context/context-unavailable.js';
 
 /** Statement kinds (`extension/FunctionCode.js`) that answer with a result set. */
 const RESULT_SET_FUNCTION_CODES = new Set([5 /* SELECT */, 6 /* SELECT FOR UPDATE */, 9 /* CALL with result */]);
@@ -226,12 +226,12 @@ export class HanaConnection implements DriverConnection {
     const names = [...this.#contextNames];
     const rows = await viaCallback<unknown>((cb) => this.#conn.exec(buildContextCheck(names), [], cb));
     const row = (Array.isArray(rows) ? rows[0] : undefined) as Record<string, unknown> | undefined;
-    const [wrong] = contextMismatches(
+    assertContextKept(
       names,
       context,
       names.map((name) => row?.[name]),
+      'session variables (SET / UNSET)',
     );
-    if (wrong !== undefined) throw contextNotKept(wrong, 'session variables (SET / UNSET)');
   }
 
   /** Ends a call: a read-only transaction is always rolled back, never committed. */

@@ -6,7 +6,8 @@ import { type InterruptReason, InterruptWatch } from './mysql-interrupt.js';
 import type { MysqlError, MysqlRawConnection } from './mysql-module.js';
 import { type ServerInfo, sessionSql } from './mysql-session.js';
 import { RunningStatement, type StatementOutcome } from './mysql-statement.js';
-import { contextMismatches, contextNotKept, contextUnavailable } from '../../context/context-unavailable.js';
+import { contextSqlName } from '../../context/context-names.js';
+import { assertContextKept, contextUnavailable } from '../../context/context-unavailable.js';
 
 /** After a KILL QUERY was accepted, a statement still running this long later is given up with its connection. */
 export const KILL_GRACE_MS = 2000;
@@ -185,8 +186,7 @@ export class MysqlConnection implements DriverConnection {
         done(err);
       });
     });
-    const [wrong] = contextMismatches(names, context, readBack);
-    if (wrong !== undefined) throw contextNotKept(wrong, 'session user variables (SET @mcp_...)');
+    assertContextKept(names, context, readBack, 'session user variables (SET @mcp_...)');
   }
 
   /** One session SET when the wanted state differs from the one last applied. */
@@ -320,7 +320,7 @@ export class MysqlConnection implements DriverConnection {
 
 /** The session user variable that carries a context parameter. */
 function variableOf(name: string): string {
-  return `@mcp_${name.toLowerCase().replace(/[^a-z0-9_]/g, '')}`;
+  return `@mcp_${contextSqlName(name)}`;
 }
 
 /** A user variable set from a string reads back as a string, or as bytes under a binary collation. */

@@ -1,7 +1,8 @@
 import { HanactlError } from '../../../shared/errors.js';
 import type { Param } from '../../../shared/schemas.js';
 import type { DriverConnection, ExecuteOptions, StatementResult } from '../driver.js';
-import { contextMismatches, contextNotKept, contextUnavailable } from '../../context/context-unavailable.js';
+import { contextSqlName } from '../../context/context-names.js';
+import { assertContextKept, contextUnavailable } from '../../context/context-unavailable.js';
 import { normaliseDriverError } from '../scrub.js';
 import { toJsonValue, uniqueColumnNames } from '../values.js';
 import type { CorkableStream, PgClient, PgCursor, PgCursorConstructor, PgField } from './postgres-types.js';
@@ -111,7 +112,7 @@ export class PostgresConnection implements DriverConnection {
   async #applyContext(context: Readonly<Record<string, string>>): Promise<void> {
     const entries = Object.entries(context);
     if (entries.length === 0) return;
-    const calls = entries.map(([name], i) => `set_config('mcp.${name.toLowerCase().replace(/[^a-z0-9_]/g, '')}', $${i + 1}, true)`);
+    const calls = entries.map(([name], i) => `set_config('mcp.${contextSqlName(name)}', $${i + 1}, true)`);
     let readBack: unknown[] | undefined;
     try {
       const result = await this.#client.query({ text: `SELECT ${calls.join(', ')}`, values: entries.map(([, v]) => v), rowMode: 'array' });
@@ -123,12 +124,12 @@ export class PostgresConnection implements DriverConnection {
       throw contextUnavailable('set_config', err, this.#secrets);
     }
     // set_config answers with the value now in force: the check costs no extra round trip.
-    const [wrong] = contextMismatches(
+    assertContextKept(
       entries.map(([name]) => name),
       context,
       readBack ?? [],
+      'set_config',
     );
-    if (wrong !== undefined) throw contextNotKept(wrong, 'set_config');
   }
 
   async #run(sql: string, params: readonly Param[], maxRows: number): Promise<StatementResult> {

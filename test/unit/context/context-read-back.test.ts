@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { contextMismatches, contextNotKept } from '../../../daemon/context/context-unavailable.js';
+import { contextSqlName } from '../../../daemon/context/context-names.js';
+import { assertContextKept, contextMismatches, contextNotKept } from '../../../daemon/context/context-unavailable.js';
 
 describe('reading context values back before the statement', () => {
   const names = ['CUSTOMER_ID', 'REGION'];
@@ -28,5 +29,17 @@ describe('reading context values back before the statement', () => {
     expect(err.message).toMatch(
       /^The context parameter CUSTOMER_ID did not read back .* set_config, so the statement did not run; an operator/,
     );
+  });
+
+  it('stops the call at the first parameter that differs, and lets it run when none does', () => {
+    expect(() => assertContextKept(names, { CUSTOMER_ID: '7', REGION: 'EMEA' }, ['7', 'EMEA'], 'set_config')).not.toThrow();
+    expect(() => assertContextKept(names, { CUSTOMER_ID: '7', REGION: 'EMEA' }, ['8', 'APAC'], 'set_config')).toThrow(
+      contextNotKept('CUSTOMER_ID', 'set_config').message,
+    );
+  });
+
+  it('spells a name in SQL the same way for every engine: lower case, nothing but letters, digits and _', () => {
+    expect(contextSqlName('CUSTOMER_ID')).toBe('customer_id');
+    expect(contextSqlName("X'; DROP")).toBe('xdrop');
   });
 });
