@@ -1,5 +1,4 @@
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { HanactlError, isHanactlError } from '../../shared/errors.js';
 import { CLIENT_HEADER } from '../../shared/client-header.js';
@@ -15,7 +14,7 @@ import type { ConnectionService } from '../registry/connection-service.js';
 import type { SessionTable } from '../sessions/session-table.js';
 import { connectionRoutes } from './connection-routes.js';
 import { keyRoutes } from './key-routes.js';
-import { declaredLength, isNodeRequest, MAX_BODY_BYTES, requestHeader } from './node-request.js';
+import { limitBody, MAX_BODY_BYTES, requestHeader } from './node-request.js';
 import { operatorRoutes } from './operator-routes.js';
 import { projectRoutes } from './project-routes.js';
 import { queryRoutes } from './query-routes.js';
@@ -78,22 +77,7 @@ export function createApp(deps: AppDeps): Hono {
     }
     await next();
   });
-  const limitWebBody = bodyLimit({
-    maxSize: MAX_BODY_BYTES,
-    onError: () => {
-      throw new HanactlError('PAYLOAD_TOO_LARGE', `The request body is larger than ${MAX_BODY_BYTES} bytes.`);
-    },
-  });
-  // On the socket, a declared length is checked here and an undeclared one while the body is read
-  // (readBodyText); in-process requests go through hono's own limit.
-  app.use('*', async (c, next) => {
-    if (!isNodeRequest(c)) return limitWebBody(c, next);
-    const declared = declaredLength(c);
-    if (declared !== undefined && declared > MAX_BODY_BYTES) {
-      throw new HanactlError('PAYLOAD_TOO_LARGE', `The request body is larger than ${MAX_BODY_BYTES} bytes.`);
-    }
-    await next();
-  });
+  app.use('*', limitBody);
 
   app.get('/v1/health', (c) => c.json(deps.health()));
   app.get('/v1/pools', (c) => c.json({ pools: deps.pools.stats() }));

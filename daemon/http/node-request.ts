@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Context } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import { HanactlError } from '../../shared/errors.js';
 
 /** The largest request body the daemon reads. */
@@ -23,11 +24,6 @@ function nodeBindings(c: Context): NodeBindings | undefined {
   return env?.incoming && env.outgoing ? (env as NodeBindings) : undefined;
 }
 
-/** Whether the request came over the socket (and its Node request is at hand). */
-export function isNodeRequest(c: Context): boolean {
-  return nodeBindings(c) !== undefined;
-}
-
 /** One request header (lower-case name). */
 export function requestHeader(c: Context, name: string): string | undefined {
   const node = nodeBindings(c);
@@ -37,28 +33,45 @@ export function requestHeader(c: Context, name: string): string | undefined {
 }
 
 /** The declared body length, when the client declared one. */
-export function declaredLength(c: Context): number | undefined {
+function declaredLength(c: Context): number | undefined {
   const value = requestHeader(c, 'content-length');
   if (value === undefined || requestHeader(c, 'transfer-encoding') !== undefined) return undefined;
   const n = Number(value);
   return Number.isFinite(n) ? n : undefined;
 }
 
-function tooLarge(maxBytes: number): HanactlError {
-  return new HanactlError('PAYLOAD_TOO_LARGE', `The request body is larger than ${maxBytes} bytes.`);
+function bodyTooLarge(): HanactlError {
+  return new HanactlError('PAYLOAD_TOO_LARGE', `The request body is larger than ${MAX_BODY_BYTES} bytes.`);
 }
 
-/** The body as text, at most `maxBytes`; a larger body is refused as soon as it is seen to be. */
-export async function readBodyText(c: Context, maxBytes: number): Promise<string> {
+const limitWebBody = bodyLimit({
+  maxSize: MAX_BODY_BYTES,
+  onError: () => {
+    throw bodyTooLarge();
+  },
+});
+
+/**
+ * The body limit, MAX_BODY_BYTES: on the socket a declared length is checked here, before the
+ * body is sent, and an undeclared one while `readBodyText` reads it; in-process requests go
+ * through hono's own limit.
+ */
+export const limitBody: MiddlewareHandler = async (c, next) => {
+  if (!nodeBindings(c)) return limitWebBody(c, next);
+  const declared = declaredLength(c);
+  if (declared !== undefined && declared > MAX_BODY_BYTES) throw bodyTooLarge();
+  await next();
+};
+
+/** The body as text, behind `limitBody`: a chunked body is refused as soon as it passes the limit. */
+export async function readBodyText(c: Context): Promise<string> {
   const node = nodeBindings(c);
   if (!node) return c.req.text();
-  const declared = declaredLength(c);
-  if (declared !== undefined && declared > maxBytes) throw tooLarge(maxBytes);
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of node.incoming as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > maxBytes) throw tooLarge(maxBytes);
+    if (size > MAX_BODY_BYTES) throw bodyTooLarge();
     chunks.push(chunk);
   }
   return (chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)).toString('utf8');

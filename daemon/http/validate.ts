@@ -1,11 +1,11 @@
 import type { Context } from 'hono';
 import type { z } from 'zod';
 import { HanactlError } from '../../shared/errors.js';
-import { MAX_BODY_BYTES, readBodyText } from './node-request.js';
+import { readBodyText } from './node-request.js';
 
 /** Reads and validates a JSON body; malformed or mistyped input is INVALID_REQUEST naming the field. */
 export async function readBody<S extends z.ZodType>(c: Context, schema: S): Promise<z.infer<S>> {
-  const text = await readBodyText(c, MAX_BODY_BYTES);
+  const text = await readBodyText(c);
   let body: unknown;
   try {
     body = JSON.parse(text);
