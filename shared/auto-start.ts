@@ -33,7 +33,7 @@ const STALE_MARKER_MS = 20_000;
  */
 function claimStart(paths: Paths): (() => void) | undefined {
   mkdirSync(paths.runDir, { recursive: true, mode: 0o700 });
-  const marker = join(paths.runDir, 'daemon.starting');
+  const marker = paths.startMarker;
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       closeSync(openSync(marker, 'wx', 0o600));
@@ -49,6 +49,30 @@ function claimStart(paths: Paths): (() => void) | undefined {
     }
   }
   return undefined;
+}
+
+const answers = (options: AutoStartOptions): Promise<boolean> =>
+  options.probe().then(
+    () => true,
+    () => false,
+  );
+
+/**
+ * Polls until a daemon answers (true), `stop` says to stop waiting (false), or the deadline
+ * passes (DAEMON_UNAVAILABLE). `stop` may also throw, to fail with its own error.
+ */
+async function waitForDaemon(options: AutoStartOptions, deadline: number, stop: () => boolean): Promise<boolean> {
+  for (;;) {
+    if (await answers(options)) return true;
+    if (stop()) return false;
+    if (Date.now() > deadline) {
+      throw new HanactlError(
+        'DAEMON_UNAVAILABLE',
+        `The hanactl daemon did not answer within ${(options.timeoutMs ?? 15_000) / 1000} s; see ${options.paths.log}.`,
+      );
+    }
+    await sleep(30);
+  }
 }
 
 /**
@@ -68,29 +92,10 @@ export async function startDaemonInBackground(options: AutoStartOptions): Promis
         release();
       }
     }
-    // Another caller is starting it: wait for the socket, or for the claim to be given back.
-    const marker = join(options.paths.runDir, 'daemon.starting');
-    while (existsSync(marker)) {
-      try {
-        await options.probe();
-        return;
-      } catch {
-        // not answering yet
-      }
-      if (Date.now() > deadline) {
-        throw new HanactlError(
-          'DAEMON_UNAVAILABLE',
-          `The hanactl daemon did not answer within ${(options.timeoutMs ?? 15_000) / 1000} s; see ${options.paths.log}.`,
-        );
-      }
-      await sleep(30);
-    }
-    try {
-      await options.probe();
-      return;
-    } catch {
-      // the other start gave up without a daemon: start one here, and hear why it fails if it does
-    }
+    // Another caller is starting it: wait for its socket, or for the claim to be given back.
+    if (await waitForDaemon(options, deadline, () => !existsSync(options.paths.startMarker))) return;
+    // Given back: one last look, then start one here (and hear why it fails, if it does).
+    if (await answers(options)) return;
   }
 }
 
@@ -113,32 +118,19 @@ async function spawnAndWait(options: AutoStartOptions, deadline: number): Promis
   } finally {
     closeSync(fd);
   }
+  const failed = (): boolean => {
+    if (!exit || exit.code === 0) return false;
+    const said = readFileSync(logPath, 'utf8')
+      .trim()
+      .split('\n')
+      .slice(-3)
+      .map((line) => line.replace(/^hanactl: /, ''))
+      .join(' ');
+    const how = exit.signal ? `it was stopped by ${exit.signal}` : `it exited with code ${exit.code}`;
+    throw new HanactlError('DAEMON_UNAVAILABLE', `The hanactl daemon could not start: ${said || how}`);
+  };
   try {
-    for (;;) {
-      try {
-        await options.probe();
-        return;
-      } catch {
-        // not answering yet
-      }
-      if (exit && exit.code !== 0) {
-        const said = readFileSync(logPath, 'utf8')
-          .trim()
-          .split('\n')
-          .slice(-3)
-          .map((line) => line.replace(/^hanactl: /, ''))
-          .join(' ');
-        const how = exit.signal ? `it was stopped by ${exit.signal}` : `it exited with code ${exit.code}`;
-        throw new HanactlError('DAEMON_UNAVAILABLE', `The hanactl daemon could not start: ${said || how}`);
-      }
-      if (Date.now() > deadline) {
-        throw new HanactlError(
-          'DAEMON_UNAVAILABLE',
-          `The hanactl daemon did not answer within ${(options.timeoutMs ?? 15_000) / 1000} s; see ${paths.log}.`,
-        );
-      }
-      await sleep(30);
-    }
+    await waitForDaemon(options, deadline, failed);
   } finally {
     rmSync(logPath, { force: true });
   }

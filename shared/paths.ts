@@ -8,6 +8,8 @@ export interface Paths {
   readonly socket: string;
   readonly lockFile: string;
   readonly pidFile: string;
+  /** Held by the one caller starting a daemon in the background (shared/auto-start.ts). */
+  readonly startMarker: string;
   readonly registry: string;
   readonly keyFile: string;
   readonly config: string;
@@ -33,6 +35,7 @@ export function resolvePaths(env: NodeJS.ProcessEnv = process.env): Paths {
     socket: process.platform === 'win32' ? `\\\\.\\pipe\\hanactl-${home.replace(/[^A-Za-z0-9]/g, '_')}` : join(runDir, 'daemon.sock'),
     lockFile: join(runDir, 'daemon.lock'),
     pidFile: join(runDir, 'daemon.pid'),
+    startMarker: join(runDir, 'daemon.starting'),
     registry: join(home, 'registry.db'),
     keyFile: join(home, 'registry.key'),
     config: join(home, 'config.json'),

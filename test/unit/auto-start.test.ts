@@ -18,7 +18,7 @@ function home() {
   const env = { ...process.env, HANACTL_HOME: dir, HANACTL_REGISTRY_KEY: randomBytes(32).toString('base64') };
   const paths = resolvePaths(env);
   mkdirSync(paths.runDir, { recursive: true, mode: 0o700 });
-  return { env, paths, marker: join(paths.runDir, 'daemon.starting') };
+  return { env, paths, marker: paths.startMarker };
 }
 
 describe('starting the daemon from several callers at once', () => {
