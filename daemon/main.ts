@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { createAdaptorServer } from '@hono/node-server';
 import pino from 'pino';
 import { readConfig } from '../shared/config.js';
-import { HanactlError } from '../shared/errors.js';
 import { type Paths, resolvePaths } from '../shared/paths.js';
 import { hanactlVersion } from '../shared/version.js';
 import { openAudit } from './audit/open-audit.js';
@@ -18,8 +17,8 @@ import { checkStatement } from './policy/index.js';
 import { KeyService } from './keys/key-service.js';
 import { keySlots } from './keys/key-slots.js';
 import { openRegistry } from './keys/open-registry.js';
-import { acquireDaemonLock, type DaemonLock, readRunningPid } from './lifecycle/daemon-lock.js';
-import { ensurePrivateDir, privateRunDirGuard } from './lifecycle/run-dir.js';
+import { AlreadyRunningError, type DaemonLock, takeDaemonLock } from './lifecycle/daemon-lock.js';
+import { privateRunDirGuard } from './lifecycle/run-dir.js';
 import { DEFAULT_POOL_OPTIONS } from './pools/pool.js';
 import { PoolManager } from './pools/pool-manager.js';
 import { createStatementPolicy } from './policy-wiring.js';
@@ -56,14 +55,7 @@ export interface RunningDaemon {
   stop(reason: string): Promise<void>;
 }
 
-/** Thrown when another daemon already holds the lock. */
-export class AlreadyRunningError extends HanactlError {
-  readonly pid: number | undefined;
-  constructor(pid: number | undefined, socket: string) {
-    super('INVALID_REQUEST', `A hanactl daemon is already running${pid ? ` (pid ${pid})` : ''} on ${socket}.`);
-    this.pid = pid;
-  }
-}
+export { AlreadyRunningError };
 
 const DRAIN_MS = 10_000;
 
@@ -74,10 +66,7 @@ const DRAIN_MS = 10_000;
 export async function runDaemon(options: RunDaemonOptions = {}): Promise<RunningDaemon> {
   const env = options.env ?? process.env;
   const paths = resolvePaths(env);
-  mkdirSync(paths.home, { recursive: true, mode: 0o700 });
-  ensurePrivateDir(paths.runDir);
-  const lock = options.lock ?? acquireDaemonLock(paths.lockFile, paths.pidFile);
-  if (!lock) throw new AlreadyRunningError(readRunningPid(paths.pidFile), paths.socket);
+  const lock = options.lock ?? takeDaemonLock(paths);
 
   const cleanup: (() => void | Promise<void>)[] = [() => lock.release()];
   const runCleanup = async () => {

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import type { DaemonLock } from '../../daemon/lifecycle/daemon-lock.js';
 import type { RunningDaemon } from '../../daemon/main.js';
 import { startDaemonInBackground } from '../../shared/auto-start.js';
 import { readConfig, writeConfig } from '../../shared/config.js';
@@ -81,14 +81,13 @@ export async function start(
 async function startForeground(ctx: CliContext, http: string | undefined): Promise<void> {
   // Racing starters (several shims after a crash) take the lock before loading the daemon: the
   // losers learn it at once and exit, and only the winner pays for loading it.
-  const { acquireDaemonLock, readRunningPid } = await import('../../daemon/lifecycle/daemon-lock.js');
-  const { ensurePrivateDir } = await import('../../daemon/lifecycle/run-dir.js');
-  mkdirSync(ctx.paths.home, { recursive: true, mode: 0o700 });
-  ensurePrivateDir(ctx.paths.runDir);
-  const lock = acquireDaemonLock(ctx.paths.lockFile, ctx.paths.pidFile);
-  if (!lock) {
-    const pid = readRunningPid(ctx.paths.pidFile);
-    ctx.err(`A hanactl daemon is already running${pid ? ` (pid ${pid})` : ''} on ${ctx.paths.socket}.`);
+  const { AlreadyRunningError, takeDaemonLock } = await import('../../daemon/lifecycle/daemon-lock.js');
+  let lock: DaemonLock;
+  try {
+    lock = takeDaemonLock(ctx.paths);
+  } catch (err) {
+    if (!(err instanceof AlreadyRunningError)) throw err;
+    ctx.err(err.message);
     return;
   }
   let daemon: RunningDaemon;

@@ -1,5 +1,8 @@
 import { createRequire } from 'node:module';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { HanactlError } from '../../shared/errors.js';
+import type { Paths } from '../../shared/paths.js';
+import { ensurePrivateDir } from './run-dir.js';
 
 const require = createRequire(import.meta.url);
 
@@ -51,4 +54,26 @@ export function readRunningPid(pidPath: string): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Thrown when another daemon already holds the lock. */
+export class AlreadyRunningError extends HanactlError {
+  readonly pid: number | undefined;
+  constructor(pid: number | undefined, socket: string) {
+    super('INVALID_REQUEST', `A hanactl daemon is already running${pid ? ` (pid ${pid})` : ''} on ${socket}.`);
+    this.pid = pid;
+  }
+}
+
+/**
+ * What a daemon does first: make its home (0700) and its checked socket folder, then take the
+ * lock, or throw AlreadyRunningError naming the daemon that holds it. Light enough for a starter
+ * to call before it loads the daemon itself.
+ */
+export function takeDaemonLock(paths: Pick<Paths, 'home' | 'runDir' | 'lockFile' | 'pidFile' | 'socket'>): DaemonLock {
+  mkdirSync(paths.home, { recursive: true, mode: 0o700 });
+  ensurePrivateDir(paths.runDir);
+  const lock = acquireDaemonLock(paths.lockFile, paths.pidFile);
+  if (!lock) throw new AlreadyRunningError(readRunningPid(paths.pidFile), paths.socket);
+  return lock;
 }
