@@ -1,7 +1,7 @@
 import { chmodSync, closeSync, existsSync, openSync, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { AuditRecord } from '../../shared/schemas.js';
-import { encryptInPlace, unlockCipher } from '../registry/cipher.js';
+import { opensWith, rekeyCipher, unlockCipher } from '../registry/cipher.js';
 
 const require = createRequire(import.meta.url);
 
@@ -109,36 +109,22 @@ export class AuditStore {
       if (process.platform !== 'win32') chmodSync(path, 0o600);
     };
     create();
-    if (key) {
-      const readable = (keyed: boolean): boolean => {
-        const probe = new Database(path);
+    if (key && !opensWith(path, key)) {
+      if (opensWith(path, undefined)) {
+        const plain = new Database(path);
         try {
-          if (keyed) unlockCipher(probe, key);
-          probe.prepare('SELECT count(*) FROM sqlite_master').all();
-          return true;
-        } catch {
-          return false;
+          plain.pragma('journal_mode = DELETE'); // a rekey refuses to run in WAL mode
+          rekeyCipher(plain, key);
         } finally {
-          probe.close();
+          plain.close();
         }
-      };
-      if (!readable(true)) {
-        if (readable(false)) {
-          const plain = new Database(path);
-          try {
-            plain.pragma('journal_mode = DELETE'); // a rekey refuses to run in WAL mode
-            encryptInPlace(plain, key);
-          } finally {
-            plain.close();
-          }
-          onNote?.(`encrypted the existing audit file ${path} in place`);
-        } else {
-          const aside = `${path}.unreadable-${new Date().toISOString().replace(/[:.]/g, '-')}`;
-          renameSync(path, aside);
-          for (const suffix of ['-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
-          create();
-          onNote?.(`the audit file could not be opened with this registry's audit key; it was moved to ${aside} and a new one started`);
-        }
+        onNote?.(`encrypted the existing audit file ${path} in place`);
+      } else {
+        const aside = `${path}.unreadable-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+        renameSync(path, aside);
+        for (const suffix of ['-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
+        create();
+        onNote?.(`the audit file could not be opened with this registry's audit key; it was moved to ${aside} and a new one started`);
       }
     }
     const db = new Database(path);

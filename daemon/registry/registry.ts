@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { chmodSync, closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import type { Target } from '../../shared/connection-url.js';
 import { HanactlError } from '../../shared/errors.js';
-import { unlockCipher } from './cipher.js';
+import { opensWith, rekeyCipher, unlockCipher } from './cipher.js';
 import { type ConnectionRecord, makeRecord } from './connection-record.js';
 
 const require = createRequire(import.meta.url);
@@ -111,18 +111,7 @@ export class Registry {
    * only reads. `thorough` reads every page (`PRAGMA quick_check`), not just the first.
    */
   static opensWith(path: string, key: Buffer, thorough = false): boolean {
-    const Database = require('better-sqlite3-multiple-ciphers') as new (path: string, options: { fileMustExist: boolean }) => Database;
-    let db: Database | undefined;
-    try {
-      db = new Database(path, { fileMustExist: true });
-      unlockCipher(db, key);
-      db.prepare('SELECT count(*) FROM sqlite_master').get();
-      return thorough ? db.pragma('quick_check', { simple: true }) === 'ok' : true;
-    } catch {
-      return false;
-    } finally {
-      db?.close();
-    }
+    return opensWith(path, key, thorough);
   }
 
   /**
@@ -138,7 +127,7 @@ export class Registry {
         `The registry could not leave WAL mode for the rekey (journal mode ${String(mode)}); nothing was changed.`,
       );
     try {
-      this.#db.pragma(`rekey="x'${key.toString('hex')}'"`);
+      rekeyCipher(this.#db, key);
       if (!Registry.opensWith(this.#path, key, true)) {
         throw new HanactlError('REGISTRY_LOCKED', `The registry ${this.#path} was rekeyed but does not read back with the new key.`);
       }
