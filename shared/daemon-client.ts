@@ -244,3 +244,6 @@ export class DaemonClient {
     this.#agent?.destroy();
   }
 }
+
+/** What the per-area API helpers (keys, tokens, projects, operator) need of a client. */
+export type Requester = Pick<DaemonClient, 'request'>;

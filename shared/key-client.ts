@@ -1,4 +1,4 @@
-import type { DaemonClient } from './daemon-client.js';
+import type { Requester } from './daemon-client.js';
 import {
   type ExportDocument,
   ExportDocumentSchema,
@@ -7,8 +7,6 @@ import {
   type RotateKeyResult,
   RotateKeyResultSchema,
 } from './key-schemas.js';
-
-type Requester = Pick<DaemonClient, 'request'>;
 
 /** `POST /v1/keys/rotate` (CLI only): re-encrypts the registry under a new key. */
 export function rotateKey(client: Requester, body: RotateKeyRequest): Promise<RotateKeyResult> {

@@ -1,4 +1,4 @@
-import type { DaemonClient } from './daemon-client.js';
+import type { Requester } from './daemon-client.js';
 import {
   type AuditList,
   AuditListSchema,
@@ -15,8 +15,6 @@ import {
  * The operator's side of the daemon API, for the CLI: the audit trail, the sessions, the
  * statements running now and cancelling one. Answers are checked against the shared schemas.
  */
-
-type Requester = Pick<DaemonClient, 'request'>;
 
 /** `GET /v1/audit`: see AuditQuerySchema for the filters. */
 export function auditRecords(client: Requester, query: AuditQuery = {}): Promise<AuditList> {

@@ -1,4 +1,4 @@
-import type { DaemonClient } from './daemon-client.js';
+import type { Requester } from './daemon-client.js';
 import {
   type DetectRequest,
   type DetectResult,
@@ -15,8 +15,6 @@ import { type ConnectionInfo, ConnectionInfoSchema } from './schemas.js';
  * The daemon's project and trust API for the shim and the CLI. Trusting, untrusting and
  * importing answer only to the CLI's client header; the shim never calls them.
  */
-type Requester = Pick<DaemonClient, 'request'>;
-
 /** `POST /v1/projects/detect`: the project root, its sources and the connections they yield. */
 export function detectProject(client: Requester, body: DetectRequest, signal?: AbortSignal): Promise<DetectResult> {
   return client.request('POST', '/v1/projects/detect', body, DetectResultSchema, signal);

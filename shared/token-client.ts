@@ -1,4 +1,4 @@
-import type { DaemonClient } from './daemon-client.js';
+import type { Requester } from './daemon-client.js';
 import {
   type CreatedToken,
   CreatedTokenSchema,
@@ -7,8 +7,6 @@ import {
   type TokenInfo,
   TokenListSchema,
 } from './token-schemas.js';
-
-type Requester = Pick<DaemonClient, 'request'>;
 
 /** `POST /v1/tokens` (CLI only): a new bearer token for MCP over HTTP, returned this once. */
 export function createToken(client: Requester, body: CreateTokenRequest): Promise<CreatedToken> {
