@@ -19,7 +19,7 @@ function judge(lexed: Lexed, dialect: DialectPolicy, options: PolicyOptions): Ve
       'Close it, or remove it, and send the statement again.',
     );
   }
-  const [tokens, ...more] = splitStatements(lexed.tokens);
+  const [tokens, ...more] = splitStatements(lexed.tokens, dialect.sqlscriptBlocks);
   if (!tokens) {
     return objection('empty', 'Refused: there is no statement to run; the text is empty or only comments.', 'Send one SQL statement.');
   }

@@ -41,6 +41,8 @@ export interface DialectPolicy {
   readonly explainNamesTable: boolean;
   /** `:=` assigns a variable (everywhere but PostgreSQL, where it only names a function argument). */
   readonly colonEqualsAssigns: boolean;
+  /** A `DO BEGIN ...; END` or CREATE PROCEDURE/FUNCTION/TRIGGER body is one statement (SAP HANA SQLScript). */
+  readonly sqlscriptBlocks?: boolean;
 }
 
 const plain = {
@@ -98,6 +100,8 @@ export const DIALECTS: Readonly<Record<Engine, DialectPolicy>> = {
     alternatives: [],
     reads: ['SELECT', 'WITH', 'EXPLAIN'],
     explainNamesTable: false,
-    colonEqualsAssigns: true,
+    // In SAP HANA `:=` only assigns a SQLScript block's local variable; session variables are `SET 'K'`.
+    colonEqualsAssigns: false,
+    sqlscriptBlocks: true,
   },
 };

@@ -1,6 +1,7 @@
 import type { Engine } from '../../shared/connection-url.js';
 import { DIALECTS } from './dialects.js';
 import { lex } from './lexer.js';
+import { splitSqlScript } from './sqlscript-blocks.js';
 import type { Token } from './types.js';
 
 /** One top-level statement of the input. */
@@ -25,8 +26,12 @@ export function render(tokens: readonly Token[]): string {
   return tokens.map((t, k) => (k > 0 && t.spaced ? ' ' : '') + t.shown).join('');
 }
 
-/** Splits tokens on top-level semicolons (every `;` token is one), dropping empty statements. */
-export function splitStatements(tokens: readonly Token[]): Token[][] {
+/**
+ * Splits tokens on top-level semicolons (every `;` token is one), dropping empty statements.
+ * With `sqlscriptBlocks` (SAP HANA), a SQLScript block's inner `;` do not split it.
+ */
+export function splitStatements(tokens: readonly Token[], sqlscriptBlocks = false): Token[][] {
+  if (sqlscriptBlocks) return splitSqlScript(tokens, (part) => splitStatements(part));
   const groups: Token[][] = [[]];
   for (const token of tokens) {
     if (token.kind === 'punct' && token.text === ';') groups.push([]);
@@ -41,6 +46,6 @@ export function splitStatements(tokens: readonly Token[]): Token[][] {
  */
 export function skeletonize(sql: string, dialect: Engine): Skeleton {
   const { tokens, unterminated } = lex(sql, DIALECTS[dialect].syntax);
-  const statements = splitStatements(tokens).map((g) => ({ tokens: g, text: render(g) }));
+  const statements = splitStatements(tokens, DIALECTS[dialect].sqlscriptBlocks).map((g) => ({ tokens: g, text: render(g) }));
   return { skeleton: render(tokens), statements, ...(unterminated ? { unterminated } : {}) };
 }
