@@ -17,6 +17,8 @@ export const ERROR_CODES = {
   QUERY_TIMEOUT: { status: 408, category: 'agent' },
   QUERY_CANCELLED: { status: 499, category: 'agent' },
   CONTEXT_INVALID: { status: 400, category: 'agent' },
+  /** The statement changed a context value; its result was refused. */
+  CONTEXT_CHANGED: { status: 403, category: 'agent' },
   CONNECT_FAILED: { status: 502, category: 'server' },
   CONTEXT_UNAVAILABLE: { status: 500, category: 'server' },
   POOL_EXHAUSTED: { status: 503, category: 'server' },

@@ -39,6 +39,29 @@ export function assertContextKept(
   if (wrong !== undefined) throw contextNotKept(wrong, how);
 }
 
+/**
+ * Read back after the statement, a context parameter no longer held the value this call set:
+ * the statement itself changed it (`set_config`, `SET @mcp_...`, `:=`), so its rows may belong to
+ * another scope. The result is refused and a write is rolled back.
+ */
+export function contextChanged(name: string, how: string): HanactlError {
+  return new HanactlError(
+    'CONTEXT_CHANGED',
+    `The statement changed the context parameter ${name} (set with ${how}); its result was refused and nothing it did was kept. Context values are fixed for a session; run the statement without changing them.`,
+  );
+}
+
+/** The check after the statement: the first parameter whose value changed refuses the result. */
+export function assertContextUnchanged(
+  names: readonly string[],
+  wanted: Readonly<Record<string, string>>,
+  readBack: readonly unknown[],
+  how: string,
+): void {
+  const [changed] = contextMismatches(names, wanted, readBack);
+  if (changed !== undefined) throw contextChanged(changed, how);
+}
+
 /** The names whose read-back value differs from the one set (a name set to nothing must read back NULL). */
 export function contextMismatches(
   names: readonly string[],

@@ -7,7 +7,7 @@ import type { MysqlError, MysqlRawConnection } from './mysql-module.js';
 import { type ServerInfo, sessionSql } from './mysql-session.js';
 import { RunningStatement, type StatementOutcome } from './mysql-statement.js';
 import { contextSqlName } from '../../context/context-names.js';
-import { assertContextKept, contextUnavailable } from '../../context/context-unavailable.js';
+import { assertContextKept, assertContextUnchanged, contextUnavailable } from '../../context/context-unavailable.js';
 
 /** After a KILL QUERY was accepted, a statement still running this long later is given up with its connection. */
 export const KILL_GRACE_MS = 2000;
@@ -67,12 +67,17 @@ export class MysqlConnection implements DriverConnection {
     this.#busy = true;
     const watch = new InterruptWatch(options.timeoutMs, options.signal, (reason) => this.#interrupt(reason));
     let inTransaction = false;
+    let commit = false;
     let outcome: StatementOutcome;
+    const context = options.context ?? {};
+    const verify = Object.keys(context).length > 0;
     try {
       await this.#applySession(options.readOnly, options.timeoutMs);
-      await this.#applyContext(options.context ?? {});
-      if (options.readOnly) {
-        await this.#roundTrip('START TRANSACTION READ ONLY');
+      await this.#applyContext(context);
+      // A write with context values runs in a transaction too, so that a statement which changed
+      // one is rolled back instead of committed.
+      if (options.readOnly || verify) {
+        await this.#roundTrip(options.readOnly ? 'START TRANSACTION READ ONLY' : 'START TRANSACTION');
         inTransaction = true;
       }
       outcome = await this.#statement(sql, params, options.maxRows, watch);
@@ -82,6 +87,12 @@ export class MysqlConnection implements DriverConnection {
     try {
       // No KILL is in flight past this point, so it cannot hit the ROLLBACK or the next call.
       await watch.quiesce();
+      if (outcome.ok && verify) {
+        await this.#verifyContext(context).catch((err: unknown) => {
+          throw this.#normalise(err);
+        });
+      }
+      commit = !options.readOnly && outcome.ok;
       // Past the cap, the rows kept are the answer, however the rest of the statement ended.
       if (outcome.ok && outcome.capped) return outcome.result;
       if (watch.reason === 'timeout' || watch.reason === 'cancel') {
@@ -90,8 +101,8 @@ export class MysqlConnection implements DriverConnection {
       if (!outcome.ok) throw this.#normalise(outcome.error);
       return outcome.result;
     } finally {
-      // A read call is never committed, whatever happened.
-      if (inTransaction && !this.#broken) await this.#roundTrip('ROLLBACK').catch(() => this.#breakNow());
+      // A read call is never committed, whatever happened; a write only when its context held.
+      if (inTransaction && !this.#broken) await this.#roundTrip(commit ? 'COMMIT' : 'ROLLBACK').catch(() => this.#breakNow());
       this.#busy = false;
     }
   }
@@ -179,6 +190,24 @@ export class MysqlConnection implements DriverConnection {
     // Read back just before the statement: a value the connection's character set cannot carry
     // arrives altered ('?' for what it lacks), and a different customer id must never run.
     const names = [...this.#contextNames];
+    const readBack = await this.#readVariables(names);
+    assertContextKept(names, context, readBack, 'session user variables (SET @mcp_...)');
+  }
+
+  /**
+   * Reads this call's context variables back after the statement, before its transaction ends: a
+   * statement that assigned one (`@mcp_customer_id := ...`, a stored function's SET) may have read
+   * another scope's rows, so its result is refused. User variables are not transactional; the
+   * next borrower's call clears them first.
+   */
+  async #verifyContext(context: Readonly<Record<string, string>>): Promise<void> {
+    const names = Object.keys(context);
+    const readBack = await this.#readVariables(names);
+    assertContextUnchanged(names, context, readBack, 'session user variables (SET @mcp_...)');
+  }
+
+  /** The current values of the context variables of `names`, in order, as text. */
+  async #readVariables(names: readonly string[]): Promise<unknown[]> {
     let readBack: unknown[] = [];
     await this.#call((done) => {
       this.#raw.query({ sql: `SELECT ${names.map(variableOf).join(', ')}`, rowsAsArray: true }, (err, rows) => {
@@ -186,7 +215,7 @@ export class MysqlConnection implements DriverConnection {
         done(err);
       });
     });
-    assertContextKept(names, context, readBack, 'session user variables (SET @mcp_...)');
+    return readBack;
   }
 
   /** One session SET when the wanted state differs from the one last applied. */

@@ -2,7 +2,7 @@ import { HanactlError } from '../../../shared/errors.js';
 import type { Param } from '../../../shared/schemas.js';
 import type { DriverConnection, ExecuteOptions, StatementResult } from '../driver.js';
 import { contextSqlName } from '../../context/context-names.js';
-import { assertContextKept, contextUnavailable } from '../../context/context-unavailable.js';
+import { assertContextKept, assertContextUnchanged, contextUnavailable } from '../../context/context-unavailable.js';
 import { normaliseDriverError } from '../scrub.js';
 import { toJsonValue, uniqueColumnNames } from '../values.js';
 import type { CorkableStream, PgClient, PgCursor, PgCursorConstructor, PgField } from './postgres-types.js';
@@ -93,8 +93,10 @@ export class PostgresConnection implements DriverConnection {
     let outcome: 'commit' | 'rollback' = 'rollback';
     const stopWatch = this.#watch(options);
     try {
-      await this.#applyContext(options.context ?? {});
+      const context = options.context ?? {};
+      await this.#applyContext(context);
       const result = await this.#run(sql, params, options.maxRows);
+      await this.#verifyContext(context);
       if (!options.readOnly) outcome = 'commit';
       return result;
     } catch (err) {
@@ -130,6 +132,20 @@ export class PostgresConnection implements DriverConnection {
       readBack ?? [],
       'set_config',
     );
+  }
+
+  /**
+   * Reads the context values back after the statement, before its transaction ends: a statement
+   * that changed one (`set_config` in a subquery, a CTE, a function) may have read another scope's
+   * rows, so its result is refused and a write is not committed. Functions are schema-qualified:
+   * the statement may have changed `search_path`.
+   */
+  async #verifyContext(context: Readonly<Record<string, string>>): Promise<void> {
+    const names = Object.keys(context);
+    if (names.length === 0) return;
+    const reads = names.map((name) => `pg_catalog.current_setting('mcp.${contextSqlName(name)}', true)`);
+    const result = await this.#client.query({ text: `SELECT ${reads.join(', ')}`, rowMode: 'array' });
+    assertContextUnchanged(names, context, (result.rows[0] as unknown[] | undefined) ?? [], 'set_config');
   }
 
   async #run(sql: string, params: readonly Param[], maxRows: number): Promise<StatementResult> {
