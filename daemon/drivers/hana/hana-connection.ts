@@ -5,11 +5,12 @@ import { settleQuietly, viaCallback } from './callbacks.js';
 import type { HanaConnectionLike, HanaResultSetLike, HanaStatementLike } from './hana-client-types.js';
 import { errorFacts, isConnectionLost, queryError } from './hana-errors.js';
 import {
+  assertSessionKey,
   buildContextCheck,
-  buildContextStatements,
+  buildContextSet,
+  buildContextUnset,
   PING_SQL,
   SERVER_VERSION_SQL,
-  SESSION_RESET_STATEMENTS,
   SET_TRANSACTION_READ_ONLY,
   SET_TRANSACTION_READ_WRITE,
 } from './hana-sql.js';
@@ -48,8 +49,10 @@ export class HanaConnection implements DriverConnection {
   #busy = false;
   /** An earlier call may have left the session in read-only mode. */
   #mayBeReadOnly = false;
-  /** Context names this connection has ever set, so each call clears them all first. */
+  /** Context names this connection has ever set: each call reads them all back. */
   readonly #contextNames = new Set<string>();
+  /** Names that may hold a value in the session now; cleared when a call ends. */
+  readonly #contextSet = new Set<string>();
 
   constructor(conn: HanaConnectionLike, options: HanaConnectionOptions, password?: string) {
     this.#conn = conn;
@@ -86,7 +89,7 @@ export class HanaConnection implements DriverConnection {
     } finally {
       guard.dispose();
       if (guard.abandoned) this.#broken = true;
-      else await this.#endCall(options.readOnly);
+      else await this.#endCall();
       this.#busy = false;
     }
   }
@@ -111,7 +114,7 @@ export class HanaConnection implements DriverConnection {
     try {
       await viaCallback((cb) => this.#conn.rollback(cb));
       this.#conn.setAutoCommit(true);
-      for (const sql of SESSION_RESET_STATEMENTS) await this.#exec(sql);
+      await this.#clearContext();
     } catch (err) {
       this.#broken = true;
       const cause = queryError(err, this.#secrets);
@@ -208,23 +211,33 @@ export class HanaConnection implements DriverConnection {
   }
 
   /**
-   * Session variables for context parameters, read with `SESSION_CONTEXT('NAME')`: every name
-   * this connection ever set is UNSET first, always, then this call's values are SET, bound.
+   * Session variables for context parameters, read with `SESSION_CONTEXT('NAME')`: names left
+   * set by an earlier call are UNSET, this call's values are SET (SAP HANA's documented literal
+   * form), then every name this connection ever used is read back in one query before the
+   * statement runs; a name without a value must read back NULL.
    */
   async #applyContext(context: Readonly<Record<string, string>>): Promise<void> {
-    for (const name of Object.keys(context)) this.#contextNames.add(name);
+    for (const name of Object.keys(context)) {
+      assertSessionKey(name);
+      this.#contextNames.add(name);
+    }
     if (this.#contextNames.size === 0) return;
-    for (const statement of buildContextStatements([...this.#contextNames], context)) {
+    const statements: { sql: string; name: string }[] = [];
+    for (const name of this.#contextSet) if (context[name] === undefined) statements.push({ sql: buildContextUnset(name), name });
+    for (const [name, value] of Object.entries(context)) statements.push({ sql: buildContextSet(name, value), name });
+    for (const statement of statements) {
+      this.#contextSet.add(statement.name);
       try {
-        await viaCallback<unknown>((cb) => this.#conn.exec(statement.sql, [...statement.params], cb));
+        await this.#exec(statement.sql);
       } catch (err) {
         if (isConnectionLost(err)) throw err;
         throw contextUnavailable('session variables (SET / UNSET)', err, this.#secrets);
       }
     }
-    // Read back just before the statement runs: what it will see is what this call set.
+    for (const name of this.#contextSet) if (context[name] === undefined) this.#contextSet.delete(name);
+    // Read back just before the statement: what it will see is what this call set.
     const names = [...this.#contextNames];
-    const rows = await viaCallback<unknown>((cb) => this.#conn.exec(buildContextCheck(names), [], cb));
+    const rows = await this.#exec(buildContextCheck(names));
     const row = (Array.isArray(rows) ? rows[0] : undefined) as Record<string, unknown> | undefined;
     assertContextKept(
       names,
@@ -234,14 +247,25 @@ export class HanaConnection implements DriverConnection {
     );
   }
 
-  /** Ends a call: a read-only transaction is always rolled back, never committed. */
-  async #endCall(readOnly: boolean): Promise<void> {
-    if (readOnly) {
-      try {
-        await viaCallback((cb) => this.#conn.rollback(cb));
-      } catch {
-        this.#broken = true;
-      }
+  /** UNSETs every context name that may hold a value, so an idle session carries none. */
+  async #clearContext(): Promise<void> {
+    for (const name of [...this.#contextSet]) {
+      await this.#exec(buildContextUnset(name));
+      this.#contextSet.delete(name);
+    }
+  }
+
+  /**
+   * Ends a call, so the connection goes back to the pool clean: its context values UNSET and its
+   * transaction rolled back (a read-only one is never committed). When either fails the session
+   * is not known to be clean, so the connection is marked broken and the pool destroys it.
+   */
+  async #endCall(): Promise<void> {
+    try {
+      await this.#clearContext();
+      await viaCallback((cb) => this.#conn.rollback(cb));
+    } catch {
+      this.#broken = true;
     }
     if (this.#conn.state?.() === 'disconnected') this.#broken = true;
   }

@@ -2,8 +2,10 @@ import { HanactlError } from '../../../shared/errors.js';
 import { isReservedContextName } from '../../context/context-names.js';
 
 /**
- * Every statement the HANA driver generates, in one place. Values are always bound (`?`),
- * never concatenated; the only text built here is a validated session-variable name.
+ * Every statement the HANA driver generates, in one place. Statement values are always bound
+ * (`?`). The one exception is a context value: SAP HANA documents `SET '<key>' = '<value>'` with
+ * string literals only, so the value is written as a literal, quoted by `sessionValueLiteral`
+ * and read back with SESSION_CONTEXT before any statement runs.
  */
 
 /** The cheapest round trip through the SQL layer. */
@@ -17,19 +19,6 @@ export const SET_TRANSACTION_READ_ONLY = 'SET TRANSACTION READ ONLY';
 
 /** Re-asserted before a write when an earlier call may have left the session read-only. */
 export const SET_TRANSACTION_READ_WRITE = 'SET TRANSACTION READ WRITE';
-
-/**
- * Statements `reset()` runs after its rollback, before the next borrower. Empty for now:
- * clearing the context parameters (the `UNSET` statements of `buildContextStatements`) is the
- * pool's next step and belongs here or in its borrow hook, never in ad-hoc SQL elsewhere.
- */
-export const SESSION_RESET_STATEMENTS: readonly string[] = [];
-
-/** A statement with the values for its `?` placeholders. */
-export interface BoundStatement {
-  readonly sql: string;
-  readonly params: readonly string[];
-}
 
 /** Longest value HANA keeps for a session variable (`M_SESSION_CONTEXT.VALUE` is NVARCHAR(5000)). */
 export const SESSION_VALUE_MAX_LENGTH = 5000;
@@ -60,30 +49,48 @@ export function sessionKeyLiteral(name: string): string {
 }
 
 /**
+ * A context value as a SQL string literal for SAP HANA's `SET [SESSION] '<key>' = '<value>'`,
+ * whose documented operands are string literals: every `'` is doubled, the only escape a HANA
+ * string literal has (a backslash is an ordinary character there). The value is checked first:
+ * a string of 1 to 5000 characters without NUL (which no SQL text may carry).
+ */
+export function sessionValueLiteral(name: string, value: string): string {
+  if (typeof value !== 'string' || value.length === 0) throw contextError(`The context parameter ${name} has an empty value.`);
+  if (value.length > SESSION_VALUE_MAX_LENGTH) {
+    throw contextError(`The context parameter ${name} is ${value.length} characters long; SAP HANA keeps at most ${SESSION_VALUE_MAX_LENGTH}.`);
+  }
+  if (value.includes('\0')) throw contextError(`The context parameter ${name} holds a NUL character, which SAP HANA cannot store.`);
+  return `'${value.replaceAll("'", "''")}'`;
+}
+
+/** `SET '<NAME>' = '<value>'`: SAP HANA's documented form, the value quoted by `sessionValueLiteral`. */
+export function buildContextSet(name: string, value: string): string {
+  return `SET ${sessionKeyLiteral(name)} = ${sessionValueLiteral(name, value)}`;
+}
+
+/** `UNSET '<NAME>'`. */
+export function buildContextUnset(name: string): string {
+  return `UNSET ${sessionKeyLiteral(name)}`;
+}
+
+/**
  * The statements that put context parameters into a HANA session, in order: first `UNSET`
- * every declared name (clearing is unconditional, so a value can never leak from an earlier
- * borrower), then `SET 'NAME' = ?` for each name that has a value, the value bound.
+ * every declared name (so a value can never leak from an earlier borrower), then
+ * `SET 'NAME' = '<value>'` for each name that has a value.
  *
  * `names` are the connection's declared names (already trimmed and upper-cased); `values`
  * may hold only declared names. Read in SQL as `SESSION_CONTEXT('NAME')`.
  */
-export function buildContextStatements(names: readonly string[], values: Readonly<Record<string, string>>): BoundStatement[] {
+export function buildContextStatements(names: readonly string[], values: Readonly<Record<string, string>>): string[] {
   const declared = [...new Set(names)];
   for (const name of declared) assertSessionKey(name);
   for (const name of Object.keys(values)) {
     if (!declared.includes(name)) throw contextError(`The context parameter ${name} is not declared for this connection.`);
   }
-  const statements: BoundStatement[] = declared.map((name) => ({ sql: `UNSET ${sessionKeyLiteral(name)}`, params: [] }));
+  const statements = declared.map(buildContextUnset);
   for (const name of declared) {
     const value = values[name];
-    if (value === undefined) continue;
-    if (typeof value !== 'string' || value.length === 0) throw contextError(`The context parameter ${name} has an empty value.`);
-    if (value.length > SESSION_VALUE_MAX_LENGTH) {
-      throw contextError(
-        `The context parameter ${name} is ${value.length} characters long; SAP HANA keeps at most ${SESSION_VALUE_MAX_LENGTH}.`,
-      );
-    }
-    statements.push({ sql: `SET ${sessionKeyLiteral(name)} = ?`, params: [value] });
+    if (value !== undefined) statements.push(buildContextSet(name, value));
   }
   return statements;
 }

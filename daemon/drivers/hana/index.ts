@@ -15,11 +15,12 @@ export { HanaConnection, type HanaConnectionOptions } from './hana-connection.js
 export { createHanaDriver, HANA_CAPABILITIES, HanaDriver, type HanaDriverDeps } from './hana-driver.js';
 export {
   assertSessionKey,
-  type BoundStatement,
+  buildContextSet,
   buildContextStatements,
+  buildContextUnset,
   PING_SQL,
   SERVER_VERSION_SQL,
-  SESSION_RESET_STATEMENTS,
+  sessionValueLiteral,
   SESSION_VALUE_MAX_LENGTH,
   SET_TRANSACTION_READ_ONLY,
   SET_TRANSACTION_READ_WRITE,

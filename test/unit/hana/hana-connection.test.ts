@@ -166,9 +166,9 @@ class FakeConnection implements HanaConnectionLike {
       later(() => cb(failure));
       return;
     }
-    const set = /^SET '([A-Z0-9_]+)' = \?$/.exec(sql);
+    const set = /^SET '([A-Z0-9_]+)' = '((?:[^']|'')*)'$/s.exec(sql);
     const unset = /^UNSET '([A-Z0-9_]+)'$/.exec(sql);
-    if (set?.[1]) this.session.set(set[1], String(params[0]));
+    if (set?.[1]) this.session.set(set[1], (set[2] ?? '').replaceAll("''", "'"));
     if (unset?.[1]) this.session.delete(unset[1]);
     if (sql.includes('SESSION_CONTEXT(')) {
       const row = Object.fromEntries(
@@ -368,7 +368,7 @@ describe('writes', () => {
     fake.scripts.set('UPDATE T SET A = ?', { kind: 'write', affected: 3 });
     const result = await conn.execute('UPDATE T SET A = ?', ['x'], WRITE);
     expect(result).toEqual({ columns: [], rows: [], rowCount: 0, truncated: false, affectedRows: 3 });
-    expect(fake.log).toEqual(['autocommit true', 'prepare UPDATE T SET A = ?', 'exec UPDATE T SET A = ?', 'drop UPDATE T SET A = ?']);
+    expect(fake.log).toEqual(['autocommit true', 'prepare UPDATE T SET A = ?', 'exec UPDATE T SET A = ?', 'drop UPDATE T SET A = ?', 'rollback']);
   });
 
   it('re-assert READ WRITE once after a read-only call', async () => {
@@ -379,7 +379,7 @@ describe('writes', () => {
     await conn.execute('W', [], WRITE);
     await conn.execute('W', [], WRITE);
     expect(fake.log.filter((l) => l.includes('READ WRITE'))).toEqual(['direct SET TRANSACTION READ WRITE']);
-    expect(fake.log).not.toContain('rollback');
+    expect(fake.log).not.toContain('commit');
   });
 
   it('omit affectedRows when the client reports none (DDL)', async () => {
@@ -582,12 +582,24 @@ describe('HanaDriver.connect with the minimal client interface', () => {
 });
 
 describe('context parameters in the HANA session', () => {
-  it('UNSETs every name it ever set before each call, then SETs the values, bound', async () => {
+  it('SETs the values as literals, and UNSETs them when the call ends, before the rollback', async () => {
     const { fake, conn } = setup();
-    await conn.execute('SELECT 1 FROM DUMMY', [], { ...READ, context: { CUSTOMER_ID: '7' } });
+    await conn.execute('SELECT 1 FROM DUMMY', [], { ...READ, context: { CUSTOMER_ID: "7'; --" } });
+    const context = fake.log.filter((l) => /'CUSTOMER_ID'/.test(l) && !l.includes('SESSION_CONTEXT'));
+    expect(context).toEqual(["direct SET 'CUSTOMER_ID' = '7''; --'", "direct UNSET 'CUSTOMER_ID'"]);
+    expect(fake.log.slice(-2)).toEqual(["direct UNSET 'CUSTOMER_ID'", 'rollback']);
+    expect(fake.session.size).toBe(0);
+    fake.log.length = 0;
     await conn.execute('SELECT 1 FROM DUMMY', [], READ);
-    const context = fake.log.filter((l) => /SET 'CUSTOMER_ID'/.test(l));
-    expect(context).toEqual(["direct UNSET 'CUSTOMER_ID'", "direct SET 'CUSTOMER_ID' = ?", "direct UNSET 'CUSTOMER_ID'"]);
+    expect(fake.log.filter((l) => /SET 'CUSTOMER_ID'/.test(l))).toEqual([]);
+    expect(fake.log).toContain(`direct SELECT SESSION_CONTEXT('CUSTOMER_ID') AS "CUSTOMER_ID" FROM DUMMY`);
+  });
+
+  it('gives the connection up when the values cannot be cleared at the end of the call', async () => {
+    const { fake, conn } = setup();
+    fake.failExec.set("UNSET 'CUSTOMER_ID'", hanaError('Connection lost', -10807));
+    await conn.execute('SELECT 1 FROM DUMMY', [], { ...READ, context: { CUSTOMER_ID: '7' } });
+    expect(conn.broken).toBe(true);
   });
 
   it('reads the values back just before the statement, and does not run it when one differs', async () => {
@@ -595,7 +607,7 @@ describe('context parameters in the HANA session', () => {
     await conn.execute('SELECT 1 FROM DUMMY', [], { ...READ, context: { CUSTOMER_ID: '7' } });
     const check = `direct SELECT SESSION_CONTEXT('CUSTOMER_ID') AS "CUSTOMER_ID" FROM DUMMY`;
     const first = fake.log.indexOf(check);
-    expect(first).toBeGreaterThan(fake.log.indexOf("direct SET 'CUSTOMER_ID' = ?"));
+    expect(first).toBeGreaterThan(fake.log.indexOf("direct SET 'CUSTOMER_ID' = '7'"));
     expect(first).toBeLessThan(fake.log.indexOf('prepare SELECT 1 FROM DUMMY'));
 
     fake.overwrite = { CUSTOMER_ID: '8' };
@@ -619,7 +631,7 @@ describe('context parameters in the HANA session', () => {
 
   it('says in one sentence for an operator when the database refuses to set them', async () => {
     const { fake, conn } = setup();
-    fake.failExec.set("SET 'CUSTOMER_ID' = ?", hanaError('insufficient privilege: Not authorized', 258));
+    fake.failExec.set("SET 'CUSTOMER_ID' = '7'", hanaError('insufficient privilege: Not authorized', 258));
     const err = await rejection(conn.execute('SELECT 1 FROM DUMMY', [], { ...READ, context: { CUSTOMER_ID: '7' } }));
     expect(err.code).toBe('CONTEXT_UNAVAILABLE');
     expect(err.message).toMatch(/refused to set this connection's context parameters .* an operator must grant/);

@@ -108,9 +108,9 @@ describe.skipIf(!LIVE_URL)('live SAP HANA', () => {
 
   it('sets and clears context parameters with bound values', async () => {
     const read = async () => (await conn.execute("SELECT SESSION_CONTEXT('HANACTL_TEST') AS V FROM DUMMY", [], READ)).rows[0]?.V;
-    for (const s of buildContextStatements(['HANACTL_TEST'], { HANACTL_TEST: "it's 42" })) await conn.execute(s.sql, s.params, WRITE);
+    for (const sql of buildContextStatements(['HANACTL_TEST'], { HANACTL_TEST: "it's 42" })) await conn.execute(sql, [], WRITE);
     expect(await read()).toBe("it's 42");
-    for (const s of buildContextStatements(['HANACTL_TEST'], {})) await conn.execute(s.sql, s.params, WRITE);
+    for (const sql of buildContextStatements(['HANACTL_TEST'], {})) await conn.execute(sql, [], WRITE);
     expect(await read()).toBeNull();
   });
 

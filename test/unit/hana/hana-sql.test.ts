@@ -2,14 +2,16 @@ import { describe, expect, it } from 'vitest';
 import {
   assertSessionKey,
   buildContextCheck,
+  buildContextSet,
   buildContextStatements,
   PING_SQL,
   SERVER_VERSION_SQL,
-  SESSION_RESET_STATEMENTS,
   SESSION_VALUE_MAX_LENGTH,
+  sessionValueLiteral,
   SET_TRANSACTION_READ_ONLY,
   SET_TRANSACTION_READ_WRITE,
 } from '../../../daemon/drivers/hana/hana-sql.js';
+import { skeletonize } from '../../../daemon/policy/index.js';
 import { HanactlError } from '../../../shared/errors.js';
 import { refusal } from './helpers.js';
 
@@ -20,32 +22,21 @@ describe('the fixed statements', () => {
     expect(SET_TRANSACTION_READ_ONLY).toBe('SET TRANSACTION READ ONLY');
     expect(SET_TRANSACTION_READ_WRITE).toBe('SET TRANSACTION READ WRITE');
   });
-
-  it('leave session resetting empty until context clearing lands', () => {
-    expect(SESSION_RESET_STATEMENTS).toEqual([]);
-  });
 });
 
 describe('buildContextStatements', () => {
-  it('clears every declared name first, then sets the given values, bound', () => {
+  it('clears every declared name first, then sets the given values as string literals', () => {
     expect(buildContextStatements(['CUSTOMER_ID', 'REGION'], { CUSTOMER_ID: '42', REGION: 'EMEA' })).toEqual([
-      { sql: "UNSET 'CUSTOMER_ID'", params: [] },
-      { sql: "UNSET 'REGION'", params: [] },
-      { sql: "SET 'CUSTOMER_ID' = ?", params: ['42'] },
-      { sql: "SET 'REGION' = ?", params: ['EMEA'] },
+      "UNSET 'CUSTOMER_ID'",
+      "UNSET 'REGION'",
+      "SET 'CUSTOMER_ID' = '42'",
+      "SET 'REGION' = 'EMEA'",
     ]);
   });
 
   it('only clears when no value is given', () => {
-    expect(buildContextStatements(['CUSTOMER_ID'], {})).toEqual([{ sql: "UNSET 'CUSTOMER_ID'", params: [] }]);
+    expect(buildContextStatements(['CUSTOMER_ID'], {})).toEqual(["UNSET 'CUSTOMER_ID'"]);
     expect(buildContextStatements([], {})).toEqual([]);
-  });
-
-  it('never puts a value into the SQL text', () => {
-    const hostile = "x' ; DROP TABLE T; --";
-    const statements = buildContextStatements(['CUSTOMER_ID'], { CUSTOMER_ID: hostile });
-    for (const s of statements) expect(s.sql).not.toContain('DROP');
-    expect(statements.at(-1)?.params).toEqual([hostile]);
   });
 
   it('states each repeated name once', () => {
@@ -94,5 +85,49 @@ describe('buildContextCheck', () => {
 
   it('refuses a name that could break out of the literal', () => {
     expect(() => buildContextCheck(["X') FROM DUMMY; --"])).toThrow(HanactlError);
+  });
+});
+
+/** Values chosen to break out of a string literal under any reading a lexer might take. */
+const ADVERSARIAL = [
+  "x' ; DROP TABLE T; --",
+  "'",
+  "''",
+  "\\'; DELETE FROM T; --",
+  '\\',
+  "it's 42",
+  "' || (SELECT PASSWORD FROM USERS) || '",
+  "a'\n; UNSET 'CUSTOMER_ID'; --",
+  '/* ; */ -- ',
+  '? ?',
+  '"; DROP TABLE "T',
+  'grüße 🐘 \u202e',
+  "'; END; DO BEGIN DELETE FROM T; END; --",
+  '\r\n\t',
+  "x'".repeat(2000),
+];
+
+describe('sessionValueLiteral and buildContextSet', () => {
+  it.each(ADVERSARIAL)('keep %j one string literal whose value is the input, exactly', (value) => {
+    const sql = buildContextSet('CUSTOMER_ID', value);
+    // HANA's lexical rules as the statement policy models them: one statement, four tokens.
+    const { statements, unterminated } = skeletonize(sql, 'hana');
+    expect(unterminated).toBeUndefined();
+    expect(statements).toHaveLength(1);
+    const tokens = statements[0]?.tokens ?? [];
+    expect(tokens.map((t) => t.kind)).toEqual(['word', 'string', 'punct', 'string']);
+    expect(tokens[1]?.text).toBe('CUSTOMER_ID');
+    expect(tokens[3]?.text).toBe(value);
+  });
+
+  it('doubles single quotes and nothing else', () => {
+    expect(sessionValueLiteral('A', "it's")).toBe("'it''s'");
+    expect(sessionValueLiteral('A', 'back\\slash')).toBe("'back\\slash'");
+  });
+
+  it('refuses a NUL, an empty value and one longer than HANA keeps', () => {
+    expect(refusal(() => sessionValueLiteral('A', 'a\0b')).message).toContain('NUL');
+    expect(refusal(() => sessionValueLiteral('A', '')).code).toBe('CONTEXT_INVALID');
+    expect(refusal(() => sessionValueLiteral('A', 'x'.repeat(SESSION_VALUE_MAX_LENGTH + 1))).code).toBe('CONTEXT_INVALID');
   });
 });
