@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import { HanactlError } from './errors.js';
+import { hanaEndpointDefaults } from './hana-endpoint.js';
 
 /** The engines hanactl serves. */
 export const ENGINES = ['sqlite', 'postgres', 'mysql', 'hana'] as const;
@@ -91,7 +92,8 @@ function parseNetwork(text: string, engine: Exclude<Engine, 'sqlite'>, scheme: s
   if (!text.slice(scheme.length).startsWith('://')) throw invalid(`A ${scheme} URL starts with ${scheme}://.`);
   const host = u.hostname.replace(/^\[(.*)\]$/, '$1');
   if (!host) throw invalid(`The ${scheme} URL has no host.`);
-  let port = DEFAULT_PORTS[engine];
+  // A HANA Cloud host without a port is on 443 (shared/hana-endpoint.ts), as its bindings are.
+  let port = engine === 'hana' ? hanaEndpointDefaults(host, undefined).port : DEFAULT_PORTS[engine];
   if (u.port) {
     port = Number(u.port);
     if (!Number.isInteger(port) || port < 1 || port > 65535) throw invalid(`Port ${u.port} is out of range.`);

@@ -1,5 +1,6 @@
 import type { Target } from '../../shared/connection-url.js';
 import { isHanactlError } from '../../shared/errors.js';
+import { hanaEndpointDefaults } from '../../shared/hana-endpoint.js';
 import { buildHanaConnectOptions } from '../drivers/hana/connect-options.js';
 import { asFlag, asText, SourceError } from './source-error.js';
 
@@ -8,8 +9,6 @@ export interface BoundTarget {
   readonly target: Target;
   readonly password?: string;
 }
-
-const HANA_CLOUD_HOST = /\.hana(?:cloud)?\.(?:[a-z0-9-]+\.)*ondemand\.com$/i;
 
 /** host and port from a JDBC URL (`jdbc:sap://host:port/?...`), which HDI bindings carry. */
 function fromJdbc(url: string | undefined): { host?: string; port?: string } {
@@ -34,9 +33,11 @@ export function hanaTarget(credentials: Record<string, unknown>, where: string):
   const host = asText(credentials.host) ?? asText(credentials.hostname) ?? jdbc.host;
   if (!host) throw new SourceError(`${where} has no credentials.host.`);
   const portText = asText(credentials.port) ?? jdbc.port;
-  const port = portText === undefined ? 30015 : Number(portText);
-  if (!Number.isInteger(port) || port < 1 || port > 65535)
+  const given = portText === undefined ? undefined : Number(portText);
+  if (given !== undefined && (!Number.isInteger(given) || given < 1 || given > 65535))
     throw new SourceError(`${where} has a credentials.port that is not a number from 1 to 65535.`);
+  const endpoint = hanaEndpointDefaults(host, given);
+  const port = endpoint.port;
   const user = asText(credentials.user) ?? asText(credentials.username) ?? asText(credentials.uid);
   if (!user) throw new SourceError(`${where} has no credentials.user.`);
   const password =
@@ -45,7 +46,7 @@ export function hanaTarget(credentials: Record<string, unknown>, where: string):
   const options: Record<string, string> = {};
   const certificate = asText(credentials.certificate);
   flag(options, 'encrypt', credentials.encrypt);
-  if (options.encrypt === undefined && (certificate || port === 443 || HANA_CLOUD_HOST.test(host))) options.encrypt = 'true';
+  if (options.encrypt === undefined && (certificate || endpoint.encrypt)) options.encrypt = 'true';
   flag(options, 'sslValidateCertificate', credentials.sslValidateCertificate ?? credentials.validate_certificate);
   const hostInCertificate = asText(credentials.sslHostNameInCertificate) ?? asText(credentials.hostname_in_certificate);
   if (hostInCertificate) options.sslHostNameInCertificate = hostInCertificate;

@@ -1,5 +1,6 @@
 import type { Target } from '../../../shared/connection-url.js';
 import { HanactlError } from '../../../shared/errors.js';
+import { hanaEndpointDefaults } from '../../../shared/hana-endpoint.js';
 import type { DriverSettings } from '../driver.js';
 
 /**
@@ -75,9 +76,6 @@ const BY_LOWER = new Map<string, string>([
 const TRUE = new Set(['', 'true', '1', 'yes', 'on']);
 const FALSE = new Set(['false', '0', 'no', 'off']);
 
-/** HANA Cloud listens on 443 and only with TLS. */
-const TLS_ONLY_PORT = 443;
-
 function invalid(message: string): HanactlError {
   return new HanactlError('INVALID_URL', message);
 }
@@ -123,7 +121,8 @@ function timeoutMs(settings: DriverSettings): number {
 export function buildHanaConnectOptions(target: Target, settings: DriverSettings): HanaConnectOptions {
   if (target.engine !== 'hana') throw new HanactlError('INTERNAL', `The HANA driver was given a ${target.engine} target.`);
   if (!target.host) throw invalid('The hana:// URL has no host.');
-  const port = target.port ?? 30015;
+  const endpoint = hanaEndpointDefaults(target.host, target.port);
+  const port = endpoint.port;
   const host = target.host.includes(':') ? `[${target.host}]` : target.host;
   const ms = timeoutMs(settings);
 
@@ -151,7 +150,7 @@ export function buildHanaConnectOptions(target: Target, settings: DriverSettings
   }
   const databaseName = target.database ?? (mapped.databaseName as string | undefined);
   delete mapped.databaseName;
-  if (port === TLS_ONLY_PORT && mapped.encrypt === undefined) mapped.encrypt = true;
+  if (endpoint.encrypt && mapped.encrypt === undefined) mapped.encrypt = true;
 
   return {
     serverNode: `${host}:${port}`,

@@ -128,6 +128,18 @@ describe('buildHanaConnectOptions', () => {
     expect(options('hana://u@h:30015').encrypt).toBeUndefined();
   });
 
+  it('gives a HANA Cloud host without a port 443 and TLS, any other host 30015 without', () => {
+    const cloud = options('hana://DBADMIN@0f3e9a.hana.prod-eu10.hanacloud.ondemand.com');
+    expect(cloud.serverNode).toBe('0f3e9a.hana.prod-eu10.hanacloud.ondemand.com:443');
+    expect(cloud.encrypt).toBe(true);
+    expect(options('hana://u@x.hana.trial-us10.hanacloud.ondemand.com?encrypt=false').encrypt).toBe(false);
+    expect(options('hana://u@x.hana.trial-us10.hanacloud.ondemand.com:30015').encrypt).toBe(true);
+    const plain = options('hana://u@db.example.com');
+    expect(plain.serverNode).toBe('db.example.com:30015');
+    expect(plain.encrypt).toBeUndefined();
+    expect(options('hana://u@hanacloud.ondemand.com.evil.example').serverNode).toBe('hanacloud.ondemand.com.evil.example:30015');
+  });
+
   it('brackets an IPv6 host', () => {
     expect(options('hana://u@[::1]:30015').serverNode).toBe('[::1]:30015');
   });

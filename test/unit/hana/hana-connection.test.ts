@@ -159,7 +159,7 @@ class FakeConnection implements HanaConnectionLike {
   /** Session variables as SET / UNSET left them; `overwrite` plays something in the database changing one. */
   readonly session = new Map<string, string>();
   overwrite: Record<string, string> = {};
-  exec(sql: string, params: HanaBindValue[], cb: HanaCallback<unknown>): void {
+  exec(sql: string, _params: HanaBindValue[], cb: HanaCallback<unknown>): void {
     this.log.push(`direct ${sql}`);
     const failure = this.failExec.get(sql);
     if (failure) {

@@ -54,6 +54,18 @@ describe('VCAP_SERVICES bindings', () => {
     });
   });
 
+  it('gives a HANA Cloud binding without a port 443 and TLS, by the same rule as a hana:// URL', () => {
+    const { target } = hanaTarget({ host: 'x1.hana.prod-us10.hanacloud.ondemand.com', user: 'U', password: 'p' }, 'the binding');
+    expect(target.port).toBe(443);
+    expect(buildHanaConnectOptions(target, settings)).toMatchObject({
+      serverNode: 'x1.hana.prod-us10.hanacloud.ondemand.com:443',
+      encrypt: true,
+    });
+    const onPremise = hanaTarget({ host: 'db.example.com', user: 'U', password: 'p' }, 'the binding').target;
+    expect(buildHanaConnectOptions(onPremise, settings)).toMatchObject({ serverNode: 'db.example.com:30015' });
+    expect(buildHanaConnectOptions(onPremise, settings).encrypt).toBeUndefined();
+  });
+
   it('reads host and port from an HDI binding’s JDBC url when host is missing', () => {
     const { target } = hanaTarget({ url: 'jdbc:sap://hdi.example.com:30041/?currentschema=X', user: 'U', password: 'p' }, 'the binding');
     expect(buildHanaConnectOptions(target, settings).serverNode).toBe('hdi.example.com:30041');
