@@ -17,9 +17,10 @@ export interface CliContext {
 
 export function createContext(): CliContext {
   const paths = resolvePaths();
-  const probe = new DaemonClient({ socketPath: paths.socket, clientName: 'hanactl-cli' });
+  const probe = new DaemonClient({ socketPath: paths.socket, runDir: paths, clientName: 'hanactl-cli' });
   const daemon = new DaemonClient({
     socketPath: paths.socket,
+    runDir: paths,
     clientName: 'hanactl-cli',
     autoStart: () => {
       process.stderr.write('hanactl: starting the daemon…\n');

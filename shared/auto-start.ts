@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { HanactlError } from './errors.js';
 import { installRoot } from './install-root.js';
 import type { Paths } from './paths.js';
+import { assertPrivateRunDir } from './private-run-dir.js';
 
 /** The CLI entry that starts the daemon (bin/hanactl.js), found from this compiled file. */
 export function hanactlBinPath(): string {
@@ -32,6 +33,7 @@ const STALE_MARKER_MS = 20_000;
  * Returns how to give the claim back, or undefined when another caller holds it.
  */
 function claimStart(paths: Paths): (() => void) | undefined {
+  assertPrivateRunDir(paths); // nothing is made in, nor started for, a folder another user could swap
   mkdirSync(paths.runDir, { recursive: true, mode: 0o700 });
   const marker = paths.startMarker;
   for (let attempt = 0; attempt < 2; attempt++) {

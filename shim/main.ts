@@ -21,10 +21,11 @@ export async function runShim(options: ShimMainOptions): Promise<void> {
   const paths = resolvePaths();
   const daemon: DaemonClient = new DaemonClient({
     socketPath: paths.socket,
+    runDir: paths,
     clientName: 'hanactl-shim',
     autoStart: () => startDaemonInBackground({ paths, probe: () => probe.health() }),
   });
-  const probe = new DaemonClient({ socketPath: paths.socket, clientName: 'hanactl-shim' });
+  const probe = new DaemonClient({ socketPath: paths.socket, runDir: paths, clientName: 'hanactl-shim' });
   const vcap = process.env.VCAP_SERVICES;
   const { server, state } = createShimServer(daemon, {
     ...options,

@@ -63,7 +63,7 @@ export async function demo(ctx: CliContext): Promise<void> {
   const dbPath = join(paths.home, 'demo.db');
   createDemoDatabase(dbPath);
 
-  const client = new DaemonClient({ socketPath: paths.socket, clientName: 'hanactl-cli' });
+  const client = new DaemonClient({ socketPath: paths.socket, runDir: paths, clientName: 'hanactl-cli' });
   const announce = async () => {
     const { connections } = await client.listConnections();
     if (!connections.some((c) => c.name === 'demo')) {

@@ -142,7 +142,7 @@ export function checkRunDir(paths: Paths): Check {
     return fail(name, `${paths.runDir}: ${reason(err)}`);
   }
   try {
-    ensurePrivateDir(paths.runDir); // it exists, so this only checks
+    ensurePrivateDir(paths); // it exists, so this only checks
     return ok(name, `${paths.runDir} is yours and private (0700)`);
   } catch (err) {
     return fail(name, reason(err));

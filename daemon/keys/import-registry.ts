@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { HanactlError } from '../../shared/errors.js';
 import type { ExportDocument } from '../../shared/key-schemas.js';
 import type { Paths } from '../../shared/paths.js';
@@ -37,8 +37,7 @@ export interface ImportResult {
  */
 export async function importRegistry(options: ImportOptions): Promise<ImportResult> {
   const { paths } = options;
-  mkdirSync(paths.home, { recursive: true, mode: 0o700 });
-  ensurePrivateDir(paths.runDir);
+  ensurePrivateDir(paths);
   const lock = acquireDaemonLock(paths.lockFile, paths.pidFile);
   if (!lock) throw new HanactlError('INVALID_REQUEST', 'The daemon is running; stop it first with `hanactl daemon stop`, then import.');
   try {

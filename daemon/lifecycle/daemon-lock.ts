@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { HanactlError } from '../../shared/errors.js';
 import type { Paths } from '../../shared/paths.js';
 import { ensurePrivateDir } from './run-dir.js';
@@ -71,8 +71,7 @@ export class AlreadyRunningError extends HanactlError {
  * to call before it loads the daemon itself.
  */
 export function takeDaemonLock(paths: Pick<Paths, 'home' | 'runDir' | 'lockFile' | 'pidFile' | 'socket'>): DaemonLock {
-  mkdirSync(paths.home, { recursive: true, mode: 0o700 });
-  ensurePrivateDir(paths.runDir);
+  ensurePrivateDir(paths);
   const lock = acquireDaemonLock(paths.lockFile, paths.pidFile);
   if (!lock) throw new AlreadyRunningError(readRunningPid(paths.pidFile), paths.socket);
   return lock;

@@ -1,26 +1,28 @@
 import { chmodSync, lstatSync, mkdirSync } from 'node:fs';
 import { HanactlError } from '../../shared/errors.js';
+import { assertPrivateRunDir, type RunDirPaths } from '../../shared/private-run-dir.js';
 
 /**
- * Creates the socket folder 0700 and checks it as ssh-agent and gpg-agent do: it must be a
- * real directory (not a symlink), owned by this user, with no group or world access.
+ * Makes the home and the socket folder (0700) and checks them as ssh-agent and gpg-agent do,
+ * with the clients' own check (shared/private-run-dir.ts): nothing on the way to the socket can
+ * be swapped by another user, the socket folder is a real folder of this user. The daemon is
+ * stricter than its clients: its socket folder admits no group or world access at all.
  */
-export function ensurePrivateDir(dir: string): void {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+export function ensurePrivateDir(paths: RunDirPaths): void {
+  assertPrivateRunDir(paths); // before making anything inside a folder another user controls
+  mkdirSync(paths.home, { recursive: true, mode: 0o700 });
+  mkdirSync(paths.runDir, { recursive: true, mode: 0o700 });
   if (process.platform === 'win32') return;
-  const info = lstatSync(dir);
-  if (info.isSymbolicLink()) {
-    throw new HanactlError('FORBIDDEN', `${dir} is a symbolic link; hanactl keeps its socket only in a real folder. Remove the link and start again.`);
-  }
-  if (!info.isDirectory()) throw new HanactlError('FORBIDDEN', `${dir} is not a folder; remove it and start again.`);
-  const uid = process.getuid?.();
-  if (uid !== undefined && info.uid !== uid) {
-    throw new HanactlError('FORBIDDEN', `${dir} belongs to user id ${info.uid}, not to you (${uid}); another user could hijack the socket. Remove it or set HANACTL_HOME to a folder of yours.`);
-  }
-  if ((info.mode & 0o077) !== 0) {
+  const info = lstatSync(paths.runDir);
+  const mine = info.isDirectory() && info.uid === process.getuid?.();
+  if (mine && (info.mode & 0o077) !== 0) {
     const mode = (info.mode & 0o777).toString(8);
-    throw new HanactlError('FORBIDDEN', `${dir} is accessible to other users (mode ${mode}); run \`chmod 700 ${dir}\` and start again.`);
+    throw new HanactlError(
+      'FORBIDDEN',
+      `${paths.runDir} is accessible to other users (mode ${mode}); run \`chmod 700 ${paths.runDir}\` and start again.`,
+    );
   }
+  assertPrivateRunDir(paths);
 }
 
 /**
