@@ -117,14 +117,8 @@ const dotenvSource: ProjectSource = {
     const read = ctx.files.read(path, '.env');
     if (read.kind === 'absent') return { kind: 'absent', file: path, reason: `.env does not exist (looked for ${path}).` };
     if (read.kind !== 'file') return { kind: read.kind === 'outside' ? 'skipped' : 'error', file: path, reason: read.message };
-    const { vars, badLines } = parseDotenv(read.text);
-    const found = connectionsFromEnvVars(vars, '.env', ctx.root);
-    const notes = [
-      ...(badLines.length > 0
-        ? [`.env line${badLines.length > 1 ? 's' : ''} ${badLines.slice(0, 5).join(', ')} not KEY=VALUE; ignored.`]
-        : []),
-      ...found.notes,
-    ];
+    const found = connectionsFromEnvVars(parseDotenv(read.text), '.env', ctx.root);
+    const notes = [...found.notes];
     if (found.candidates.length === 0 && found.notes.length === 0)
       notes.push('.env has no VCAP_SERVICES, HANA_* or DATABASE_URL variables.');
     return { kind: 'found', file: read.real, found: { ...found, notes } };
