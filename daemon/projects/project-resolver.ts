@@ -51,16 +51,23 @@ const listNames = (candidates: readonly Candidate[]): string => candidates.map((
  * Runs the sources in order, recording each: `used` (the first that yields a connection: first
  * match wins), `skipped` (present but yields nothing, or shadowed by an earlier match), `absent`
  * or `error` (a clear sentence naming the file). Later sources are still read, so a person can
- * see what an earlier one shadows. A broken source never stops the chain.
+ * see what an earlier one shadows. A broken source never stops the chain; the one that does is a
+ * `.cdsrc-private.json` holding only a binding reference, as in hana-cli (`stops`).
  */
 export function resolveSources(ctx: SourceContext, sources: readonly ProjectSource[] = PROJECT_SOURCES): Resolution {
   const reports: SourceReport[] = [];
   let used: Resolution['used'];
+  let stoppedBy: string | undefined;
   for (const source of sources) {
+    if (stoppedBy) {
+      reports.push({ source: source.label, status: 'skipped', reason: `Not read: ${stoppedBy} stops the chain (as in hana-cli).` });
+      continue;
+    }
     const finding = find(source, ctx);
     const file = finding.file ? { file: finding.file } : {};
     if (finding.kind !== 'found') {
       reports.push({ source: source.label, ...file, status: finding.kind, reason: finding.reason });
+      if (finding.kind === 'error' && finding.stops && !used) stoppedBy = source.label;
       continue;
     }
     const notes = [...finding.found.notes];

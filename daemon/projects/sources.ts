@@ -1,5 +1,5 @@
 import { isAbsolute, join, resolve } from 'node:path';
-import { capDbEntries } from './cap-config.js';
+import { bindingNote, capDbEntries } from './cap-config.js';
 import { connectionsFromCap, type KindHint } from './cap-source.js';
 import { parseDotenv } from './dotenv.js';
 import { connectionsFromEnvVars } from './env-vars.js';
@@ -21,7 +21,7 @@ export interface SourceContext {
 
 /** One source's own finding, before precedence decides used or skipped. */
 export type SourceFinding =
-  | { readonly kind: 'absent' | 'skipped' | 'error'; readonly file?: string; readonly reason: string }
+  | { readonly kind: 'absent' | 'skipped' | 'error'; readonly file?: string; readonly reason: string; readonly stops?: boolean }
   | { readonly kind: 'found'; readonly file?: string; readonly found: SourceYield; readonly reason?: string };
 
 export interface ProjectSource {
@@ -75,9 +75,30 @@ function capSource(
       const entries = capDbEntries(section);
       if (entries.length === 0)
         return { kind: 'found', file: json.file, found: { candidates: [], notes: [`${label} declares no cds.requires.db.`] } };
-      return { kind: 'found', file: json.file, found: connectionsFromCap(entries, label, ctx.root, kindHint(ctx, hints)) };
+      const found = connectionsFromCap(entries, label, ctx.root, kindHint(ctx, hints));
+      const reference = label === '.cdsrc-private.json' && found.candidates.length === 0 ? entries.find((e) => e.binding) : undefined;
+      if (reference) return bindingOnly(ctx, json.file, reference);
+      return { kind: 'found', file: json.file, found };
     },
   };
+}
+
+/**
+ * A `.cdsrc-private.json` that holds only a binding reference (what `cds bind` writes): hana-cli
+ * stops there with an error rather than fall through to another database, and so does hanactl.
+ * The one exception is deliberate: the caller's `VCAP_SERVICES`, which `cds bind --exec` sets to
+ * the resolved binding for the command it runs, is used as that binding's credentials.
+ */
+function bindingOnly(ctx: SourceContext, file: string, entry: Parameters<typeof bindingNote>[1]): SourceFinding {
+  if (ctx.vcapServices !== undefined) {
+    const found = connectionsFromVcap(ctx.vcapServices, 'VCAP_SERVICES (as `cds bind --exec` sets it)', ctx.root);
+    if (found.candidates.length > 0) {
+      const note = `.cdsrc-private.json holds only a binding reference; the caller's VCAP_SERVICES (as \`cds bind --exec\` sets it) resolves it.`;
+      return { kind: 'found', file, found: { ...found, notes: [note, ...found.notes] } };
+    }
+  }
+  const stop = 'hana-cli stops here too, so no later source is used: a person resolves the binding, or removes the file to use the others.';
+  return { kind: 'error', file, stops: true, reason: `${bindingNote('.cdsrc-private.json', entry)} ${stop}` };
 }
 
 /** A default-env.json style file: `VCAP_SERVICES` (and hana-cli's `TARGET_CONTAINER`). */

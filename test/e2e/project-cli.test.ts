@@ -11,6 +11,11 @@ const base = fixtureRoot();
 const home = new TestHome({ extraEnv: { HOME: join(base.dir, 'home') } });
 const cap = writeTree(join(base.dir, 'cap'), {
   ...capSqliteProject('cap'),
+  'default-env.json': json({ VCAP_SERVICES: { hana: [hanaBinding('cap-hdi', { password: SECRET })] } }),
+});
+/** A project after `cds bind`: its .cdsrc-private.json holds only a binding reference. */
+const bound = writeTree(join(base.dir, 'bound'), {
+  ...capSqliteProject('bound'),
   '.cdsrc-private.json': json({
     requires: { '[hybrid]': { db: { kind: 'hana', binding: { type: 'cf', instance: 'cap-hana', key: 'cap-key' } } } },
   }),
@@ -54,13 +59,13 @@ describe('hanactl trust, explain-project and import', () => {
     await home.ok(['trust', cap]);
     const text = (await home.ok(['explain-project', join(cap, 'srv')])).stdout;
     expect(text).toContain(`Project ${cap} (CAP: db/, srv/, cds in package.json)`);
-    expect(text).toMatch(/ 1\. \.cdsrc-private\.json: skipped .*\n {4}.*only a cloud binding reference.*cds bind --exec --profile hybrid/);
+    expect(text).toMatch(/ 1\. \.cdsrc-private\.json: absent/);
     expect(text).toMatch(/ 3\. package\.json: used/);
     expect(text).toMatch(/ 4\. default-env\.json: skipped .*\n {4}Shadowed: package\.json came first/);
     expect(text).toContain('Connections: project:db (sqlite) [first]');
     const explained = JSON.parse((await home.ok(['explain-project', cap, '--json'])).stdout);
     expect(explained.sources.map((s: { source: string; status: string }) => `${s.source}=${s.status}`)).toEqual([
-      '.cdsrc-private.json=skipped',
+      '.cdsrc-private.json=absent',
       '.cdsrc.json=absent',
       'package.json=used',
       'default-env.json=skipped',
@@ -70,6 +75,16 @@ describe('hanactl trust, explain-project and import', () => {
       'VCAP_SERVICES=absent',
     ]);
     expect(text + JSON.stringify(explained)).not.toContain(SECRET);
+  });
+
+  it('stops at a .cdsrc-private.json that holds only a binding reference, naming it and the cds bind command', async () => {
+    await home.ok(['trust', bound]);
+    const text = (await home.ok(['explain-project', bound])).stdout;
+    expect(text).toMatch(
+      / 1\. \.cdsrc-private\.json: error .*\n {4}.*only a cloud binding reference.*"cap-hana".*cds bind --exec --profile hybrid/,
+    );
+    expect(text).toMatch(/ 3\. package\.json: skipped\n {4}Not read: \.cdsrc-private\.json stops the chain/);
+    expect(text).not.toContain(SECRET);
   });
 
   it('imports a project connection into the registry, by default and by name', async () => {

@@ -61,18 +61,53 @@ describe('the connection chain, source by source', () => {
     expect(JSON.stringify(r.sources)).not.toContain(SECRET);
   });
 
-  it('falls through a .cdsrc-private.json that holds only a cloud binding, saying how to resolve it', () => {
+  it('stops at a .cdsrc-private.json that holds only a cloud binding (as cds bind writes it), as hana-cli does', () => {
+    // The file exactly as `cds bind --to my-hana` writes it.
     const root = folder({
       ...capSqliteProject('c'),
+      '.cdsrc-private.json': json({
+        requires: {
+          '[hybrid]': {
+            db: {
+              binding: {
+                type: 'cf',
+                apiEndpoint: 'https://api.cf.eu10.hana.ondemand.com',
+                org: 'o',
+                space: 's',
+                instance: 'my-hana',
+                key: 'my-hana-key',
+                resolved: false,
+              },
+              kind: 'hana',
+              vcap: { name: 'db' },
+            },
+          },
+        },
+      }),
+      'default-env.json': json({ VCAP_SERVICES: { hana: [hanaBinding('elsewhere', { password: SECRET })] } }),
+    });
+    const r = chain(root);
+    const priv = r.sources[0];
+    expect(priv).toMatchObject({ source: '.cdsrc-private.json', status: 'error' });
+    expect(priv?.reason).toMatch(/only a cloud binding reference.*"my-hana" with key "my-hana-key".*cds bind --exec --profile hybrid/);
+    expect(priv?.reason).toContain('hana-cli stops here too');
+    expect(r.used).toBeUndefined();
+    expect(status(r)).toMatchObject({ 'package.json': 'skipped', 'default-env.json': 'skipped' });
+    expect(r.sources.find((s) => s.source === 'default-env.json')?.reason).toBe(
+      'Not read: .cdsrc-private.json stops the chain (as in hana-cli).',
+    );
+    expect(JSON.stringify(r.sources)).not.toContain(SECRET);
+  });
+
+  it('uses the caller’s VCAP_SERVICES for that binding when cds bind --exec provides it', () => {
+    const root = folder({
       '.cdsrc-private.json': json({
         requires: { '[hybrid]': { db: { kind: 'hana', binding: { type: 'cf', instance: 'my-hana', key: 'my-hana-key' } } } },
       }),
     });
-    const r = chain(root);
-    const priv = r.sources[0];
-    expect(priv).toMatchObject({ source: '.cdsrc-private.json', status: 'skipped' });
-    expect(priv?.reason).toMatch(/only a cloud binding reference.*"my-hana".*cds bind --exec --profile hybrid/);
-    expect(r.used?.label).toBe('package.json');
+    const r = chain(root, { vcapServices: JSON.stringify({ hana: [hanaBinding('my-hana', { password: SECRET })] }) });
+    expect(r.used).toMatchObject({ label: '.cdsrc-private.json', preferred: 'my-hana' });
+    expect(r.sources[0]?.reason).toContain('cds bind --exec');
   });
 
   it('reads a hana-cli project: default-env.json before .env', () => {
