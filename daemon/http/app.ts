@@ -18,6 +18,7 @@ import { limitBody, MAX_BODY_BYTES, requestHeader } from './node-request.js';
 import { operatorRoutes } from './operator-routes.js';
 import { projectRoutes } from './project-routes.js';
 import { queryRoutes } from './query-routes.js';
+import { operatorOnly } from './require-cli.js';
 import { sessionRoutes } from './session-routes.js';
 
 /** Everything the routes use; the composition root builds it, routes construct nothing. */
@@ -77,6 +78,8 @@ export function createApp(deps: AppDeps): Hono {
     }
     await next();
   });
+  // What only a person may do is refused to the agent's clients before any handler runs.
+  app.use('*', operatorOnly());
   app.use('*', limitBody);
 
   app.get('/v1/health', (c) => c.json(deps.health()));

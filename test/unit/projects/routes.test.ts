@@ -45,12 +45,13 @@ describe('the project and trust API', () => {
       ['POST', '/v1/trust'],
       ['POST', '/v1/trust/remove'],
       ['POST', '/v1/projects/import'],
+      ['GET', '/v1/trust'],
     ] as const) {
-      const res = await call(method, path, { path: project });
+      const res = await call(method, path, method === 'GET' ? undefined : { path: project });
       expect(res.status, path).toBe(403);
       expect(res.body.error.message).toMatch(/Only a person can .* with the hanactl command line; no tool can\./);
     }
-    expect((await call('GET', '/v1/trust')).body).toEqual({ trusted: [] });
+    expect((await call('GET', '/v1/trust', undefined, 'hanactl-cli')).body).toEqual({ trusted: [] });
     const ok = await call('POST', '/v1/trust', { path: project }, 'hanactl-cli');
     expect(ok).toEqual({ status: 200, body: { path: project, changed: true } });
   });
