@@ -53,6 +53,12 @@ export interface DriverConnection {
   ping(): Promise<void>;
   /** Puts the session back to a clean state before the next borrower. */
   reset(): Promise<void>;
+  /**
+   * Whether the session may hold state a call left behind. A connection that reports it cleans
+   * itself at the end of each call and is reset by the pool when it is returned only if this is
+   * true, never on borrow; one that leaves it undefined is reset on every borrow.
+   */
+  readonly dirty?: boolean;
   /** The server's version string, when known. */
   serverVersion(): Promise<string | undefined>;
   /** Closes the connection; never throws. */

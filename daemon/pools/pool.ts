@@ -33,6 +33,8 @@ interface Slot {
   readonly connection: DriverConnection;
   readonly createdAt: number;
   idleTimer?: NodeJS.Timeout;
+  /** Reset since it was last lent (or never lent): the next borrower needs no reset. */
+  clean: boolean;
 }
 
 interface Waiter {
@@ -44,7 +46,10 @@ interface Waiter {
 /**
  * A bounded pool of driver connections with pg-pool's semantics: FIFO waiters with an
  * acquire timeout, idle eviction, max lifetime, destroy-on-error, and counters for
- * `hanactl pools`. Connections are reset on every borrow.
+ * `hanactl pools`. A connection that reports whether a call left state in its session (`dirty`)
+ * is cleaned when it is returned, before it idles — a lock or a temporary table is gone while
+ * nobody holds it, not minutes later at the next borrow — and is not reset again on borrow. One
+ * that does not report it is reset on every borrow.
  */
 export class Pool {
   readonly #open: () => Promise<DriverConnection>;
@@ -54,6 +59,8 @@ export class Pool {
   readonly #busy = new Set<Slot>();
   readonly #waiters: Waiter[] = [];
   #pending = 0;
+  /** Returned connections still being reset; they idle (or serve a waiter) when done. */
+  #cleaning = 0;
   #ended = false;
   created = 0;
   destroyed = 0;
@@ -96,7 +103,7 @@ export class Pool {
       }
       this.#busy.add(slot);
       try {
-        await slot.connection.reset();
+        if (!slot.clean) await slot.connection.reset();
         return this.#lease(slot);
       } catch {
         this.errors++;
@@ -104,7 +111,8 @@ export class Pool {
         this.#destroy(slot);
       }
     }
-    if (this.totalCount < this.#options.max) return this.#lease(await this.#create());
+    // A connection being reset is about to idle: wait for it rather than open another.
+    if (this.totalCount < this.#options.max && this.#cleaning <= this.#waiters.length) return this.#lease(await this.#create());
     return new Promise<Lease>((resolve, reject) => {
       const waiter: Waiter = {
         resolve,
@@ -158,28 +166,58 @@ export class Pool {
     }
     this.#pending--;
     this.created++;
-    const slot: Slot = { connection, createdAt: Date.now() };
+    const slot: Slot = { connection, createdAt: Date.now(), clean: true };
     this.#busy.add(slot);
     return slot;
   }
 
   #lease(slot: Slot): Lease {
     let released = false;
+    slot.clean = false;
     return {
       connection: slot.connection,
       release: (err?: unknown) => {
         if (released) throw new Error('Release called on a connection that was already released; this is a bug in hanactl.');
         released = true;
-        this.#busy.delete(slot);
         if (err || slot.connection.broken || this.#expired(slot) || this.#ended) {
+          this.#busy.delete(slot);
           if (err) this.errors++;
           this.#destroy(slot);
-        } else {
-          this.#returnToIdle(slot);
+          this.#serveWaiters();
+          return;
         }
+        const { dirty } = slot.connection;
+        if (dirty === true) {
+          this.#clean(slot);
+          return;
+        }
+        this.#busy.delete(slot);
+        slot.clean = dirty === false;
+        this.#returnToIdle(slot);
         this.#serveWaiters();
       },
     };
+  }
+
+  /** Resets a returned connection (it stays counted as busy meanwhile), then idles it or destroys it. */
+  #clean(slot: Slot): void {
+    this.#cleaning++;
+    const done = (ok: boolean): void => {
+      this.#cleaning--;
+      this.#busy.delete(slot);
+      if (!ok) this.errors++;
+      if (ok && !slot.connection.broken && !this.#ended) {
+        slot.clean = true;
+        this.#returnToIdle(slot);
+      } else {
+        this.#destroy(slot);
+      }
+      this.#serveWaiters();
+    };
+    slot.connection.reset().then(
+      () => done(true),
+      () => done(false),
+    );
   }
 
   #returnToIdle(slot: Slot): void {
@@ -187,6 +225,10 @@ export class Pool {
     if (waiter) {
       clearTimeout(waiter.timer);
       this.#busy.add(slot);
+      if (slot.clean) {
+        waiter.resolve(this.#lease(slot));
+        return;
+      }
       slot.connection.reset().then(
         () => waiter.resolve(this.#lease(slot)),
         () => {
@@ -214,7 +256,8 @@ export class Pool {
 
   /** When a slot was freed by destruction, a waiter may now open a new connection. */
   #serveWaiters(): void {
-    while (this.#waiters.length > 0 && this.totalCount < this.#options.max && !this.#ended) {
+    // Waiters up to the number of connections being reset are served by those.
+    while (this.#waiters.length > this.#cleaning && this.totalCount < this.#options.max && !this.#ended) {
       const waiter = this.#waiters.shift() as Waiter;
       clearTimeout(waiter.timer);
       this.#create().then(

@@ -42,6 +42,8 @@ export class MysqlConnection implements DriverConnection {
   #lostCause: unknown;
   /** The session `SET` last applied; undefined when it must be asserted again. */
   #session: string | undefined;
+  /** A call began and its closing reset has not completed. */
+  #dirty = false;
 
   constructor(raw: MysqlRawConnection, deps: MysqlConnectionDeps) {
     this.#raw = raw;
@@ -65,6 +67,7 @@ export class MysqlConnection implements DriverConnection {
       throw new HanactlError('INTERNAL', 'This MySQL connection is already running a statement; a pool lends it to one caller at a time.');
     if (options.signal?.aborted) throw interruptedError('cancel', options.timeoutMs, this.#deps.errors);
     this.#busy = true;
+    this.#dirty = true;
     const watch = new InterruptWatch(options.timeoutMs, options.signal, (reason) => this.#interrupt(reason));
     let inTransaction = false;
     let commit = false;
@@ -102,7 +105,9 @@ export class MysqlConnection implements DriverConnection {
       return outcome.result;
     } finally {
       // A read call is never committed, whatever happened; a write only when its context held.
-      if (inTransaction && !this.#broken) await this.#roundTrip(commit ? 'COMMIT' : 'ROLLBACK').catch(() => this.#breakNow());
+      if (inTransaction && commit && !this.#broken) await this.#roundTrip('COMMIT').catch(() => this.#breakNow());
+      // The reset rolls back whatever is still open and leaves the session clean for the pool.
+      if (!this.#broken) await this.#resetSession().catch(() => this.#breakNow());
       this.#busy = false;
     }
   }
@@ -114,19 +119,34 @@ export class MysqlConnection implements DriverConnection {
     });
   }
 
+  /** Every call ends with a reset, so a connection the pool gets back holds nothing of it. */
+  get dirty(): boolean {
+    return this.#dirty;
+  }
+
   async reset(): Promise<void> {
     this.#assertUsable();
     try {
-      // COM_RESET_CONNECTION in one round trip: whatever an earlier borrower left in the session
-      // (user variables such as a forged @mcp_*, locks, prepared statements, sql_mode) is gone.
-      await this.#call((done) => this.#raw.reset(done));
-      this.#contextNames.clear();
+      await this.#resetSession();
     } catch (err) {
       this.#breakNow();
       throw this.#normalise(err);
     }
+  }
+
+  /**
+   * COM_RESET_CONNECTION, one round trip: the open transaction is rolled back, and whatever the
+   * call left in the session is gone — user-level locks (GET_LOCK in a stored function), user
+   * variables (a forged @mcp_*), temporary tables, prepared statements, table locks, session
+   * variables. mysql2 forgets its prepared statements with them.
+   */
+  async #resetSession(): Promise<void> {
+    this.#dirty = true;
+    await this.#call((done) => this.#raw.reset(done));
+    this.#contextNames.clear();
     // Re-asserted (read-only mode, time zone, statement limit) on the next execute.
     this.#session = undefined;
+    this.#dirty = false;
   }
 
   async serverVersion(): Promise<string | undefined> {

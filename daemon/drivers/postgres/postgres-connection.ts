@@ -6,6 +6,7 @@ import { assertContextKept, assertContextUnchanged, contextUnavailable } from '.
 import { normaliseDriverError } from '../scrub.js';
 import { toJsonValue, uniqueColumnNames } from '../values.js';
 import type { CorkableStream, PgClient, PgCursor, PgCursorConstructor, PgField } from './postgres-types.js';
+import { CLEANUP_STATEMENTS, DBLINK_DISCONNECT_ALL, DBLINK_PRESENT } from './postgres-cleanup.js';
 import { pgTypeName } from './postgres-type-names.js';
 
 /** How long closing a cursor may take before the connection is given up. */
@@ -233,12 +234,17 @@ export class PostgresConnection implements DriverConnection {
     }
   }
 
+  /**
+   * Ends the call's transaction and, in the same round trip, drops the session-level state a
+   * statement could leave behind (CLEANUP_STATEMENTS), so the connection goes back to its pool
+   * clean. dblink connections need a second round trip, paid only where dblink is installed.
+   */
   async #finish(outcome: 'commit' | 'rollback'): Promise<void> {
     if (this.#broken) return;
     try {
-      // Session-level state a statement could leave behind (advisory locks, prepared
-      // statements, LISTEN) is dropped in the same round trip as the transaction's end.
-      await this.#simple(`${outcome === 'commit' ? 'COMMIT' : 'ROLLBACK'}; SELECT pg_advisory_unlock_all(); DEALLOCATE ALL; UNLISTEN *`);
+      const sql = [outcome === 'commit' ? 'COMMIT' : 'ROLLBACK', ...CLEANUP_STATEMENTS, DBLINK_PRESENT].join('; ');
+      const results = (await this.#client.query(sql)) as unknown as { rows: Record<string, unknown>[] }[];
+      if (results.at(-1)?.rows[0]?.exists === true) await this.#simple(DBLINK_DISCONNECT_ALL);
     } catch {
       this.#dirty = true;
     }
@@ -283,13 +289,19 @@ export class PostgresConnection implements DriverConnection {
     await this.#simple('SELECT 1');
   }
 
+  /** True after a call that failed part-way: the pool resets the connection when it is returned. */
+  get dirty(): boolean {
+    return this.#dirty;
+  }
+
   async reset(): Promise<void> {
-    // Every call runs in its own transaction with transaction-local settings, so a clean
-    // call leaves nothing behind and the reset costs no round trip. After a failure the
-    // session is scrubbed: ROLLBACK, then DISCARD ALL (which refuses to run in a transaction).
+    // Every call ends by cleaning the session (#finish), so a clean call leaves nothing behind
+    // and the reset costs no round trip. After a failure the session is scrubbed: ROLLBACK, then
+    // DISCARD ALL (which refuses to run in a transaction), then any dblink connection.
     if (!this.#dirty) return;
     await this.#simple('ROLLBACK');
     await this.#simple('DISCARD ALL');
+    await this.#simple(DBLINK_DISCONNECT_ALL);
     this.#dirty = false;
   }
 
