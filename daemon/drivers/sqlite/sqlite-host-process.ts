@@ -134,8 +134,10 @@ export class SqliteHostProcess {
 
   #settle(reply: HostReply): void {
     const pending = this.#pending.get(reply.id);
-    if (!pending) return;
     this.#pending.delete(reply.id);
+    // Marked before the caller hears back, so the pool sees a broken connection when it is released.
+    if (reply.retiring) this.#die('The SQLite worker ended after its last call');
+    if (!pending) return;
     if (reply.ok) pending.resolve(reply.value);
     else pending.reject(rebuild(reply.error.code, reply.error.message, reply.error.details));
   }

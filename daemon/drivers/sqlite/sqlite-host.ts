@@ -91,8 +91,10 @@ function onMessage(req: HostRequest): void {
   } catch (err) {
     reply = { id: req.id, ok: false, error: toHostError(err) };
   }
-  // After a close, or when a transaction could not be ended, this process has no more use.
+  // After a close, or when the connection could not be put back as it was opened, this process
+  // has no more use.
   const last = req.op === 'close' || session?.broken === true;
+  if (last && req.op !== 'close') reply = { ...reply, retiring: true };
   process.send?.(reply, undefined, undefined, () => {
     if (last) process.exit(0);
   });

@@ -48,9 +48,14 @@ export interface HostError {
   readonly details: ErrorDetails;
 }
 
-export type HostReply =
+/**
+ * `retiring` says the host ends after this reply (its connection could not be put back as it was
+ * opened, or it was asked to close): the daemon stops using it at once.
+ */
+export type HostReply = { readonly retiring?: true } & (
   | { readonly id: number; readonly ok: true; readonly value: HostResults[HostOp] }
-  | { readonly id: number; readonly ok: false; readonly error: HostError };
+  | { readonly id: number; readonly ok: false; readonly error: HostError }
+);
 
 /** A request without its `id`, as the connection builds it before sending. */
 export type HostCall = HostRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;

@@ -3,6 +3,7 @@ import type { Param } from '../../../shared/schemas.js';
 import type { StatementResult } from '../driver.js';
 import { normaliseDriverError } from '../scrub.js';
 import { toJsonValue, uniqueColumnNames } from '../values.js';
+import { ConnectionState } from './sqlite-state.js';
 
 /** The slice of better-sqlite3's statement API the session uses. */
 export interface SqliteStatement {
@@ -12,6 +13,7 @@ export interface SqliteStatement {
   safeIntegers(on?: boolean): this;
   raw(on?: boolean): this;
   iterate(...params: unknown[]): IterableIterator<unknown[]>;
+  all(...params: unknown[]): unknown[];
   run(...params: unknown[]): { changes: number };
 }
 
@@ -20,7 +22,7 @@ export interface SqliteDatabase {
   prepare(sql: string): SqliteStatement;
   exec(sql: string): void;
   pragma(sql: string, options?: { simple?: boolean }): unknown;
-  function(name: string, options: { deterministic?: boolean }, fn: (...args: unknown[]) => unknown): unknown;
+  function(name: string, options: { deterministic?: boolean; varargs?: boolean }, fn: (...args: unknown[]) => unknown): unknown;
   close(): void;
   readonly inTransaction: boolean;
   readonly open: boolean;
@@ -40,6 +42,7 @@ export interface SessionExecuteOptions {
  */
 export class SqliteSession {
   readonly #db: SqliteDatabase;
+  readonly #state: ConnectionState;
   #context: Readonly<Record<string, string>> = {};
   #broken = false;
 
@@ -48,6 +51,7 @@ export class SqliteSession {
     db.function('mcp_context', { deterministic: false }, (name) =>
       typeof name === 'string' ? (this.#context[name.trim().toUpperCase()] ?? null) : null,
     );
+    this.#state = new ConnectionState(db);
   }
 
   /** Runs exactly one statement; throws `HanactlError` only. */
@@ -99,13 +103,20 @@ export class SqliteSession {
       if (e.code === 'SQLITE_NOTADB') this.#broken = true;
       throw normaliseDriverError(err, 'QUERY_FAILED', [], e.code ? { nativeCode: e.code } : {});
     } finally {
-      this.#end(commit);
+      try {
+        this.#end(commit);
+      } finally {
+        // Cleaned as it is returned, not only when next borrowed: nothing this call changed in
+        // the connection reaches the next caller. A connection that cannot be put back is spent.
+        this.#context = {};
+        if (!this.#state.restore(sql)) this.#broken = true;
+      }
     }
   }
 
   /**
-   * True once a transaction could not be ended: the session must not be reused, and the host
-   * ends its process after replying.
+   * True once a transaction could not be ended or the connection could not be put back as it
+   * was opened: the session must not be reused, and the host ends its process after replying.
    */
   get broken(): boolean {
     return this.#broken;
