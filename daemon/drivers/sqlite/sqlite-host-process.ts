@@ -1,6 +1,6 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { ERROR_CODES, type ErrorCode, HanactlError } from '../../../shared/errors.js';
-import { sqliteHostPath } from './sqlite-host-path.js';
+import { type HostLaunch, hostLaunch } from './sqlite-host-launch.js';
 import type { HostCall, HostReply, HostResults } from './sqlite-protocol.js';
 
 /** How one request is bounded; a request that hits either bound kills the child. */
@@ -37,11 +37,13 @@ export class SqliteHostProcess {
   #nextId = 1;
   #dead: string | undefined;
 
-  constructor() {
-    this.#child = fork(sqliteHostPath(), [], {
+  constructor(launch: HostLaunch = hostLaunch()) {
+    this.#child = fork(launch.modulePath, [...launch.args], {
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-      execArgv: [],
+      execPath: launch.execPath,
+      execArgv: [...launch.execArgv],
+      env: { ...launch.env },
     });
     this.#exited = new Promise((resolve) => this.#child.once('exit', () => resolve()));
     this.#child.on('exit', (code, signal) =>

@@ -4,8 +4,9 @@
  * synchronous better-sqlite3 calls here keeps the daemon's event loop free, and a runaway
  * statement is stopped by killing this process (SQLite's interrupt is not exposed).
  *
- * It never outlives the daemon: it exits when the IPC channel closes, and a watchdog thread
- * kills it when its parent is gone even while a statement holds the main thread.
+ * It never outlives the daemon: it exits when the IPC channel closes, and when its parent is gone
+ * even while a statement holds the main thread, through the parent-death signal the kernel sends
+ * (see `sqlite-host-launch.ts`) or, where that is not available, a watchdog thread.
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
@@ -111,4 +112,6 @@ if (!process.send) {
 }
 process.on('disconnect', () => process.exit(0));
 process.on('message', (msg) => onMessage(msg as HostRequest));
-startWatchdog();
+// Started through `setpriv --pdeathsig`, the kernel ends this process with the daemon; otherwise
+// a watchdog thread does.
+if (process.argv.includes('--watch-parent')) startWatchdog();

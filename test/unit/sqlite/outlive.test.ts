@@ -10,6 +10,21 @@ afterAll(() => fx.cleanup());
 /** The built driver: a stand-in daemon must run plain Node, so it imports `dist/`. */
 const BUILT_DRIVER = fileURLToPath(new URL('../../../dist/daemon/drivers/sqlite/index.js', import.meta.url));
 
+/** The built host process, to start a host with the watchdog thread instead of the kernel's signal. */
+const BUILT_HOST_PROCESS = fileURLToPath(new URL('../../../dist/daemon/drivers/sqlite/sqlite-host-process.js', import.meta.url));
+const BUILT_LAUNCH = fileURLToPath(new URL('../../../dist/daemon/drivers/sqlite/sqlite-host-launch.js', import.meta.url));
+
+/** A stand-in daemon whose host watches its parent with a thread (as where `setpriv` is missing). */
+const DAEMON_THREAD_WATCH = `
+const { SqliteHostProcess } = await import(process.env.HOST_PROCESS);
+const { hostLaunch } = await import(process.env.LAUNCH);
+const host = new SqliteHostProcess(hostLaunch(process.env, 'thread'));
+const limits = { timeoutMs: 600000, timeoutError: () => new Error('timeout') };
+await host.request({ op: 'open', path: process.env.DB, readonly: false }, limits);
+process.stdout.write(String(host.pid) + '\\n');
+await host.request({ op: 'execute', sql: process.env.SQL, params: [], maxRows: 1, readOnly: true, context: {} }, limits);
+`;
+
 /** A stand-in daemon: opens a connection, prints its worker's pid, then starts a runaway statement. */
 const DAEMON = `
 const { createSqliteDriver } = await import(process.env.DRIVER);
@@ -20,9 +35,12 @@ await conn.execute(process.env.SQL, [], { maxRows: 1, timeoutMs: 600000, readOnl
 `;
 
 describe('a worker whose daemon died', () => {
-  it('exits even while it is stuck in a statement', async () => {
-    const daemon = spawn(process.execPath, ['--input-type=module', '-e', DAEMON], {
-      env: { ...process.env, DRIVER: BUILT_DRIVER, DB: fx.file, SQL: RUNAWAY },
+  it.each([
+    ['the way the driver starts it', DAEMON],
+    ['watched by a thread', DAEMON_THREAD_WATCH],
+  ])('exits even while it is stuck in a statement (%s)', async (_how, source) => {
+    const daemon = spawn(process.execPath, ['--input-type=module', '-e', source], {
+      env: { ...process.env, DRIVER: BUILT_DRIVER, HOST_PROCESS: BUILT_HOST_PROCESS, LAUNCH: BUILT_LAUNCH, DB: fx.file, SQL: RUNAWAY },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     const [line] = (await once(daemon.stdout, 'data')) as [Buffer];
