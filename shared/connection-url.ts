@@ -35,6 +35,59 @@ const SCHEMES: Record<string, Engine> = {
   hana: 'hana',
 };
 
+/**
+ * The query options each engine's URL accepts, by name; any other is refused when the URL is
+ * parsed (at `hanactl add`, in the daemon, in project files), with the list. The drivers check
+ * the values when they connect and take these lists from here. HANA names match in any case, as
+ * its client's do (`daemon/drivers/hana/connect-options.ts` holds their kinds and aliases).
+ */
+export const URL_OPTIONS = {
+  sqlite: ['mode'],
+  postgres: ['sslmode', 'application_name', 'search_path', 'schema'],
+  mysql: ['ssl', 'sslmode', 'ssl-mode', 'sslca', 'sslcert', 'sslkey', 'socket'],
+  hana: [
+    'encrypt',
+    'sslValidateCertificate',
+    'sslCryptoProvider',
+    'sslTrustStore',
+    'sslHostNameInCertificate',
+    'sslSNIHostname',
+    'sslUseDefaultTrustStore',
+    'sslMinProtocolVersion',
+    'sslMaxProtocolVersion',
+    'currentSchema',
+    'databaseName',
+    'locale',
+    'compress',
+    'reconnect',
+    'distribution',
+    'proxyHost',
+    'proxyPort',
+    'proxyUserName',
+    'proxyHttp',
+    'proxyScpAccount',
+    'schema',
+    'validate_certificate',
+    'hostname_in_certificate',
+  ],
+} as const satisfies Record<Engine, readonly string[]>;
+
+const ENGINE_LABELS: Record<Engine, string> = { sqlite: 'SQLite', postgres: 'PostgreSQL', mysql: 'MySQL/MariaDB', hana: 'SAP HANA' };
+
+/** Refuses a query option the engine does not know, naming the ones it does. */
+function checkOptionNames(engine: Engine, options: Readonly<Record<string, string>>): void {
+  const allowed: readonly string[] = URL_OPTIONS[engine];
+  const fold = engine === 'hana' ? (k: string) => k.toLowerCase() : (k: string) => k;
+  const known = new Set(allowed.map(fold));
+  for (const key of Object.keys(options)) {
+    if (known.has(fold(key))) continue;
+    throw new HanactlError(
+      'INVALID_URL',
+      `The ${ENGINE_LABELS[engine]} URL option "${key.slice(0, 64)}" is not supported; the options are: ${allowed.join(', ')}.`,
+    );
+  }
+}
+
 const DEFAULT_PORTS: Record<Exclude<Engine, 'sqlite'>, number> = { postgres: 5432, mysql: 3306, hana: 30015 };
 
 const EXAMPLES =
@@ -57,8 +110,9 @@ export function parseConnectionUrl(url: string, baseDir: string = process.cwd())
   if (!engine) {
     throw invalid(`Unknown URL scheme ${scheme ? `"${scheme}:"` : '(none)'}; use sqlite:, postgres://, mysql://, mariadb:// or hana://.`);
   }
-  if (engine === 'sqlite') return { target: parseSqlite(text.slice(colon + 1), scheme, baseDir) };
-  return parseNetwork(text, engine, scheme);
+  const parsed = engine === 'sqlite' ? { target: parseSqlite(text.slice(colon + 1), scheme, baseDir) } : parseNetwork(text, engine, scheme);
+  checkOptionNames(engine, parsed.target.options);
+  return parsed;
 }
 
 function parseSqlite(rest: string, scheme: string, baseDir: string): Target {

@@ -50,6 +50,18 @@ describe('hanactl on the command line', () => {
     expect(connections.find((c: { name: string }) => c.name === 'dup').description).toBe('first');
   });
 
+  it.each([
+    ['pg-opt', 'postgres://app@127.0.0.1:5432/db?options=-c%20default_transaction_read_only%3Doff', /PostgreSQL URL option "options" is not supported; the options are: sslmode, /],
+    ['my-opt', 'mysql://app@127.0.0.1:3306/db?multipleStatements=true', /MySQL\/MariaDB URL option "multipleStatements" is not supported; the options are: ssl, /],
+    ['lite-opt', 'sqlite::memory:?cache=shared', /SQLite URL option "cache" is not supported; the options are: mode/],
+    ['hana-opt', 'hana://u@127.0.0.1:30015/HXE?bogus=1', /SAP HANA URL option "bogus" is not supported; the options are: encrypt, /],
+  ])('refuses an unknown URL option at add (%s), naming the allowed ones, and keeps nothing', async (name, url, message) => {
+    const result = await home.run(['add', name, url, '--no-password']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect((await home.ok(['list', '--json'])).stdout).not.toContain(name);
+  });
+
   it('resolves a relative SQLite path against the caller’s folder', async () => {
     await home.ok(['add', 'rel', 'sqlite:./some/file.db']);
     const { connections } = JSON.parse((await home.ok(['list', '--json'])).stdout);

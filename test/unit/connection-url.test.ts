@@ -266,3 +266,36 @@ describe('assertConnectionName', () => {
     expect(err.message).toMatch(/A connection name is required/);
   });
 });
+
+describe('parseConnectionUrl: query options', () => {
+  it.each([
+    ['sqlite:./data.db?cache=shared', 'SQLite', 'cache', 'mode'],
+    ['postgres://app@db.example/shop?sslmod=require', 'PostgreSQL', 'sslmod', 'sslmode, application_name, search_path, schema'],
+    ['postgres://app@db.example/shop?options=-c%20default_transaction_read_only%3Doff', 'PostgreSQL', 'options', 'sslmode'],
+    ['mysql://app@db.example/shop?multipleStatements=true', 'MySQL/MariaDB', 'multipleStatements', 'ssl, sslmode, ssl-mode'],
+    ['mariadb://app@db.example/shop?allowPublicKeyRetrieval=true', 'MySQL/MariaDB', 'allowPublicKeyRetrieval', 'socket'],
+    ['hana://app@db.example:30015/HXE?encrypt=true&bogus=1', 'SAP HANA', 'bogus', 'encrypt, sslValidateCertificate'],
+    ['hana://app@db.example:30015/HXE?connectTimeout=1', 'SAP HANA', 'connectTimeout', 'currentSchema'],
+  ])('refuses %j: an unknown option is named with the ones the engine has', (url, engine, option, listed) => {
+    const err = thrown(() => parseConnectionUrl(url, BASE));
+    expect(err.code).toBe('INVALID_URL');
+    expect(err.message).toContain(`The ${engine} URL option "${option}" is not supported; the options are: `);
+    expect(err.message).toContain(listed);
+  });
+
+  it.each([
+    'sqlite:./data.db?mode=ro',
+    'postgres://app@db.example/shop?sslmode=verify-full&application_name=x&search_path=a&schema=b',
+    'mysql://app@db.example/shop?ssl-mode=REQUIRED&sslca=/ca.pem&socket=/run/mysqld.sock',
+    'hana://app@db.example:30015/HXE?ENCRYPT=true&sslvalidatecertificate=false&schema=S&validate_certificate=true',
+  ])('accepts the documented options of %j (HANA in any case)', (url) => {
+    expect(() => parseConnectionUrl(url, BASE)).not.toThrow();
+  });
+
+  it('lists every option the HANA driver passes to its client, and no other', async () => {
+    const { HANA_URL_OPTIONS } = await import('../../daemon/drivers/hana/connect-options.js');
+    const { URL_OPTIONS } = await import('../../shared/connection-url.js');
+    const aliases = ['schema', 'validate_certificate', 'hostname_in_certificate'];
+    expect([...URL_OPTIONS.hana].sort()).toEqual([...Object.keys(HANA_URL_OPTIONS), ...aliases].sort());
+  });
+});

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import type { Target } from '../../../shared/connection-url.js';
+import { type Target, URL_OPTIONS } from '../../../shared/connection-url.js';
 import { HanactlError } from '../../../shared/errors.js';
 import type { DriverSettings } from '../driver.js';
 import type { MysqlConnectOptions, MysqlTlsOptions } from './mysql-module.js';
@@ -19,7 +19,7 @@ export interface MysqlUrlPlan {
 }
 
 /** The URL options a MySQL/MariaDB connection accepts; anything else is refused by name. */
-export const MYSQL_URL_OPTIONS = ['ssl', 'sslmode', 'ssl-mode', 'sslca', 'sslcert', 'sslkey', 'socket'] as const;
+export const MYSQL_URL_OPTIONS = URL_OPTIONS.mysql;
 
 const SSLMODES: Readonly<Record<string, TlsMode>> = {
   disable: 'disable',

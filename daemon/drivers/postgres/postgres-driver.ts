@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import type { Target } from '../../../shared/connection-url.js';
+import { type Target, URL_OPTIONS } from '../../../shared/connection-url.js';
 import { HanactlError } from '../../../shared/errors.js';
 import type { Driver, DriverCapabilities, DriverConnection, DriverFactory, DriverSecret, DriverSettings } from '../driver.js';
 import { normaliseDriverError } from '../scrub.js';
@@ -15,7 +15,7 @@ const CAPABILITIES: DriverCapabilities = {
   contextMechanism: 'set_config',
 };
 
-const KNOWN_OPTIONS = new Set(['sslmode', 'application_name', 'search_path', 'schema']);
+const KNOWN_OPTIONS = new Set<string>(URL_OPTIONS.postgres);
 
 /** Parsers that keep values exact: int8 as a number only when safe, dates and timestamps as the server wrote them. */
 function typeParsers(pg: PgModule) {

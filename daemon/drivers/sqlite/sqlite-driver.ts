@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import type { Target } from '../../../shared/connection-url.js';
+import { type Target, URL_OPTIONS } from '../../../shared/connection-url.js';
 import { HanactlError } from '../../../shared/errors.js';
 import type { Driver, DriverCapabilities, DriverConnection, DriverFactory, DriverSecret, DriverSettings } from '../driver.js';
 import { SqliteConnection } from './sqlite-connection.js';
@@ -11,7 +11,7 @@ const CAPABILITIES: DriverCapabilities = {
   contextMechanism: 'function',
 };
 
-const KNOWN_OPTIONS = new Set(['mode']);
+const KNOWN_OPTIONS = new Set<string>(URL_OPTIONS.sqlite);
 
 /**
  * SQLite files, embedded: no server, so "connecting" starts a worker process that opens the
