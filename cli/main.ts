@@ -69,12 +69,18 @@ URLs:
     .action(async (name, url, opts) => (await import('./commands/connections.js')).add(ctx(), name, url, opts));
   program
     .command('set <name>')
-    .description('change what only a person decides: write access, context parameters, description')
+    .description('change what only a person decides: write access, context parameters, description, result size')
     .option('--allow-write', 'let agents run writes on this connection')
     .option('--read-only', 'back to read-only (the default)')
     .option('--context <names>', 'declare context parameters, e.g. CUSTOMER_ID,REGION (replaces the list)')
     .option('--no-context', 'declare no context parameters')
     .option('--description <text>', 'a note shown to agents')
+    .option(
+      '--max-result-bytes <bytes>',
+      'the byte cap of one tool result on this connection (default 65536, 4096 to 4194304; "default" resets)',
+      // The bounds of MIN/MAX_MAX_RESULT_BYTES in shared/schemas.ts, which the daemon checks again.
+      (value: string) => (value === 'default' ? value : intOption(4096, 4 * 1024 * 1024)(value)),
+    )
     .addOption(json())
     .action(async (name, opts) => (await import('./commands/connections.js')).set(ctx(), name, opts));
   program

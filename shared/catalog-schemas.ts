@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConnectionRefSchema, MAX_SQL_LENGTH } from './schemas.js';
+import { ConnectionRefSchema, MAX_SQL_LENGTH, ResultCutSchema } from './schemas.js';
 
 /**
  * Bodies and answers of `POST /v1/catalog/:op`. Daemon, shim and CLI parse with these.
@@ -79,8 +79,11 @@ export const SearchRequestSchema = z.strictObject({
 });
 export type SearchRequest = z.infer<typeof SearchRequestSchema>;
 
+/** Present when the daemon cut an answer to the connection's byte cap (`ResultCut.note` says what). */
+const cut = { cut: ResultCutSchema.optional() };
+
 /** Shared by every capped list: `total` rows matched, `truncated` when fewer were returned. */
-const capped = { total: z.number().int(), truncated: z.boolean() };
+const capped = { total: z.number().int(), truncated: z.boolean(), ...cut };
 
 export const SchemaListSchema = z.object({ current: z.string().nullable(), schemas: z.array(z.string()), ...capped });
 export type SchemaList = z.infer<typeof SchemaListSchema>;
@@ -135,6 +138,7 @@ export const TableDescriptionSchema = z.object({
   primaryKey: z.array(z.string()),
   foreignKeys: z.array(ForeignKeySchema),
   indexes: z.array(IndexInfoSchema),
+  ...cut,
 });
 export type TableDescription = z.infer<typeof TableDescriptionSchema>;
 
@@ -162,6 +166,7 @@ export const ExplainResultSchema = z.object({
   text: z.string(),
   /** The engine's own plan: PostgreSQL and MySQL JSON, SQLite and HANA plan rows. */
   plan: z.unknown(),
+  ...cut,
 });
 export type ExplainResult = z.infer<typeof ExplainResultSchema>;
 
@@ -172,6 +177,7 @@ export const SampleResultSchema = z.object({
   rows: z.array(z.record(z.string(), z.unknown())),
   rowCount: z.number().int(),
   truncated: z.boolean(),
+  ...cut,
 });
 export type SampleResult = z.infer<typeof SampleResultSchema>;
 

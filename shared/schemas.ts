@@ -37,6 +37,33 @@ export const HealthSchema = z.object({
 });
 export type Health = z.infer<typeof HealthSchema>;
 
+/**
+ * The byte cap of one tool result, text and structured content together: 64 KiB is about
+ * 16k tokens, a tenth of a large context window. A person raises it per connection
+ * (`hanactl set <name> --max-result-bytes N`) up to 4 MiB, well under the 10 MiB a stdio MCP
+ * client buffers for one message.
+ */
+export const DEFAULT_MAX_RESULT_BYTES = 64 * 1024;
+export const MIN_MAX_RESULT_BYTES = 4 * 1024;
+export const MAX_MAX_RESULT_BYTES = 4 * 1024 * 1024;
+
+/**
+ * What the daemon cut from a result to keep it under its byte cap, and the sentence that says
+ * so and how to ask for less. Cut cells end in `…[cut]` in the text and the structured rows alike.
+ */
+export const ResultCutSchema = z.object({
+  limitBytes: z.number().int(),
+  /** Rows (or list entries) read but left out for size. */
+  rowsLeftOut: z.number().int(),
+  /** Cells (or strings) shortened to `cellChars` characters. */
+  cellsCut: z.number().int(),
+  cellChars: z.number().int(),
+  /** The columns (or fields) whose values were shortened. */
+  columns: z.array(z.string()),
+  note: z.string(),
+});
+export type ResultCut = z.infer<typeof ResultCutSchema>;
+
 /** A value an agent may bind to a `?`/`$1` placeholder. */
 export const ParamSchema = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 export type Param = z.infer<typeof ParamSchema>;
@@ -57,6 +84,8 @@ export const UpdateConnectionRequestSchema = z.strictObject({
   allowWrite: z.boolean().optional(),
   context: z.array(z.string().max(64)).max(32).optional(),
   description: z.string().max(500).optional(),
+  /** The byte cap of one tool result on this connection; null goes back to the default. */
+  maxResultBytes: z.number().int().min(MIN_MAX_RESULT_BYTES).max(MAX_MAX_RESULT_BYTES).nullable().optional(),
 });
 export type UpdateConnectionRequest = z.infer<typeof UpdateConnectionRequestSchema>;
 
@@ -70,6 +99,8 @@ export const ConnectionInfoSchema = z.object({
   allowWrite: z.boolean(),
   context: z.array(z.string()),
   createdAt: z.string(),
+  /** A byte cap a person set for this connection's tool results (else DEFAULT_MAX_RESULT_BYTES). */
+  maxResultBytes: z.number().int().optional(),
   /** Project connections only: the file (or variable) it was found in. */
   source: z.string().optional(),
 });
@@ -167,6 +198,8 @@ export const QueryResultSchema = z.object({
   /** Rows changed, for a write on a writable connection. */
   affectedRows: z.number().int().optional(),
   durationMs: z.number(),
+  /** Present when the byte cap cut cells or left rows out. */
+  cut: ResultCutSchema.optional(),
 });
 export type QueryResult = z.infer<typeof QueryResultSchema>;
 

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { describeTable, explainQuery, listRoutines, listSchemas, listTables, sampleRows, searchObjects } from '../shared/catalog-client.js';
 import { MAX_SAMPLE_ROWS, ObjectKindSchema, type TableDescription } from '../shared/catalog-schemas.js';
 import type { DaemonClient } from '../shared/daemon-client.js';
+import type { ResultCut } from '../shared/schemas.js';
 import { renderTable } from '../shared/text-table.js';
 import { fenceData } from './render.js';
 import type { SessionState } from './session-state.js';
@@ -24,12 +25,18 @@ const connection = z.string().optional();
 const schema = z.string().optional();
 const likePattern = z.string().describe('% _ wildcards, else substring');
 const list = z.array(z.unknown());
+/** Set when the daemon cut the answer to the connection's byte cap; its note is also in the text. */
+const cut = { cut: z.unknown().optional() };
 /** Lists report `truncated`; how many matched in all is in the text (`200 of 2000 ... shown`). */
-const capped = { truncated: z.boolean() };
+const capped = { truncated: z.boolean(), ...cut };
 const readOnly = { readOnlyHint: true } as const;
 
-/** A summary line the shim writes, then database text (names, comments, rows) fenced as data. */
-const answer = (head: string, body: string, structured: Record<string, unknown>) => ok(`${head}\n${fenceData(body)}`, structured);
+/**
+ * A summary line the shim writes, then database text (names, comments, rows) fenced as data.
+ * Where the daemon cut the answer to its byte cap, its note follows the summary.
+ */
+const answer = (head: string, body: string, structured: Record<string, unknown>, cut?: ResultCut) =>
+  ok(`${head}${cut ? `\n${cut.note}` : ''}\n${fenceData(body)}`, cut ? { ...structured, cut } : structured);
 
 /** The first line of a capped list: how many, and how to narrow when there are more. */
 function summary(shown: number, total: number, truncated: boolean, [one, many]: readonly [string, string]): string {
@@ -85,7 +92,12 @@ export function registerCatalogTools(server: McpServer, daemon: DaemonClient, st
         const r = await listSchemas(daemon, { ...(await target(connection)), ...given({ pattern }) }, extra.signal);
         const rows = r.schemas.map((s) => ({ schema: s, current: s === r.current ? '*' : '' }));
         const head = summary(r.schemas.length, r.total, r.truncated, ['schema', 'schemas']);
-        return answer(head, renderTable(['schema', 'current'], rows), { current: r.current, schemas: r.schemas, truncated: r.truncated });
+        return answer(
+          head,
+          renderTable(['schema', 'current'], rows),
+          { current: r.current, schemas: r.schemas, truncated: r.truncated },
+          r.cut,
+        );
       }),
   );
 
@@ -110,7 +122,7 @@ export function registerCatalogTools(server: McpServer, daemon: DaemonClient, st
         const estimates = r.tables.some((t) => t.rowEstimate !== null) ? ['rows'] : [];
         const comments = r.tables.some((t) => t.comment) ? ['comment'] : [];
         const head = `Schema "${r.schema}": ${summary(r.tables.length, r.total, r.truncated, ['table or view', 'tables and views'])}`;
-        return answer(head, renderTable(['name', 'kind', ...estimates, ...comments], rows), view);
+        return answer(head, renderTable(['name', 'kind', ...estimates, ...comments], rows), view, r.cut);
       }),
   );
 
@@ -128,13 +140,14 @@ export function registerCatalogTools(server: McpServer, daemon: DaemonClient, st
         primaryKey: list,
         foreignKeys: list,
         indexes: list,
+        ...cut,
       },
       annotations: readOnly,
     },
     ({ table, schema, connection }, extra) =>
       guarded(async () => {
         const d = await describeTable(daemon, { ...(await target(connection)), table, ...given({ schema }) }, extra.signal);
-        return answer(`${d.schema}.${d.table} (${d.kind}), ${d.columns.length} columns.`, describeText(d), d);
+        return answer(`${d.schema}.${d.table} (${d.kind}), ${d.columns.length} columns.`, describeText(d), d, d.cut);
       }),
   );
 
@@ -153,7 +166,7 @@ export function registerCatalogTools(server: McpServer, daemon: DaemonClient, st
         if (r.total === 0) return ok(r.note ?? `No procedures or functions in schema "${r.schema}"${pattern ? ' match' : ''}.`, view);
         const rows = r.routines.map((x) => ({ ...x, arguments: clip(x.arguments, 120), returns: clip(x.returns) }));
         const head = `Schema "${r.schema}": ${summary(r.routines.length, r.total, r.truncated, ['routine', 'routines'])}`;
-        return answer(head, renderTable(['name', 'kind', 'arguments', 'returns'], rows), view);
+        return answer(head, renderTable(['name', 'kind', 'arguments', 'returns'], rows), view, r.cut);
       }),
   );
 
@@ -162,13 +175,13 @@ export function registerCatalogTools(server: McpServer, daemon: DaemonClient, st
     {
       description: 'Plan of one read statement, without running it.',
       inputSchema: { sql: z.string(), connection },
-      outputSchema: { text: z.string(), plan: z.unknown() },
+      outputSchema: { text: z.string(), plan: z.unknown(), ...cut },
       annotations: readOnly,
     },
     ({ sql, connection }, extra) =>
       guarded(async () => {
         const r = await explainQuery(daemon, { ...(await target(connection)), sql }, extra.signal);
-        return answer(`Plan (${r.engine}, estimated, not run):`, r.text, { text: r.text, plan: r.plan });
+        return answer(`Plan (${r.engine}, estimated, not run):`, r.text, { text: r.text, plan: r.plan }, r.cut);
       }),
   );
 
@@ -177,7 +190,7 @@ export function registerCatalogTools(server: McpServer, daemon: DaemonClient, st
     {
       description: `A few rows of a table to see real values (default 10, max ${MAX_SAMPLE_ROWS}).`,
       inputSchema: { table: z.string(), schema, limit: z.number().optional(), connection },
-      outputSchema: { schema: z.string(), table: z.string(), columns: list, rows: list, rowCount: z.number(), truncated: z.boolean() },
+      outputSchema: { schema: z.string(), table: z.string(), columns: list, rows: list, rowCount: z.number(), ...capped },
       annotations: readOnly,
     },
     ({ table, schema, limit, connection }, extra) =>
@@ -187,7 +200,7 @@ export function registerCatalogTools(server: McpServer, daemon: DaemonClient, st
         const head = `${r.rowCount} row${r.rowCount === 1 ? '' : 's'} of ${r.schema}.${r.table}${more}.`;
         const names = r.columns.map((c) => c.name);
         if (r.rowCount === 0) return ok(`${head}\nColumns: ${names.join(', ')}`, r);
-        return answer(head, renderTable(names, r.rows), r);
+        return answer(head, renderTable(names, r.rows, Infinity), r, r.cut);
       }),
   );
 
@@ -213,6 +226,7 @@ export function registerCatalogTools(server: McpServer, daemon: DaemonClient, st
           summary(r.hits.length, r.total, r.truncated, ['match', 'matches']),
           renderTable(['kind', 'name', 'detail'], rows),
           view,
+          r.cut,
         );
       }),
   );

@@ -17,13 +17,17 @@ export function renderQueryResult(result: QueryResult, maxRows: number): string 
     const affected = result.affectedRows !== undefined ? `${result.affectedRows} row(s) affected` : 'Statement executed';
     return `${affected} (${result.durationMs} ms).`;
   }
-  const summary = result.truncated
+  const byRows = result.truncated && !result.cut?.rowsLeftOut;
+  const counted = byRows
     ? `${result.rowCount} rows shown; more rows exist (capped at maxRows=${maxRows}). Narrow the query with WHERE/LIMIT or raise maxRows.`
     : `${result.rowCount} row${result.rowCount === 1 ? '' : 's'} (${result.durationMs} ms).`;
+  // The daemon's byte cap: what it cut and how to ask for less.
+  const summary = result.cut ? `${counted}\n${result.cut.note}` : counted;
   if (result.rowCount === 0) return `${summary}\nColumns: ${result.columns.map((c) => c.name).join(', ')}`;
   const table = renderTable(
     result.columns.map((c) => c.name),
     result.rows,
+    Infinity,
   );
   return `${summary}\n${fenceData(table)}`;
 }

@@ -18,6 +18,8 @@ const RowsOutputShape = {
   rows: z.array(z.record(z.string(), z.unknown())),
   rowCount: z.number(),
   truncated: z.boolean(),
+  /** What the byte cap cut (`ResultCut`); left open here to keep tools/list small. */
+  cut: z.unknown().optional(),
 };
 
 /** Which connection a call uses: the explicit argument, else the session's active one. */
@@ -155,8 +157,8 @@ export function registerTools(server: McpServer, daemon: DaemonClient, state: Se
               extra.signal,
             ),
         );
-        const { columns, rows, rowCount, truncated } = result;
-        return ok(renderQueryResult(result, maxRows ?? DEFAULT_MAX_ROWS), { columns, rows, rowCount, truncated });
+        const { columns, rows, rowCount, truncated, cut } = result;
+        return ok(renderQueryResult(result, maxRows ?? DEFAULT_MAX_ROWS), { columns, rows, rowCount, truncated, ...(cut ? { cut } : {}) });
       }),
   );
   let writable = false;

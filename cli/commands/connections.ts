@@ -1,6 +1,7 @@
 import { parseConnectionUrl } from '../../shared/connection-url.js';
 import { HanactlError } from '../../shared/errors.js';
 import { assertConnectionName } from '../../shared/names.js';
+import { DEFAULT_MAX_RESULT_BYTES } from '../../shared/schemas.js';
 import { renderTable } from '../../shared/text-table.js';
 import { type CliContext, printJson } from '../context.js';
 import { promptHidden, readPasswordFromStdin } from '../password.js';
@@ -79,10 +80,12 @@ export interface SetOptions {
   readonly readOnly?: boolean;
   readonly context?: string | false;
   readonly description?: string;
+  /** `default` goes back to the default cap. */
+  readonly maxResultBytes?: number | 'default';
   readonly json?: boolean;
 }
 
-/** `hanactl set <name>`: what only a person decides — write access, context names, description. */
+/** `hanactl set <name>`: what only a person decides — write access, context names, description, result cap. */
 export async function set(ctx: CliContext, name: string, options: SetOptions): Promise<void> {
   if (options.allowWrite && options.readOnly) throw new HanactlError('INVALID_REQUEST', 'Give either --allow-write or --read-only, not both.');
   const changes = {
@@ -91,14 +94,21 @@ export async function set(ctx: CliContext, name: string, options: SetOptions): P
     ...(options.context === false ? { context: [] } : {}),
     ...(typeof options.context === 'string' ? { context: options.context.split(',').filter((s) => s.trim() !== '') } : {}),
     ...(options.description !== undefined ? { description: options.description } : {}),
+    ...(options.maxResultBytes !== undefined
+      ? { maxResultBytes: options.maxResultBytes === 'default' ? null : options.maxResultBytes }
+      : {}),
   };
   if (Object.keys(changes).length === 0) {
-    throw new HanactlError('INVALID_REQUEST', 'Nothing to change; give --allow-write, --read-only, --context N1,N2, --no-context or --description.');
+    throw new HanactlError(
+      'INVALID_REQUEST',
+      'Nothing to change; give --allow-write, --read-only, --context N1,N2, --no-context, --description or --max-result-bytes.',
+    );
   }
   const info = await ctx.daemon.updateConnection(name, changes);
   if (options.json) return printJson(ctx, info);
   const scoped = info.context.length > 0 ? `, context ${info.context.join(',')}` : '';
-  ctx.out(`"${info.name}" is now ${info.allowWrite ? 'read-write' : 'read-only'}${scoped}.`);
+  const cap = `, tool results up to ${info.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES} bytes`;
+  ctx.out(`"${info.name}" is now ${info.allowWrite ? 'read-write' : 'read-only'}${scoped}${cap}.`);
 }
 
 /** `hanactl remove <name>`. */

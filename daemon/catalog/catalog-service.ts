@@ -20,6 +20,7 @@ import {
 import type { Engine } from '../../shared/connection-url.js';
 import { HanactlError } from '../../shared/errors.js';
 import type { QueryService } from '../query/query-service.js';
+import { capCatalogResult, capQueryResult, type ResultBudget, resultBudget } from '../query/result-cap.js';
 import type { Catalog, CatalogExecutor, TableRef } from './catalog.js';
 import { withoutTrailingSemicolons } from './catalog-sql.js';
 import { CATALOGS } from './catalogs.js';
@@ -34,7 +35,7 @@ export type StatementVerdict =
 export type StatementValidator = (sql: string, engine: Engine) => StatementVerdict;
 
 export interface CatalogServiceDeps {
-  readonly queries: Pick<QueryService, 'runTrusted' | 'engineOf'>;
+  readonly queries: Pick<QueryService, 'runTrusted' | 'engineOf'> & Partial<Pick<QueryService, 'budgetOf'>>;
   /** Every statement explain_query plans passes this first. */
   readonly validate: StatementValidator;
   /** Needed by catalogs whose explain writes (SAP HANA); without it their explain is refused. */
@@ -49,7 +50,8 @@ type Call = { catalog: Catalog; run: CatalogExecutor; connection: string; contex
 /**
  * Schema discovery for one connection per call: picks the engine's catalog from a map, runs its
  * generated SQL through `QueryService.runTrusted` (read-only, rolled back), applies defaults
- * (the connection's current schema, a row cap of 200) and proves tables exist before use.
+ * (the connection's current schema, a row cap of 200), proves tables exist before use, and cuts
+ * every answer to the connection's byte budget before it leaves the service.
  */
 export class CatalogService {
   readonly #deps: CatalogServiceDeps;
@@ -65,41 +67,44 @@ export class CatalogService {
     const query = { limit: req.limit ?? DEFAULT_CATALOG_LIMIT, ...(req.pattern ? { pattern: req.pattern } : {}) };
     const current = await catalog.currentSchema(run);
     const list = await catalog.listSchemas(run, query);
-    return { current, ...list };
+    return this.#fit(req, { current, ...list });
   }
 
   async tables(req: TablesRequest): Promise<TableList> {
     const call = this.#call(req);
     const schema = await this.#schema(call, req.schema);
-    return call.catalog.listTables(call.run, {
+    const list = await call.catalog.listTables(call.run, {
       schema,
       limit: req.limit ?? DEFAULT_CATALOG_LIMIT,
       ...(req.pattern ? { pattern: req.pattern } : {}),
     });
+    return this.#fit(req, list);
   }
 
   async describe(req: DescribeRequest): Promise<TableDescription> {
     const call = this.#call(req);
-    return call.catalog.describeTable(call.run, await this.#table(call, req.schema, req.table));
+    return this.#fit(req, await call.catalog.describeTable(call.run, await this.#table(call, req.schema, req.table)));
   }
 
   async routines(req: RoutinesRequest): Promise<RoutineList> {
     const call = this.#call(req);
     const schema = await this.#schema(call, req.schema);
-    return call.catalog.listRoutines(call.run, {
+    const list = await call.catalog.listRoutines(call.run, {
       schema,
       limit: req.limit ?? DEFAULT_CATALOG_LIMIT,
       ...(req.pattern ? { pattern: req.pattern } : {}),
     });
+    return this.#fit(req, list);
   }
 
   async search(req: SearchRequest): Promise<SearchResult> {
     const { catalog, run } = this.#call(req);
-    return catalog.search(run, {
+    const found = await catalog.search(run, {
       pattern: req.pattern,
       kinds: req.kinds ?? ObjectKindSchema.options,
       limit: req.limit ?? DEFAULT_CATALOG_LIMIT,
     });
+    return this.#fit(req, found);
   }
 
   /** A few rows of a table proven to exist; one more is asked for, to know whether there are more. */
@@ -108,9 +113,16 @@ export class CatalogService {
     const table = await this.#table(call, req.schema, req.table);
     const limit = req.limit ?? DEFAULT_SAMPLE_ROWS;
     const statement = call.catalog.sampleStatement(table, limit + 1);
-    const result = await this.#deps.queries.runTrusted(call.connection, statement.sql, [...statement.params], limit, call.context, call.scope);
-    const { columns, rows, rowCount, truncated } = result;
-    return { schema: table.schema, table: table.table, columns, rows, rowCount, truncated };
+    const result = await this.#deps.queries.runTrusted(
+      call.connection,
+      statement.sql,
+      [...statement.params],
+      limit,
+      call.context,
+      call.scope,
+    );
+    const { columns, rows, rowCount, truncated, cut } = capQueryResult(result, this.#budget(req));
+    return { schema: table.schema, table: table.table, columns, rows, rowCount, truncated, ...(cut ? { cut } : {}) };
   }
 
   /** The plan of one read statement, which must pass the validator first; it is never run. */
@@ -125,7 +137,7 @@ export class CatalogService {
       });
     }
     const sql = withoutTrailingSemicolons(req.sql);
-    if (!call.catalog.explainWrites) return call.catalog.explain(call.run, sql);
+    if (!call.catalog.explainWrites) return this.#fit(req, await call.catalog.explain(call.run, sql));
     const scope = this.#deps.writeScope;
     if (!scope) {
       throw new HanactlError(
@@ -133,7 +145,18 @@ export class CatalogService {
         `explain_query on ${call.catalog.engine} must write its plan into a plan table, and this daemon was built without a write scope for catalog statements.`,
       );
     }
-    return scope(call.connection, (run) => call.catalog.explain(run, sql));
+    return this.#fit(req, await scope(call.connection, (run) => call.catalog.explain(run, sql)));
+  }
+
+  /** The connection's byte budget for one answer (the default where the queries cannot say). */
+  #budget(req: { connection: string; project?: string; session?: string }): ResultBudget {
+    const scope = { ...(req.project ? { project: req.project } : {}), ...(req.session ? { session: req.session } : {}) };
+    return this.#deps.queries.budgetOf?.(req.connection, scope) ?? resultBudget(req.connection);
+  }
+
+  /** An answer cut to the budget before it leaves the service, so no transport serializes more. */
+  #fit<T extends object>(req: { connection: string; project?: string; session?: string }, answer: T): T {
+    return capCatalogResult(answer, this.#budget(req));
   }
 
   /** The engine's catalog and an executor on the read-only path, with the caller's context values. */

@@ -5,6 +5,7 @@ import type { Driver } from '../drivers/driver.js';
 import type { Pool } from '../pools/pool.js';
 import type { ConnectionRecord } from '../registry/connection-record.js';
 import { resolveContextValues } from '../context/context-values.js';
+import { capQueryResult, type ResultBudget, resultBudget } from './result-cap.js';
 
 /** Decides before any network work whether a statement may run, and as what. */
 export interface StatementPolicy {
@@ -43,12 +44,21 @@ export class QueryService {
       ...(request.session ? { session: request.session } : {}),
     });
     const kind = this.#deps.policy.check(request.sql, { dialect: record.target.engine, allowWrite: record.allowWrite });
-    return this.#execute(record, request, kind === 'read' || !record.allowWrite, signal);
+    // Cut here, before anything serializes the rows: every transport gets the capped result.
+    const result = await this.#execute(record, request, kind === 'read' || !record.allowWrite, signal);
+    return capQueryResult(result, resultBudget(record.name, record.maxResultBytes));
+  }
+
+  /** How many bytes one tool result on this connection may carry (catalog answers use it too). */
+  budgetOf(connection: string, scope?: ResolveScope): ResultBudget {
+    const record = this.#deps.resolve(connection, scope);
+    return resultBudget(record.name, record.maxResultBytes);
   }
 
   /**
    * Runs SQL that hanactl itself generated (catalog queries) with identifiers already bound
-   * or validated: the statement validator is skipped, the read-only transaction is not.
+   * or validated: the statement validator is skipped, the read-only transaction is not. Rows
+   * come back whole (catalog code reads them); the caller caps what it answers.
    */
   async runTrusted(
     connection: string,

@@ -12,6 +12,8 @@ export interface ConnectionRecord {
   readonly allowWrite: boolean;
   readonly context: readonly string[];
   readonly createdAt: string;
+  /** The byte cap of one tool result a person set (`hanactl set --max-result-bytes`); else the default. */
+  readonly maxResultBytes?: number;
 }
 
 /** Builds a record whose password cannot be enumerated. */

@@ -22,6 +22,7 @@ export function toConnectionInfo(record: ConnectionRecord): ConnectionInfo {
     allowWrite: record.allowWrite,
     context: [...record.context],
     createdAt: record.createdAt,
+    ...(record.maxResultBytes !== undefined ? { maxResultBytes: record.maxResultBytes } : {}),
   };
 }
 
@@ -85,7 +86,7 @@ export class ConnectionService {
     return record;
   }
 
-  /** Changes what a person decides (write access, context names, description); the secret stays. */
+  /** Changes what a person decides (write access, context names, description, result cap); the secret stays. */
   update(name: string, changes: UpdateConnectionRequest): ConnectionRecord {
     const current = this.resolve(name);
     const { password: _p, ...fields } = { ...current, password: undefined };
@@ -100,8 +101,9 @@ export class ConnectionService {
       current.password,
     );
     this.#registry.put(record, true);
+    if (changes.maxResultBytes !== undefined) this.#registry.setResultLimit(name, changes.maxResultBytes);
     this.#cache.delete(record.name);
-    return record;
+    return this.resolve(name);
   }
 
   async remove(name: string): Promise<void> {

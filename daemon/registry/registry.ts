@@ -30,6 +30,7 @@ interface Row {
   allow_write: number;
   context: string;
   created_at: string;
+  max_result_bytes: number | null;
 }
 
 interface TrustRow {
@@ -57,6 +58,7 @@ CREATE TABLE IF NOT EXISTS connections (
   context TEXT NOT NULL DEFAULT '[]',
   created_at TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS connection_limits (name TEXT PRIMARY KEY, max_result_bytes INTEGER);
 CREATE TABLE IF NOT EXISTS trusted_folders (path TEXT PRIMARY KEY, created_at TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS tokens (
   label TEXT PRIMARY KEY,
@@ -66,6 +68,9 @@ CREATE TABLE IF NOT EXISTS tokens (
   last_used_at TEXT
 );
 `;
+
+/** A connection row with the limits a person set for it (kept in their own table). */
+const SELECT_RECORD = 'SELECT * FROM connections LEFT JOIN connection_limits USING (name)';
 
 /**
  * The credential registry: one SQLite file, whole-file encrypted with SQLCipher settings
@@ -144,12 +149,18 @@ export class Registry {
   }
 
   list(): ConnectionRecord[] {
-    return (this.#db.prepare('SELECT * FROM connections ORDER BY name').all() as Row[]).map(toRecord);
+    return (this.#db.prepare(`${SELECT_RECORD} ORDER BY name`).all() as Row[]).map(toRecord);
   }
 
   get(name: string): ConnectionRecord | undefined {
-    const row = this.#db.prepare('SELECT * FROM connections WHERE name = ?').get(name) as Row | undefined;
+    const row = this.#db.prepare(`${SELECT_RECORD} WHERE name = ?`).get(name) as Row | undefined;
     return row ? toRecord(row) : undefined;
+  }
+
+  /** Sets (or with null, clears) the byte cap of one tool result on a connection; kept across `--replace`. */
+  setResultLimit(name: string, maxResultBytes: number | null): void {
+    if (maxResultBytes === null) this.#db.prepare('DELETE FROM connection_limits WHERE name = ?').run(name);
+    else this.#db.prepare('INSERT OR REPLACE INTO connection_limits (name, max_result_bytes) VALUES (?, ?)').run(name, maxResultBytes);
   }
 
   /** Adds (or with `replace`, replaces) a connection in one transaction: whole or not at all. */
@@ -181,6 +192,7 @@ export class Registry {
   }
 
   remove(name: string): boolean {
+    this.#db.prepare('DELETE FROM connection_limits WHERE name = ?').run(name);
     return this.#db.prepare('DELETE FROM connections WHERE name = ?').run(name).changes > 0;
   }
 
@@ -256,6 +268,7 @@ function toRecord(row: Row): ConnectionRecord {
       allowWrite: row.allow_write === 1,
       context: JSON.parse(row.context) as string[],
       createdAt: row.created_at,
+      ...(row.max_result_bytes !== null && row.max_result_bytes !== undefined ? { maxResultBytes: row.max_result_bytes } : {}),
     },
     row.password ?? undefined,
   );

@@ -39,7 +39,7 @@ beforeAll(async () => {
   harness = createHarness();
   const files = createSqliteFixture(harness.dir);
   const long = new Database(join(harness.dir, 'long.db'));
-  long.exec(`CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes VALUES (1, '${'x'.repeat(500)}');`);
+  long.exec(`CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes VALUES (1, '${'x'.repeat(5000)}');`);
   long.close();
   // A view scoped by the caller's context value, as a DBA would write one (mcp_context is hanactl's SQLite function).
   const scoped = new Database(join(harness.dir, 'scoped.db'));
@@ -125,8 +125,10 @@ describe('catalog tools through the daemon API', () => {
 
   it('sample_rows cuts long cells with a marker and says when more rows exist', async () => {
     const long = await call('sample_rows', { table: 'notes', connection: 'lite-long' });
-    expect(textOf(long)).toContain('…[cut]');
-    expect((long.structuredContent as { rows: { body: string }[] }).rows[0]?.body).toHaveLength(500);
+    // The daemon cuts the cell once; the text and the structured rows carry the same cut.
+    const body = (long.structuredContent as { rows: { body: string }[] }).rows[0]?.body;
+    expect(body).toBe(`${'x'.repeat(512)}…[cut]`);
+    expect(textOf(long)).toContain(body);
     const two = await call('sample_rows', { table: 'customers', limit: 2 });
     expect(textOf(two)).toMatch(/^2 rows of main\.customers; more exist/);
   });
