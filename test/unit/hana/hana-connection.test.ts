@@ -368,7 +368,13 @@ describe('writes', () => {
     fake.scripts.set('UPDATE T SET A = ?', { kind: 'write', affected: 3 });
     const result = await conn.execute('UPDATE T SET A = ?', ['x'], WRITE);
     expect(result).toEqual({ columns: [], rows: [], rowCount: 0, truncated: false, affectedRows: 3 });
-    expect(fake.log).toEqual(['autocommit true', 'prepare UPDATE T SET A = ?', 'exec UPDATE T SET A = ?', 'drop UPDATE T SET A = ?', 'rollback']);
+    expect(fake.log).toEqual([
+      'autocommit true',
+      'prepare UPDATE T SET A = ?',
+      'exec UPDATE T SET A = ?',
+      'drop UPDATE T SET A = ?',
+      'rollback',
+    ]);
   });
 
   it('re-assert READ WRITE once after a read-only call', async () => {

@@ -1,0 +1,15 @@
+// `npm run test:hana`: the SAP HANA tests in one command. Without HANA_TEST_URL only the offline
+// ones run (at the @sap/hana-client boundary), and it says plainly that the live ones skipped.
+import { spawnSync } from 'node:child_process';
+
+const live = Boolean(process.env.HANA_TEST_URL);
+if (!live) {
+  console.log(
+    'Live SAP HANA tests SKIPPED: HANA_TEST_URL is unset, so only the offline tests run.\n' +
+      "To run them: HANA_TEST_URL='hana://USER:PASSWORD@<id>.hana.<region>.hanacloud.ondemand.com:443/?encrypt=true' npm run test:hana\n" +
+      '(docs/engines/hana.md: a free HANA Cloud trial instance and the privileges the test user needs).',
+  );
+}
+const files = ['test/unit/hana', 'test/drivers/hana.test.ts', 'test/unit/policy/hana-sqlscript.test.ts'];
+const run = spawnSync(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', ...files], { stdio: 'inherit' });
+process.exit(run.status ?? 1);
