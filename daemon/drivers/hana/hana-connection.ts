@@ -64,6 +64,14 @@ export class HanaConnection implements DriverConnection {
     return this.#broken || this.#closed;
   }
 
+  /**
+   * Each call ends by UNSETting its context values and rolling back (`#endCall`), so the session
+   * holds nothing a call left behind unless that failed (and then it is also broken).
+   */
+  get dirty(): boolean {
+    return this.#contextSet.size > 0;
+  }
+
   async execute(sql: string, params: readonly Param[], options: ExecuteOptions): Promise<StatementResult> {
     this.#assertUsable();
     if (!(options.timeoutMs > 0) || !(options.maxRows >= 0)) {

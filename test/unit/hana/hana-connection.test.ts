@@ -595,6 +595,7 @@ describe('context parameters in the HANA session', () => {
     expect(context).toEqual(["direct SET 'CUSTOMER_ID' = '7''; --'", "direct UNSET 'CUSTOMER_ID'"]);
     expect(fake.log.slice(-2)).toEqual(["direct UNSET 'CUSTOMER_ID'", 'rollback']);
     expect(fake.session.size).toBe(0);
+    expect(conn.dirty).toBe(false);
     fake.log.length = 0;
     await conn.execute('SELECT 1 FROM DUMMY', [], READ);
     expect(fake.log.filter((l) => /SET 'CUSTOMER_ID'/.test(l))).toEqual([]);
@@ -606,6 +607,7 @@ describe('context parameters in the HANA session', () => {
     fake.failExec.set("UNSET 'CUSTOMER_ID'", hanaError('Connection lost', -10807));
     await conn.execute('SELECT 1 FROM DUMMY', [], { ...READ, context: { CUSTOMER_ID: '7' } });
     expect(conn.broken).toBe(true);
+    expect(conn.dirty).toBe(true);
   });
 
   it('reads the values back just before the statement, and does not run it when one differs', async () => {
