@@ -95,6 +95,7 @@ export async function runDaemon(options: RunDaemonOptions = {}): Promise<Running
 
     const pools = new PoolManager({
       pool: { ...DEFAULT_POOL_OPTIONS, ...config.pool },
+      chosenPool: config.pool ?? {},
       connectTimeoutMs: config.connectTimeoutMs ?? 10_000,
       maxPools: 32,
       loadDriverFactory,

@@ -71,6 +71,11 @@ export interface DriverConnection {
 export interface Driver {
   readonly engine: Engine;
   readonly capabilities: DriverCapabilities;
+  /**
+   * Pool settings that suit the engine better than the broker-wide defaults; what a person set
+   * in config.json still wins.
+   */
+  readonly poolDefaults?: { readonly max?: number; readonly idleTimeoutMillis?: number };
   connect(): Promise<DriverConnection>;
 }
 

@@ -7,6 +7,8 @@ import { Pool, type PoolOptions } from './pool.js';
 
 export interface PoolManagerOptions {
   readonly pool: PoolOptions;
+  /** The pool settings a person chose (config.json); they win over an engine's own defaults. */
+  readonly chosenPool?: Partial<PoolOptions>;
   readonly connectTimeoutMs: number;
   /** Pools beyond this many are closed, least recently used first. */
   readonly maxPools: number;
@@ -73,7 +75,8 @@ export class PoolManager {
     const secret = {};
     Object.defineProperty(secret, 'password', { value: record.password, enumerable: false });
     const driver = factory(record.target, secret, { connectTimeoutMs: this.#options.connectTimeoutMs });
-    const pool = new Pool(() => driver.connect(), this.#options.pool, formatTarget(record.target));
+    const options = { ...this.#options.pool, ...driver.poolDefaults, ...this.#options.chosenPool };
+    const pool = new Pool(() => driver.connect(), options, formatTarget(record.target));
     void pool.warm();
     const entry: Entry = { pool, driver, target: record.target, names: new Set([record.name]) };
     this.#entries.set(key, entry);

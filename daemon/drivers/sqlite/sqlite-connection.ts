@@ -68,6 +68,14 @@ export class SqliteConnection implements DriverConnection {
     return !this.#host.alive;
   }
 
+  /**
+   * Never dirty: the host puts the connection back as it was opened at the end of every call
+   * (transaction, settings, context values, temporary objects), or retires itself when it cannot.
+   */
+  get dirty(): boolean {
+    return false;
+  }
+
   /** The worker's process id, for tests and diagnostics. */
   get pid(): number | undefined {
     return this.#host.pid;

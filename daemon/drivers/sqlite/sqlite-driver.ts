@@ -14,6 +14,14 @@ const CAPABILITIES: DriverCapabilities = {
 const KNOWN_OPTIONS = new Set<string>(URL_OPTIONS.sqlite);
 
 /**
+ * Each connection is a host process of about 12 MB, and SQLite's reads are local and fast, so a
+ * file gets fewer of them than a server's pool (10), and an idle one ends after 30 s instead of
+ * 5 min. Four still leave room beside a runaway statement, which holds its host until its
+ * deadline.
+ */
+const POOL_DEFAULTS = { max: 4, idleTimeoutMillis: 30_000 } as const;
+
+/**
  * SQLite files, embedded: no server, so "connecting" starts a worker process that opens the
  * file (see `SqliteConnection`). The file must exist (a typo must not silently create an
  * empty database); `?mode=ro` opens it read-only. `connect()` waits at most
@@ -29,6 +37,7 @@ export const createSqliteDriver: DriverFactory = (target: Target, _secret: Drive
   return {
     engine: 'sqlite',
     capabilities: CAPABILITIES,
+    poolDefaults: POOL_DEFAULTS,
     async connect(): Promise<DriverConnection> {
       if (path !== ':memory:' && !existsSync(path)) {
         throw new HanactlError('CONNECT_FAILED', `The SQLite file ${path} does not exist; check the path given to \`hanactl add\`.`);
