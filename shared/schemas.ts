@@ -106,11 +106,12 @@ export const ConnectionInfoSchema = z.object({
 });
 export type ConnectionInfo = z.infer<typeof ConnectionInfoSchema>;
 
-/** How the project of a listing was read: `ok`, or why its connections are missing. */
+/** How the project of a listing was read: `ok`, `none` (no connection files), or why its connections are missing. */
 export const ProjectStatusSchema = z.object({
   path: z.string(),
   root: z.string().optional(),
-  status: z.enum(['ok', 'untrusted', 'error']),
+  /** `none`: the folder is not trusted and holds no connection files, so there is nothing to ask for. */
+  status: z.enum(['ok', 'untrusted', 'error', 'none']),
   message: z.string().optional(),
   /** The connection the project's first matching source yields (`project:<name>`), if any. */
   primary: z.string().nullable().optional(),

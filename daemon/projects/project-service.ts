@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { HanactlError, isHanactlError } from '../../shared/errors.js';
 import { type DetectRequest, type DetectResult, PROJECT_PREFIX, type ProjectScope } from '../../shared/project-schemas.js';
@@ -50,6 +51,21 @@ export function untrustedError(root: string): HanactlError {
   );
 }
 
+/** Files in a project root that hold (or configure) connections, by name; `package.json` counts in a CAP project. */
+const CONNECTION_FILES = ['.cdsrc-private.json', '.cdsrc.json', 'default-env.json', '.env'] as const;
+
+/**
+ * Whether an untrusted root may hold project connections, judged by file names alone (nothing
+ * is read): a connection file, a CAP project (its package.json may configure the database), or
+ * a connection file or VCAP_SERVICES the caller named.
+ */
+function mayHoldConnections(root: ProjectRoot, extras: SessionExtras): boolean {
+  if (extras.connFile !== undefined || extras.vcapServices !== undefined) return true;
+  // A CAP project: package.json beside db/, srv/ or app/ (`/srv` alone is no project).
+  if (root.markers.includes('package.json') && root.capFolders.length > 0) return true;
+  return CONNECTION_FILES.some((name) => existsSync(join(root.root, name)));
+}
+
 /**
  * Project context, daemon side: finds a path's project root, checks it lies inside a folder a
  * person trusted, runs the connection chain, and serves the result as `project:<name>`
@@ -94,11 +110,16 @@ export class ProjectService {
   /** The project's connections for a listing, and its status; an untrusted or missing folder is a status, not an error. */
   listing(scope: ProjectScope): { connections: ConnectionInfo[]; project: ProjectStatus } {
     const path = scope.project ?? '';
+    const extras = this.#deps.sessions.get(scope.session);
     try {
-      const loaded = this.#load(path, this.#deps.sessions.get(scope.session));
+      const loaded = this.#load(path, extras);
       return { connections: loaded.records.map(info), project: { path, root: loaded.root.root, status: 'ok', primary: loaded.primary } };
     } catch (err) {
       if (!isHanactlError(err)) throw err;
+      // Trust is only worth asking for where there is something to read: `/` or an empty folder says nothing.
+      if (err.code === 'FORBIDDEN' && !mayHoldConnections(findProjectRoot(path), extras)) {
+        return { connections: [], project: { path, status: 'none' } };
+      }
       return { connections: [], project: { path, status: err.code === 'FORBIDDEN' ? 'untrusted' : 'error', message: err.message } };
     }
   }
