@@ -160,6 +160,7 @@ export async function runDaemon(options: RunDaemonOptions = {}): Promise<Running
         }
       },
       shutdown: () => void stop('requested by a client'),
+      onClientGone: (path) => log.info({ path }, 'client closed its connection mid-request'),
       onError: (err, path) => log.error({ path, err: err instanceof Error ? err.message : String(err) }, 'unexpected error'),
     });
     const catalog = new CatalogService({

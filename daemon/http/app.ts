@@ -42,6 +42,8 @@ export interface AppDeps {
   readonly guard?: () => void;
   /** Asks the daemon to stop gracefully (answered before it stops). */
   shutdown(): void;
+  /** Called when a client closed its connection mid-request: routine, for the log's info level, never an error. */
+  onClientGone?(path: string): void;
   /** Called with every unexpected error, for the log. */
   onError?(err: unknown, path: string): void;
 }
@@ -53,7 +55,10 @@ export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
 
   app.onError((err, c) => {
-    if (isHanactlError(err)) return c.json(err.toJSON(), err.status as ContentfulStatusCode);
+    if (isHanactlError(err)) {
+      if (err.details.rule === 'client-gone') deps.onClientGone?.(c.req.path);
+      return c.json(err.toJSON(), err.status as ContentfulStatusCode);
+    }
     deps.onError?.(err, c.req.path);
     const internal = new HanactlError('INTERNAL', 'The broker hit an unexpected error; it is logged in the daemon log.');
     return c.json(internal.toJSON(), 500);

@@ -63,16 +63,27 @@ export const limitBody: MiddlewareHandler = async (c, next) => {
   await next();
 };
 
+/** The client closed its connection before its request was complete: nobody is left to answer (HTTP 499). */
+export function clientWentAway(): HanactlError {
+  return new HanactlError('QUERY_CANCELLED', 'The client closed its connection before the request was complete.', { rule: 'client-gone' });
+}
+
 /** The body as text, behind `limitBody`: a chunked body is refused as soon as it passes the limit. */
 export async function readBodyText(c: Context): Promise<string> {
   const node = nodeBindings(c);
   if (!node) return c.req.text();
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of node.incoming as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw bodyTooLarge();
-    chunks.push(chunk);
+  try {
+    for await (const chunk of node.incoming as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) throw bodyTooLarge();
+      chunks.push(chunk);
+    }
+  } catch (err) {
+    // A client that closes its connection mid-body ("aborted", ECONNRESET) is gone, not a fault of the daemon's.
+    if (node.incoming.destroyed && !(err instanceof HanactlError)) throw clientWentAway();
+    throw err;
   }
   return (chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)).toString('utf8');
 }
