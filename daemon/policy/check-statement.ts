@@ -1,17 +1,48 @@
 import { HanactlError } from '../../shared/errors.js';
 import { hostAccessAnywhere, sessionChangeAnywhere } from './anywhere-rules.js';
 import { deniedFunction } from './denied-functions.js';
-import { DIALECTS, type DialectPolicy } from './dialects.js';
+import { DIALECTS, type DialectPolicy, type LexicalSyntax } from './dialects.js';
 import { embeddedSql } from './embedded-sql.js';
 import { type Lexed, lex } from './lexer.js';
 import { CATEGORIES, categoryObjection, objection } from './objections.js';
 import { readObjection } from './read-rules.js';
 import { splitStatements } from './skeletonize.js';
 import { leadingKind } from './statement-kinds.js';
-import type { PolicyOptions, Verdict } from './types.js';
+import type { Objection, PolicyOptions, Verdict } from './types.js';
+
+/** Bounds that keep validation linear in the input and its stack shallow, whatever the input. */
+export const LIMITS = {
+  /** Levels of SQL text run by a function (query_to_xml) inside SQL text. */
+  embeddedDepth: 4,
+  /** Nested parentheses; PostgreSQL itself stops far below what a 1 MB text can nest. */
+  parenDepth: 1000,
+  /** Tokens in one text: far above any query a person writes, low enough to judge in milliseconds. */
+  tokens: 100_000,
+  /** Characters lexed for one call, over all readings and embedded texts. */
+  work: 16 * 1024 * 1024,
+} as const;
+
+/** What one call may still spend. */
+interface Budget {
+  work: number;
+}
+
+const tooComplex = (what: string): Objection =>
+  objection(
+    'too-complex',
+    `Refused: the statement is too complex to check (${what}).`,
+    'Split it into simpler statements and send each on its own.',
+  );
 
 /** One reading of the input through the rule chain. */
-function judge(lexed: Lexed, dialect: DialectPolicy, options: PolicyOptions): Verdict {
+function judge(lexed: Lexed, dialect: DialectPolicy, options: PolicyOptions, embedded: (sql: string) => Verdict): Verdict {
+  if (lexed.ambiguous) {
+    return objection(
+      'ambiguous-text',
+      `Refused: the text holds ${lexed.ambiguous}, which the database may read differently than this check does.`,
+      'Remove it and send the statement again.',
+    );
+  }
   if (lexed.unterminated) {
     return objection(
       'unterminated',
@@ -19,6 +50,8 @@ function judge(lexed: Lexed, dialect: DialectPolicy, options: PolicyOptions): Ve
       'Close it, or remove it, and send the statement again.',
     );
   }
+  if (lexed.tooMany) return tooComplex(`more than ${LIMITS.tokens} tokens`);
+  if (lexed.depth > LIMITS.parenDepth) return tooComplex(`more than ${LIMITS.parenDepth} nested parentheses`);
   const [tokens, ...more] = splitStatements(lexed.tokens, dialect.sqlscriptBlocks);
   if (!tokens) {
     return objection('empty', 'Refused: there is no statement to run; the text is empty or only comments.', 'Send one SQL statement.');
@@ -30,13 +63,20 @@ function judge(lexed: Lexed, dialect: DialectPolicy, options: PolicyOptions): Ve
       'Send each statement in its own call.',
     );
   }
+  if (lexed.nul) {
+    return objection(
+      'nul-character',
+      'Refused: the text holds a NUL character outside a string, where engines end the statement or the comment early.',
+      'Remove it and send the statement again.',
+    );
+  }
   const lead = leadingKind(tokens);
   const refusal =
     (lead && CATEGORIES[lead.category].always ? categoryObjection(lead.category, lead.label) : undefined) ??
     sessionChangeAnywhere(tokens, dialect) ??
     hostAccessAnywhere(tokens) ??
     deniedFunction(tokens, options.allowWrite) ??
-    embeddedSql(tokens, (sql) => checkStatement(sql, { ...options, allowWrite: false }));
+    embeddedSql(tokens, embedded);
   if (refusal) return refusal;
   // On a writable connection this decides the kind: anything the read-only rules refuse is a write.
   const readRefusal = deniedFunction(tokens, false) ?? readObjection(tokens, dialect);
@@ -44,29 +84,64 @@ function judge(lexed: Lexed, dialect: DialectPolicy, options: PolicyOptions): Ve
   return options.allowWrite ? { ok: true, kind: 'write' } : readRefusal;
 }
 
+/** Folds one more reading into the verdict so far: a refusal wins, a write outweighs a read. */
+const fold = (so: Verdict, other: Verdict): Verdict => (!so.ok ? so : !other.ok ? other : other.kind === 'write' ? other : so);
+
 /**
- * Judges one SQL text before any connection is borrowed. Pure: no I/O, never throws.
+ * The text under one string reading; a versioned executable comment adds the reading where its
+ * body is a comment. SQL text run by a function is checked under the same reading (the server's
+ * settings are the same for it), once, so the work is the text's length times its nesting.
+ */
+function checkReading(
+  sql: string,
+  syntax: LexicalSyntax,
+  context: { readonly dialect: DialectPolicy; readonly options: PolicyOptions; readonly budget: Budget; readonly alternative: boolean },
+  depth = 0,
+): Verdict | undefined {
+  const { dialect, options, budget } = context;
+  const embedded = (inner: string): Verdict => {
+    if (depth >= LIMITS.embeddedDepth) return tooComplex(`SQL text run by a function nested more than ${LIMITS.embeddedDepth} levels deep`);
+    const readOnly = { ...context, options: { ...options, allowWrite: false } };
+    return checkReading(inner, syntax, readOnly, depth + 1) ?? { ok: true, kind: 'read' };
+  };
+  const variants = [syntax];
+  let verdict: Verdict | undefined;
+  for (let v = 0; v < variants.length; v++) {
+    budget.work -= sql.length;
+    if (budget.work < 0) return tooComplex('too much text to read in all the ways the database could read it');
+    const lexed = lex(sql, variants[v] as LexicalSyntax, LIMITS.tokens);
+    // A reading under another server setting that does not even lex cannot be how the server reads it.
+    if (context.alternative && v === 0 && lexed.unterminated) return undefined;
+    if (lexed.versioned && v === 0) variants.push({ ...syntax, executableComments: 'comment' });
+    const other = judge(lexed, dialect, options, embedded);
+    verdict = verdict ? fold(verdict, other) : other;
+    if (!verdict.ok) return verdict;
+  }
+  return verdict;
+}
+
+/**
+ * Judges one SQL text before any connection is borrowed. Pure: no I/O, never throws, linear in
+ * the input and bounded (LIMITS): past a bound it refuses with rule `too-complex`.
  *
  * Read-only connections run only reads (SELECT, WITH, VALUES, TABLE, EXPLAIN of a read, SHOW,
  * DESCRIBE, reporting PRAGMAs, per dialect). Writable connections run anything else too, except
  * what no connection runs: more than one statement, transaction control, session and context
  * changes, host file or program access, explicit locks, server administration and the denied
  * functions. A text containing a backslash must also pass under the dialect's other string
- * readings (MySQL NO_BACKSLASH_ESCAPES, PostgreSQL standard_conforming_strings off).
+ * readings (MySQL NO_BACKSLASH_ESCAPES and ANSI_QUOTES, PostgreSQL standard_conforming_strings off).
  */
 export function checkStatement(sql: string, options: PolicyOptions): Verdict {
   const dialect = DIALECTS[options.dialect];
-  const verdict = judge(lex(sql, dialect.syntax), dialect, options);
-  if (!verdict.ok || !sql.includes('\\')) return verdict;
-  let kind = verdict.kind;
+  const context = { dialect, options, budget: { work: LIMITS.work }, alternative: false };
+  let verdict = checkReading(sql, dialect.syntax, context) as Verdict;
+  if (!sql.includes('\\')) return verdict;
   for (const syntax of dialect.alternatives) {
-    const reading = lex(sql, syntax);
-    if (reading.unterminated) continue; // the engine cannot parse it that way either
-    const other = judge(reading, dialect, options);
-    if (!other.ok) return other;
-    if (other.kind === 'write') kind = 'write';
+    if (!verdict.ok) return verdict;
+    const other = checkReading(sql, syntax, { ...context, alternative: true });
+    if (other) verdict = fold(verdict, other);
   }
-  return { ok: true, kind };
+  return verdict;
 }
 
 /**

@@ -9,21 +9,35 @@ export interface QuoteRule {
   readonly backslash: boolean;
 }
 
-/** One engine's lexical rules, as data; the lexer has no engine names in it. */
+/**
+ * One engine's lexical rules, as data; the lexer has no engine names in it. Each field follows
+ * the engine's own scanner (PostgreSQL scan.l, MariaDB sql_lex.cc, SQLite tokenize.c).
+ */
 export interface LexicalSyntax {
   readonly quotes: Readonly<Record<string, QuoteRule>>;
-  /** `--` starts a comment only before whitespace, a control character or the end (MySQL). */
+  /** The whitespace characters (PostgreSQL 15: no \v; none of them beyond ASCII anywhere). */
+  readonly spaces: string;
+  /** What ends a line comment: LF only (MySQL, SQLite), CR or LF (PostgreSQL), or not known (a lone CR is refused). */
+  readonly lineCommentEnd: 'lf' | 'cr-or-lf' | 'unknown';
+  /** `--` starts a comment only before a space or control character, or at the end (MySQL). */
   readonly dashCommentNeedsSpace: boolean;
   /** `#` starts a line comment (MySQL). */
   readonly hashComments: boolean;
   /** Block comments nest (PostgreSQL). */
   readonly nestedComments: boolean;
-  /** The body of `/*! ... *\/` and `/*M! ... *\/` is code (MySQL, MariaDB). */
-  readonly executableComments: boolean;
+  /**
+   * MySQL `/*! ... *\/` bodies are code. A versioned one (`/*!NNNNN`, MariaDB `/*M!`) is code or
+   * a comment depending on the server's version: this reading takes it as `code` or `comment`.
+   */
+  readonly executableComments: 'code' | 'comment' | false;
   /** `$$...$$` and `$tag$...$tag$` strings (PostgreSQL). */
   readonly dollarQuotes: boolean;
-  /** `E'...'` strings with backslash escapes and `U&"..."` identifiers with Unicode escapes (PostgreSQL). */
+  /** `E'...'` strings with backslash escapes, `U&'...'` and `U&"..."` with Unicode escapes (PostgreSQL). */
   readonly escapePrefixes: boolean;
+  /** Letters whose `X'...'` / `B'...'` literal ends at the first quote (bit strings, blobs). */
+  readonly hexPrefixes: string;
+  /** `$name(...)`, `@name`, `:name`, `#name` are parameters, Tcl-style (SQLite). */
+  readonly tclVariables: boolean;
 }
 
 /** Everything the policy knows about one engine. */
@@ -31,8 +45,8 @@ export interface DialectPolicy {
   readonly syntax: LexicalSyntax;
   /**
    * Other readings a server setting can select (MySQL NO_BACKSLASH_ESCAPES, PostgreSQL
-   * standard_conforming_strings off). A statement containing a backslash must pass under each
-   * reading that lexes at all.
+   * standard_conforming_strings off, MySQL ANSI_QUOTES). A statement containing a backslash must
+   * pass under each reading that lexes at all.
    */
   readonly alternatives: readonly LexicalSyntax[];
   /** First words of the statements a read-only connection runs. */
@@ -46,10 +60,14 @@ export interface DialectPolicy {
 }
 
 const plain = {
+  spaces: ' \t\n\r\f\v',
+  lineCommentEnd: 'lf' as LexicalSyntax['lineCommentEnd'],
+  hexPrefixes: 'X',
+  tclVariables: false,
   dashCommentNeedsSpace: false,
   hashComments: false,
   nestedComments: false,
-  executableComments: false,
+  executableComments: false as LexicalSyntax['executableComments'],
   dollarQuotes: false,
   escapePrefixes: false,
 };
@@ -59,6 +77,9 @@ const ident = (close: string, backslash = false): QuoteRule => ({ close, kind: '
 const postgres: LexicalSyntax = {
   ...plain,
   quotes: { "'": str(), '"': ident('"') },
+  spaces: ' \t\n\r\f',
+  lineCommentEnd: 'cr-or-lf',
+  hexPrefixes: 'BX',
   nestedComments: true,
   dollarQuotes: true,
   escapePrefixes: true,
@@ -69,13 +90,14 @@ const mysql: LexicalSyntax = {
   quotes: { "'": str(true), '"': ident('"', true), '`': ident('`') },
   dashCommentNeedsSpace: true,
   hashComments: true,
-  executableComments: true,
+  executableComments: 'code',
+  hexPrefixes: 'BX',
 };
 
 /** The per-engine table. */
 export const DIALECTS: Readonly<Record<Engine, DialectPolicy>> = {
   sqlite: {
-    syntax: { ...plain, quotes: { "'": str(), '"': ident('"'), '`': ident('`'), '[': ident(']') } },
+    syntax: { ...plain, quotes: { "'": str(), '"': ident('"'), '`': ident('`'), '[': ident(']') }, tclVariables: true },
     alternatives: [],
     reads: ['SELECT', 'WITH', 'VALUES', 'EXPLAIN', 'PRAGMA'],
     explainNamesTable: false,
@@ -90,13 +112,16 @@ export const DIALECTS: Readonly<Record<Engine, DialectPolicy>> = {
   },
   mysql: {
     syntax: mysql,
-    alternatives: [{ ...mysql, quotes: { "'": str(), '"': ident('"'), '`': ident('`') } }],
+    alternatives: [
+      { ...mysql, quotes: { "'": str(), '"': ident('"'), '`': ident('`') } }, // NO_BACKSLASH_ESCAPES
+      { ...mysql, quotes: { "'": str(true), '"': ident('"'), '`': ident('`') } }, // ANSI_QUOTES
+    ],
     reads: ['SELECT', 'WITH', 'VALUES', 'TABLE', 'EXPLAIN', 'DESCRIBE', 'DESC', 'SHOW'],
     explainNamesTable: true,
     colonEqualsAssigns: true,
   },
   hana: {
-    syntax: { ...plain, quotes: { "'": str(), '"': ident('"') } },
+    syntax: { ...plain, quotes: { "'": str(), '"': ident('"') }, lineCommentEnd: 'unknown' },
     alternatives: [],
     reads: ['SELECT', 'WITH', 'EXPLAIN'],
     explainNamesTable: false,

@@ -1,5 +1,5 @@
 import { objection } from './objections.js';
-import { callName, closingParen, isPunct } from './tokens.js';
+import { callName, isPunct } from './tokens.js';
 import type { Objection, Token, Verdict } from './types.js';
 
 /** PostgreSQL functions that run SQL text, with how many of their leading arguments are SQL. */
@@ -14,15 +14,21 @@ const RUNS_SQL_TEXT: ReadonlyMap<string, number> = new Map([
   ['crosstab4', 1],
 ]);
 
-/** The top-level arguments of the call whose `(` is at `open`. */
-function callArguments(tokens: readonly Token[], open: number): Token[][] {
+/**
+ * The first `count` top-level arguments of the call whose `(` is at `open`. Stops there, so nested
+ * calls of these functions cost the text's length once, not once per level.
+ */
+function callArguments(tokens: readonly Token[], open: number, count: number): Token[][] {
   const args: Token[][] = [[]];
   let depth = 0;
-  for (const token of tokens.slice(open + 1, closingParen(tokens, open))) {
+  for (let i = open + 1; i < tokens.length; i++) {
+    const token = tokens[i] as Token;
     if (isPunct(token, '(')) depth++;
-    else if (isPunct(token, ')')) depth--;
-    if (depth === 0 && isPunct(token, ',')) args.push([]);
-    else args.at(-1)?.push(token);
+    else if (isPunct(token, ')') && --depth < 0) break;
+    if (depth === 0 && isPunct(token, ',')) {
+      if (args.length === count) break;
+      args.push([]);
+    } else args.at(-1)?.push(token);
   }
   return args;
 }
@@ -44,12 +50,13 @@ export function embeddedSql(tokens: readonly Token[], check: (sql: string) => Ve
     const name = callName(tokens, k);
     const count = name === undefined ? undefined : RUNS_SQL_TEXT.get(name);
     if (name === undefined || count === undefined) continue;
-    const args = callArguments(tokens, k + 1).slice(0, count);
+    const args = callArguments(tokens, k + 1, count);
     for (const [index, arg] of args.entries()) {
       const [text, ...rest] = arg;
       if (index > 0 && text?.kind === 'number' && rest.length === 0) continue; // crosstab(sql, n)
       if (text?.kind !== 'string' || text.opaque || rest.length > 0) return unchecked(name);
       const verdict = check(text.text);
+      if (!verdict.ok && verdict.rule === 'too-complex') return verdict;
       if (!verdict.ok) {
         return objection(
           'embedded-sql',

@@ -46,6 +46,15 @@ export function explainObjection(
   }
   const inner = tokens.slice(k);
   const head = inner[leadIndex(inner)];
+  const verb = tokens[0]?.text ?? 'EXPLAIN';
+  if (head?.kind === 'word' && ['EXPLAIN', 'DESCRIBE', 'DESC'].includes(head.text)) {
+    // No engine explains an EXPLAIN; refusing here also keeps the check from recursing per EXPLAIN.
+    return objection(
+      'explain-nested',
+      `Refused: ${verb} of an ${verb} is not a statement the database runs.`,
+      'Explain the query itself, once.',
+    );
+  }
   if (!head || (dialect.explainNamesTable && !(isWord(head) && STARTS.has(head.text)))) return undefined;
   const refused = readObjection(inner);
   if (!refused) return undefined;

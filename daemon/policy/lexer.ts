@@ -6,28 +6,58 @@ export interface Lexed {
   readonly tokens: readonly Token[];
   /** What was still open at the end of the input, e.g. `a string literal`. */
   readonly unterminated?: string;
+  /** Text whose reading depends on something the policy cannot know; says what, for the refusal. */
+  readonly ambiguous?: string;
+  /** The input holds a versioned executable comment, whose body is code or comment by server version. */
+  readonly versioned?: boolean;
+  /** A NUL character outside a literal (or inside a comment), where engines stop reading early. */
+  readonly nul?: boolean;
+  /** The text has more tokens than the caller's bound; lexing stopped there. */
+  readonly tooMany?: boolean;
+  /** Deepest parenthesis nesting. */
+  readonly depth: number;
 }
 
-const SPACE = /\s+/y;
-const WORD = /[\p{L}_][\p{L}\p{M}\p{N}_$]*/uy;
-// Digits only: a letter after a number starts a new word, so `1sleep(5)` still shows `sleep(`.
-const NUMBER = /(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?/y;
-const DOLLAR_TAG = /\$(?:[\p{L}_][\p{L}\p{N}_]*)?\$/uy;
-const EXECUTABLE_MARK = /M?!\d*/y;
+const code = (sql: string, i: number): number => sql.charCodeAt(i);
+const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
+const isLetter = (c: number): boolean => (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
+/** Every engine's identifier start: an ASCII letter, `_`, or any non-ASCII character (PostgreSQL's `\200-\377`). */
+const isWordStart = (c: number): boolean => isLetter(c) || c === 0x5f || c >= 0x80;
+const isWordPart = (c: number): boolean => isWordStart(c) || isDigit(c) || c === 0x24;
+/** PostgreSQL's dolq_start / dolq_cont: no `$` inside a tag. */
+const isTagPart = (c: number): boolean => isWordStart(c) || isDigit(c);
+/** Upper-cases ASCII letters only, as the engines fold keywords (`ſ` must not become `S`). */
+const upperAscii = (text: string): string =>
+  /[^\0-\x7f]/.test(text) ? text.replace(/[a-z]+/g, (s) => s.toUpperCase()) : text.toUpperCase();
 
-function at(pattern: RegExp, sql: string, i: number): string | undefined {
-  pattern.lastIndex = i;
-  return pattern.exec(sql)?.[0];
+function wordEnd(sql: string, i: number): number {
+  let j = i + 1;
+  while (j < sql.length && isWordPart(code(sql, j))) j++;
+  return j;
 }
 
-/** Index after a line comment. Ends at CR as well as LF: revealing more code is the safe side. */
-function lineEnd(sql: string, i: number): number {
-  const match = /[\n\r]/g;
-  match.lastIndex = i;
-  return match.exec(sql) ? match.lastIndex : sql.length;
+function numberEnd(sql: string, i: number): number {
+  let j = i;
+  while (isDigit(code(sql, j))) j++;
+  if (sql[j] === '.') for (j++; isDigit(code(sql, j)); ) j++;
+  if ((sql[j] === 'e' || sql[j] === 'E') && (isDigit(code(sql, j + 1)) || (/[+-]/.test(sql[j + 1] ?? '') && isDigit(code(sql, j + 2))))) {
+    for (j += 2; isDigit(code(sql, j)); ) j++;
+  }
+  return j;
 }
 
-/** Index after the block comment opened at `i`, or -1 when it never closes. */
+/** The `$tag$` opening at `i` (PostgreSQL dolqdelim), or undefined. */
+function dollarTag(sql: string, i: number): string | undefined {
+  let j = i + 1;
+  if (sql[j] !== '$') {
+    if (!isWordStart(code(sql, j))) return undefined;
+    while (isTagPart(code(sql, j))) j++;
+    if (sql[j] !== '$') return undefined;
+  }
+  return sql.slice(i, j + 1);
+}
+
+/** Index after a block comment opened at `i`, or -1 when it never closes. */
 function blockEnd(sql: string, i: number, nested: boolean): number {
   let depth = 0;
   for (let j = i; j < sql.length - 1; j++) {
@@ -42,57 +72,136 @@ function blockEnd(sql: string, i: number, nested: boolean): number {
   return -1;
 }
 
-/** Index after the literal opened at `i`, or -1. A doubled closer is an escaped one (not for `]`). */
-function quotedEnd(sql: string, i: number, rule: QuoteRule): number {
+/** Index after the literal opened at `i`, or -1. A doubled closer is an escaped one unless `single`. */
+function quotedEnd(sql: string, i: number, rule: QuoteRule, single: boolean): number {
   for (let j = i + 1; j < sql.length; j++) {
     const c = sql[j];
     if (rule.backslash && c === '\\') j++;
     else if (c === rule.close) {
-      if (rule.close !== ']' && sql[j + 1] === rule.close) j++;
+      if (!single && rule.close !== ']' && sql[j + 1] === rule.close) j++;
       else return j + 1;
     }
   }
   return -1;
 }
 
+/** SQLite's `$name`, `@name`, `:name`, `#name` with Tcl's `::` and `(...)` suffixes (tokenize.c). */
+function tclVariableEnd(sql: string, i: number): number {
+  let j = i + 1;
+  let n = 0;
+  while (j < sql.length) {
+    const c = code(sql, j);
+    if (isWordPart(c)) {
+      n++;
+      j++;
+    } else if (sql[j] === '(' && n > 0) {
+      const close = /[\s)]/g;
+      close.lastIndex = j;
+      const m = close.exec(sql);
+      return m && m[0] === ')' ? m.index + 1 : -1;
+    } else if (sql[j] === ':' && sql[j + 1] === ':') j += 2;
+    else break;
+  }
+  return n > 0 ? j : i;
+}
+
+/** Shared punctuation tokens: most tokens of a long text are punctuation, and tokens are never changed. */
+const PUNCT = new Map<string, Token>();
+function punct(char: string, spaced: boolean): Token {
+  const key = spaced ? ` ${char}` : char;
+  let token = PUNCT.get(key);
+  if (!token) {
+    token = Object.freeze({ kind: 'punct', text: char, shown: char, spaced, opaque: false });
+    if (char.length === 1) PUNCT.set(key, token);
+  }
+  return token;
+}
+
+const OPEN = { string: 'a string literal', quoted: 'a quoted identifier' } as const;
+
 /**
- * Splits `sql` into tokens under one engine's lexical rules: comments dropped (except MySQL
- * executable comments, whose body is code), each literal one token. Never throws.
+ * Splits `sql` into tokens under one engine's lexical rules (at most `maxTokens` of them), following the engine's own scanner
+ * (PostgreSQL scan.l, MariaDB sql_lex.cc, SQLite tokenize.c): comments dropped (except the bodies
+ * of MySQL executable comments, which are code), each literal one token. Linear in the input;
+ * never throws.
  */
-export function lex(sql: string, syntax: LexicalSyntax): Lexed {
+export function lex(sql: string, syntax: LexicalSyntax, maxTokens = Number.POSITIVE_INFINITY): Lexed {
   const tokens: Token[] = [];
   let spaced = false;
   let executable = false;
+  let versioned = false;
+  let versionKey = '';
+  let nul = false;
+  let depth = 0;
+  let deepest = 0;
   const push = (kind: Token['kind'], text: string, shown: string, opaque = false): void => {
     tokens.push({ kind, text, shown, spaced, opaque });
     spaced = false;
   };
-  const literal = (i: number, rule: QuoteRule, opaqueName: boolean): number => {
-    const end = quotedEnd(sql, i, rule);
+  const done = (extra: Partial<Lexed> = {}): Lexed => ({
+    tokens,
+    depth: deepest,
+    ...(versioned ? { versioned } : {}),
+    ...(nul ? { nul } : {}),
+    ...extra,
+  });
+  /** Pushes the literal opened at `i`; returns the index after it, or -1. */
+  const literal = (i: number, rule: QuoteRule, opts: { opaque?: boolean; single?: boolean } = {}): number => {
+    const end = quotedEnd(sql, i, rule, opts.single ?? false);
     if (end < 0) return end;
     const body = sql.slice(i + 1, end - 1);
-    const text = rule.close === ']' ? body : body.replaceAll(rule.close + rule.close, rule.close);
-    const opaque = opaqueName || (rule.backslash && body.includes('\\'));
+    const text = rule.close === ']' || opts.single ? body : body.replaceAll(rule.close + rule.close, rule.close);
+    const opaque = (opts.opaque ?? false) || (rule.backslash && body.includes('\\'));
     push(rule.kind, text, rule.kind === 'string' ? "''" : '""', opaque);
     return end;
   };
 
   let i = 0;
   while (i < sql.length) {
+    if (tokens.length >= maxTokens) return done({ tooMany: true });
     const c = sql[i] ?? '';
     const next = sql[i + 1] ?? '';
-    const space = at(SPACE, sql, i);
-    const dashComment = c === '-' && next === '-' && (!syntax.dashCommentNeedsSpace || (sql.charCodeAt(i + 2) || 0) <= 0x20);
-    if (space || dashComment || (c === '#' && syntax.hashComments)) {
-      i = space ? i + space.length : lineEnd(sql, i);
+    if (syntax.spaces.includes(c)) {
+      i++;
+      spaced = true;
+      continue;
+    }
+    const after = code(sql, i + 2) || 0;
+    const dash = c === '-' && next === '-' && (!syntax.dashCommentNeedsSpace || after <= 0x20 || after === 0x7f);
+    if (dash || (c === '#' && syntax.hashComments)) {
+      let j = i + (dash ? 2 : 1);
+      while (j < sql.length && sql[j] !== '\n' && sql[j] !== '\0' && !(sql[j] === '\r' && syntax.lineCommentEnd !== 'lf')) j++;
+      if (sql[j] === '\r' && sql[j + 1] !== '\n' && syntax.lineCommentEnd === 'unknown') {
+        return done({ ambiguous: 'a line comment holding a carriage return' });
+      }
+      i = sql[j] === '\0' ? j : j + 1;
       spaced = true;
       continue;
     }
     if (c === '/' && next === '*') {
-      const mark = syntax.executableComments ? at(EXECUTABLE_MARK, sql, i + 2) : undefined;
-      if (mark) executable = true;
-      i = mark ? i + 2 + mark.length : blockEnd(sql, i, syntax.nestedComments);
-      if (i < 0) return { tokens, unterminated: 'a /* comment' };
+      const start = i;
+      const mark = syntax.executableComments ? /^(M?)!(\d{5}\d?)?/.exec(sql.slice(i + 2, i + 10)) : null;
+      if (mark && executable) return done({ ambiguous: 'an executable comment inside another' });
+      if (mark && (mark[1] || mark[2])) {
+        // One version key means one server reading for all of them: all code, or all comments.
+        if (versioned && versionKey !== mark[0]) return done({ ambiguous: 'executable comments with different versions' });
+        versioned = true;
+        versionKey = mark[0];
+      }
+      if (mark && (syntax.executableComments === 'code' || !(mark[1] || mark[2]))) {
+        executable = true;
+        i += 2 + mark[0].length;
+      } else {
+        const close = sql.indexOf('*/', i + 2);
+        const inner = close < 0 ? '' : sql.slice(i + 2, close);
+        if (mark && inner.includes('/*')) return done({ ambiguous: 'a comment inside a versioned comment' });
+        if (syntax.executableComments && next === '*' && sql[i + 2] === '+' && /['"`]/.test(inner)) {
+          return done({ ambiguous: 'a quote inside an optimizer hint' });
+        }
+        i = mark ? (close < 0 ? -1 : close + 2) : blockEnd(sql, i, syntax.nestedComments);
+      }
+      if (i < 0) return done({ unterminated: 'a /* comment' });
+      nul ||= sql.slice(start, i).includes('\0');
       spaced = true;
       continue;
     }
@@ -104,30 +213,69 @@ export function lex(sql: string, syntax: LexicalSyntax): Lexed {
     }
     const quote = syntax.quotes[c];
     if (quote) {
-      const unicodeName =
-        syntax.escapePrefixes && quote.kind === 'quoted' && /(?:^|[^\p{L}\p{N}_$])u&$/iu.test(sql.slice(Math.max(0, i - 3), i));
-      i = literal(i, quote, unicodeName);
-      if (i < 0) return { tokens, unterminated: quote.kind === 'string' ? 'a string literal' : 'a quoted identifier' };
+      i = literal(i, quote);
+      if (i < 0) return done({ unterminated: OPEN[quote.kind] });
       continue;
     }
-    const tag = syntax.dollarQuotes ? at(DOLLAR_TAG, sql, i) : undefined;
-    if (tag) {
-      const close = sql.indexOf(tag, i + tag.length);
-      if (close < 0) return { tokens, unterminated: `a ${tag}-quoted string` };
-      push('string', sql.slice(i + tag.length, close), "''");
-      i = close + tag.length;
+    if (c === '$' && syntax.dollarQuotes) {
+      const tag = dollarTag(sql, i);
+      if (tag) {
+        const close = sql.indexOf(tag, i + tag.length);
+        if (close < 0) return done({ unterminated: `a ${tag}-quoted string` });
+        push('string', sql.slice(i + tag.length, close), "''");
+        i = close + tag.length;
+        continue;
+      }
+    }
+    if (syntax.tclVariables && '$@:#'.includes(c)) {
+      const end = tclVariableEnd(sql, i);
+      if (end < 0) return done({ unterminated: 'a $name(...) parameter' });
+      if (end > i) {
+        push('punct', '?', sql.slice(i, end));
+        i = end;
+        continue;
+      }
+    }
+    if (isWordStart(code(sql, i))) {
+      const end = wordEnd(sql, i);
+      const word = sql.slice(i, end);
+      const prefix = end === i + 1 ? c.toUpperCase() : '';
+      if (prefix && syntax.hexPrefixes.includes(prefix) && next === "'") {
+        // B'...' and X'...' end at the first quote: no doubling (scan.l xb/xh, tokenize.c blobs).
+        i = literal(i + 1, { close: "'", kind: 'string', backslash: false }, { single: true });
+        if (i < 0) return done({ unterminated: OPEN.string });
+        continue;
+      }
+      if (prefix === 'E' && syntax.escapePrefixes && next === "'") {
+        i = literal(i + 1, { close: "'", kind: 'string', backslash: true });
+        if (i < 0) return done({ unterminated: OPEN.string });
+        continue;
+      }
+      const unicode = sql[i + 2];
+      if (prefix === 'U' && syntax.escapePrefixes && next === '&' && (unicode === "'" || unicode === '"')) {
+        // U&'...' and U&"...": doubling only; their escapes (and UESCAPE) can spell anything.
+        const rule: QuoteRule = { close: unicode, kind: unicode === "'" ? 'string' : 'quoted', backslash: false };
+        i = literal(i + 2, rule, { opaque: true });
+        if (i < 0) return done({ unterminated: OPEN[rule.kind] });
+        continue;
+      }
+      push('word', upperAscii(word), word);
+      i = end;
       continue;
     }
-    const word = at(WORD, sql, i);
-    if (word && syntax.escapePrefixes && (word === 'E' || word === 'e') && next === "'") {
-      i = literal(i + 1, { close: "'", kind: 'string', backslash: true }, false);
-      if (i < 0) return { tokens, unterminated: 'a string literal' };
+    if (isDigit(code(sql, i)) || (c === '.' && isDigit(code(sql, i + 1)))) {
+      const end = numberEnd(sql, i);
+      push('number', sql.slice(i, end), sql.slice(i, end));
+      i = end;
       continue;
     }
-    const number = word ? undefined : at(NUMBER, sql, i);
-    const char = word ?? number ?? String.fromCodePoint(sql.codePointAt(i) ?? 0);
-    push(word ? 'word' : number ? 'number' : 'punct', word ? char.toUpperCase() : char, char);
+    if (c === '\0') nul = true;
+    if (c === '(') deepest = Math.max(deepest, ++depth);
+    else if (c === ')') depth--;
+    const char = code(sql, i) < 0xd800 ? c : String.fromCodePoint(sql.codePointAt(i) ?? 0);
+    tokens.push(punct(char, spaced));
+    spaced = false;
     i += char.length;
   }
-  return executable ? { tokens, unterminated: 'a /*! comment' } : { tokens };
+  return executable ? done({ unterminated: 'a /*! comment' }) : done();
 }

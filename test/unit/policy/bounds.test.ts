@@ -1,0 +1,37 @@
+import { describe, expect, test } from 'vitest';
+import { checkStatement } from '../../../daemon/policy/index.js';
+import { ENGINES } from '../../../shared/connection-url.js';
+import { nestedQueryToXml } from '../../fixtures/policy-corpus.js';
+
+const read = { dialect: 'postgres', allowWrite: false } as const;
+
+/** Bad input of any size or depth gets a refusal with a rule, never a throw (which would be a 5xx). */
+describe('validation is bounded', () => {
+  test('EXPLAIN repeated 4000 times is refused, not a stack overflow', () => {
+    for (const dialect of ENGINES) {
+      const verdict = checkStatement(`${'EXPLAIN '.repeat(4000)}SELECT 1`, { dialect, allowWrite: false });
+      expect(verdict).toMatchObject({ ok: false, rule: 'explain-nested' });
+    }
+    expect(checkStatement(`${'EXPLAIN '.repeat(4000)}SELECT 1`, { dialect: 'postgres', allowWrite: true }).ok).toBeDefined();
+  });
+
+  test('SQL text run by a function, nested 18 levels deep, is refused as too complex', () => {
+    const sql = nestedQueryToXml(18);
+    expect(sql.length).toBeLessThan(1000);
+    expect(checkStatement(sql, read)).toMatchObject({ ok: false, rule: 'too-complex' });
+    expect(checkStatement(nestedQueryToXml(3), read)).toEqual({ ok: true, kind: 'read' });
+  });
+
+  test('deeply nested parentheses are refused as too complex', () => {
+    for (const dialect of ENGINES) {
+      const sql = `SELECT ${'('.repeat(200_000)}1${')'.repeat(200_000)}`;
+      expect(checkStatement(sql, { dialect, allowWrite: false })).toMatchObject({ ok: false, rule: 'too-complex' });
+    }
+  });
+
+  test('a megabyte of nested function calls that run SQL text is judged without a throw', () => {
+    const calls = "query_to_xml('SELECT 1', ".repeat(40_000);
+    const sql = `SELECT ${calls}1${')'.repeat(40_000)}`;
+    expect(checkStatement(sql, read).ok).toBe(false);
+  });
+});
