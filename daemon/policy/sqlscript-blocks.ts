@@ -44,31 +44,35 @@ function depthChange(tokens: readonly Token[], k: number): number {
  * text then splits on every `;`, as plain SQL, and is refused as several statements.
  */
 export function splitSqlScript(tokens: readonly Token[], splitPlain: (tokens: readonly Token[]) => Token[][]): Token[][] {
+  // Offsets, not slices of the rest: a text of many statements costs its length once.
   const statements: Token[][] = [];
   let start = 0;
+  let blocks = true;
   while (start < tokens.length) {
-    const rest = tokens.slice(start);
-    const end = leadsWithBlock(rest) ? blockEnd(rest) : -1;
+    const leads = blocks && leadsWithBlock(tokens.slice(start, start + 8));
+    const end = leads ? blockEnd(tokens, start) : -1;
+    // A malformed block splits into several statements, so the text is refused whatever follows;
+    // looking for more blocks after it would cost the rest of the text once per statement.
+    if (leads && end < 0) blocks = false;
     if (end < 0) {
       // Not a block (or a malformed one): this statement ends at the next `;`.
-      const semi = rest.findIndex((t) => isPunct(t, ';'));
-      const plain = splitPlain(semi < 0 ? rest : rest.slice(0, semi + 1));
-      statements.push(...plain);
-      start += semi < 0 ? rest.length : semi + 1;
+      let semi = start;
+      while (semi < tokens.length && !isPunct(tokens[semi], ';')) semi++;
+      statements.push(...splitPlain(tokens.slice(start, Math.min(semi + 1, tokens.length))));
+      start = semi + 1;
       continue;
     }
-    const block = rest.slice(0, end);
-    if (block.length > 0) statements.push(block);
-    start += end + 1;
+    if (end > start) statements.push(tokens.slice(start, end));
+    start = end + 1;
   }
   return statements;
 }
 
-/** Index of the `;` (or the end) that ends a well-formed block statement; -1 when it is not well formed. */
-function blockEnd(tokens: readonly Token[]): number {
+/** Index of the `;` (or the end) that ends a well-formed block statement starting at `start`; -1 when it is not well formed. */
+function blockEnd(tokens: readonly Token[], start: number): number {
   let depth = 0;
   let opened = false;
-  for (let k = 0; k < tokens.length; k++) {
+  for (let k = start; k < tokens.length; k++) {
     const token = tokens[k] as Token;
     if (isPunct(token, ';') && depth === 0) return opened ? k : -1;
     depth += depthChange(tokens, k);
