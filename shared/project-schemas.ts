@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { HanaCliEnvSchema } from './hana-cli-env.js';
 import { ConnectionNameSchema, ConnectionRefSchema, EngineSchema } from './schemas.js';
 
 /**
@@ -31,6 +32,8 @@ export const DetectRequestSchema = z.strictObject({
   connFile: z.string().min(1).max(4096).optional(),
   /** The caller's own `VCAP_SERVICES` variable, the last source of the chain. */
   vcapServices: z.string().max(1_000_000).optional(),
+  /** The caller's `HANA_CLI_*` target (never its password), the first source of the chain. */
+  hanaCli: HanaCliEnvSchema.optional(),
 });
 export type DetectRequest = z.infer<typeof DetectRequestSchema>;
 

@@ -3,6 +3,7 @@ import { withLeanToolList } from './lean-tool-list.js';
 import { startDaemonInBackground } from '../shared/auto-start.js';
 import { DaemonClient } from '../shared/daemon-client.js';
 import { contextFromEnv } from '../shared/context-env.js';
+import { hanaCliFromEnv } from '../shared/hana-cli-env.js';
 import { resolvePaths } from '../shared/paths.js';
 import { createShimServer } from './server.js';
 
@@ -27,11 +28,13 @@ export async function runShim(options: ShimMainOptions): Promise<void> {
   });
   const probe = new DaemonClient({ socketPath: paths.socket, runDir: paths, clientName: 'hanactl-shim' });
   const vcap = process.env.VCAP_SERVICES;
+  const hanaCli = hanaCliFromEnv(process.env);
   const { server, state } = createShimServer(daemon, {
     ...options,
     project: options.project ?? process.cwd(),
     context: contextFromEnv(process.env),
     ...(vcap ? { vcapServices: vcap } : {}),
+    ...(hanaCli ? { hanaCli } : {}),
   });
   const transport = new StdioServerTransport();
   const heartbeat = setInterval(() => {

@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { RootsListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { DaemonClient } from '../shared/daemon-client.js';
+import type { HanaCliEnv } from '../shared/hana-cli-env.js';
 import { detectProject } from '../shared/project-client.js';
 import { type DetectResult, isProjectRef } from '../shared/project-schemas.js';
 import type { SessionState } from './session-state.js';
@@ -37,10 +38,15 @@ export class ProjectContext {
   readonly #daemon: DaemonClient;
   readonly #state: SessionState;
   readonly #policy: ActivePolicy;
-  readonly #extras: { connFile?: string; vcapServices?: string };
+  readonly #extras: { connFile?: string; vcapServices?: string; hanaCli?: HanaCliEnv };
   readonly #fallback: string | undefined;
 
-  constructor(daemon: DaemonClient, state: SessionState, policy: ActivePolicy, options: { connFile?: string; vcapServices?: string }) {
+  constructor(
+    daemon: DaemonClient,
+    state: SessionState,
+    policy: ActivePolicy,
+    options: { connFile?: string; vcapServices?: string; hanaCli?: HanaCliEnv },
+  ) {
     this.#daemon = daemon;
     this.#state = state;
     this.#policy = policy;
@@ -48,6 +54,7 @@ export class ProjectContext {
     this.#extras = {
       ...(options.connFile ? { connFile: options.connFile } : {}),
       ...(options.vcapServices !== undefined ? { vcapServices: options.vcapServices } : {}),
+      ...(options.hanaCli ? { hanaCli: options.hanaCli } : {}),
     };
   }
 

@@ -1,4 +1,5 @@
 import type { DaemonClient } from '../shared/daemon-client.js';
+import type { HanaCliEnv } from '../shared/hana-cli-env.js';
 
 export interface ShimOptions {
   /** The connection selected when the session starts (`--connection`). */
@@ -11,6 +12,8 @@ export interface ShimOptions {
   readonly connFile?: string;
   /** This process's `VCAP_SERVICES`, the last source of the project chain (passed to the daemon, never read back). */
   readonly vcapServices?: string;
+  /** This process's `HANA_CLI_*` target (never its password), the first source of the project chain. */
+  readonly hanaCli?: HanaCliEnv;
   /**
    * `http`: a session of the daemon's MCP over HTTP endpoint, whose URL fixes `connection`: no
    * use_connection, a call's `connection` may only name it, a project never moves it, and the

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { detectProject, importProjectConnection } from '../../shared/project-client.js';
+import { hanaCliFromEnv } from '../../shared/hana-cli-env.js';
 import type { DetectResult } from '../../shared/project-schemas.js';
 import { type CliContext, printJson } from '../context.js';
 
@@ -29,10 +30,12 @@ export function explainText(result: DetectResult): string {
  */
 export async function explainProject(ctx: CliContext, dir: string, options: ExplainOptions): Promise<void> {
   const vcap = process.env.VCAP_SERVICES;
+  const hanaCli = hanaCliFromEnv(process.env);
   const result = await detectProject(ctx.daemon, {
     path: resolve(ctx.cwd, dir),
     ...(options.connFile ? { connFile: options.connFile } : {}),
     ...(vcap ? { vcapServices: vcap } : {}),
+    ...(hanaCli ? { hanaCli } : {}),
   });
   if (options.json) return printJson(ctx, result);
   ctx.out(explainText(result));

@@ -86,6 +86,7 @@ export class ProjectService {
     const extras: SessionExtras = {
       ...(request.connFile ? { connFile: request.connFile } : {}),
       ...(request.vcapServices !== undefined ? { vcapServices: request.vcapServices } : {}),
+      ...(request.hanaCli ? { hanaCli: request.hanaCli } : {}),
     };
     if (request.session) this.#deps.sessions.set(request.session, extras);
     const loaded = this.#load(request.path, extras);

@@ -1,7 +1,10 @@
-/** What a shim adds to its project's chain: a named connection file, its own `VCAP_SERVICES`. */
+import type { HanaCliEnv } from '../../shared/hana-cli-env.js';
+
+/** What a shim adds to its project's chain: a named connection file, its `VCAP_SERVICES` and `HANA_CLI_*` target. */
 export interface SessionExtras {
   readonly connFile?: string;
   readonly vcapServices?: string;
+  readonly hanaCli?: HanaCliEnv;
 }
 
 interface Entry {

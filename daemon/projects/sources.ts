@@ -1,4 +1,7 @@
 import { isAbsolute, join, resolve } from 'node:path';
+import type { HanaCliEnv } from '../../shared/hana-cli-env.js';
+import { hanaEndpointDefaults } from '../../shared/hana-endpoint.js';
+import { makeCandidate } from './candidate.js';
 import { bindingNote, capDbEntries } from './cap-config.js';
 import { connectionsFromCap, type KindHint } from './cap-source.js';
 import { parseDotenv } from './dotenv.js';
@@ -17,6 +20,8 @@ export interface SourceContext {
   readonly connFile?: string;
   /** The caller's `VCAP_SERVICES` variable. */
   readonly vcapServices?: string;
+  /** The caller's `HANA_CLI_*` target (never a password). */
+  readonly hanaCli?: HanaCliEnv;
 }
 
 /** One source's own finding, before precedence decides used or skipped. */
@@ -146,6 +151,50 @@ const dotenvSource: ProjectSource = {
   },
 };
 
+/** hana-cli's own defaults for `HANA_CLI_PORT` and `HANA_CLI_DATABASE` (utils/connections.js). */
+const HANA_CLI_PORT = 30013;
+const HANA_CLI_DATABASE = 'SYSTEMDB';
+
+/**
+ * `HANA_CLI_HOST` (with `HANA_CLI_PORT`, `_USER`, `_DATABASE`, `_SCHEMA`) in the caller's
+ * environment beats every file, as in hana-cli, with its defaults (port 30013, database
+ * SYSTEMDB) — except that a HANA Cloud host without a port gets 443 with TLS and no database
+ * name, by hanactl's one endpoint rule. The password never comes from an editor's environment.
+ */
+const hanaCliSource: ProjectSource = {
+  label: 'HANA_CLI_* (environment)',
+  find(ctx) {
+    const env = ctx.hanaCli;
+    if (!env) return { kind: 'absent', reason: "The caller's environment has no HANA_CLI_HOST variable." };
+    const given = env.port === undefined ? undefined : Number(env.port);
+    if (given !== undefined && (!Number.isInteger(given) || given < 1 || given > 65535))
+      throw new SourceError("HANA_CLI_PORT in the caller's environment is not a number from 1 to 65535.");
+    const cloud = hanaEndpointDefaults(env.host, undefined).port === 443;
+    const endpoint = hanaEndpointDefaults(env.host, given ?? (cloud ? undefined : HANA_CLI_PORT));
+    const database = env.database ?? (cloud ? undefined : HANA_CLI_DATABASE);
+    const target = {
+      engine: 'hana' as const,
+      scheme: 'hana',
+      host: env.host,
+      port: endpoint.port,
+      ...(env.user ? { user: env.user } : {}),
+      ...(database ? { database } : {}),
+      options: { ...(endpoint.encrypt ? { encrypt: 'true' } : {}), ...(env.schema ? { currentSchema: env.schema } : {}) },
+    };
+    const where = `${env.user ? `${env.user}@` : ''}${env.host}:${endpoint.port}${database ? `/${database}` : ''}`;
+    const register =
+      `hanactl never takes a password from an editor's environment${env.passwordSet ? ' (HANA_CLI_PASSWORD is ignored)' : ''}: ` +
+      `a person registers it once with \`hanactl add <name> hana://${where}\` (it prompts for the password) and the editor uses \`--connection <name>\`.`;
+    return {
+      kind: 'found',
+      found: {
+        candidates: [makeCandidate({ name: 'hana-cli', target, detail: `HANA_CLI_HOST ${env.host}` }, undefined)],
+        notes: [register],
+      },
+    };
+  },
+};
+
 const environmentSource: ProjectSource = {
   label: 'VCAP_SERVICES',
   find(ctx) {
@@ -155,12 +204,13 @@ const environmentSource: ProjectSource = {
 };
 
 /**
- * The chain, in hana-cli's order with CAP's own configuration first: `.cdsrc-private.json`
+ * The chain, in hana-cli's order: `HANA_CLI_*` in the caller's environment beats every file, then CAP's own configuration: `.cdsrc-private.json`
  * (CAP bindings), CAP's `cds.requires.db` (`.cdsrc.json`, `package.json`), `default-env.json`,
  * a named connection file, `~/.hana-cli/default.json`, `.env`, the caller's `VCAP_SERVICES`.
  * The first source that yields a connection wins.
  */
 export const PROJECT_SOURCES: readonly ProjectSource[] = [
+  hanaCliSource,
   capSource('.cdsrc-private.json', ['.cdsrc.json', 'package.json']),
   capSource('.cdsrc.json', ['package.json']),
   capSource('package.json', []),

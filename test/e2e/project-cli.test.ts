@@ -59,12 +59,13 @@ describe('hanactl trust, explain-project and import', () => {
     await home.ok(['trust', cap]);
     const text = (await home.ok(['explain-project', join(cap, 'srv')])).stdout;
     expect(text).toContain(`Project ${cap} (CAP: db/, srv/, cds in package.json)`);
-    expect(text).toMatch(/ 1\. \.cdsrc-private\.json: absent/);
-    expect(text).toMatch(/ 3\. package\.json: used/);
-    expect(text).toMatch(/ 4\. default-env\.json: skipped .*\n {4}Shadowed: package\.json came first/);
+    expect(text).toMatch(/ 2\. \.cdsrc-private\.json: absent/);
+    expect(text).toMatch(/ 4\. package\.json: used/);
+    expect(text).toMatch(/ 5\. default-env\.json: skipped .*\n {4}Shadowed: package\.json came first/);
     expect(text).toContain('Connections: project:db (sqlite) [first]');
     const explained = JSON.parse((await home.ok(['explain-project', cap, '--json'])).stdout);
     expect(explained.sources.map((s: { source: string; status: string }) => `${s.source}=${s.status}`)).toEqual([
+      'HANA_CLI_* (environment)=absent',
       '.cdsrc-private.json=absent',
       '.cdsrc.json=absent',
       'package.json=used',
@@ -81,10 +82,22 @@ describe('hanactl trust, explain-project and import', () => {
     await home.ok(['trust', bound]);
     const text = (await home.ok(['explain-project', bound])).stdout;
     expect(text).toMatch(
-      / 1\. \.cdsrc-private\.json: error .*\n {4}.*only a cloud binding reference.*"cap-hana".*cds bind --exec --profile hybrid/,
+      / 2\. \.cdsrc-private\.json: error .*\n {4}.*only a cloud binding reference.*"cap-hana".*cds bind --exec --profile hybrid/,
     );
-    expect(text).toMatch(/ 3\. package\.json: skipped\n {4}Not read: \.cdsrc-private\.json stops the chain/);
+    expect(text).toMatch(/ 4\. package\.json: skipped\n {4}Not read: \.cdsrc-private\.json stops the chain/);
     expect(text).not.toContain(SECRET);
+  });
+
+  it('honours HANA_CLI_HOST from the environment before every file, and never its password', async () => {
+    const planted = 'hana-cli-env-secret-5d1e';
+    const result = await home.run(['explain-project', cap], {
+      env: { HANA_CLI_HOST: 'db.example.com', HANA_CLI_USER: 'DEV', HANA_CLI_PASSWORD: planted },
+    });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/ 1\. HANA_CLI_\* \(environment\): used/);
+    expect(result.stdout).toContain('HANA_CLI_PASSWORD is ignored');
+    expect(result.stdout).toContain('hanactl add <name> hana://DEV@db.example.com:30013/SYSTEMDB');
+    expect(result.stdout + result.stderr).not.toContain(planted);
   });
 
   it('imports a project connection into the registry, by default and by name', async () => {

@@ -44,6 +44,7 @@ describe('the connection chain, source by source', () => {
     const r = chain(root, { vcapServices: JSON.stringify({ hana: [hanaBinding('from-env')] }) });
     expect(r.used?.label).toBe('.cdsrc-private.json');
     expect(status(r)).toEqual({
+      'HANA_CLI_* (environment)': 'absent',
       '.cdsrc-private.json': 'used',
       '.cdsrc.json': 'absent',
       'package.json': 'skipped',
@@ -87,7 +88,7 @@ describe('the connection chain, source by source', () => {
       'default-env.json': json({ VCAP_SERVICES: { hana: [hanaBinding('elsewhere', { password: SECRET })] } }),
     });
     const r = chain(root);
-    const priv = r.sources[0];
+    const priv = r.sources.find((s) => s.source === '.cdsrc-private.json');
     expect(priv).toMatchObject({ source: '.cdsrc-private.json', status: 'error' });
     expect(priv?.reason).toMatch(/only a cloud binding reference.*"my-hana" with key "my-hana-key".*cds bind --exec --profile hybrid/);
     expect(priv?.reason).toContain('hana-cli stops here too');
@@ -107,7 +108,43 @@ describe('the connection chain, source by source', () => {
     });
     const r = chain(root, { vcapServices: JSON.stringify({ hana: [hanaBinding('my-hana', { password: SECRET })] }) });
     expect(r.used).toMatchObject({ label: '.cdsrc-private.json', preferred: 'my-hana' });
-    expect(r.sources[0]?.reason).toContain('cds bind --exec');
+    expect(r.sources.find((s) => s.source === '.cdsrc-private.json')?.reason).toContain('cds bind --exec');
+  });
+
+  it('lets HANA_CLI_HOST in the caller’s environment beat every file, as hana-cli does, without a password', () => {
+    // A hana-cli project: default-env.json as `hana-cli connect` writes it, plus a .env.
+    const root = folder({
+      'default-env.json': json({ VCAP_SERVICES: { hana: [hanaBinding('from-file', { password: SECRET })] } }),
+      '.env': `HANA_HOST=other\nHANA_USER=u\nHANA_PASSWORD=${SECRET}\n`,
+    });
+    const r = chain(root, { hanaCli: { host: 'db.example.com', user: 'DEV', schema: 'APP', passwordSet: true } });
+    expect(r.used?.label).toBe('HANA_CLI_* (environment)');
+    const [c] = r.used?.candidates ?? [];
+    expect(c?.target).toEqual({
+      engine: 'hana',
+      scheme: 'hana',
+      host: 'db.example.com',
+      port: 30013,
+      user: 'DEV',
+      database: 'SYSTEMDB',
+      options: { currentSchema: 'APP' },
+    });
+    expect(c?.password).toBeUndefined();
+    const used = r.sources[0];
+    expect(used?.reason).toContain('HANA_CLI_PASSWORD is ignored');
+    expect(used?.reason).toContain('hanactl add <name> hana://DEV@db.example.com:30013/SYSTEMDB');
+    expect(status(r)['default-env.json']).toBe('skipped');
+    expect(JSON.stringify(r)).not.toContain(SECRET);
+  });
+
+  it('gives a HANA Cloud HANA_CLI_HOST without a port 443 and TLS, and keeps HANA_CLI_PORT and _DATABASE as given', () => {
+    const root = folder({ 'package.json': json({ name: 'x' }) });
+    const cloud = chain(root, { hanaCli: { host: 'x1.hana.prod-eu10.hanacloud.ondemand.com', user: 'DBADMIN' } }).used?.candidates[0];
+    expect(cloud?.target).toMatchObject({ port: 443, options: { encrypt: 'true' } });
+    expect(cloud?.target.database).toBeUndefined();
+    const given = chain(root, { hanaCli: { host: 'h', port: '30041', database: 'H00' } }).used?.candidates[0];
+    expect(given?.target).toMatchObject({ port: 30041, database: 'H00' });
+    expect(chain(root, { hanaCli: { host: 'h', port: 'x' } }).sources[0]).toMatchObject({ status: 'error' });
   });
 
   it('reads a hana-cli project: default-env.json before .env', () => {
