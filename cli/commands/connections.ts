@@ -25,9 +25,16 @@ export async function add(ctx: CliContext, name: string, url: string, options: A
   if (password !== undefined) {
     ctx.err('warning: the URL holds a password; it may now be in your shell history. Prefer --password-stdin or the prompt.');
   }
+  const asks = password === undefined && options.password !== false && parsed.target.engine !== 'sqlite';
   if (options.passwordStdin) {
     password = await readPasswordFromStdin(ctx.stdin);
-  } else if (password === undefined && options.password !== false && parsed.target.engine !== 'sqlite' && ctx.stdin.isTTY) {
+  } else if (asks && !ctx.stdin.isTTY) {
+    // Storing no password because nobody could be asked would only fail later, at the first call.
+    throw new HanactlError(
+      'INVALID_REQUEST',
+      `Standard input is not a terminal, so hanactl cannot ask for the password of "${name}". Pipe it with --password-stdin (e.g. \`hanactl add ${name} <url> --password-stdin < pw.txt\`), or pass --no-password for a user that has none.`,
+    );
+  } else if (asks) {
     const typed = await promptHidden(
       `Password for ${parsed.target.user ?? 'the user'}@${parsed.target.host} (empty for none): `,
       ctx.stdin,

@@ -79,10 +79,12 @@ export const createPostgresDriver: DriverFactory = (target: Target, secret: Driv
     } catch (err) {
       await client.end().catch(() => {});
       const code = (err as { code?: string }).code;
-      const refused = code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EHOSTUNREACH';
+      // Any socket-level errno (ECONNREFUSED, ENOTFOUND, EAI_AGAIN, EHOSTUNREACH, ENETUNREACH, ETIMEDOUT ...)
+      // means the server was never reached; only a server's own answer (a SQLSTATE) is a refusal.
+      const network = typeof code === 'string' && /^E[A-Z_]+$/.test(code);
       const prefix =
-        refused || /timeout/i.test(String((err as Error).message))
-          ? `Cannot reach PostgreSQL at ${where}; check that the server runs and the host and port are right.`
+        network || /timeout/i.test(String((err as Error).message))
+          ? `Cannot reach PostgreSQL at ${where}${network ? ` (${code})` : ''}; check that the server runs, the host and port are right, and the network (VPN, firewall) lets you through.`
           : `PostgreSQL at ${where} refused the connection.`;
       const inner = normaliseDriverError(err, 'CONNECT_FAILED', secrets, code && /^[0-9A-Z]{5}$/.test(code) ? { sqlState: code } : {});
       throw new HanactlError('CONNECT_FAILED', `${prefix} ${inner.message}`, inner.details);
