@@ -1,18 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DriverConnection, ExecuteOptions } from '../../../daemon/drivers/driver.js';
+import { HanaCatalog } from '../../../daemon/catalog/hana-catalog.js';
+import type { CatalogExecutor } from '../../../daemon/catalog/catalog.js';
 import { HanaDriver } from '../../../daemon/drivers/hana/hana-driver.js';
 import { buildContextStatements } from '../../../daemon/drivers/hana/hana-sql.js';
 import { parseConnectionUrl } from '../../../shared/connection-url.js';
 import { rejection } from './helpers.js';
 
 /**
- * Against a real SAP HANA, when HANA_TEST_URL is set:
- *   HANA_TEST_URL='hana://USER:PASSWORD@host:port/TENANT?encrypt=true' npx vitest run test/unit/hana
+ * Against a real SAP HANA, when HANA_TEST_URL is set (docs/engines/hana.md says how to get one):
+ *   HANA_TEST_URL='hana://USER:PASSWORD@<id>.hana.<region>.hanacloud.ondemand.com:443' npm run test:hana
  */
 const LIVE_URL = process.env.HANA_TEST_URL;
 if (!LIVE_URL) {
   console.log(
-    'Live SAP HANA tests skipped: HANA_TEST_URL is unset (set it to hana://user:password@host:port/tenant?encrypt=true to run them).',
+    'Live SAP HANA tests SKIPPED: HANA_TEST_URL is unset (set it to hana://user:password@host:443 and run npm run test:hana; see docs/engines/hana.md).',
   );
 }
 
@@ -122,4 +124,82 @@ describe.skipIf(!LIVE_URL)('live SAP HANA', () => {
     expect(err.code).toBe('CONNECT_FAILED');
     expect(err.message).not.toContain(wrong);
   });
+
+  /** A statement HANA cannot answer without doing the work: it sleeps on the server. */
+  const SLEEP = (seconds: number) => `DO BEGIN USING SQLSCRIPT_SYNC AS SYNC; CALL SYNC:SLEEP_SECONDS(${seconds}); END`;
+
+  it('authenticates with encryption on port 443 (SAP HANA Cloud)', async () => {
+    if (parsed?.target.port !== 443) return;
+    expect(driver.connectOptions.encrypt).toBe(true);
+    const rows = (await conn.execute("SELECT SESSION_CONTEXT('PROTOCOL_VERSION') AS P FROM DUMMY", [], READ)).rows;
+    expect(rows).toHaveLength(1);
+  });
+
+  it('refuses DDL inside a read-only call', async () => {
+    const err = await rejection(conn.execute(`CREATE ROW TABLE HANACTL_DDL_${process.pid} (A INT)`, [], READ));
+    expect(err.code).toBe('QUERY_FAILED');
+  });
+
+  it('sets context values inside a read-only call, reads them back, and clears them when the call ends', async () => {
+    const value = "o'brien; -- \\ ' || 'x";
+    const set = await conn.execute("SELECT SESSION_CONTEXT('HANACTL_CUSTOMER') AS V FROM DUMMY", [], {
+      ...READ,
+      context: { HANACTL_CUSTOMER: value },
+    });
+    expect(set.rows).toEqual([{ V: value }]);
+    const after = await conn.execute("SELECT SESSION_CONTEXT('HANACTL_CUSTOMER') AS V FROM DUMMY", [], READ);
+    expect(after.rows).toEqual([{ V: null }]);
+    expect(conn.dirty).toBe(false);
+  });
+
+  it('runs every catalog tool and explain', async () => {
+    const catalog = new HanaCatalog();
+    const run =
+      (readOnly: boolean): CatalogExecutor =>
+      async (sql, params, maxRows) =>
+        (await conn.execute(sql, params, { maxRows, timeoutMs: 30_000, readOnly })).rows;
+    const schema = await catalog.currentSchema(run(true));
+    expect(typeof schema).toBe('string');
+    expect((await catalog.listSchemas(run(true), { limit: 20 })).schemas.length).toBeGreaterThanOrEqual(0);
+    await catalog.listTables(run(true), { schema: schema ?? 'SYS', limit: 20 });
+    const [dummy] = await catalog.findTables(run(true), 'SYS', 'DUMMY');
+    if (dummy) expect((await catalog.describeTable(run(true), dummy)).columns.length).toBeGreaterThan(0);
+    await catalog.listRoutines(run(true), { schema: schema ?? 'SYS', limit: 20 });
+    await catalog.search(run(true), { pattern: 'dummy', kinds: ['table', 'view', 'column', 'routine'], limit: 10 });
+    const plan = await catalog.explain(run(false), 'SELECT * FROM DUMMY');
+    expect(plan.text).toMatch(/\S/);
+  });
+
+  it('times out a statement HANA cannot optimise away, and the session stays usable', async () => {
+    const started = Date.now();
+    const err = await rejection(conn.execute(SLEEP(30), [], { ...WRITE, timeoutMs: 1_500 }));
+    expect(err.code).toBe('QUERY_TIMEOUT');
+    expect(Date.now() - started).toBeLessThan(10_000);
+    if (conn.broken) conn = await driver.connect();
+    await conn.ping();
+  });
+
+  it('aborts a running statement on the signal', async () => {
+    const controller = new AbortController();
+    const running = rejection(conn.execute(SLEEP(30), [], { ...WRITE, timeoutMs: 60_000, signal: controller.signal }));
+    setTimeout(() => controller.abort(), 1_000);
+    expect((await running).code).toBe('QUERY_CANCELLED');
+    if (conn.broken) conn = await driver.connect();
+    await conn.ping();
+  });
+
+  it('cancels under load: ten long statements at once all stop at their deadline', async () => {
+    if (!parsed) return;
+    const many = await Promise.all(Array.from({ length: 10 }, () => driver.connect()));
+    try {
+      const started = Date.now();
+      const results = await Promise.all(many.map((c) => rejection(c.execute(SLEEP(60), [], { ...WRITE, timeoutMs: 3_000 }))));
+      expect(results.map((e) => e.code)).toEqual(Array(10).fill('QUERY_TIMEOUT'));
+      // Each was cancelled on the server: none waited for its 60 s sleep (nor was given up after the grace period).
+      expect(Date.now() - started).toBeLessThan(20_000);
+      expect(many.filter((c) => c.broken)).toHaveLength(0);
+    } finally {
+      await Promise.all(many.map((c) => c.close()));
+    }
+  }, 60_000);
 });
