@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { HanactlError } from '../../shared/errors.js';
 import type { CliContext } from '../context.js';
-import { type McpClientName, mcpConfigText, type ServerEntry, serverEntry } from './mcp-config.js';
+import { contextNote, declaredContext, type McpClientName, mcpConfigText, type ServerEntry, serverEntry } from './mcp-config.js';
 
 /** The server name hanactl's entry is kept under in every client's file. */
 export const SERVER_NAME = 'hanactl';
@@ -156,14 +156,16 @@ const RESTART_HINT: Record<McpClientName, string> = {
  */
 export async function writeMcpConfig(ctx: CliContext, options: { client: McpClientName; connection?: string; configFile?: string }): Promise<void> {
   const path = options.configFile ? resolve(ctx.cwd, options.configFile) : defaultConfigFile(options.client, { cwd: ctx.cwd });
+  const names = await declaredContext(ctx, options.connection);
+  if (names.length > 0 && options.connection) ctx.err(contextNote(options.connection, names));
   if (!path) {
     ctx.err(
       'Claude Code keeps its servers in ~/.claude.json, a state file it rewrites while it runs, so hanactl does not edit it. Run this instead (add --scope user to use hanactl in every project):',
     );
-    ctx.out(mcpConfigText(options.client, options.connection));
+    ctx.out(mcpConfigText(options.client, options.connection, process.env, names));
     return;
   }
-  const result = writeServerEntry(path, options.client, serverEntry(options.connection));
+  const result = writeServerEntry(path, options.client, serverEntry(options.connection, process.env, names));
   if (!result.changed) {
     ctx.out(`${result.file} already has this hanactl entry; nothing changed.`);
     return;

@@ -20,7 +20,7 @@ export interface ServerEntry {
  * POSIX it is bin/hanactl-mcp, which starts the shim from its startup snapshot when valid
  * (about half the start-up time of the full CLI) and falls back to `hanactl mcp` otherwise.
  */
-export function serverEntry(connection: string | undefined, env: NodeJS.ProcessEnv = process.env): ServerEntry {
+export function serverEntry(connection: string | undefined, env: NodeJS.ProcessEnv = process.env, contextNames: readonly string[] = []): ServerEntry {
   const options = connection ? ['--connection', connection] : [];
   const launcher = join(installRoot(), 'bin', 'hanactl-mcp');
   const entry: ServerEntry =
@@ -28,12 +28,41 @@ export function serverEntry(connection: string | undefined, env: NodeJS.ProcessE
       ? { command: launcher, args: options, env: { HANACTL_NODE: process.execPath } }
       : { command: process.execPath, args: [hanactlBinPath(), 'mcp', ...options] };
   if (env.HANACTL_HOME) entry.env = { ...entry.env, HANACTL_HOME: env.HANACTL_HOME };
+  // One placeholder per declared context parameter: without a value every call is refused.
+  for (const name of contextNames) entry.env = { ...entry.env, [`MCP_CONTEXT_${name}`]: contextPlaceholder(name) };
   return entry;
 }
 
+/** The value written for a context parameter until a person puts this editor's own value there. */
+export const contextPlaceholder = (name: string): string => `REPLACE-WITH-${name}`;
+
+/**
+ * The context parameters `connection` declares (a session must supply each as
+ * `MCP_CONTEXT_<NAME>`); none when there is no connection or the daemon cannot say.
+ */
+export async function declaredContext(ctx: CliContext, connection: string | undefined): Promise<readonly string[]> {
+  if (!connection) return [];
+  try {
+    return (await ctx.daemon.getConnection(connection)).context;
+  } catch {
+    return [];
+  }
+}
+
+/** The sentence that goes with placeholders: what to replace, and why. */
+export function contextNote(connection: string, names: readonly string[]): string {
+  const vars = names.map((n) => `MCP_CONTEXT_${n}`).join(', ');
+  return `"${connection}" declares context parameters (${names.join(', ')}): this config sets ${vars} to a placeholder (${contextPlaceholder(names[0] ?? 'NAME')}); replace each with this editor's value (a person's choice, fixed for the session).`;
+}
+
 /** The text to paste (or the command to run) for one client. */
-export function mcpConfigText(client: string, connection: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
-  const entry = serverEntry(connection, env);
+export function mcpConfigText(
+  client: string,
+  connection: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+  contextNames: readonly string[] = [],
+): string {
+  const entry = serverEntry(connection, env, contextNames);
   const name = 'hanactl';
   switch (client as McpClientName) {
     case 'claude-code': {
@@ -58,7 +87,9 @@ function shellQuote(s: string): string {
 export async function mcpConfig(ctx: CliContext, options: { client: string; connection?: string; write?: boolean; configFile?: string }): Promise<void> {
   if (!options.write) {
     if (options.configFile) throw new CliExit(EXIT.usage, '--config-file names the file that --write merges into; give --write too.');
-    ctx.out(mcpConfigText(options.client, options.connection));
+    const names = await declaredContext(ctx, options.connection);
+    ctx.out(mcpConfigText(options.client, options.connection, process.env, names));
+    if (names.length > 0 && options.connection) ctx.err(contextNote(options.connection, names));
     return;
   }
   const { writeMcpConfig } = await import('./mcp-config-write.js');
