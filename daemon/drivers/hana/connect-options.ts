@@ -15,7 +15,11 @@ export interface HanaConnectOptions {
   readonly databaseName?: string;
   /** Milliseconds; the client's default waits far longer and holds process exit meanwhile. */
   readonly connectTimeout: number;
-  /** Milliseconds a request may wait for the server's answer; statements override it per call. */
+  /**
+   * Milliseconds any request may wait for the server's answer: only a backstop, past the longest
+   * call hanactl runs. Each request is bounded by hanactl's own deadline instead: a statement and
+   * its row fetches by the call's, everything else by the connect timeout.
+   */
   readonly communicationTimeout: number;
   readonly [option: string]: string | number | boolean | undefined;
 }
@@ -75,6 +79,9 @@ const BY_LOWER = new Map<string, string>([
 
 const TRUE = new Set(['', 'true', '1', 'yes', 'on']);
 const FALSE = new Set(['false', '0', 'no', 'off']);
+
+/** The longest call (`timeoutMs` at most 600 s, shared/schemas.ts) plus a minute for its cancel. */
+export const COMMUNICATION_BACKSTOP_MS = 660_000;
 
 function invalid(message: string): HanactlError {
   return new HanactlError('INVALID_URL', message);
@@ -158,6 +165,6 @@ export function buildHanaConnectOptions(target: Target, settings: DriverSettings
     ...(databaseName !== undefined ? { databaseName } : {}),
     ...mapped,
     connectTimeout: ms,
-    communicationTimeout: ms,
+    communicationTimeout: COMMUNICATION_BACKSTOP_MS,
   };
 }

@@ -1,7 +1,7 @@
 import { HanactlError } from '../../../shared/errors.js';
 import type { Param } from '../../../shared/schemas.js';
 import type { DriverConnection, ExecuteOptions, StatementResult } from '../driver.js';
-import { settleQuietly, viaCallback } from './callbacks.js';
+import { settleQuietly, viaCallback, viaCallbackWithin } from './callbacks.js';
 import type { HanaConnectionLike, HanaResultSetLike, HanaStatementLike } from './hana-client-types.js';
 import { errorFacts, isConnectionLost, queryError } from './hana-errors.js';
 import {
@@ -24,7 +24,10 @@ const RESULT_SET_FUNCTION_CODES = new Set([5 /* SELECT */, 6 /* SELECT FOR UPDAT
 export interface HanaConnectionOptions {
   /** `host:port`, for messages. */
   readonly serverNode: string;
-  /** The connection-wide communication timeout (ms); a statement may wait longer. */
+  /**
+   * How long a request outside a statement (ping, version, rollback, UNSET, close) may wait for
+   * its answer (ms): the connect timeout. A statement and its fetches are bounded by the call's deadline.
+   */
   readonly communicationTimeoutMs: number;
   /** How long a cancelled statement may take to wind down before the connection is given up. */
   readonly cancelGraceMs?: number;
@@ -120,7 +123,7 @@ export class HanaConnection implements DriverConnection {
   async reset(): Promise<void> {
     this.#assertUsable();
     try {
-      await viaCallback((cb) => this.#conn.rollback(cb));
+      await this.#rollback();
       this.#conn.setAutoCommit(true);
       await this.#clearContext();
     } catch (err) {
@@ -157,8 +160,14 @@ export class HanaConnection implements DriverConnection {
       );
   }
 
+  /** One statement outside a call's deadline, bounded by the upkeep timeout. */
   #exec(sql: string): Promise<unknown> {
-    return viaCallback<unknown>((cb) => this.#conn.exec(sql, [], cb));
+    return viaCallbackWithin<unknown>((cb) => this.#conn.exec(sql, [], cb), this.#options.communicationTimeoutMs, sql);
+  }
+
+  /** The rollback that ends a call or resets the session, bounded like `#exec`. */
+  #rollback(): Promise<void> {
+    return viaCallbackWithin((cb) => this.#conn.rollback(cb), this.#options.communicationTimeoutMs, 'ROLLBACK');
   }
 
   /** Puts the session in the call's mode, then runs the statement. */
@@ -201,7 +210,8 @@ export class HanaConnection implements DriverConnection {
       // Older clients: the timer and abort() still bound the statement.
     }
     // The connection-wide communication timeout is the connect timeout; a long statement needs more.
-    const execOptions = { communicationTimeout: Math.max(this.#options.communicationTimeoutMs, options.timeoutMs + graceMs + 1_000) };
+    // The connection-wide communication timeout is only a backstop; this request waits as long as the call may.
+    const execOptions = { communicationTimeout: options.timeoutMs + graceMs + 1_000 };
     const bound = [...params];
     const info = stmt.getColumnInfo?.() ?? [];
     if (info.length === 0 && !RESULT_SET_FUNCTION_CODES.has(stmt.functionCode?.() ?? -1)) {
@@ -271,7 +281,7 @@ export class HanaConnection implements DriverConnection {
   async #endCall(): Promise<void> {
     try {
       await this.#clearContext();
-      await viaCallback((cb) => this.#conn.rollback(cb));
+      await this.#rollback();
     } catch {
       this.#broken = true;
     }

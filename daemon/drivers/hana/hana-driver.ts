@@ -77,7 +77,7 @@ export class HanaDriver implements Driver {
       conn,
       {
         serverNode: options.serverNode,
-        communicationTimeoutMs: options.communicationTimeout,
+        communicationTimeoutMs: options.connectTimeout,
         ...(this.#deps.cancelGraceMs !== undefined ? { cancelGraceMs: this.#deps.cancelGraceMs } : {}),
       },
       this.#password,

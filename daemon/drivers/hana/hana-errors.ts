@@ -25,6 +25,8 @@ const CONNECTION_LOST_CODES = new Set([-10709, -10807, -10108, -20006]);
 
 /** True when the error says the session is unusable, so the pool must destroy it. */
 export function isConnectionLost(err: unknown): boolean {
+  // hanactl's own bound expired (callbacks.ts NoAnswerError): the session cannot be trusted.
+  if (err instanceof Error && err.name === 'NoAnswerError') return true;
   const code = Number(errorFacts(err).nativeCode);
   return CONNECTION_LOST_CODES.has(code) || /connection (failed|lost|closed)|no connection available|socket closed/i.test(messageOf(err));
 }

@@ -57,7 +57,9 @@ export function sessionKeyLiteral(name: string): string {
 export function sessionValueLiteral(name: string, value: string): string {
   if (typeof value !== 'string' || value.length === 0) throw contextError(`The context parameter ${name} has an empty value.`);
   if (value.length > SESSION_VALUE_MAX_LENGTH) {
-    throw contextError(`The context parameter ${name} is ${value.length} characters long; SAP HANA keeps at most ${SESSION_VALUE_MAX_LENGTH}.`);
+    throw contextError(
+      `The context parameter ${name} is ${value.length} characters long; SAP HANA keeps at most ${SESSION_VALUE_MAX_LENGTH}.`,
+    );
   }
   if (value.includes('\0')) throw contextError(`The context parameter ${name} holds a NUL character, which SAP HANA cannot store.`);
   return `'${value.replaceAll("'", "''")}'`;

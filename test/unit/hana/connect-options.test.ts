@@ -1,6 +1,11 @@
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { buildHanaConnectOptions, HANA_URL_OPTIONS, parseBooleanOption } from '../../../daemon/drivers/hana/connect-options.js';
+import {
+  buildHanaConnectOptions,
+  COMMUNICATION_BACKSTOP_MS,
+  HANA_URL_OPTIONS,
+  parseBooleanOption,
+} from '../../../daemon/drivers/hana/connect-options.js';
 import { HanaDriver } from '../../../daemon/drivers/hana/hana-driver.js';
 import { parseConnectionUrl, type Target } from '../../../shared/connection-url.js';
 import { refusal } from './helpers.js';
@@ -17,14 +22,16 @@ describe('buildHanaConnectOptions', () => {
       serverNode: 'hana.example.com:30015',
       uid: 'DBADMIN',
       connectTimeout: 1500,
-      communicationTimeout: 1500,
+      communicationTimeout: COMMUNICATION_BACKSTOP_MS,
     });
   });
 
-  it('always sets connectTimeout and communicationTimeout from the settings', () => {
+  it('sets connectTimeout from the settings, and communicationTimeout only as a backstop past the longest call', () => {
     const o = options('hana://u@h:30041/T1?encrypt=true', 4321);
     expect(o.connectTimeout).toBe(4321);
-    expect(o.communicationTimeout).toBe(4321);
+    // A row fetch must not be cut by a connection-wide 10 s when its call may run 600 s (shared/schemas.ts).
+    expect(o.communicationTimeout).toBe(COMMUNICATION_BACKSTOP_MS);
+    expect(COMMUNICATION_BACKSTOP_MS).toBeGreaterThan(600_000);
     expect(buildHanaConnectOptions(parseConnectionUrl('hana://u@h').target, { connectTimeoutMs: 999.6 }).connectTimeout).toBe(1000);
   });
 

@@ -508,6 +508,27 @@ describe('errors', () => {
   });
 });
 
+describe('deadlines of every request', () => {
+  it('bound a statement and its row fetches by the call’s own deadline, not the connection’s', async () => {
+    const { fake, conn } = setup();
+    fake.scripts.set('Q', { kind: 'rows', columns: [col('N', 'INTEGER', 3)], rows: [[1]] });
+    await conn.execute('Q', [], { ...READ, timeoutMs: 500 });
+    // 500 ms call + 1 s grace + 1 s: shorter than the 2 s upkeep bound, so the call's deadline decides.
+    expect(fake.execOptions[0]?.communicationTimeout).toBe(2_500);
+  });
+
+  it('bound a request outside a call (ping) by the connect timeout, and give the connection up', async () => {
+    const { fake, conn } = setup();
+    fake.exec = (sql) => fake.log.push(`direct ${sql}`);
+    const started = Date.now();
+    const err = await rejection(conn.ping());
+    expect(err.code).toBe('CONNECT_FAILED');
+    expect(err.message).toContain('no answer to SELECT 1 FROM DUMMY within 2000 ms');
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(conn.broken).toBe(true);
+  });
+});
+
 describe('session upkeep', () => {
   it('pings with SELECT 1 FROM DUMMY', async () => {
     const { fake, conn } = setup();
@@ -578,7 +599,7 @@ describe('HanaDriver.connect with the minimal client interface', () => {
       databaseName: 'HXE',
       encrypt: true,
       connectTimeout: 1500,
-      communicationTimeout: 1500,
+      communicationTimeout: 660_000,
       pwd: PASSWORD,
     });
     expect(driver.connectOptions).not.toHaveProperty('pwd');
