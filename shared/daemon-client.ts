@@ -46,6 +46,8 @@ export interface DaemonClientOptions {
    * Every program's client passes them; only tests that listen themselves leave them out.
    */
   readonly runDir?: RunDirPaths;
+  /** Sent with every request besides the client header (e.g. CONNECTION_SCOPE_HEADER). */
+  readonly headers?: Readonly<Record<string, string>>;
   /** How long an idle keep-alive socket stays open (default IDLE_SOCKET_MS). */
   readonly idleSocketMs?: number;
 }
@@ -112,6 +114,11 @@ export class DaemonClient {
 
   constructor(options: DaemonClientOptions) {
     this.#options = options;
+  }
+
+  /** A client like this one that also sends `headers` with every request. */
+  withHeaders(headers: Readonly<Record<string, string>>): DaemonClient {
+    return new DaemonClient({ ...this.#options, headers: { ...this.#options.headers, ...headers } });
   }
 
   get socketPath(): string {
@@ -221,7 +228,7 @@ export class DaemonClient {
   async #send<T>(method: string, path: string, body: unknown, schema: z.ZodType<T> | undefined, signal?: AbortSignal): Promise<T> {
     const payload = body === undefined ? undefined : JSON.stringify(body);
     if (this.#options.fetch) {
-      const headers: Record<string, string> = { [CLIENT_HEADER]: this.#options.clientName };
+      const headers: Record<string, string> = { ...this.#options.headers, [CLIENT_HEADER]: this.#options.clientName };
       if (payload !== undefined) headers['content-type'] = 'application/json';
       const request = new Request(`http://hanactl${path}`, {
         method,
@@ -244,6 +251,7 @@ export class DaemonClient {
           method,
           agent: this.#agent,
           headers: {
+            ...this.#options.headers,
             [CLIENT_HEADER]: this.#options.clientName,
             ...(payload !== undefined ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}),
           },

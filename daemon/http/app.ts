@@ -13,6 +13,7 @@ import type { QueryService } from '../query/query-service.js';
 import type { ConnectionService } from '../registry/connection-service.js';
 import type { SessionTable } from '../sessions/session-table.js';
 import { connectionRoutes } from './connection-routes.js';
+import { connectionScope } from './connection-scope.js';
 import { keyRoutes } from './key-routes.js';
 import { limitBody, MAX_BODY_BYTES, requestHeader } from './node-request.js';
 import { operatorRoutes } from './operator-routes.js';
@@ -86,6 +87,7 @@ export function createApp(deps: AppDeps): Hono {
   // What only a person may do is refused to the agent's clients before any handler runs.
   app.use('*', operatorOnly());
   app.use('*', limitBody);
+  app.use('*', connectionScope(deps.connections));
 
   app.get('/v1/health', (c) => c.json(deps.health()));
   app.get('/v1/pools', (c) => c.json({ pools: deps.pools.stats() }));

@@ -4,6 +4,9 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { withLeanToolList } from '../../shim/lean-tool-list.js';
 import { rpcError } from './rpc-error.js';
 
+/** Sessions one token may hold at once, unless the options say otherwise. */
+export const DEFAULT_MAX_SESSIONS_PER_TOKEN = 32;
+
 /** What an HTTP session is opened for; fixed for its life. */
 export interface SessionBinding {
   /** The connection the URL names. */
@@ -31,6 +34,11 @@ export interface HttpSessionsOptions {
   readonly heartbeatMillis?: number;
   /** At most this many sessions at once (default 256); one more is refused with 503. */
   readonly maxSessions?: number;
+  /**
+   * At most this many sessions at once per token (default 32): one token cannot fill the shared
+   * limit and lock out the others. One more is refused with 429 naming the limit.
+   */
+  readonly maxSessionsPerToken?: number;
   readonly onError?: (err: unknown) => void;
 }
 
@@ -55,6 +63,8 @@ export function sameBinding(a: Omit<SessionBinding, 'token'>, b: Omit<SessionBin
  */
 export class HttpSessions {
   readonly #entries = new Map<string, Entry>();
+  /** Per token, sessions whose initialize is being answered. */
+  readonly #starting = new Map<string, number>();
   readonly #options: HttpSessionsOptions;
 
   constructor(options: HttpSessionsOptions) {
@@ -83,6 +93,29 @@ export class HttpSessions {
     if (this.#entries.size >= max) {
       return rpcError(503, `This endpoint already serves ${max} MCP sessions; close one (DELETE) or wait for idle ones to expire.`);
     }
+    const perToken = this.#options.maxSessionsPerToken ?? DEFAULT_MAX_SESSIONS_PER_TOKEN;
+    // Sessions still starting count too: a burst of initializes cannot slip past the limit together.
+    const starting = this.#starting.get(binding.token) ?? 0;
+    const held = starting + [...this.#entries.values()].filter((e) => e.binding.token === binding.token).length;
+    if (held >= perToken) {
+      return rpcError(
+        429,
+        `The token "${binding.token}" already holds ${held} MCP sessions, the limit per token (${perToken}); close one (DELETE) or wait for idle ones to expire.`,
+        undefined,
+        { 'retry-after': '60' },
+      );
+    }
+    this.#starting.set(binding.token, starting + 1);
+    try {
+      return await this.#open(binding, request, parsedBody);
+    } finally {
+      const left = (this.#starting.get(binding.token) ?? 1) - 1;
+      if (left > 0) this.#starting.set(binding.token, left);
+      else this.#starting.delete(binding.token);
+    }
+  }
+
+  async #open(binding: SessionBinding, request: Request, parsedBody: unknown): Promise<Response> {
     const mcp = this.#options.open(binding);
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),

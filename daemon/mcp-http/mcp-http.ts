@@ -1,3 +1,4 @@
+import { CONNECTION_SCOPE_HEADER } from '../../shared/client-header.js';
 import type { DaemonClient } from '../../shared/daemon-client.js';
 import type { TokenGrant } from '../tokens/token-service.js';
 import { HttpSessions, type McpSession, type SessionBinding } from './http-sessions.js';
@@ -21,7 +22,7 @@ export interface McpHttpOptions {
     readonly state: { announce(): Promise<void>; sessionId(): Promise<string | undefined> };
   };
   readonly onError?: (err: unknown, path: string) => void;
-  readonly sessions?: { readonly idleTimeoutMillis?: number; readonly maxSessions?: number };
+  readonly sessions?: { readonly idleTimeoutMillis?: number; readonly maxSessions?: number; readonly maxSessionsPerToken?: number };
 }
 
 export interface RunningMcpHttp {
@@ -40,7 +41,10 @@ export async function startMcpHttp(options: McpHttpOptions): Promise<RunningMcpH
   const sessions = new HttpSessions({
     ...options.sessions,
     open: (binding) => {
-      const { server, state } = options.createServer(daemon, binding);
+      // The session's tools see and use its URL's connection only: the daemon answers its client
+      // about no other (a token limited to one connection learns no other name).
+      const scoped = daemon.withHeaders({ [CONNECTION_SCOPE_HEADER]: binding.connection });
+      const { server, state } = options.createServer(scoped, binding);
       // Only a client that finished the handshake is a session in `hanactl status` (the shim
       // announces itself on `initialized` too); a bare initialize, as a probe sends, is not.
       let initialized = false;
@@ -54,7 +58,7 @@ export async function startMcpHttp(options: McpHttpOptions): Promise<RunningMcpH
         heartbeat: () => (initialized ? state.announce() : Promise.resolve()),
         end: async () => {
           const id = initialized ? await state.sessionId() : undefined;
-          if (id) await daemon.closeSession(id).catch(() => {});
+          if (id) await scoped.closeSession(id).catch(() => {});
         },
       };
     },
