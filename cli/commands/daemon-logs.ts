@@ -90,7 +90,11 @@ export async function logs(ctx: CliContext, options: LogsOptions, signal?: Abort
     ctx.err(`No daemon log yet at ${path}; the daemon writes it once it has started.`);
     return;
   }
-  if (options.follow) await follow(path, offset, show, signal);
+  if (options.follow) {
+    // Said once the starting offset is fixed: every line appended from here on is printed.
+    ctx.err(`Following ${path} (Ctrl-C to stop).`);
+    await follow(path, offset, show, signal);
+  }
 }
 
 /** Prints lines as they are appended, until Ctrl-C; starts over when the file is truncated or replaced. */

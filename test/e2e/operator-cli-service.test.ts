@@ -2,7 +2,10 @@ import { spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { endChildrenAfterEach, track, waitForOutput } from '../helpers/children.js';
 import { BIN, TestHome } from '../helpers/hanactl-home.js';
+
+endChildrenAfterEach();
 
 describe('hanactl daemon install (the unit is checked, not started: there is no systemd user manager here)', () => {
   const home = new TestHome();
@@ -85,15 +88,17 @@ describe('hanactl daemon logs', () => {
 
   it('--follow prints lines as they are appended, until interrupted', async () => {
     const log = join(home.dir, 'logs', 'daemon.log');
-    const child = spawn(process.execPath, [BIN, 'daemon', 'logs', '--follow', '--lines', '0'], { env: home.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = track(
+      spawn(process.execPath, [BIN, 'daemon', 'logs', '--follow', '--lines', '0'], { env: home.env, stdio: ['ignore', 'pipe', 'pipe'] }),
+    );
     let out = '';
+    let err = '';
+    // Listeners first, so that no chunk is missed by the waits below.
     child.stdout.on('data', (d) => (out += d));
-    const waitFor = async (re: RegExp) => {
-      const deadline = Date.now() + 10_000;
-      while (!re.test(out) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-      expect(out).toMatch(re);
-    };
-    await new Promise((r) => setTimeout(r, 500));
+    child.stderr.on('data', (d) => (err += d));
+    const waitFor = (re: RegExp) => waitForOutput(child.stdout, re, () => out);
+    // The follower says when it has fixed its starting point; from then on every appended line counts.
+    await waitForOutput(child.stderr, /^Following .*daemon\.log/m, () => err);
     appendFileSync(log, `${JSON.stringify({ level: 40, time: Date.now(), pid: 1, msg: 'appended while following', n: 1 })}\n`);
     await waitFor(/WARN {2}appended while following {2}pid=1 n=1/);
     appendFileSync(log, 'half a li');
