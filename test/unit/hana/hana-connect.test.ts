@@ -82,6 +82,25 @@ describe('HANA connect against local sockets', () => {
     expect(elapsed).toBeGreaterThanOrEqual(1_000);
     expect(elapsed).toBeLessThan(8_000);
   });
+
+  it('under load (ten connects pending on the black hole) an abort still completes, before any of them ends', async () => {
+    const client = await loadHanaClient();
+    const pending = Array.from({ length: 10 }, () => {
+      const conn = client.createConnection();
+      const done = new Promise<unknown>((resolve) =>
+        conn.connect({ serverNode: `127.0.0.1:${silentPort}`, uid: 'SYSTEM', pwd: PASSWORD, connectTimeout: 3_000 }, resolve),
+      );
+      return { conn, done };
+    });
+    let connectsEnded = 0;
+    for (const p of pending) void p.done.then(() => connectsEnded++);
+    // The abort a statement's timeout would send, on one of the busy connections.
+    const aborted = await new Promise<unknown>((resolve) => pending[0]?.conn.abort(resolve));
+    expect(connectsEnded).toBe(0);
+    expect(String((aborted as Error | null)?.message ?? '')).not.toContain(PASSWORD);
+    const results = await Promise.all(pending.map((p) => p.done));
+    expect(results.every((err) => err instanceof Error)).toBe(true);
+  });
 });
 
 describe('the driver', () => {
