@@ -1,6 +1,6 @@
 // BASELINE for the benchmark, not part of hanactl: the design hanactl replaces — one MCP
 // stdio server per agent session with its own driver pool in the same process.
-// `node inproc-server.mjs --url postgres://... | mysql://... [--app-name NAME]`
+// `node inproc-server.mjs --url postgres://... | mysql://... | sqlite:/path [--app-name NAME]`
 // Its run_query tool takes and returns the same shapes as hanactl's, so the difference
 // measured is the broker (shim -> Unix socket -> daemon -> pool, and its read-only
 // transaction), not a different contract. It holds a warm connection before it answers.
@@ -18,6 +18,17 @@ const appName = values['app-name'] ?? 'hanactl-bench-inproc';
 
 /** `{columns, rows}` for one statement, on whichever engine the URL names. */
 async function openDatabase(url) {
+  if (url.startsWith('sqlite:')) {
+    const { default: Database } = await import('better-sqlite3-multiple-ciphers');
+    const db = new Database(url.slice('sqlite:'.length), { readonly: true, fileMustExist: true });
+    return {
+      end: async () => db.close(),
+      async query(sql, params) {
+        const stmt = db.prepare(sql);
+        return { columns: stmt.columns().map((c) => ({ name: c.name, type: c.type ?? '' })), rows: stmt.all(...params) };
+      },
+    };
+  }
   if (/^postgres(ql)?:/.test(url)) {
     const { default: pg } = await import('pg');
     const pool = new pg.Pool({ connectionString: url, application_name: appName, max: 10 });

@@ -13,6 +13,7 @@ import { measureConcurrency } from './figures/concurrency.mjs';
 import { measureLatency } from './figures/latency.mjs';
 import { measureMemory } from './figures/memory.mjs';
 import { measureSpawnPerCall } from './figures/spawn-per-call.mjs';
+import { measureSqliteMemory } from './figures/sqlite-memory.mjs';
 import { measureToolsList } from './figures/tools-list.mjs';
 import { startBenchHanactl } from './lib/bench-env.mjs';
 import { mysqlAdmin, pgAdmin } from './lib/databases.mjs';
@@ -113,6 +114,7 @@ try {
   await figure('bigTable', `SELECT * FROM ${c.bigTableRows.toLocaleString('en')} rows, maxRows 100`, () => measureBigTable(ctx));
   await figure('coldStart', `cold start, ${c.coldStarts} rounds of 4 contenders`, () => measureColdStart(ctx));
   await figure('memory', `memory of ${c.memorySessions} sessions`, () => measureMemory(ctx));
+  await figure('sqliteMemory', `memory of ${c.memorySessions} sessions on one SQLite file`, () => measureSqliteMemory(ctx));
   await figure('concurrencyPg', `${c.concurrency.sessions} sessions × ${c.concurrency.calls} calls, PostgreSQL`, () =>
     measureConcurrency(ctx, {
       connection: 'bench',

@@ -83,6 +83,15 @@ export function goalRows(results) {
         holds: r <= 0.5,
       };
     }),
+    row(`memory of ${c.memorySessions} sessions on one SQLite file: summed PSS`, '≤ 0.4× in-process servers', () => {
+      const m = need(f, 'sqliteMemory');
+      const r = m.hanactl.totalBytes / m.inproc.totalBytes;
+      return {
+        measured: `hanactl ${mb(m.hanactl.totalBytes)} (daemon + ${m.hanactl.hosts} SQLite hosts ${mb(m.hanactl.daemonAndHostsBytes)}, ${mb(m.hanactl.hostBytesEach)}/host; ${mb(m.hanactl.shimBytesEach)}/shim); in-process ${mb(m.inproc.totalBytes)} (${mb(m.inproc.serverBytesEach)}/server)`,
+        ratio: `${x(r)} in-process (daemon + hosts alone ${x(m.daemonAndHostsRatio)})`,
+        holds: r <= 0.4,
+      };
+    }),
     ...loadRows(f, c, 'concurrencyPg', 'PostgreSQL', true),
     ...loadRows(f, c, 'concurrencyMaria', 'MariaDB', false),
     row(
