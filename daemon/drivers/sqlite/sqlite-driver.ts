@@ -22,10 +22,17 @@ const KNOWN_OPTIONS = new Set<string>(URL_OPTIONS.sqlite);
 const POOL_DEFAULTS = { max: 4, idleTimeoutMillis: 30_000 } as const;
 
 /**
+ * A host is a local process, not a server that may be gone: on a loaded machine it can take
+ * seconds to start, which is slow, not failed. Connecting waits at least this long, whatever a
+ * shorter `connectTimeoutMs` (meant for servers) says.
+ */
+const HOST_START_MS = 10_000;
+
+/**
  * SQLite files, embedded: no server, so "connecting" starts a worker process that opens the
  * file (see `SqliteConnection`). The file must exist (a typo must not silently create an
  * empty database); `?mode=ro` opens it read-only. `connect()` waits at most
- * `settings.connectTimeoutMs` for the worker to open it.
+ * `settings.connectTimeoutMs` (never less than 10 s) for the worker to open it.
  */
 export const createSqliteDriver: DriverFactory = (target: Target, _secret: DriverSecret, settings: DriverSettings): Driver => {
   for (const key of Object.keys(target.options)) {
@@ -42,7 +49,7 @@ export const createSqliteDriver: DriverFactory = (target: Target, _secret: Drive
       if (path !== ':memory:' && !existsSync(path)) {
         throw new HanactlError('CONNECT_FAILED', `The SQLite file ${path} does not exist; check the path given to \`hanactl add\`.`);
       }
-      return SqliteConnection.open({ path, readonly, connectTimeoutMs: settings.connectTimeoutMs });
+      return SqliteConnection.open({ path, readonly, connectTimeoutMs: Math.max(settings.connectTimeoutMs, HOST_START_MS) });
     },
   };
 };

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadDriverFactory } from '../../../daemon/drivers/index.js';
+import { createSqliteDriver } from '../../../daemon/drivers/sqlite/index.js';
 import { DEFAULT_POOL_OPTIONS } from '../../../daemon/pools/pool.js';
 import { PoolManager } from '../../../daemon/pools/pool-manager.js';
 import { makeRecord } from '../../../daemon/registry/connection-record.js';
@@ -67,6 +68,16 @@ describe('SQLite pool defaults', () => {
       again.release();
     } finally {
       await pools.closeAll();
+    }
+  });
+
+  it('a host that starts slower than a server-sized connect timeout is waited for, not refused', async () => {
+    const driver = createSqliteDriver(parseConnectionUrl(`sqlite:${fx.file}`).target, {}, { connectTimeoutMs: 1 });
+    const conn = await driver.connect();
+    try {
+      await expect(conn.execute('SELECT n FROM t', [], READ)).resolves.toMatchObject({ rows: [{ n: 1 }] });
+    } finally {
+      await conn.close();
     }
   });
 
