@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // A longer soak than CI's: `node scripts/soak.mjs --seconds 600 [--sessions 20]`. Runs
 // test/reliability/soak.test.ts (the same workload, faults and checks) for that long and prints
-// its figures: calls, faults, errors, daemon RSS and descriptors, server-side connections.
+// its figures: calls, faults, errors, the summed PSS of the daemon and every process it started
+// (its SQLite hosts) at rest at the start, midpoint and end, the smallest steady leak per call the
+// run could catch (at 600 s it must catch 1 KiB per call), descriptors, server-side connections.
 // Build first (`npm run build`): the test spawns bin/hanactl.js from dist/.
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
