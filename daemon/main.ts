@@ -31,7 +31,11 @@ import { ProjectService } from './projects/project-service.js';
 import { SessionSources } from './projects/session-sources.js';
 import { TrustStore } from './projects/trust-store.js';
 import { SessionTable } from './sessions/session-table.js';
-import { DAEMON_KEEP_ALIVE_MS, DaemonClient } from '../shared/daemon-client.js';
+import { DAEMON_KEEP_ALIVE_MS } from '../shared/daemon-client.js';
+import { RelaySessions } from './mcp/relay-sessions.js';
+import { ServiceBroker } from './mcp/service-broker.js';
+import { SessionStore } from './mcp/session-store.js';
+import { dispatchConnections } from './mcp/socket-dispatch.js';
 import { resolveListenAddress } from './mcp-http/listen-address.js';
 import type { RunningMcpHttp } from './mcp-http/mcp-http.js';
 import { TokenService, tokenRoutes } from './tokens/index.js';
@@ -171,19 +175,29 @@ export async function runDaemon(options: RunDaemonOptions = {}): Promise<Running
     app.route('/v1', catalogRoutes({ catalog, sessions, calls }));
     app.route('/v1', tokenRoutes({ tokens }));
 
-    // MCP over HTTP: the shim's tools, built per session on a client that calls this app in-process.
+    // The tools call the services directly, for relay sessions and MCP over HTTP alike.
+    let loading: Promise<typeof import('../shim/server.js')> | undefined;
+    const shimServer = () => (loading ??= import('../shim/server.js'));
+    const services = { connections, projects, queries, catalog, sessions, calls };
+    const sessionStore = new SessionStore(join(paths.runDir, 'sessions'));
+    sessionStore.prune(24 * 60 * 60_000);
+    const relays = new RelaySessions({
+      services,
+      // The SDK's server side loads after the socket listens, so a restart answers relays sooner.
+      createServer: async (broker, options) => (await shimServer()).createShimServer(broker, options),
+      store: sessionStore,
+      guard: runDirGuard,
+      onError: (err) => log.error({ err: err instanceof Error ? err.message : String(err) }, 'MCP session error'),
+    });
+
+    // MCP over HTTP: the same tools, one server per HTTP session.
     if (httpAddress) {
-      // Loaded only when asked for: the MCP SDK's server side would add a quarter of a second to every
-      // start, which is time a shim waits after a restart.
-      const [{ HTTP_CLIENT_NAME, startMcpHttp }, { createShimServer }] = await Promise.all([
-        import('./mcp-http/mcp-http.js'),
-        import('../shim/server.js'),
-      ]);
+      const [{ startMcpHttp }, { createShimServer }] = await Promise.all([import('./mcp-http/mcp-http.js'), shimServer()]);
       const running = await startMcpHttp({
         address: httpAddress,
         tokens,
-        daemon: new DaemonClient({ socketPath: paths.socket, clientName: HTTP_CLIENT_NAME, fetch: (request) => app.fetch(request) }),
-        createServer: (daemon, { connection, context }) => createShimServer(daemon, { connection, context, transport: 'http' }),
+        broker: new ServiceBroker(services),
+        createServer: (broker, { connection, context }) => createShimServer(broker, { connection, context, transport: 'http' }),
         onError: (err, path) => log.error({ path, err: err instanceof Error ? err.message : String(err) }, 'unexpected error'),
       });
       mcpHttp = running;
@@ -195,6 +209,8 @@ export async function runDaemon(options: RunDaemonOptions = {}): Promise<Running
     server = createAdaptorServer({ fetch: app.fetch }) as Server;
     // Clients close idle sockets first (shared/daemon-client.ts): no request races the server's close.
     server.keepAliveTimeout = DAEMON_KEEP_ALIVE_MS;
+    // The socket serves the HTTP API and the relays' MCP sessions (socket-dispatch.ts).
+    dispatchConnections(server, relays);
     const previousUmask = process.umask(0o077);
     try {
       await new Promise<void>((resolve, reject) => {
@@ -210,6 +226,7 @@ export async function runDaemon(options: RunDaemonOptions = {}): Promise<Running
     if (process.platform !== 'win32') chmodSync(paths.socket, 0o600);
     cleanup.push(() => rmSync(paths.socket, { force: true }));
     log.info({ socket: paths.socket, keySource: store.source, version: hanactlVersion() }, 'daemon started');
+    void shimServer();
 
     const stop = (reason: string): Promise<void> => {
       stopping ??= (async () => {
@@ -217,8 +234,10 @@ export async function runDaemon(options: RunDaemonOptions = {}): Promise<Running
         const httpClosed = mcpHttp?.close();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections?.();
+        const relaysClosed = relays.closeAll(DRAIN_MS);
         const drain = setTimeout(() => server.closeAllConnections?.(), DRAIN_MS);
         drain.unref();
+        await relaysClosed;
         await closed;
         await httpClosed;
         clearTimeout(drain);

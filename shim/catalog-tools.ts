@@ -1,11 +1,10 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { projectScope } from './project-scope.js';
 import { z } from 'zod';
-import { describeTable, explainQuery, listRoutines, listSchemas, listTables, sampleRows, searchObjects } from '../shared/catalog-client.js';
 import { MAX_SAMPLE_ROWS, ObjectKindSchema, type TableDescription } from '../shared/catalog-schemas.js';
-import type { DaemonClient } from '../shared/daemon-client.js';
 import type { ResultCut } from '../shared/schemas.js';
 import { renderTable } from '../shared/text-table.js';
+import type { Broker } from './broker.js';
 import { fenceData } from './render.js';
 import type { SessionState } from './session-state.js';
 import { guarded, ok } from './tool-result.js';
@@ -21,7 +20,7 @@ function clip(value: string | null | undefined, max = 60): string {
  * Input schemas stay minimal (plain strings, few descriptions) because every byte of tools/list
  * sits in the agent's context; the daemon checks names, patterns and limits with the shared schemas.
  */
-const connection = z.string().optional();
+const connection = z.string().optional().describe('Use this connection for this call only.');
 const schema = z.string().optional();
 const likePattern = z.string().describe('% _ wildcards, else substring');
 const list = z.array(z.unknown());
@@ -67,7 +66,7 @@ const given = <T extends Record<string, unknown>>(fields: T): Partial<T> =>
  * active one for one call, sends the session's context values like run_query, answers a summary
  * line plus fenced database text and `structuredContent`, and fails with `isError`.
  */
-export function registerCatalogTools(server: McpServer, daemon: DaemonClient, state: SessionState): void {
+export function registerCatalogTools(server: McpServer, daemon: Broker, state: SessionState): void {
   /** The call's connection, session and context values, for any body. */
   const target = async (override: string | undefined) => {
     const scope = await projectScope(state);
@@ -89,7 +88,7 @@ export function registerCatalogTools(server: McpServer, daemon: DaemonClient, st
     },
     ({ pattern, connection }, extra) =>
       guarded(async () => {
-        const r = await listSchemas(daemon, { ...(await target(connection)), ...given({ pattern }) }, extra.signal);
+        const r = await daemon.listSchemas({ ...(await target(connection)), ...given({ pattern }) }, extra.signal);
         const rows = r.schemas.map((s) => ({ schema: s, current: s === r.current ? '*' : '' }));
         const head = summary(r.schemas.length, r.total, r.truncated, ['schema', 'schemas']);
         return answer(
@@ -111,7 +110,7 @@ export function registerCatalogTools(server: McpServer, daemon: DaemonClient, st
     },
     ({ schema, pattern, connection }, extra) =>
       guarded(async () => {
-        const r = await listTables(daemon, { ...(await target(connection)), ...given({ schema, pattern }) }, extra.signal);
+        const r = await daemon.listTables({ ...(await target(connection)), ...given({ schema, pattern }) }, extra.signal);
         const view = { schema: r.schema, tables: r.tables, truncated: r.truncated };
         if (r.total === 0)
           return ok(
@@ -146,7 +145,7 @@ export function registerCatalogTools(server: McpServer, daemon: DaemonClient, st
     },
     ({ table, schema, connection }, extra) =>
       guarded(async () => {
-        const d = await describeTable(daemon, { ...(await target(connection)), table, ...given({ schema }) }, extra.signal);
+        const d = await daemon.describeTable({ ...(await target(connection)), table, ...given({ schema }) }, extra.signal);
         return answer(`${d.schema}.${d.table} (${d.kind}), ${d.columns.length} columns.`, describeText(d), d, d.cut);
       }),
   );
@@ -161,7 +160,7 @@ export function registerCatalogTools(server: McpServer, daemon: DaemonClient, st
     },
     ({ schema, pattern, connection }, extra) =>
       guarded(async () => {
-        const r = await listRoutines(daemon, { ...(await target(connection)), ...given({ schema, pattern }) }, extra.signal);
+        const r = await daemon.listRoutines({ ...(await target(connection)), ...given({ schema, pattern }) }, extra.signal);
         const view = { schema: r.schema, routines: r.routines, truncated: r.truncated };
         if (r.total === 0) return ok(r.note ?? `No procedures or functions in schema "${r.schema}"${pattern ? ' match' : ''}.`, view);
         const rows = r.routines.map((x) => ({ ...x, arguments: clip(x.arguments, 120), returns: clip(x.returns) }));
@@ -180,7 +179,7 @@ export function registerCatalogTools(server: McpServer, daemon: DaemonClient, st
     },
     ({ sql, connection }, extra) =>
       guarded(async () => {
-        const r = await explainQuery(daemon, { ...(await target(connection)), sql }, extra.signal);
+        const r = await daemon.explainQuery({ ...(await target(connection)), sql }, extra.signal);
         return answer(`Plan (${r.engine}, estimated, not run):`, r.text, { text: r.text, plan: r.plan }, r.cut);
       }),
   );
@@ -189,13 +188,13 @@ export function registerCatalogTools(server: McpServer, daemon: DaemonClient, st
     'sample_rows',
     {
       description: `A few rows of a table to see real values (default 10, max ${MAX_SAMPLE_ROWS}).`,
-      inputSchema: { table: z.string(), schema, limit: z.number().optional(), connection },
+      inputSchema: { table: z.string(), schema, limit: z.number().int().optional(), connection },
       outputSchema: { schema: z.string(), table: z.string(), columns: list, rows: list, rowCount: z.number(), ...capped },
       annotations: readOnly,
     },
     ({ table, schema, limit, connection }, extra) =>
       guarded(async () => {
-        const r = await sampleRows(daemon, { ...(await target(connection)), table, ...given({ schema, limit }) }, extra.signal);
+        const r = await daemon.sampleRows({ ...(await target(connection)), table, ...given({ schema, limit }) }, extra.signal);
         const more = r.truncated ? '; more exist (raise limit, or run_query with WHERE)' : '';
         const head = `${r.rowCount} row${r.rowCount === 1 ? '' : 's'} of ${r.schema}.${r.table}${more}.`;
         const names = r.columns.map((c) => c.name);
@@ -214,7 +213,7 @@ export function registerCatalogTools(server: McpServer, daemon: DaemonClient, st
     },
     ({ pattern, kinds, connection }, extra) =>
       guarded(async () => {
-        const r = await searchObjects(daemon, { ...(await target(connection)), pattern, ...given({ kinds }) }, extra.signal);
+        const r = await daemon.searchObjects({ ...(await target(connection)), pattern, ...given({ kinds }) }, extra.signal);
         const view = { hits: r.hits, truncated: r.truncated };
         if (r.total === 0) return ok(`Nothing named like "${pattern}".`, view);
         const rows = r.hits.map((h) => ({

@@ -1,52 +1,152 @@
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { withLeanToolList } from './lean-tool-list.js';
+import { randomUUID } from 'node:crypto';
+import { connect, type Socket } from 'node:net';
 import { startDaemonInBackground } from '../shared/auto-start.js';
-import { DaemonClient } from '../shared/daemon-client.js';
 import { contextFromEnv } from '../shared/context-env.js';
-import { hanaCliFromEnv } from '../shared/hana-cli-env.js';
 import { resolvePaths } from '../shared/paths.js';
-import { createShimServer } from './server.js';
+import { assertPrivateRunDir } from '../shared/private-run-dir.js';
 
+/** `--connection`, `--project`, `--conn-file` (a connection file the daemon reads, within trust). */
 export interface ShimMainOptions {
   readonly connection?: string;
   readonly project?: string;
-  /** A connection file the daemon reads for this session's project (`--conn-file`), within trust. */
   readonly connFile?: string;
 }
 
+const RESTARTED = 'DAEMON_RESTARTED: The hanactl daemon stopped while handling this call; the call can be retried.';
+/** The daemon writes `jsonrpc` and `id` first (daemon/mcp/socket-transport.ts): a response's id is read off its first bytes. */
+const RESPONSE = /^\{"jsonrpc":"2\.0","id":(-?[\d.eE+-]+|"(?:[^"\\]|\\.)*"),"(?:result|error)"/;
+const UNREACHABLE = new Set(['ENOENT', 'ECONNREFUSED', 'ENOTSOCK']);
+const INITIALIZED = '{"jsonrpc":"2.0","method":"notifications/initialized"}\n';
+
+/** Calls `onLine` with each complete line (newline included), however the bytes were chunked. */
+function splitLines(onLine: (line: Buffer) => void): (chunk: Buffer) => void {
+  let parts: Buffer[] = [];
+  return (chunk) => {
+    let start = 0;
+    for (let end = chunk.indexOf(10); end >= 0; end = chunk.indexOf(10, start)) {
+      const piece = chunk.subarray(start, end + 1);
+      onLine(parts.length > 0 ? Buffer.concat([...parts, piece]) : piece);
+      parts = [];
+      start = end + 1;
+    }
+    if (start < chunk.length) parts.push(chunk.subarray(start));
+  };
+}
+
 /**
- * `hanactl mcp`: the stdio MCP server for one agent session. stdout carries JSON-RPC only;
- * diagnostics go to stderr. A missing daemon is started on the first call.
+ * `hanactl mcp`: the byte relay an editor starts for one agent session. It connects to the
+ * daemon's socket (starting the daemon when none answers), sends one hello line, then copies
+ * lines both ways; the MCP session lives in the daemon. It reads only the ids of requests in
+ * flight (answered "retry" if the daemon goes away) and the client's `initialize`, replayed to a
+ * restarted daemon, which resumes the session under the same id. stdout carries JSON-RPC only.
  */
 export async function runShim(options: ShimMainOptions): Promise<void> {
   const paths = resolvePaths();
-  const daemon: DaemonClient = new DaemonClient({
-    socketPath: paths.socket,
-    runDir: paths,
-    clientName: 'hanactl-shim',
-    autoStart: () => startDaemonInBackground({ paths, probe: () => probe.health() }),
-  });
-  const probe = new DaemonClient({ socketPath: paths.socket, runDir: paths, clientName: 'hanactl-shim' });
   const vcap = process.env.VCAP_SERVICES;
-  const hanaCli = hanaCliFromEnv(process.env);
-  const { server, state } = createShimServer(daemon, {
-    ...options,
-    project: options.project ?? process.cwd(),
-    context: contextFromEnv(process.env),
-    ...(vcap ? { vcapServices: vcap } : {}),
-    ...(hanaCli ? { hanaCli } : {}),
-  });
-  const transport = new StdioServerTransport();
-  const heartbeat = setInterval(() => {
-    void state.announce();
-  }, 60_000);
-  heartbeat.unref();
-  transport.onclose = () => {
-    daemon.close();
-    probe.close();
+  // hana-cli's HANA_CLI_* target for the daemon to read (shared/hana-cli-env.ts); the password only as "set".
+  const hanaCliEnv = Object.fromEntries(
+    Object.entries(process.env).flatMap(([k, v]) => (k.startsWith('HANA_CLI_') && v ? [[k, k === 'HANA_CLI_PASSWORD' ? 'set' : v]] : [])),
+  );
+  const hello = { hanactl: 'relay', v: 1, session: randomUUID(), pid: process.pid, ppid: process.ppid, cwd: process.cwd() };
+  const helloLine = `${JSON.stringify({ ...hello, ...options, context: contextFromEnv(process.env), ...(vcap !== undefined ? { vcapServices: vcap } : {}), hanaCliEnv })}\n`;
+  let sock: Socket | undefined;
+  let [linking, draining, ended] = [false, false, false];
+  let queue: Buffer[] = [];
+  const pending = new Map<string, string>(); // request id (as JSON) -> method
+  let init: { line: Buffer; id: string; version: unknown } | undefined;
+  let swallow: string | undefined;
+
+  const reply = (id: string, body: unknown, key = 'result') => process.stdout.write(`{"jsonrpc":"2.0","id":${id},"${key}":${JSON.stringify(body)}}\n`);
+  /** Answers what the daemon cannot: a tool call as an isError result the model can act on; the handshake locally. */
+  const answer = (id: string, method: string, message: string) => {
+    if (method === 'tools/call') reply(id, { content: [{ type: 'text', text: message }], isError: true });
+    else if (method === 'initialize') reply(id, { protocolVersion: init?.version, capabilities: { tools: {} }, serverInfo: { name: 'hanactl', version: '0' } });
+    else if (method === 'ping') reply(id, {});
+    else reply(id, { code: -32000, message }, 'error');
   };
+  const open = () =>
+    new Promise<Socket>((resolve, reject) => {
+      assertPrivateRunDir(paths); // never a byte to a socket another user could have swapped in
+      const s = connect(paths.socket).once('error', reject);
+      s.once('connect', () => resolve(s.off('error', reject).on('error', () => {}))); // 'close' follows an error
+    });
+
+  const fromDaemon = (line: Buffer) => {
+    const head = line.toString('utf8', 0, 256);
+    const response = RESPONSE.exec(head);
+    if (response) {
+      pending.delete(response[1] as string);
+      if (response[1] === swallow) {
+        swallow = undefined; // the replayed handshake's answer: the client has its own
+        return void sock?.write(INITIALIZED);
+      }
+    } else if (head.startsWith('{"hanactl":"bye"}')) {
+      draining = true; // the daemon stops: it answers what it has; new lines wait for the next daemon
+      return void (sock = undefined);
+    } else if (head.startsWith('{"hanactl":"refused"')) {
+      process.stderr.write(`hanactl mcp: ${JSON.parse(line.toString()).message}\n`);
+      process.exit(1);
+    }
+    if (!process.stdout.write(line)) {
+      sock?.pause();
+      process.stdout.once('drain', () => sock?.resume());
+    }
+  };
+
+  const dropped = () => {
+    [sock, draining] = [undefined, false];
+    for (const [id, method] of pending) if (id !== swallow) answer(id, method, RESTARTED);
+    pending.clear();
+    swallow = undefined;
+    if (queue.length > 0 && !ended) void link();
+  };
+
+  const link = async (): Promise<void> => {
+    if (linking) return;
+    linking = true;
+    let s: Socket;
+    try {
+      s = await open().catch(async (err: NodeJS.ErrnoException) => {
+        if (!UNREACHABLE.has(err.code ?? '')) throw err;
+        await startDaemonInBackground({ paths, probe: () => open().then((p) => p.destroy()) });
+        return open();
+      });
+    } catch (err) {
+      const e = err as { code?: string; message?: string };
+      const code = e.code && !/^E[A-Z]+$/.test(e.code) ? e.code : 'DAEMON_UNAVAILABLE';
+      for (const [id, method] of pending) answer(id, method, `${code}: ${e.message}`);
+      [linking, queue] = [false, []];
+      return pending.clear();
+    }
+    s.write(helloLine);
+    if (init && !queue.includes(init.line)) {
+      swallow = init.id; // a new daemon: the handshake again, its answer not passed on
+      s.write(init.line);
+    }
+    for (const line of queue) s.write(line);
+    [sock, linking, queue] = [s, false, []];
+    s.on('data', splitLines(fromDaemon)).on('close', dropped);
+    if (ended) s.end();
+  };
+
+  const fromClient = (line: Buffer) => {
+    let msg: { id?: unknown; method?: unknown; params?: { protocolVersion?: unknown } } | null = null;
+    try {
+      msg = JSON.parse(line.toString());
+    } catch {} // not JSON: the daemon says so
+    const id = msg && typeof msg === 'object' && msg.id !== undefined ? JSON.stringify(msg.id) : undefined;
+    if (id !== undefined && typeof msg?.method === 'string') {
+      pending.set(id, msg.method);
+      if (msg.method === 'initialize') init = { line, id, version: msg.params?.protocolVersion };
+    }
+    if (sock) sock.write(line);
+    else if (queue.push(line) && !draining) void link();
+  };
+
+  process.stdin.on('data', splitLines(fromClient));
   process.stdin.on('end', () => {
-    void server.close();
+    ended = true;
+    sock?.end();
   });
-  await server.connect(withLeanToolList(transport));
+  await link();
 }

@@ -1,9 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { RootsListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { DaemonClient } from '../shared/daemon-client.js';
 import type { HanaCliEnv } from '../shared/hana-cli-env.js';
-import { detectProject } from '../shared/project-client.js';
+import type { Broker } from './broker.js';
 import { type DetectResult, isProjectRef } from '../shared/project-schemas.js';
 import type { SessionState } from './session-state.js';
 
@@ -35,14 +34,14 @@ async function firstRoot(server: McpServer): Promise<string | undefined> {
  * connection; a project without connections (or not trusted) falls back to `--connection`.
  */
 export class ProjectContext {
-  readonly #daemon: DaemonClient;
+  readonly #daemon: Broker;
   readonly #state: SessionState;
   readonly #policy: ActivePolicy;
   readonly #extras: { connFile?: string; vcapServices?: string; hanaCli?: HanaCliEnv };
   readonly #fallback: string | undefined;
 
   constructor(
-    daemon: DaemonClient,
+    daemon: Broker,
     state: SessionState,
     policy: ActivePolicy,
     options: { connFile?: string; vcapServices?: string; hanaCli?: HanaCliEnv },
@@ -85,7 +84,7 @@ export class ProjectContext {
 
   async #switch(path: string): Promise<DetectResult> {
     const session = await this.#state.sessionId();
-    const result = await detectProject(this.#daemon, { path, ...(session ? { session } : {}), ...this.#extras });
+    const result = await this.#daemon.detectProject({ path, ...(session ? { session } : {}), ...this.#extras });
     const previous = this.#state.project;
     this.#state.project = result.root;
     await this.#choose(result.primary, previous === result.root ? result : undefined);

@@ -1,5 +1,5 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { DaemonClient } from '../shared/daemon-client.js';
+import type { Broker } from './broker.js';
 import { hanactlVersion } from '../shared/version.js';
 import { ProjectContext } from './project-context.js';
 import { registerProjectTools } from './project-tools.js';
@@ -11,7 +11,7 @@ const INSTRUCTIONS =
   'hanactl gives you database access through a local broker; you never see passwords. Start with list_connections and use_connection; find your way with list_schemas, list_tables, describe_table and search_objects; then run_query. Statements are read-only unless a person allowed writes.';
 
 /** Builds the shim's MCP server. Pure: it never touches stdio or `process`; main.ts connects it. */
-export function createShimServer(daemon: DaemonClient, options: ShimOptions = {}): { server: McpServer; state: SessionState } {
+export function createShimServer(daemon: Broker, options: ShimOptions = {}): { server: McpServer; state: SessionState } {
   const server = new McpServer({ name: 'hanactl', version: hanactlVersion() }, { instructions: INSTRUCTIONS });
   const state = new SessionState(daemon, options);
   const policy = registerTools(server, daemon, state);
@@ -20,7 +20,7 @@ export function createShimServer(daemon: DaemonClient, options: ShimOptions = {}
   registerProjectTools(server, state, project);
   server.server.oninitialized = () => {
     const client = server.server.getClientVersion();
-    if (client) state.client = { name: client.name, ...(client.version ? { version: client.version } : {}) };
+    if (client?.name) state.client = { name: client.name, ...(client.version ? { version: client.version } : {}) };
     void state.announce();
     // The tool annotations follow the starting connection's policy (best effort; a call still works).
     if (state.active) void daemon.getConnection(state.active).then((info) => policy.onActive(info.allowWrite), () => {});

@@ -1,5 +1,5 @@
-import type { DaemonClient } from '../shared/daemon-client.js';
 import type { HanaCliEnv } from '../shared/hana-cli-env.js';
+import type { Broker } from './broker.js';
 
 export interface ShimOptions {
   /** The connection selected when the session starts (`--connection`). */
@@ -20,6 +20,10 @@ export interface ShimOptions {
    * session has no process of its own (no pid in `hanactl status`). Default `stdio`.
    */
   readonly transport?: 'stdio' | 'http';
+  /** How `hanactl status` names the session until the client says who it is (`initialize`). */
+  readonly client?: { readonly name: string; readonly version?: string };
+  /** What the session had chosen before a daemon restart, restored under the same session id. */
+  readonly resume?: { readonly active: string | null; readonly pinned: boolean; readonly project?: string };
 }
 
 /**
@@ -42,9 +46,9 @@ export class SessionState {
   #sessionId: string | undefined;
   #opening: Promise<string | undefined> | undefined;
   #settling: Promise<unknown> = Promise.resolve();
-  readonly #daemon: DaemonClient;
+  readonly #daemon: Broker;
 
-  constructor(daemon: DaemonClient, options: ShimOptions) {
+  constructor(daemon: Broker, options: ShimOptions) {
     this.#daemon = daemon;
     this.active = options.connection ?? null;
     this.defaultConnection = this.active;
@@ -52,6 +56,12 @@ export class SessionState {
     this.context = Object.freeze({ ...options.context });
     this.fixed = options.transport === 'http' && this.active !== null;
     this.pinned = this.fixed;
+    if (options.client) this.client = { ...options.client };
+    if (options.resume && !this.fixed) {
+      this.active = options.resume.active;
+      this.pinned = options.resume.pinned;
+      if (options.resume.project) this.project = options.resume.project;
+    }
   }
 
   /** The daemon-side session id, announced once (best effort: a call works without it). */
@@ -61,7 +71,6 @@ export class SessionState {
       .openSession({
         client: this.client,
         ...(this.project ? { project: this.project } : {}),
-        ...(this.fixed ? {} : { pid: process.pid }),
         ...(this.active ? { connection: this.active } : {}),
       })
       .then(
@@ -78,7 +87,7 @@ export class SessionState {
   async announce(): Promise<void> {
     const id = await this.sessionId();
     const project = this.project ? { project: this.project } : {};
-    if (id) await this.#daemon.updateSession(id, { connection: this.active, client: this.client, ...project }).catch(() => {});
+    if (id) await this.#daemon.updateSession(id, { connection: this.active, client: this.client, pinned: this.pinned, ...project }).catch(() => {});
   }
 
   /** Queues a change of project (MCP roots, detect_project); changes apply one at a time, in order. */

@@ -1,6 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import type { DaemonClient } from '../shared/daemon-client.js';
+import type { Broker } from './broker.js';
 import { HanactlError } from '../shared/errors.js';
 import { isProjectRef } from '../shared/project-schemas.js';
 import { ConnectionRefSchema, DEFAULT_MAX_ROWS, MAX_MAX_ROWS, ParamSchema } from '../shared/schemas.js';
@@ -45,7 +45,7 @@ const WRITABLE_ANNOTATIONS = { readOnlyHint: false, destructiveHint: true, openW
 
 /** The shim's tools; the same definitions serve every transport. Returns a hook that keeps
  * run_query's annotations in line with the active connection's write policy. */
-export function registerTools(server: McpServer, daemon: DaemonClient, state: SessionState): { onActive(allowWrite: boolean): void } {
+export function registerTools(server: McpServer, daemon: Broker, state: SessionState): { onActive(allowWrite: boolean): void } {
   server.registerTool(
     'list_connections',
     {

@@ -12,6 +12,7 @@ import {
 import { HanactlError } from '../../shared/errors.js';
 import type { CatalogService } from '../catalog/catalog-service.js';
 import type { CallTracker } from '../queries/call-tracker.js';
+import { type CatalogOp, catalogCallInfo, summarizeCatalog } from '../queries/catalog-call.js';
 import type { SessionTable } from '../sessions/session-table.js';
 import { clientGone } from './node-request.js';
 import { readBody } from './validate.js';
@@ -33,35 +34,6 @@ const OPS: Readonly<Record<string, Op<z.ZodType<{ session?: string | undefined }
   sample: op(SampleRequestSchema, (c, b) => c.sample(b)),
   search: op(SearchRequestSchema, (c, b) => c.search(b)),
 };
-
-/** The tool each operation serves, as the audit trail names it. */
-const TOOLS: Readonly<Record<string, string>> = {
-  schemas: 'list_schemas',
-  tables: 'list_tables',
-  describe: 'describe_table',
-  routines: 'list_routines',
-  explain: 'explain_query',
-  sample: 'sample_rows',
-  search: 'search_objects',
-};
-
-/** What the audit trail records of a catalog call: the SQL for explain, else the arguments (no context values). */
-function describeCall(op: string, body: Record<string, unknown>): string {
-  if (op === 'explain' && typeof body.sql === 'string') return body.sql;
-  const { connection: _c, session: _s, context: _x, project: _p, ...args } = body;
-  return `${TOOLS[op] ?? op} ${JSON.stringify(args)}`;
-}
-
-/** Rows for the audit record: the first list in the answer. */
-function summarize(result: unknown): { rows?: number; truncated?: boolean } {
-  if (!result || typeof result !== 'object') return {};
-  const r = result as Record<string, unknown>;
-  const list = Object.values(r).find(Array.isArray);
-  return {
-    ...(typeof r.rowCount === 'number' ? { rows: r.rowCount } : list ? { rows: list.length } : {}),
-    ...(typeof r.truncated === 'boolean' ? { truncated: r.truncated } : {}),
-  };
-}
 
 export interface CatalogRouteDeps {
   readonly catalog: CatalogService;
@@ -87,16 +59,8 @@ export function catalogRoutes(deps: CatalogRouteDeps): Hono {
     const session = body.session ? deps.sessions?.touch(body.session, {}, true) : undefined;
     const run = () => found.run(deps.catalog, body);
     if (!deps.calls) return c.json(await run());
-    const b = body as Record<string, unknown> & { connection: string; project?: string };
-    const info = {
-      connection: b.connection,
-      statement: describeCall(name, b),
-      paramCount: 0,
-      tool: TOOLS[name],
-      ...(session ? { session: { id: session.id, client: session.client } } : {}),
-      ...((b.project ?? session?.project) ? { project: b.project ?? session?.project } : {}),
-    };
-    return c.json(await deps.calls.track(info, clientGone(c), run, summarize));
+    const info = catalogCallInfo(name as CatalogOp, body as Record<string, unknown> & { connection: string; project?: string }, session);
+    return c.json(await deps.calls.track(info, clientGone(c), run, summarizeCatalog));
   });
   return app;
 }

@@ -4,11 +4,17 @@ import { HanactlError } from '../../shared/errors.js';
 import type { ConnectionService } from '../registry/connection-service.js';
 import { toConnectionInfo } from '../registry/connection-service.js';
 
-function elsewhere(name: string, scope: string): HanactlError {
+/** Any connection but the endpoint's: refused without naming the others. */
+export function elsewhere(name: string, scope: string): HanactlError {
   return new HanactlError(
     'CONNECTION_NOT_FOUND',
     `There is no connection named "${name.slice(0, 64)}" on this endpoint; it serves only "${scope}".`,
   );
+}
+
+/** Project detection lists a folder's connections: refused where one connection is served. */
+export function projectsRefused(scope: string): HanactlError {
+  return new HanactlError('FORBIDDEN', `Project folders are not looked at over this endpoint; it serves only "${scope}".`);
 }
 
 /** The `connection` a JSON body names, read from a copy so the route still reads the body. */
@@ -39,7 +45,7 @@ export function connectionScope(connections: Pick<ConnectionService, 'resolve'>)
       if (name !== scope) throw elsewhere(name, scope);
     }
     if (path.startsWith('/v1/projects/')) {
-      throw new HanactlError('FORBIDDEN', `Project folders are not looked at over this endpoint; it serves only "${scope}".`);
+      throw projectsRefused(scope);
     }
     if (c.req.method === 'POST' && (path === '/v1/query' || path.startsWith('/v1/catalog/'))) {
       const name = await bodyConnection(c.req.raw);

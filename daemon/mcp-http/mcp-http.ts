@@ -1,22 +1,22 @@
-import { CONNECTION_SCOPE_HEADER } from '../../shared/client-header.js';
-import type { DaemonClient } from '../../shared/daemon-client.js';
+import type { Broker } from '../../shim/broker.js';
+import { scopedBroker } from '../mcp/scoped-broker.js';
 import type { TokenGrant } from '../tokens/token-service.js';
 import { HttpSessions, type McpSession, type SessionBinding } from './http-sessions.js';
 import { listenMcpHttp } from './listen.js';
 import type { HttpListenAddress } from './listen-address.js';
 import { createMcpHttpApp } from './mcp-http-app.js';
 
-/** The client header value of the in-process client the HTTP sessions' tools use. */
+/** The client header an MCP over HTTP agent's requests to the daemon API carry: an agent's, never the CLI's. */
 export const HTTP_CLIENT_NAME = 'hanactl-http';
 
 export interface McpHttpOptions {
   readonly address: HttpListenAddress;
   readonly tokens: { verify(token: string): TokenGrant | undefined };
-  /** A DaemonClient whose requests go straight to the daemon's app (`fetch: app.fetch`). */
-  readonly daemon: DaemonClient;
+  /** The daemon's services as the tools use them (daemon/mcp/service-broker.ts). */
+  readonly broker: Broker;
   /** Builds one session's MCP server: the shim's `createShimServer`, the same tool definitions. */
   readonly createServer: (
-    daemon: DaemonClient,
+    broker: Broker,
     binding: SessionBinding,
   ) => Pick<McpSession, 'server'> & {
     readonly state: { announce(): Promise<void>; sessionId(): Promise<string | undefined> };
@@ -34,16 +34,16 @@ export interface RunningMcpHttp {
 
 /**
  * MCP over HTTP from the daemon itself: the shim's server, built per session inside the
- * daemon on an in-process DaemonClient, behind the endpoint's checks, on a loopback listener.
+ * daemon on its services, behind the endpoint's checks, on a loopback listener.
  */
 export async function startMcpHttp(options: McpHttpOptions): Promise<RunningMcpHttp> {
-  const { daemon } = options;
+  const { broker } = options;
   const sessions = new HttpSessions({
     ...options.sessions,
     open: (binding) => {
-      // The session's tools see and use its URL's connection only: the daemon answers its client
+      // The session's tools see and use its URL's connection only: the broker answers them
       // about no other (a token limited to one connection learns no other name).
-      const scoped = daemon.withHeaders({ [CONNECTION_SCOPE_HEADER]: binding.connection });
+      const scoped = scopedBroker(broker, binding.connection);
       const { server, state } = options.createServer(scoped, binding);
       // Only a client that finished the handshake is a session in `hanactl status` (the shim
       // announces itself on `initialized` too); a bare initialize, as a probe sends, is not.
@@ -67,7 +67,7 @@ export async function startMcpHttp(options: McpHttpOptions): Promise<RunningMcpH
   const app = createMcpHttpApp({
     address: options.address,
     tokens: options.tokens,
-    describe: (name) => daemon.getConnection(name),
+    describe: (name) => broker.getConnection(name),
     sessions,
     ...(options.onError ? { onError: options.onError } : {}),
   });

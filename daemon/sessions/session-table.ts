@@ -24,10 +24,11 @@ export class SessionTable {
     this.#staleAfterMs = staleAfterMs;
   }
 
-  open(request: OpenSessionRequest): SessionInfo {
+  /** Lists a session; `id` is the one a relay chose (it resumes under it after a daemon restart), else a new one. */
+  open(request: OpenSessionRequest, id: string = randomUUID()): SessionInfo {
     const now = new Date();
     const session: Session = {
-      id: randomUUID(),
+      id,
       client: request.client,
       ...(request.project ? { project: request.project } : {}),
       ...(request.pid ? { pid: request.pid } : {}),

@@ -40,7 +40,7 @@ describe('the shim and the daemon’s life', () => {
       expect(existsSync(status.socket)).toBe(false);
       // The next call starts a fresh daemon on demand.
       const after = await shim.call('run_query', { sql: 'SELECT 1 AS one' });
-      expect(after.structuredContent).toMatchObject({ rows: [{ one: 1 }] });
+      expect(after.structuredContent, textOf(after)).toMatchObject({ rows: [{ one: 1 }] });
     } finally {
       await shim.close();
     }

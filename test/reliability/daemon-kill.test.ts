@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestHome } from '../helpers/hanactl-home.js';
-import { type ShimHandle, startShim } from '../helpers/mcp-client.js';
+import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
 import { apiClient } from './helpers/daemon-api.js';
 import { ms, percentile, report } from './helpers/figures.js';
 import { ShimLoad } from './helpers/load.js';
@@ -28,6 +28,8 @@ describe.skipIf(!pgi)('the daemon killed with SIGKILL', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'hanactl-kill-data-'));
   const before: string[] = [];
   const shims: ShimHandle[] = [];
+  /** Sessions that chose a connection other than their --connection before the kills; each must keep it. */
+  const chosen: { shim: ShimHandle; connection: string }[] = [];
 
   beforeAll(async () => {
     scan.addHome(home.dir);
@@ -46,10 +48,19 @@ describe.skipIf(!pgi)('the daemon killed with SIGKILL', () => {
     }
     before.push('lite', 'pg', ...Array.from({ length: 8 }, (_, i) => `keep-${i}`));
     for (let i = 0; i < 4; i++) shims.push(await startShim(home.env, ['--connection', i % 2 ? 'lite' : 'pg'], `kill-shim-${i}`));
+    for (const [start, pick] of [
+      ['lite', 'keep-0'],
+      ['pg', 'keep-2'],
+    ] as const) {
+      const shim = await startShim(home.env, ['--connection', start], `kill-chooser-${pick}`);
+      const used = await shim.call('use_connection', { name: pick });
+      expect(used.isError, textOf(used)).toBeFalsy();
+      chosen.push({ shim, connection: pick });
+    }
   });
 
   afterAll(async () => {
-    await Promise.all(shims.map((s) => s.close().catch(() => {})));
+    await Promise.all([...shims, ...chosen.map((c) => c.shim)].map((s) => s.close().catch(() => {})));
     await home.stop();
     killHome(home.dir);
     await pgi?.dispose();
@@ -114,6 +125,15 @@ describe.skipIf(!pgi)('the daemon killed with SIGKILL', () => {
     } finally {
       await load.stop();
       api.close();
+    }
+    // Sessions idle through the kills resume with the connection they chose (restored from their
+    // session id by the daemon that took over), and use it when a call names none.
+    for (const { shim, connection } of chosen) {
+      const current = await shim.call('current_connection');
+      expect(textOf(current)).toContain(`Active: "${connection}"`);
+      const ran = await shim.call('run_query', { sql: 'SELECT 1 AS one' });
+      expect(ran.isError, textOf(ran)).toBeFalsy();
+      scan.add('chooser stderr', shim.stderr());
     }
     for (const r of load.records) scan.add(`tool result lane ${r.lane}`, r.text);
     for (const s of shims) scan.add('shim stderr', s.stderr());

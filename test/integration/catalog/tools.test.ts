@@ -1,6 +1,4 @@
-import type { Server } from 'node:http';
 import { join } from 'node:path';
-import { createAdaptorServer } from '@hono/node-server';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -10,9 +8,10 @@ import type { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../../daemon/http/app.js';
 import { catalogRoutes } from '../../../daemon/http/catalog-routes.js';
+import { ServiceBroker } from '../../../daemon/mcp/service-broker.js';
+import { CallTracker } from '../../../daemon/queries/call-tracker.js';
 import { SessionTable } from '../../../daemon/sessions/session-table.js';
 import { CLIENT_HEADER } from '../../../shared/client-header.js';
-import { DaemonClient } from '../../../shared/daemon-client.js';
 import { registerCatalogTools } from '../../../shim/catalog-tools.js';
 import { SessionState } from '../../../shim/session-state.js';
 import { registerTools } from '../../../shim/tools.js';
@@ -21,13 +20,12 @@ import { createHarness, type Harness } from './harness.js';
 import { createSqliteFixture } from './sqlite-fixture.js';
 
 /**
- * The whole path in one process: MCP client -> catalog tools -> DaemonClient -> Unix socket ->
- * the daemon app with catalogRoutes mounted as the composition root would -> SQLite files.
+ * The whole path in one process: MCP client -> catalog tools -> the daemon's services, as the
+ * composition root wires them for MCP sessions -> SQLite files. The API route is tested below.
  */
 let harness: Harness;
 let app: Hono;
-let http: Server;
-let daemon: DaemonClient;
+let daemon: ServiceBroker;
 let client: Client;
 const sessions = new SessionTable();
 
@@ -63,10 +61,13 @@ beforeAll(async () => {
   // The wiring line the composition root adds after createApp.
   app.route('/v1', catalogRoutes({ catalog: harness.catalog, sessions }));
 
-  const socketPath = join(harness.dir, 'd.sock');
-  http = createAdaptorServer({ fetch: app.fetch }) as Server;
-  await new Promise<void>((resolve) => http.listen(socketPath, resolve));
-  daemon = new DaemonClient({ socketPath, clientName: 'catalog-tools-test' });
+  daemon = new ServiceBroker({
+    connections: harness.connections,
+    queries: harness.queries,
+    catalog: harness.catalog,
+    sessions,
+    calls: new CallTracker(),
+  });
   const server = new McpServer({ name: 'hanactl', version: '0.0.0' });
   // Context values come from the shim's configuration; connections that declare none ignore them.
   const state = new SessionState(daemon, { connection: 'lite', context: { CUSTOMER_ID: '1' } });
@@ -82,12 +83,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await client?.close();
-  daemon?.close();
-  await new Promise((resolve) => http?.close(resolve));
   await harness?.close();
 });
 
-describe('catalog tools through the daemon API', () => {
+describe('catalog tools on the daemon services', () => {
   it('list_schemas and list_tables answer a compact table plus structuredContent', async () => {
     const schemas = await call('list_schemas');
     expect(schemas.isError).toBeFalsy();

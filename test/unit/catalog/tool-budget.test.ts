@@ -1,8 +1,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { afterAll, expect, it } from 'vitest';
-import { DaemonClient } from '../../../shared/daemon-client.js';
+import { expect, it } from 'vitest';
+import type { Broker } from '../../../shim/broker.js';
 import { registerCatalogTools } from '../../../shim/catalog-tools.js';
 import { withLeanToolList } from '../../../shim/lean-tool-list.js';
 import { SessionState } from '../../../shim/session-state.js';
@@ -12,8 +12,8 @@ import { registerTools } from '../../../shim/tools.js';
 const BUDGET_BYTES = 8192;
 const HEADROOM_BYTES = 1100;
 
-const daemon = new DaemonClient({ socketPath: '/nonexistent/hanactl.sock', clientName: 'budget-test' });
-afterAll(() => daemon.close());
+/** Listing tools calls nothing: a broker that is never reached. */
+const daemon = {} as Broker;
 
 async function listedTools(register: (server: McpServer) => void) {
   const server = new McpServer({ name: 'hanactl', version: '0.0.0' });
@@ -56,4 +56,13 @@ it(`keeps tools/list within ${BUDGET_BYTES} bytes with ${HEADROOM_BYTES} bytes l
       .every((t) => t.annotations?.readOnlyHint && t.outputSchema),
   ).toBe(true);
   expect(size + HEADROOM_BYTES).toBeLessThanOrEqual(BUDGET_BYTES);
+});
+
+it('describes every catalog tool\'s connection parameter, and takes sample_rows.limit as an integer', async () => {
+  const state = new SessionState(daemon, {});
+  const { tools } = await listedTools((s) => registerCatalogTools(s, daemon, state));
+  const property = (tool: (typeof tools)[number], name: string) =>
+    (tool.inputSchema.properties as Record<string, { type?: string; description?: string }> | undefined)?.[name];
+  for (const tool of tools) expect(property(tool, 'connection')?.description, tool.name).toMatch(/this call only/);
+  expect(property(tools.find((t) => t.name === 'sample_rows') as (typeof tools)[number], 'limit')?.type).toBe('integer');
 });

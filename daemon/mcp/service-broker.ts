@@ -1,0 +1,172 @@
+import type { z } from 'zod';
+import {
+  type DescribeRequest,
+  DescribeRequestSchema,
+  type ExplainRequest,
+  type RoutinesRequest,
+  type SampleRequest,
+  type SchemasRequest,
+  type SearchRequest,
+  type TablesRequest,
+  ExplainRequestSchema,
+  RoutinesRequestSchema,
+  SampleRequestSchema,
+  SchemasRequestSchema,
+  SearchRequestSchema,
+  TablesRequestSchema,
+} from '../../shared/catalog-schemas.js';
+import { HanactlError } from '../../shared/errors.js';
+import { isProjectRef, type ProjectScope } from '../../shared/project-schemas.js';
+import { MAX_SQL_LENGTH, type OpenSessionRequest, type QueryRequest, type SessionInfo } from '../../shared/schemas.js';
+import type { Broker, SessionReport } from '../../shim/broker.js';
+import type { CatalogService } from '../catalog/catalog-service.js';
+import { parseWith } from '../http/validate.js';
+import type { ProjectService } from '../projects/project-service.js';
+import type { CallTracker } from '../queries/call-tracker.js';
+import { type CatalogOp, catalogCallInfo, summarizeCatalog } from '../queries/catalog-call.js';
+import { queryCallInfo, summarizeRows } from '../queries/query-call.js';
+import type { QueryService } from '../query/query-service.js';
+import { type ConnectionService, toConnectionInfo } from '../registry/connection-service.js';
+import type { SessionTable } from '../sessions/session-table.js';
+
+/** The daemon's services the MCP tools use; the composition root passes its own. */
+export interface BrokerServices {
+  readonly connections: Pick<ConnectionService, 'list' | 'resolve'>;
+  /** Project context (`project:<name>` connections, detect_project); without it a session has registry connections only. */
+  readonly projects?: Pick<ProjectService, 'listing' | 'info' | 'detect'>;
+  readonly queries: Pick<QueryService, 'run'>;
+  readonly catalog: CatalogService;
+  readonly sessions: Pick<SessionTable, 'open' | 'touch' | 'close'>;
+  /** Lists running calls (`hanactl queries`, `cancel`) and audits each. */
+  readonly calls: Pick<CallTracker, 'track'>;
+}
+
+/** How one session is listed: the id and pid it announced (a relay's), fixed by its transport. */
+export interface BrokerSession {
+  readonly id?: string;
+  readonly pid?: number;
+  /** Told of every change the session reports, to restore it after a daemon restart. */
+  onReport?(id: string, report: SessionReport): void;
+}
+
+/** Catalog bodies are checked with the shared schemas, as on the daemon API: the tools' own schemas stay lean. */
+const CATALOG_SCHEMAS: Readonly<Record<CatalogOp, z.ZodType>> = {
+  schemas: SchemasRequestSchema,
+  tables: TablesRequestSchema,
+  describe: DescribeRequestSchema,
+  routines: RoutinesRequestSchema,
+  explain: ExplainRequestSchema,
+  sample: SampleRequestSchema,
+  search: SearchRequestSchema,
+};
+
+const MAX_PARAMS = 1000;
+const ENDED = new HanactlError('NOT_FOUND', 'This MCP session has ended.');
+
+/**
+ * The tools' Broker over the daemon's services, in process: no HTTP, JSON or schema round trip
+ * between a tool and the service that answers it. Each call is tracked and audited exactly as
+ * the daemon API's routes do it, and counted for its session in `hanactl status`.
+ */
+export class ServiceBroker implements Broker {
+  readonly #services: BrokerServices;
+  readonly #session: BrokerSession;
+  #ended = false;
+
+  constructor(services: BrokerServices, session: BrokerSession = {}) {
+    this.#services = services;
+    this.#session = session;
+  }
+
+  async listConnections(scope: ProjectScope) {
+    const connections = this.#services.connections.list().map(toConnectionInfo);
+    const { projects } = this.#services;
+    if (!scope.project || !projects) return { connections };
+    const found = projects.listing(scope);
+    return { connections: [...connections, ...found.connections], project: found.project };
+  }
+
+  async getConnection(name: string, scope: ProjectScope = {}) {
+    if (isProjectRef(name)) return this.#projects().info(name, scope);
+    return toConnectionInfo(this.#services.connections.resolve(name));
+  }
+
+  query(request: QueryRequest, signal?: AbortSignal) {
+    // What the API's body schema adds to the tool's own: the sizes.
+    if (request.sql.length > MAX_SQL_LENGTH)
+      throw new HanactlError('INVALID_REQUEST', `Invalid request: sql: the statement is longer than ${MAX_SQL_LENGTH} characters.`);
+    if ((request.params?.length ?? 0) > MAX_PARAMS)
+      throw new HanactlError('INVALID_REQUEST', `Invalid request: params: at most ${MAX_PARAMS} values.`);
+    const { sessions, calls, queries } = this.#services;
+    const session = request.session ? sessions.touch(request.session, {}, true) : undefined;
+    return calls.track(queryCallInfo(request, session), signal, (s) => queries.run(request, s), summarizeRows);
+  }
+
+  listSchemas(request: SchemasRequest, signal?: AbortSignal) {
+    return this.#catalogOp('schemas', request, signal, (c, b) => c.schemas(b));
+  }
+  listTables(request: TablesRequest, signal?: AbortSignal) {
+    return this.#catalogOp('tables', request, signal, (c, b) => c.tables(b));
+  }
+  describeTable(request: DescribeRequest, signal?: AbortSignal) {
+    return this.#catalogOp('describe', request, signal, (c, b) => c.describe(b));
+  }
+  listRoutines(request: RoutinesRequest, signal?: AbortSignal) {
+    return this.#catalogOp('routines', request, signal, (c, b) => c.routines(b));
+  }
+  explainQuery(request: ExplainRequest, signal?: AbortSignal) {
+    return this.#catalogOp('explain', request, signal, (c, b) => c.explain(b));
+  }
+  sampleRows(request: SampleRequest, signal?: AbortSignal) {
+    return this.#catalogOp('sample', request, signal, (c, b) => c.sample(b));
+  }
+  searchObjects(request: SearchRequest, signal?: AbortSignal) {
+    return this.#catalogOp('search', request, signal, (c, b) => c.search(b));
+  }
+
+  async detectProject(request: Parameters<Broker['detectProject']>[0]) {
+    if (request.session) this.#services.sessions.touch(request.session, { project: request.path });
+    return this.#projects().detect(request);
+  }
+
+  #projects(): Pick<ProjectService, 'listing' | 'info' | 'detect'> {
+    if (this.#services.projects) return this.#services.projects;
+    throw new HanactlError('NOT_FOUND', 'Project context is not available in this broker.');
+  }
+
+  /** The session is over (its socket closed): later reports must not list it again. */
+  end(): void {
+    this.#ended = true;
+  }
+
+  async openSession(request: OpenSessionRequest): Promise<SessionInfo> {
+    if (this.#ended) throw ENDED;
+    const { id, pid } = this.#session;
+    return this.#services.sessions.open({ ...request, ...(pid ? { pid } : {}) }, id);
+  }
+
+  async updateSession(id: string, report: SessionReport): Promise<SessionInfo> {
+    if (this.#ended) throw ENDED;
+    const { pinned: _pinned, ...update } = report;
+    this.#session.onReport?.(id, report);
+    return this.#services.sessions.touch(id, update);
+  }
+
+  async closeSession(id: string): Promise<boolean> {
+    return this.#services.sessions.close(id);
+  }
+
+  /** One catalog operation: checked with its shared schema, counted for the session, tracked and audited. */
+  async #catalogOp<B extends { connection: string; session?: string | undefined; project?: string | undefined }, R>(
+    op: CatalogOp,
+    request: B,
+    signal: AbortSignal | undefined,
+    run: (catalog: CatalogService, body: B) => Promise<R>,
+  ): Promise<R> {
+    const body = parseWith(CATALOG_SCHEMAS[op], request) as B;
+    const { sessions, calls, catalog } = this.#services;
+    const session = body.session ? sessions.touch(body.session, {}, true) : undefined;
+    const info = catalogCallInfo(op, body as unknown as Record<string, unknown> & { connection: string }, session);
+    return calls.track(info, signal, () => run(catalog, body), summarizeCatalog);
+  }
+}

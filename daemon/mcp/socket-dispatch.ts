@@ -1,0 +1,25 @@
+import type { Server } from 'node:http';
+import type { Socket } from 'node:net';
+
+/**
+ * One socket, two protocols, told apart by the first byte: a relay's hello line is JSON (`{`),
+ * an HTTP request starts with its method's capital letter. One path to create 0700/0600, to
+ * check at start and to find: the CLI, the relays and the auto-starter all connect to it.
+ * The HTTP server keeps listening itself (its keep-alive and close handling stay its own); its
+ * connection handler now sees only the connections that speak HTTP.
+ */
+export function dispatchConnections(http: Server, relays: { accept(socket: Socket, first: Buffer): void }): void {
+  const [serveHttp] = http.listeners('connection') as ((socket: Socket) => void)[];
+  if (!serveHttp) throw new Error('The HTTP server has no connection handler to dispatch to.');
+  http.removeAllListeners('connection');
+  http.on('connection', (socket: Socket) => {
+    socket.once('data', (first: Buffer) => {
+      if (first[0] === 0x7b) return relays.accept(socket, first);
+      socket.pause();
+      socket.unshift(first);
+      serveHttp.call(http, socket);
+      process.nextTick(() => socket.resume());
+    });
+    socket.on('error', () => socket.destroy());
+  });
+}

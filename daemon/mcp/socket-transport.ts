@@ -1,0 +1,137 @@
+import type { Socket } from 'node:net';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+
+/** A line longer than this (no newline yet) ends the connection: the relay sends SQL of at most 1 MB. */
+export const MAX_LINE_BYTES = 8 * 1024 * 1024;
+
+/**
+ * A message as one line, `jsonrpc` and `id` first: the relay finds a response's id at the start of
+ * the line without parsing results that may be megabytes long (bin/hanactl-mcp, shim/relay.ts).
+ */
+export function serializeLine(message: JSONRPCMessage): string {
+  if (!('id' in message)) return `${JSON.stringify(message)}\n`;
+  const { jsonrpc, id, ...rest } = message;
+  return `${JSON.stringify({ jsonrpc, id, ...rest })}\n`;
+}
+
+/**
+ * MCP over one relay's socket: newline-delimited JSON-RPC, as the stdio transport frames it.
+ * Lines are parsed, not schema-checked: the SDK's protocol layer sorts requests, notifications
+ * and responses itself and reports anything else. Counts the requests still unanswered, so a
+ * stopping daemon can let them finish (`whenIdle`).
+ */
+export class SocketTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  readonly #socket: Socket;
+  #leftover: Buffer | undefined;
+  #parts: Buffer[] = [];
+  #partBytes = 0;
+  readonly #open = new Set<string | number>();
+  #idle: (() => void) | undefined;
+  #closed = false;
+
+  constructor(socket: Socket, leftover?: Buffer) {
+    this.#socket = socket;
+    this.#leftover = leftover && leftover.length > 0 ? leftover : undefined;
+  }
+
+  /** Requests received and not yet answered. */
+  get pending(): number {
+    return this.#open.size;
+  }
+
+  async start(): Promise<void> {
+    this.#socket.on('data', (chunk: Buffer) => this.#read(chunk));
+    this.#socket.on('error', (err) => this.onerror?.(err));
+    // The HTTP server's sockets allow half-open connections: a relay that ends its side ends the session.
+    this.#socket.on('end', () => this.#socket.end());
+    this.#socket.on('close', () => this.#ended());
+    const leftover = this.#leftover;
+    this.#leftover = undefined;
+    if (leftover) this.#read(leftover);
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    if (this.#closed) return;
+    if (('result' in message || 'error' in message) && 'id' in message && message.id !== undefined && this.#open.delete(message.id) && this.#open.size === 0) {
+      this.#idle?.();
+    }
+    if (!this.#socket.write(serializeLine(message))) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          this.#socket.off('drain', done);
+          this.#socket.off('close', done);
+          resolve();
+        };
+        this.#socket.on('drain', done);
+        this.#socket.on('close', done);
+      });
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#socket.end();
+    this.#ended();
+  }
+
+  /** Resolves once every request received so far is answered. */
+  whenIdle(): Promise<void> {
+    if (this.#open.size === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const previous = this.#idle;
+      this.#idle = () => {
+        previous?.();
+        resolve();
+      };
+    });
+  }
+
+  #read(chunk: Buffer): void {
+    let start = 0;
+    for (let end = chunk.indexOf(10); end >= 0; end = chunk.indexOf(10, start)) {
+      const piece = chunk.subarray(start, end);
+      start = end + 1;
+      const line = this.#parts.length === 0 ? piece : Buffer.concat([...this.#parts, piece]);
+      this.#parts = [];
+      this.#partBytes = 0;
+      this.#message(line);
+    }
+    if (start < chunk.length) {
+      this.#parts.push(chunk.subarray(start));
+      this.#partBytes += chunk.length - start;
+      if (this.#partBytes > MAX_LINE_BYTES) {
+        this.onerror?.(new Error(`A message is longer than ${MAX_LINE_BYTES} bytes; the connection is closed.`));
+        this.#socket.destroy();
+      }
+    }
+  }
+
+  #message(line: Buffer): void {
+    if (this.#closed || line.length === 0 || (line.length === 1 && line[0] === 13)) return;
+    let message: unknown;
+    try {
+      message = JSON.parse(line.toString('utf8'));
+    } catch {
+      this.onerror?.(new Error('A line is not JSON; it was skipped.'));
+      return;
+    }
+    if (!message || typeof message !== 'object' || Array.isArray(message)) {
+      this.onerror?.(new Error('A message is not a JSON-RPC object; it was skipped.'));
+      return;
+    }
+    const m = message as { id?: unknown; method?: unknown };
+    if (typeof m.method === 'string' && (typeof m.id === 'string' || typeof m.id === 'number')) this.#open.add(m.id);
+    this.onmessage?.(message as JSONRPCMessage);
+  }
+
+  #ended(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#open.clear();
+    this.#idle?.();
+    this.onclose?.();
+  }
+}

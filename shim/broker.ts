@@ -1,0 +1,57 @@
+import type {
+  DescribeRequest,
+  ExplainRequest,
+  ExplainResult,
+  RoutineList,
+  RoutinesRequest,
+  SampleRequest,
+  SampleResult,
+  SchemaList,
+  SchemasRequest,
+  SearchRequest,
+  SearchResult,
+  TableDescription,
+  TableList,
+  TablesRequest,
+} from '../shared/catalog-schemas.js';
+import type { DetectRequest, DetectResult, ProjectScope } from '../shared/project-schemas.js';
+import type {
+  ConnectionInfo,
+  ConnectionList,
+  OpenSessionRequest,
+  QueryRequest,
+  QueryResult,
+  SessionInfo,
+  SessionUpdate,
+} from '../shared/schemas.js';
+
+/** What a session reports of itself for `hanactl status`, plus what the daemon keeps to resume it after a restart. */
+export interface SessionReport extends SessionUpdate {
+  /** True once the agent chose a registry connection itself (a change of project keeps it). */
+  readonly pinned?: boolean;
+}
+
+/**
+ * What the MCP tools need of the daemon: exactly its services, called in process
+ * (daemon/mcp/service-broker.ts implements it). Calls are tracked (`hanactl queries`,
+ * `hanactl cancel`), audited and cancelled through `signal`; failures are HanactlError.
+ */
+export interface Broker {
+  /** Registry connections, plus the project's (`project:<name>`) when the scope names a project. */
+  listConnections(scope: ProjectScope): Promise<ConnectionList>;
+  getConnection(name: string, scope?: ProjectScope): Promise<ConnectionInfo>;
+  query(request: QueryRequest, signal?: AbortSignal): Promise<QueryResult>;
+  listSchemas(request: SchemasRequest, signal?: AbortSignal): Promise<SchemaList>;
+  listTables(request: TablesRequest, signal?: AbortSignal): Promise<TableList>;
+  describeTable(request: DescribeRequest, signal?: AbortSignal): Promise<TableDescription>;
+  listRoutines(request: RoutinesRequest, signal?: AbortSignal): Promise<RoutineList>;
+  explainQuery(request: ExplainRequest, signal?: AbortSignal): Promise<ExplainResult>;
+  sampleRows(request: SampleRequest, signal?: AbortSignal): Promise<SampleResult>;
+  searchObjects(request: SearchRequest, signal?: AbortSignal): Promise<SearchResult>;
+  /** The project holding `path`, its sources and the connections they yield (names and engines only). */
+  detectProject(request: DetectRequest): Promise<DetectResult>;
+  /** Lists the session in `hanactl status`. */
+  openSession(request: OpenSessionRequest): Promise<SessionInfo>;
+  updateSession(id: string, report: SessionReport): Promise<SessionInfo>;
+  closeSession(id: string): Promise<unknown>;
+}
