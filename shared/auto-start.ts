@@ -89,10 +89,13 @@ export async function startDaemonInBackground(options: AutoStartOptions): Promis
     const release = claimStart(options.paths);
     if (release) {
       try {
-        return await spawnAndWait(options, deadline);
+        if (await spawnAndWait(options, deadline)) return;
       } finally {
         release();
       }
+      // The daemon it spawned found the lock still held by one that was stopping: start again.
+      await sleep(30);
+      continue;
     }
     // Another caller is starting it: wait for its socket, or for the claim to be given back.
     if (await waitForDaemon(options, deadline, () => !existsSync(options.paths.startMarker))) return;
@@ -101,7 +104,8 @@ export async function startDaemonInBackground(options: AutoStartOptions): Promis
   }
 }
 
-async function spawnAndWait(options: AutoStartOptions, deadline: number): Promise<void> {
+/** Spawns a daemon and waits for one to answer; false when the spawned one exited at once, having lost the lock to a daemon that is gone. */
+async function spawnAndWait(options: AutoStartOptions, deadline: number): Promise<boolean> {
   const { paths } = options;
   mkdirSync(paths.logDir, { recursive: true, mode: 0o700 });
   const logPath = join(paths.logDir, `start-${process.pid}-${Date.now()}.log`);
@@ -121,7 +125,8 @@ async function spawnAndWait(options: AutoStartOptions, deadline: number): Promis
     closeSync(fd);
   }
   const failed = (): boolean => {
-    if (!exit || exit.code === 0) return false;
+    if (!exit) return false;
+    if (exit.code === 0) return true; // lost the lock race: answers (true) or not (start again)
     const said = readFileSync(logPath, 'utf8')
       .trim()
       .split('\n')
@@ -132,7 +137,7 @@ async function spawnAndWait(options: AutoStartOptions, deadline: number): Promis
     throw new HanactlError('DAEMON_UNAVAILABLE', `The hanactl daemon could not start: ${said || how}`);
   };
   try {
-    await waitForDaemon(options, deadline, failed);
+    return await waitForDaemon(options, deadline, failed);
   } finally {
     rmSync(logPath, { force: true });
   }
