@@ -2,8 +2,9 @@ import type { Agent } from 'node:http';
 import { createRequire } from 'node:module';
 import type { z } from 'zod';
 import { CLIENT_HEADER } from './client-header.js';
-import { HanactlError, fromWire, isHanactlError } from './errors.js';
+import { HanactlError, fromWire } from './errors.js';
 import { assertPrivateRunDir, type RunDirPaths } from './private-run-dir.js';
+import { explainSocketError, UNREACHABLE } from './socket-errors.js';
 import type { ProjectScope } from './project-schemas.js';
 import {
   type AddConnectionRequest,
@@ -99,9 +100,6 @@ function settle<T>(method: string, path: string, status: number, text: string, s
   );
 }
 
-const UNREACHABLE = new Set(['ENOENT', 'ECONNREFUSED', 'ENOTSOCK']);
-const DROPPED = new Set(['ECONNRESET', 'EPIPE']);
-const DENIED = new Set(['EACCES', 'EPERM']);
 
 /**
  * The daemon's HTTP API over its Unix socket, for the shim and the CLI alike. Keep-alive
@@ -189,40 +187,7 @@ export class DaemonClient {
   }
 
   #translate(err: unknown): unknown {
-    const code = (err as NodeJS.ErrnoException).code ?? '';
-    const socket = this.#options.socketPath;
-    if (UNREACHABLE.has(code)) {
-      const why =
-        code === 'ECONNREFUSED'
-          ? 'the socket is there but nothing listens on it (a daemon that stopped left it)'
-          : code === 'ENOTSOCK'
-            ? 'that path is not a socket'
-            : 'there is no socket';
-      return new HanactlError(
-        'DAEMON_UNAVAILABLE',
-        `No hanactl daemon is answering on ${socket}: ${why}. Start it with \`hanactl daemon start\` (or check \`hanactl daemon status\`).`,
-      );
-    }
-    if (DENIED.has(code)) {
-      return new HanactlError(
-        'FORBIDDEN',
-        `Permission denied on the hanactl socket ${socket} (${code}): it or its folder belongs to another user, or is closed to you. Run hanactl as the user who started the daemon, or set HANACTL_HOME to a folder of your own.`,
-      );
-    }
-    if (DROPPED.has(code) || (err as Error).message === 'socket hang up') {
-      return new HanactlError('DAEMON_RESTARTED', 'The hanactl daemon stopped while handling this call; the call can be retried.');
-    }
-    if (code === 'ENAMETOOLONG' || code === 'EINVAL') {
-      return new HanactlError(
-        'DAEMON_UNAVAILABLE',
-        `The hanactl socket path ${socket} cannot be used (${code}; a Unix socket path is limited to about 100 bytes). Set HANACTL_HOME to a shorter folder.`,
-      );
-    }
-    if (/^E[A-Z]+$/.test(code) && !isHanactlError(err)) {
-      // Any other system error on the socket: named, never an unexplained INTERNAL.
-      return new HanactlError('DAEMON_UNAVAILABLE', `The hanactl socket ${socket} cannot be reached (${code}: ${(err as Error).message}).`);
-    }
-    return err;
+    return explainSocketError(err, this.#options.socketPath);
   }
 
   async #send<T>(method: string, path: string, body: unknown, schema: z.ZodType<T> | undefined, signal?: AbortSignal): Promise<T> {

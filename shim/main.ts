@@ -4,6 +4,7 @@ import { startDaemonInBackground } from '../shared/auto-start.js';
 import { contextFromEnv } from '../shared/context-env.js';
 import { resolvePaths } from '../shared/paths.js';
 import { assertPrivateRunDir } from '../shared/private-run-dir.js';
+import { explainSocketError, UNREACHABLE } from '../shared/socket-errors.js';
 
 /** `--connection`, `--project`, `--conn-file` (a connection file the daemon reads, within trust). */
 export interface ShimMainOptions {
@@ -15,7 +16,6 @@ export interface ShimMainOptions {
 const RESTARTED = 'DAEMON_RESTARTED: The hanactl daemon stopped while handling this call; the call can be retried.';
 /** The daemon writes `jsonrpc` and `id` first (daemon/mcp/socket-transport.ts): a response's id is read off its first bytes. */
 const RESPONSE = /^\{"jsonrpc":"2\.0","id":(-?[\d.eE+-]+|"(?:[^"\\]|\\.)*"),"(?:result|error)"/;
-const UNREACHABLE = new Set(['ENOENT', 'ECONNREFUSED', 'ENOTSOCK']);
 const INITIALIZED = '{"jsonrpc":"2.0","method":"notifications/initialized"}\n';
 
 /** Calls `onLine` with each complete line (newline included), however the bytes were chunked. */
@@ -112,9 +112,8 @@ export async function runShim(options: ShimMainOptions): Promise<void> {
         return open();
       });
     } catch (err) {
-      const e = err as { code?: string; message?: string };
-      const code = e.code && !/^E[A-Z]+$/.test(e.code) ? e.code : 'DAEMON_UNAVAILABLE';
-      for (const [id, method] of pending) answer(id, method, `${code}: ${e.message}`);
+      const e = explainSocketError(err, paths.socket) as { code?: string; message?: string };
+      for (const [id, method] of pending) answer(id, method, `${e.code ?? 'DAEMON_UNAVAILABLE'}: ${e.message}`);
       [linking, queue] = [false, []];
       return pending.clear();
     }
