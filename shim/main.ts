@@ -7,11 +7,7 @@ import { assertPrivateRunDir } from '../shared/private-run-dir.js';
 import { explainSocketError, UNREACHABLE } from '../shared/socket-errors.js';
 
 /** `--connection`, `--project`, `--conn-file` (a connection file the daemon reads, within trust). */
-export interface ShimMainOptions {
-  readonly connection?: string;
-  readonly project?: string;
-  readonly connFile?: string;
-}
+export type ShimMainOptions = { readonly connection?: string; readonly project?: string; readonly connFile?: string };
 
 const RESTARTED = 'DAEMON_RESTARTED: The hanactl daemon stopped while handling this call; the call can be retried.';
 /** The daemon writes `jsonrpc` and `id` first (daemon/mcp/socket-transport.ts): a response's id is read off its first bytes. */
@@ -42,13 +38,13 @@ function splitLines(onLine: (line: Buffer) => void): (chunk: Buffer) => void {
  */
 export async function runShim(options: ShimMainOptions): Promise<void> {
   const paths = resolvePaths();
-  const vcap = process.env.VCAP_SERVICES;
   // hana-cli's HANA_CLI_* target for the daemon to read (shared/hana-cli-env.ts); the password only as "set".
   const hanaCliEnv = Object.fromEntries(
     Object.entries(process.env).flatMap(([k, v]) => (k.startsWith('HANA_CLI_') && v ? [[k, k === 'HANA_CLI_PASSWORD' ? 'set' : v]] : [])),
   );
   const hello = { hanactl: 'relay', v: 1, session: randomUUID(), pid: process.pid, ppid: process.ppid, cwd: process.cwd() };
-  const helloLine = `${JSON.stringify({ ...hello, ...options, context: contextFromEnv(process.env), ...(vcap !== undefined ? { vcapServices: vcap } : {}), hanaCliEnv })}\n`;
+  const env = { context: contextFromEnv(process.env), vcapServices: process.env.VCAP_SERVICES, hanaCliEnv }; // undefined: left out
+  const helloLine = `${JSON.stringify({ ...hello, ...options, ...env })}\n`;
   let sock: Socket | undefined;
   let [linking, draining, ended] = [false, false, false];
   let queue: Buffer[] = [];
@@ -88,7 +84,7 @@ export async function runShim(options: ShimMainOptions): Promise<void> {
       process.exit(1);
     }
     if (!process.stdout.write(line)) {
-      sock?.pause();
+      sock?.pause(); // the editor reads slower than the daemon writes
       process.stdout.once('drain', () => sock?.resume());
     }
   };
@@ -132,7 +128,7 @@ export async function runShim(options: ShimMainOptions): Promise<void> {
     let msg: { id?: unknown; method?: unknown; params?: { protocolVersion?: unknown } } | null = null;
     try {
       msg = JSON.parse(line.toString());
-    } catch {} // not JSON: the daemon says so
+    } catch {} // not JSON: the daemon answers it
     const id = msg && typeof msg === 'object' && msg.id !== undefined ? JSON.stringify(msg.id) : undefined;
     if (id !== undefined && typeof msg?.method === 'string') {
       pending.set(id, msg.method);
