@@ -1,19 +1,23 @@
 import { HanactlError } from '../../../shared/errors.js';
 import type { Param } from '../../../shared/schemas.js';
 import type { DriverConnection, ExecuteOptions, StatementResult } from '../driver.js';
-import { contextSqlName } from '../../context/context-names.js';
-import { assertContextKept, assertContextUnchanged, contextUnavailable } from '../../context/context-unavailable.js';
+import { contextChanged, contextNotKept, contextUnavailable } from '../../context/context-unavailable.js';
 import { normaliseDriverError } from '../scrub.js';
 import { toJsonValue, uniqueColumnNames } from '../values.js';
-import type { CorkableStream, PgClient, PgCursor, PgCursorConstructor, PgField } from './postgres-types.js';
-import { CLEANUP_STATEMENTS, DBLINK_DISCONNECT_ALL, DBLINK_PRESENT } from './postgres-cleanup.js';
+import { type BatchResult, BatchStepError, PgBatch, type PgRowParser } from './postgres-batch.js';
+import { type CallPlan, changedMarker, notKeptMarker, planCall } from './postgres-call.js';
+import type { CorkableStream, PgClient } from './postgres-types.js';
+import { DBLINK_DISCONNECT_ALL } from './postgres-cleanup.js';
 import { pgTypeName } from './postgres-type-names.js';
-
-/** How long closing a cursor may take before the connection is given up. */
-const CURSOR_CLOSE_MS = 1000;
 
 /** Opens a second, short-lived client; used to cancel a statement from outside. */
 export type PgSideChannel = () => Promise<PgClient>;
+
+/** What a batch needs of `pg` beyond the client: its value encoding and its row parser. */
+export interface PgWireKit {
+  prepareValue(value: unknown): string | Buffer | null;
+  rowParser(): PgRowParser;
+}
 
 interface PgErrorLike {
   code?: string;
@@ -21,30 +25,31 @@ interface PgErrorLike {
 }
 
 /**
- * One PostgreSQL session. Every call runs in its own transaction: a read is
- * `BEGIN READ ONLY` and always rolled back; `SET LOCAL statement_timeout` makes the server
- * itself stop a runaway statement, and a client-side timer cancels it with
- * `pg_cancel_backend` should the server not answer.
+ * One PostgreSQL session. Every call is one batch in one round trip (planCall, PgBatch): its own
+ * transaction — a read is `BEGIN READ ONLY` and always rolled back — with a transaction-local
+ * `statement_timeout` that makes the server itself stop a runaway statement, context values set
+ * before the statement and checked after it, and the session cleaned before the connection goes
+ * back to its pool. A client-side timer cancels with `pg_cancel_backend` should the server not answer.
  */
 export class PostgresConnection implements DriverConnection {
   readonly #client: PgClient;
-  readonly #Cursor: PgCursorConstructor;
+  readonly #wire: PgWireKit;
   readonly #sideChannel: PgSideChannel;
   readonly #secrets: readonly string[];
   #broken = false;
   /**
    * Rejects once the connection is gone (the server ended the session, the socket dropped).
-   * pg-cursor never settles a pending read when the connection dies between CommandComplete and
-   * ReadyForQuery, so reads race this.
+   * A custom query is not always told when the connection dies between CommandComplete and
+   * ReadyForQuery, so batches race this.
    */
   readonly #onLost = new Set<(err: unknown) => void>();
   #lostCause: unknown;
   /** A call failed part-way: the session may hold state until the next reset. */
   #dirty = false;
 
-  constructor(client: PgClient, Cursor: PgCursorConstructor, sideChannel: PgSideChannel, secrets: readonly string[]) {
+  constructor(client: PgClient, wire: PgWireKit, sideChannel: PgSideChannel, secrets: readonly string[]) {
     this.#client = client;
-    this.#Cursor = Cursor;
+    this.#wire = wire;
     this.#sideChannel = sideChannel;
     this.#secrets = secrets;
     const lose = (err: unknown) => {
@@ -87,115 +92,72 @@ export class PostgresConnection implements DriverConnection {
   }
 
   async execute(sql: string, params: readonly Param[], options: ExecuteOptions): Promise<StatementResult> {
-    const timeout = Math.max(1, Math.floor(options.timeoutMs));
-    // RESET ALL clears any session setting (context values included) that could have survived
-    // an earlier borrower; everything this call sets is transaction-local. One round trip.
-    await this.#simple(`RESET ALL; BEGIN${options.readOnly ? ' READ ONLY' : ''}; SET LOCAL statement_timeout = ${timeout}`);
-    let outcome: 'commit' | 'rollback' = 'rollback';
+    let plan: CallPlan;
+    try {
+      plan = planCall(sql, params.map((v) => this.#wire.prepareValue(v)), options);
+    } catch (err) {
+      throw normaliseDriverError(err, 'QUERY_FAILED', this.#secrets);
+    }
     const stopWatch = this.#watch(options);
     try {
-      const context = options.context ?? {};
-      await this.#applyContext(context);
-      const result = await this.#run(sql, params, options.maxRows);
-      await this.#verifyContext(context);
-      if (!options.readOnly) outcome = 'commit';
-      return result;
+      const batch = new PgBatch(plan.steps, this.#wire.rowParser());
+      let answer: BatchResult;
+      try {
+        answer = await this.#unlessLost(this.#client.query(batch).done);
+      } catch (err) {
+        // A step after the transaction's end failed (the cleanup): the call's answer stands.
+        if (!(err instanceof BatchStepError) || err.step <= plan.end) throw err;
+        this.#dirty = true;
+        answer = err.partial;
+      }
+      if (answer.firstRows.get(plan.dblink)?.[0] === 't') await this.#simple(DBLINK_DISCONNECT_ALL).catch(() => (this.#dirty = true));
+      return this.#answer(answer, options.maxRows);
     } catch (err) {
-      throw this.#normalise(err, stopWatch.reason());
+      const error = this.#stepError(err, plan, stopWatch.reason());
+      // The server skipped the rest of the batch: end the transaction it may have left open.
+      if (!this.#broken) await this.#simple('ROLLBACK').catch(() => {});
+      throw error;
     } finally {
       stopWatch.stop();
-      await this.#finish(outcome);
     }
   }
 
-  /**
-   * Places context values as transaction-local settings `mcp.<name>`, read in SQL with
-   * `current_setting('mcp.customer_id', true)`. Names are validated identifiers; values are bound.
-   */
-  async #applyContext(context: Readonly<Record<string, string>>): Promise<void> {
-    const entries = Object.entries(context);
-    if (entries.length === 0) return;
-    const calls = entries.map(([name], i) => `set_config('mcp.${contextSqlName(name)}', $${i + 1}, true)`);
-    let readBack: unknown[] | undefined;
-    try {
-      const result = await this.#client.query({ text: `SELECT ${calls.join(', ')}`, values: entries.map(([, v]) => v), rowMode: 'array' });
-      readBack = result.rows[0] as unknown[] | undefined;
-    } catch (err) {
-      const sqlState = (err as PgErrorLike).code;
-      // A lost connection is not the database refusing: let the call's own handling report it.
-      if (this.#broken || !sqlState || sqlState.startsWith('08') || sqlState === '57P01') throw err;
-      throw contextUnavailable('set_config', err, this.#secrets);
+  /** The refusal or failure a failed step stands for, naming the context parameter where one is at fault. */
+  #stepError(err: unknown, plan: CallPlan, reason: 'timeout' | 'cancelled' | undefined): HanactlError {
+    this.#dirty = true;
+    if (!(err instanceof BatchStepError)) return this.#normalise(err, reason);
+    const cause = err.error;
+    const sqlState = (cause as PgErrorLike).code;
+    const message = (cause as PgErrorLike).message ?? '';
+    if (err.step === plan.settings && reason === undefined) {
+      const notKept = plan.names.find((name) => message.includes(notKeptMarker(name)));
+      if (notKept) return contextNotKept(notKept, 'set_config');
+      // A lost connection is not the database refusing: the call's own handling reports it.
+      if (!this.#broken && sqlState && !sqlState.startsWith('08') && sqlState !== '57P01' && plan.names.length > 0)
+        return contextUnavailable('set_config', cause, this.#secrets);
     }
-    // set_config answers with the value now in force: the check costs no extra round trip.
-    assertContextKept(
-      entries.map(([name]) => name),
-      context,
-      readBack ?? [],
-      'set_config',
-    );
+    if (err.step === plan.readBack) {
+      const changed = plan.names.find((name) => message.includes(changedMarker(name)));
+      if (changed) return contextChanged(changed, 'set_config');
+    }
+    return this.#normalise(cause, reason);
   }
 
-  /**
-   * Reads the context values back after the statement, before its transaction ends: a statement
-   * that changed one (`set_config` in a subquery, a CTE, a function) may have read another scope's
-   * rows, so its result is refused and a write is not committed. Functions are schema-qualified:
-   * the statement may have changed `search_path`.
-   */
-  async #verifyContext(context: Readonly<Record<string, string>>): Promise<void> {
-    const names = Object.keys(context);
-    if (names.length === 0) return;
-    const reads = names.map((name) => `pg_catalog.current_setting('mcp.${contextSqlName(name)}', true)`);
-    const result = await this.#client.query({ text: `SELECT ${reads.join(', ')}`, rowMode: 'array' });
-    assertContextUnchanged(names, context, (result.rows[0] as unknown[] | undefined) ?? [], 'set_config');
-  }
-
-  async #run(sql: string, params: readonly Param[], maxRows: number): Promise<StatementResult> {
-    const cursor = this.#client.query(new this.#Cursor(sql, [...params], { rowMode: 'array' }));
-    try {
-      const raw = await this.#unlessLost(cursor.read(maxRows + 1));
-      const meta = cursor._result;
-      const fields: PgField[] = meta?.fields ?? [];
-      const names = uniqueColumnNames(fields.map((f) => f.name));
-      const truncated = raw.length > maxRows;
-      const kept = truncated ? raw.slice(0, maxRows) : raw;
-      const rows = kept.map((values) => {
-        const row: Record<string, ReturnType<typeof toJsonValue>> = {};
-        names.forEach((name, i) => {
-          row[name] = toJsonValue(values[i]);
-        });
-        return row;
+  /** The answer step's rows as the caller gets them: at most `maxRows`, JSON-safe, columns named uniquely. */
+  #answer(answer: BatchResult, maxRows: number): StatementResult {
+    const names = uniqueColumnNames(answer.fields.map((f) => f.name));
+    const truncated = answer.rows.length > maxRows;
+    const kept = truncated ? answer.rows.slice(0, maxRows) : answer.rows;
+    const rows = kept.map((values) => {
+      const row: Record<string, ReturnType<typeof toJsonValue>> = {};
+      names.forEach((name, i) => {
+        row[name] = toJsonValue(values[i]);
       });
-      const columns = fields.map((f, i) => ({ name: names[i] ?? f.name, type: pgTypeName(f.dataTypeID) }));
-      const isRowless = fields.length === 0;
-      const affected = isRowless && typeof meta?.rowCount === 'number' ? meta.rowCount : undefined;
-      return { columns, rows, rowCount: rows.length, truncated, ...(affected !== undefined ? { affectedRows: affected } : {}) };
-    } finally {
-      await this.#closeCursor(cursor);
-    }
-  }
-
-  /**
-   * pg-cursor's close() waits for a ReadyForQuery that never comes when the server ended the
-   * session under the statement (a restart's 57P01, a dropped socket): the wait is bounded, and a
-   * connection that does not answer in time is given up (broken, so the pool destroys it).
-   */
-  async #closeCursor(cursor: PgCursor): Promise<void> {
-    if (this.#broken) return;
-    let timer: NodeJS.Timeout | undefined;
-    const closed = await this.#unlessLost(
-      Promise.race([
-        cursor.close().then(
-          () => true,
-          () => false,
-        ),
-        new Promise<boolean>((resolve) => {
-          timer = setTimeout(() => resolve(false), CURSOR_CLOSE_MS);
-          timer.unref();
-        }),
-      ]),
-    ).catch(() => false);
-    clearTimeout(timer);
-    if (!closed) this.#broken = true;
+      return row;
+    });
+    const columns = answer.fields.map((f, i) => ({ name: names[i] ?? f.name, type: pgTypeName(f.dataTypeID) }));
+    const affected = answer.fields.length === 0 && typeof answer.rowCount === 'number' ? answer.rowCount : undefined;
+    return { columns, rows, rowCount: rows.length, truncated, ...(affected !== undefined ? { affectedRows: affected } : {}) };
   }
 
   /** Arms the client-side guard: a timer a little past the server's own timeout, and the caller's signal. */
@@ -231,22 +193,6 @@ export class PostgresConnection implements DriverConnection {
       this.#broken = true;
     } finally {
       await side?.end().catch(() => {});
-    }
-  }
-
-  /**
-   * Ends the call's transaction and, in the same round trip, drops the session-level state a
-   * statement could leave behind (CLEANUP_STATEMENTS), so the connection goes back to its pool
-   * clean. dblink connections need a second round trip, paid only where dblink is installed.
-   */
-  async #finish(outcome: 'commit' | 'rollback'): Promise<void> {
-    if (this.#broken) return;
-    try {
-      const sql = [outcome === 'commit' ? 'COMMIT' : 'ROLLBACK', ...CLEANUP_STATEMENTS, DBLINK_PRESENT].join('; ');
-      const results = (await this.#client.query(sql)) as unknown as { rows: Record<string, unknown>[] }[];
-      if (results.at(-1)?.rows[0]?.exists === true) await this.#simple(DBLINK_DISCONNECT_ALL);
-    } catch {
-      this.#dirty = true;
     }
   }
 

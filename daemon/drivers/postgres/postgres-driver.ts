@@ -3,8 +3,9 @@ import { type Target, URL_OPTIONS } from '../../../shared/connection-url.js';
 import { HanactlError } from '../../../shared/errors.js';
 import type { Driver, DriverCapabilities, DriverConnection, DriverFactory, DriverSecret, DriverSettings } from '../driver.js';
 import { normaliseDriverError } from '../scrub.js';
-import { PostgresConnection } from './postgres-connection.js';
-import type { PgClient, PgClientConfig, PgCursorConstructor, PgModule } from './postgres-types.js';
+import { type PgWireKit, PostgresConnection } from './postgres-connection.js';
+import type { PgRowParser } from './postgres-batch.js';
+import type { PgClient, PgClientConfig, PgModule } from './postgres-types.js';
 
 const require = createRequire(import.meta.url);
 
@@ -62,6 +63,18 @@ export function pgConfig(target: Target, settings: DriverSettings): PgClientConf
   };
 }
 
+/**
+ * pg's own value encoding and row parser: a batch encodes and parses exactly as a pg query on
+ * the same client does.
+ */
+function wireKit(client: PgClient): PgWireKit {
+  const Result = require('pg/lib/result.js') as new (rowMode: 'array', types: unknown) => PgRowParser;
+  const { prepareValue } = require('pg/lib/utils.js') as { prepareValue(value: unknown): string | Buffer | null };
+  // The client's type parsers (typeParsers above), as pg's own queries on it use them.
+  const types = (client as unknown as { _types?: unknown })._types;
+  return { prepareValue, rowParser: () => new Result('array', types) };
+}
+
 /** The PostgreSQL driver (`pg`), one client per pooled connection. */
 export const createPostgresDriver: DriverFactory = (target: Target, secret: DriverSecret, settings: DriverSettings): Driver => {
   const config = pgConfig(target, settings);
@@ -97,8 +110,7 @@ export const createPostgresDriver: DriverFactory = (target: Target, secret: Driv
     capabilities: CAPABILITIES,
     async connect(): Promise<DriverConnection> {
       const client = await open();
-      const Cursor = require('pg-cursor') as PgCursorConstructor;
-      return new PostgresConnection(client, Cursor, open, secrets);
+      return new PostgresConnection(client, wireKit(client), open, secrets);
     },
   };
 };

@@ -1,5 +1,5 @@
 /**
- * The smallest slice of `pg` and `pg-cursor` the driver uses, so the packages stay
+ * The smallest slice of `pg` the driver uses, so the packages stay
  * swappable and the driver's surface is explicit.
  */
 export interface PgField {
@@ -34,12 +34,6 @@ export interface CorkableStream {
   uncork(): void;
 }
 
-export interface PgCursor {
-  read(rows: number): Promise<unknown[][]>;
-  close(): Promise<void>;
-  readonly _result?: { fields: PgField[]; rowCount: number | null; command: string };
-}
-
 export interface PgClientConfig {
   host?: string;
   port?: number;
@@ -55,5 +49,3 @@ export interface PgModule {
   Client: new (config: PgClientConfig & { password?: string }) => PgClient;
   types: { builtins: Record<string, number> };
 }
-
-export type PgCursorConstructor = new (text: string, values: unknown[], config: { rowMode: 'array' }) => PgCursor;

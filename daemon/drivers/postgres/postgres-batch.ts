@@ -1,0 +1,138 @@
+import type { PgField } from './postgres-types.js';
+
+/** One statement of a batch: parsed, bound and executed in the unnamed statement and portal. */
+export interface BatchStep {
+  readonly text: string;
+  /** Bound parameters, already in wire form (`pg`'s prepareValue). */
+  readonly values?: readonly (string | Buffer | null)[];
+  /** The step whose rows are the call's answer: described, and executed for at most `maxRows` rows. */
+  readonly answer?: { readonly maxRows: number };
+}
+
+/** What a batch answered: the answer step's fields, rows and command tag, and each other step's first row (raw text). */
+export interface BatchResult {
+  readonly fields: PgField[];
+  readonly rows: unknown[][];
+  readonly rowCount: number | null;
+  readonly command: string | null;
+  readonly firstRows: ReadonlyMap<number, readonly (string | null)[]>;
+}
+
+/** A step failed; the server skipped every step after it up to the Sync. */
+export class BatchStepError extends Error {
+  readonly step: number;
+  readonly error: unknown;
+  /** What the steps before it answered. */
+  readonly partial: BatchResult;
+  constructor(step: number, error: unknown, partial: BatchResult) {
+    super(error instanceof Error ? error.message : String(error));
+    this.step = step;
+    this.error = error;
+    this.partial = partial;
+  }
+}
+
+/** The slice of pg's wire connection a batch writes with. */
+export interface PgWire {
+  parse(query: { text: string }): void;
+  bind(config: { values: readonly (string | Buffer | null)[] }): void;
+  describe(msg: { type: 'P'; name: string }): void;
+  execute(config: { portal: string; rows: number }): void;
+  sync(): void;
+}
+
+/** pg's Result, which turns an answer's DataRows into typed values. */
+export interface PgRowParser {
+  fields: PgField[];
+  command: string | null;
+  rowCount: number | null;
+  addFields(fields: unknown[]): void;
+  addCommandComplete(msg: unknown): void;
+  parseRow(raw: unknown[]): unknown[];
+}
+
+/**
+ * Several statements in one round trip: every step's Parse/Bind/Execute, then one Sync, written
+ * at once (pg's Client runs it as a custom query, as pg-cursor does). The extended protocol
+ * runs them in order, and after an error the server skips everything up to the Sync — so when
+ * `BEGIN READ ONLY` or the setting of a context value fails, the statement after it never runs,
+ * let alone outside its transaction. Settles on ReadyForQuery, or rejects with the failing step.
+ */
+export class PgBatch {
+  readonly done: Promise<BatchResult>;
+  readonly #steps: readonly BatchStep[];
+  readonly #parser: PgRowParser;
+  readonly #rows: unknown[][] = [];
+  readonly #firstRows = new Map<number, (string | null)[]>();
+  #step = 0;
+  #settled = false;
+  #resolve!: (result: BatchResult) => void;
+  #reject!: (err: BatchStepError) => void;
+
+  constructor(steps: readonly BatchStep[], parser: PgRowParser) {
+    this.#steps = steps;
+    this.#parser = parser;
+    this.done = new Promise((resolve, reject) => {
+      this.#resolve = resolve;
+      this.#reject = reject;
+    });
+  }
+
+  /** Called by pg's Client when the connection is free: writes the whole batch (one write once corked). */
+  submit(wire: PgWire): void {
+    for (const step of this.#steps) {
+      wire.parse({ text: step.text });
+      wire.bind({ values: step.values ?? [] });
+      if (step.answer) wire.describe({ type: 'P', name: '' });
+      wire.execute({ portal: '', rows: step.answer ? step.answer.maxRows : 0 });
+    }
+    wire.sync();
+  }
+
+  get #current(): BatchStep | undefined {
+    return this.#steps[this.#step];
+  }
+
+  handleRowDescription(msg: { fields: unknown[] }): void {
+    if (this.#current?.answer) this.#parser.addFields(msg.fields);
+  }
+
+  handleDataRow(msg: { fields: unknown[] }): void {
+    if (this.#current?.answer) this.#rows.push(this.#parser.parseRow(msg.fields));
+    else if (!this.#firstRows.has(this.#step)) this.#firstRows.set(this.#step, msg.fields as (string | null)[]);
+  }
+
+  handleCommandComplete(msg: unknown): void {
+    if (this.#current?.answer) this.#parser.addCommandComplete(msg);
+    this.#step++;
+  }
+
+  handlePortalSuspended(): void {
+    this.#step++;
+  }
+
+  handleEmptyQuery(): void {
+    this.#step++;
+  }
+
+  /** COPY has no place in a batch: the next step's message ends it with an error. */
+  handleCopyInResponse(): void {}
+  handleCopyData(): void {}
+
+  handleError(err: unknown): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    this.#reject(new BatchStepError(this.#step, err, this.#result()));
+  }
+
+  handleReadyForQuery(): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    this.#resolve(this.#result());
+  }
+
+  #result(): BatchResult {
+    const p = this.#parser;
+    return { fields: p.fields, rows: this.#rows, rowCount: p.rowCount, command: p.command, firstRows: this.#firstRows };
+  }
+}

@@ -1,0 +1,79 @@
+import { contextSqlName } from '../../context/context-names.js';
+import type { ExecuteOptions } from '../driver.js';
+import type { BatchStep } from './postgres-batch.js';
+import { CLEANUP_STATEMENTS, DBLINK_PRESENT } from './postgres-cleanup.js';
+
+/** One call as one batch, and where its steps sit in it. */
+export interface CallPlan {
+  readonly steps: readonly BatchStep[];
+  /** The context names this call sets, in order. */
+  readonly names: readonly string[];
+  /** The step that sets the statement limit and the context values. */
+  readonly settings: number;
+  readonly statement: number;
+  /** The step that reads the context values back; -1 without any. */
+  readonly readBack: number;
+  /** COMMIT or ROLLBACK: a failure past it leaves the call's answer standing. */
+  readonly end: number;
+  /** The step that answers whether dblink is installed. */
+  readonly dblink: number;
+}
+
+/** The text a failed check carries, so that the failure names its parameter. */
+export const notKeptMarker = (name: string): string => `hanactl: context parameter ${name} did not keep its value`;
+export const changedMarker = (name: string): string => `hanactl: context parameter ${name} was changed by the statement`;
+
+/**
+ * An expression that is 0 when `test` holds and otherwise fails the step with `marker` (a cast of
+ * text that is not a number). The text depends on a value read at run time (`left(x, 0)` is ''
+ * or NULL, which concat skips), so the planner cannot fold the failing branch into a failure of
+ * every call.
+ */
+function failUnless(test: string, marker: string, runtime: string): string {
+  const literal = `'${marker.replace(/'/g, "''")}'`;
+  return `CASE WHEN ${test} THEN 0 ELSE CAST(pg_catalog.concat(${literal}, pg_catalog.left(${runtime}, 0)) AS pg_catalog.int4) END`;
+}
+
+/**
+ * The steps of one call, sent in one round trip (see PgBatch): reset the session, open the
+ * transaction (read-only for a read), set the statement limit and the context values (each
+ * checked to have kept the value set), run the statement for at most maxRows + 1 rows, read the
+ * context values back (a statement that changed one fails this step, so a write is not
+ * committed), end the transaction, clean the session (CLEANUP_STATEMENTS), ask about dblink.
+ *
+ * Every name the checks use is schema-qualified, operators included: the statement may have
+ * moved `search_path`. Names are validated identifiers; values are bound.
+ */
+export function planCall(sql: string, params: readonly (string | Buffer | null)[], options: ExecuteOptions): CallPlan {
+  const context = options.context ?? {};
+  const names = Object.keys(context);
+  const values = names.map((name) => context[name] as string);
+  const timeout = String(Math.max(1, Math.floor(options.timeoutMs)));
+  const setting = (name: string) => `'mcp.${contextSqlName(name)}'`;
+  const current = (name: string) => `pg_catalog.current_setting(${setting(name)}, true)`;
+  const sets = names.map((name, i) =>
+    failUnless(`pg_catalog.set_config(${setting(name)}, $${i + 2}, true) OPERATOR(pg_catalog.=) $${i + 2}`, notKeptMarker(name), current(name)),
+  );
+  const steps: BatchStep[] = [
+    { text: 'RESET ALL' },
+    { text: options.readOnly ? 'BEGIN READ ONLY' : 'BEGIN' },
+    { text: `SELECT ${["pg_catalog.set_config('statement_timeout', $1, true)", ...sets].join(', ')}`, values: [timeout, ...values] },
+    { text: sql, values: params, answer: { maxRows: options.maxRows + 1 } },
+  ];
+  const settings = 2;
+  const statement = 3;
+  let readBack = -1;
+  if (names.length > 0) {
+    readBack = steps.length;
+    const checks = names.map((name, i) =>
+      failUnless(`${current(name)} OPERATOR(pg_catalog.=) $${i + 1}`, changedMarker(name), current(name)),
+    );
+    steps.push({ text: `SELECT ${checks.join(', ')}`, values });
+  }
+  const end = steps.length;
+  steps.push({ text: options.readOnly ? 'ROLLBACK' : 'COMMIT' });
+  for (const text of CLEANUP_STATEMENTS) steps.push({ text });
+  const dblink = steps.length;
+  steps.push({ text: DBLINK_PRESENT });
+  return { steps, names, settings, statement, readBack, end, dblink };
+}
