@@ -2,6 +2,7 @@ import type { MiddlewareHandler } from 'hono';
 import { CONNECTION_SCOPE_HEADER } from '../../shared/client-header.js';
 import { HanactlError } from '../../shared/errors.js';
 import type { ConnectionService } from '../registry/connection-service.js';
+import { requestHeader } from './node-request.js';
 import { toConnectionInfo } from '../registry/connection-service.js';
 
 /** Any connection but the endpoint's: refused without naming the others. */
@@ -33,7 +34,7 @@ async function bodyConnection(request: Request): Promise<unknown> {
  */
 export function connectionScope(connections: Pick<ConnectionService, 'resolve'>): MiddlewareHandler {
   return async (c, next) => {
-    const scope = c.req.header(CONNECTION_SCOPE_HEADER);
+    const scope = requestHeader(c, CONNECTION_SCOPE_HEADER); // never builds a Web Request (see node-request.ts)
     if (scope === undefined) return next();
     const path = c.req.path;
     if (c.req.method === 'GET' && path === '/v1/connections') {

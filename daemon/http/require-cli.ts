@@ -1,6 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { CLI_CLIENT_NAME, CLIENT_HEADER } from '../../shared/client-header.js';
 import { HanactlError } from '../../shared/errors.js';
+import { requestHeader } from './node-request.js';
 
 /**
  * Refuses a request that does not come from the `hanactl` command line: what only a person
@@ -62,7 +63,9 @@ export function operatorOnly(): MiddlewareHandler {
   return async (c, next) => {
     const method = c.req.method === 'HEAD' ? 'GET' : c.req.method;
     const path = c.req.path;
-    if (c.req.header(CLIENT_HEADER) !== CLI_CLIENT_NAME && !AGENT_ROUTES.some(matches(method, path))) {
+    // requestHeader reads the Node request directly: c.req.header() would build a Web Request for
+    // every call, which costs time and takes over the client-gone signal the query routes use.
+    if (requestHeader(c, CLIENT_HEADER) !== CLI_CLIENT_NAME && !AGENT_ROUTES.some(matches(method, path))) {
       throw refusal(OPERATOR_WORDS.find(matches(method, path))?.[2] ?? `call ${method} ${path}`);
     }
     await next();
