@@ -1,3 +1,4 @@
+import { applyEdits, modify, type ParseError, parse, printParseErrorCode } from 'jsonc-parser';
 import { chmodSync, copyFileSync, constants, existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -73,8 +74,12 @@ export function writeServerEntry(path: string, client: McpClientName, entry: Ser
   keepContextValues(current, value);
   if (current !== undefined && sameJson(current, value)) return { file, changed: false, created: false, replaced: false };
 
-  const next = { ...doc, [key]: { ...(servers as Record<string, unknown>), [SERVER_NAME]: value } };
-  const text = `${JSON.stringify(next, null, indentOf(original))}${original === '' || original.endsWith('\n') ? '\n' : ''}`;
+  // An edit of the one entry (jsonc-parser): comments, order and formatting elsewhere stay as they were.
+  const indent = indentOf(original);
+  const formattingOptions = { insertSpaces: indent !== '\t', tabSize: typeof indent === 'number' ? indent : indent.length, eol: '\n' };
+  const base = original.trim() === '' ? '{}\n' : original;
+  const edited = applyEdits(base, modify(base, [key, SERVER_NAME], value, { formattingOptions }));
+  const text = edited.endsWith('\n') || original !== '' ? edited : `${edited}\n`;
   let backup: string | undefined;
   if (!created) {
     backup = `${file}.bak-${now.toISOString().replace(/[:.]/g, '-')}`;
@@ -83,8 +88,11 @@ export function writeServerEntry(path: string, client: McpClientName, entry: Ser
   mkdirSync(dirname(file), { recursive: true });
   const tmp = join(dirname(file), `.${basename(file)}.hanactl-${process.pid}.tmp`);
   try {
-    writeFileSync(tmp, text, { flag: 'wx', mode: created ? 0o600 : statSync(file).mode & 0o777 });
-    if (!created) chmodSync(tmp, statSync(file).mode & 0o777);
+    // A new file meant to be shared with a project (.vscode/mcp.json, .mcp.json) is 0644 like any
+    // checked-in file; a personal one 0600. It never holds a secret either way; an existing file keeps its mode.
+    const mode = created ? (isProjectFile(file) ? 0o644 : 0o600) : statSync(file).mode & 0o777;
+    writeFileSync(tmp, text, { flag: 'wx', mode });
+    chmodSync(tmp, mode);
     renameSync(tmp, file);
   } catch (err) {
     rmSync(tmp, { force: true });
@@ -104,21 +112,29 @@ function keepContextValues(current: unknown, next: Record<string, unknown>): voi
   if (kept.length > 0) next.env = { ...((next.env as Record<string, string> | undefined) ?? {}), ...Object.fromEntries(kept) };
 }
 
+/**
+ * Reads an editor's config as JSONC (comments and trailing commas allowed, as VS Code and most
+ * editors allow them); any other syntax error refuses the file untouched.
+ */
 function parseObject(file: string, text: string, client: McpClientName): Record<string, unknown> {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (err) {
-    const comments = client === 'vscode' ? ' VS Code allows comments in this file; hanactl does not rewrite a file with comments.' : '';
+  const errors: ParseError[] = [];
+  const parsed: unknown = parse(text, errors, { allowTrailingComma: true, disallowComments: false });
+  const first = errors[0];
+  if (first) {
     throw new HanactlError(
       'INVALID_REQUEST',
-      `${file} is not valid JSON (${(err as Error).message}); hanactl left it untouched.${comments} Fix the file, or add the entry by hand: \`hanactl mcp-config --client ${client}\` prints it.`,
+      `${file} is not valid JSON (${printParseErrorCode(first.error)} at offset ${first.offset}); hanactl left it untouched. Fix the file, or add the entry by hand: \`hanactl mcp-config --client ${client}\` prints it.`,
     );
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new HanactlError('INVALID_REQUEST', `${file} does not hold a JSON object; hanactl left it untouched. Fix the file, or add the entry by hand: \`hanactl mcp-config --client ${client}\` prints it.`);
   }
   return parsed as Record<string, unknown>;
+}
+
+/** Config files that live in a project and are meant to be committed and shared. */
+function isProjectFile(file: string): boolean {
+  return basename(file) === '.mcp.json' || (basename(file) === 'mcp.json' && basename(dirname(file)) === '.vscode');
 }
 
 /** The indentation the file already uses (two spaces for a new file). */

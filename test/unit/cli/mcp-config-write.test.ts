@@ -74,6 +74,28 @@ describe('writeServerEntry', () => {
     expect(writeServerEntry(file, 'cursor', entry, when).changed).toBe(false);
   });
 
+  it('keeps the comments, trailing commas and the rest of a JSONC file (VS Code allows them)', () => {
+    const file = join(folder(), 'mcp.json');
+    const original = '{\n  // my servers\n  "servers": {\n    /* kept */ "other": { "type": "stdio", "command": "other" },\n  },\n  "inputs": [],\n}\n';
+    writeFileSync(file, original);
+    writeServerEntry(file, 'vscode', entry, when);
+    const text = readFileSync(file, 'utf8');
+    expect(text).toContain('// my servers');
+    expect(text).toContain('/* kept */ "other": {');
+    expect(text).toContain('"inputs": [],\n}');
+    expect(text).toMatch(/\n {4}"hanactl": \{\n {6}"type": "stdio",/);
+  });
+
+  it.each([
+    ['.vscode/mcp.json', 'vscode', 0o644],
+    ['.mcp.json', 'claude-code', 0o644],
+    ['cursor-mcp.json', 'cursor', 0o600],
+  ] as const)('creates %s with mode %s (files meant to be shared are 0644; they never hold a secret)', (name, client, mode) => {
+    const file = join(folder(), name);
+    writeServerEntry(file, client, entry, when);
+    expect(statSync(file).mode & 0o777).toBe(mode);
+  });
+
   it('creates a missing file (and its folder) with no backup', () => {
     const file = join(folder(), '.vscode', 'mcp.json');
     const result = writeServerEntry(file, 'vscode', entry, when);
@@ -82,8 +104,8 @@ describe('writeServerEntry', () => {
   });
 
   it.each([
-    ['a comment', '{\n  // my servers\n  "servers": {}\n}\n', 'vscode', /not valid JSON.*comments/s],
-    ['a trailing comma', '{"mcpServers": {"a": {},}}', 'cursor', /not valid JSON/],
+    ['an unterminated object', '{"mcpServers": {"a": {}', 'cursor', /not valid JSON \(CloseBraceExpected/],
+    ['a missing value', '{"servers": }', 'vscode', /not valid JSON \(ValueExpected/],
     ['an array', '[]', 'claude-desktop', /does not hold a JSON object/],
     ['a servers key that is a list', '{"mcpServers": []}', 'cursor', /"mcpServers" is not a JSON object/],
   ] as const)('refuses a file with %s, naming the file and the fix, and leaves it untouched', (_what, text, client, message) => {
