@@ -122,7 +122,9 @@ function checkReading(
 
 /**
  * Judges one SQL text before any connection is borrowed. Pure: no I/O, never throws, linear in
- * the input and bounded (LIMITS): past a bound it refuses with rule `too-complex`.
+ * the input and bounded (LIMITS): past a bound it refuses with rule `too-complex`. Two
+ * independent checks: the token rules (every engine), then the engine's own parser where the
+ * policy has one (PostgreSQL); where they disagree, the text is refused.
  *
  * Read-only connections run only reads (SELECT, WITH, VALUES, TABLE, EXPLAIN of a read, SHOW,
  * DESCRIBE, reporting PRAGMAs, per dialect). Writable connections run anything else too, except
@@ -132,6 +134,23 @@ function checkReading(
  * readings (MySQL NO_BACKSLASH_ESCAPES and ANSI_QUOTES, PostgreSQL standard_conforming_strings off).
  */
 export function checkStatement(sql: string, options: PolicyOptions): Verdict {
+  return checkAt(sql, options, 0);
+}
+
+/** Both checks at one level of SQL text run by a function. */
+function checkAt(sql: string, options: PolicyOptions, depth: number): Verdict {
+  const dialect = DIALECTS[options.dialect];
+  const verdict = checkTokens(sql, options);
+  if (!verdict.ok || !dialect.parserCheck) return verdict;
+  const embedded = (inner: string): Verdict =>
+    depth >= LIMITS.embeddedDepth
+      ? tooComplex(`SQL text run by a function nested more than ${LIMITS.embeddedDepth} levels deep`)
+      : checkAt(inner, { ...options, allowWrite: false }, depth + 1);
+  return dialect.parserCheck(sql, options, verdict.kind, embedded) ?? verdict;
+}
+
+/** The first check: the token rules, under every reading the engine's settings allow. */
+function checkTokens(sql: string, options: PolicyOptions): Verdict {
   const dialect = DIALECTS[options.dialect];
   const context = { dialect, options, budget: { work: LIMITS.work }, alternative: false };
   let verdict = checkReading(sql, dialect.syntax, context) as Verdict;

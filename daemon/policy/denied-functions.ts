@@ -73,6 +73,15 @@ function refuse(label: string, group: DeniedGroup): Objection {
 }
 
 /**
+ * The refusal for calling the function `name` (lower case, unqualified), or undefined when it is
+ * not denied on this connection. Shared by the token rules and PostgreSQL's parse tree.
+ */
+export function deniedFunctionName(name: string, allowWrite: boolean): Objection | undefined {
+  const group = groupOf(name);
+  return group && (group.always || !allowWrite) ? refuse(`${name}()`, group) : undefined;
+}
+
+/**
  * Calls of side-effect and host-access functions, matched as a name followed by `(` in the
  * skeleton (so a column `load_file` or the string 'sleep(1)' passes), plus the sequence forms
  * HANA `seq.NEXTVAL` and `NEXT VALUE FOR seq`. A name written with Unicode escapes cannot be
@@ -88,8 +97,8 @@ export function deniedFunction(tokens: readonly Token[], allowWrite: boolean): O
         'Write the function name plainly.',
       );
     }
-    const group = name === undefined ? undefined : groupOf(name);
-    if (group && (group.always || !allowWrite)) return refuse(`${name}()`, group);
+    const denied = name === undefined ? undefined : deniedFunctionName(name, allowWrite);
+    if (denied) return denied;
     const nextValue =
       (isPunct(tokens[k - 1], '.') && isWord(tokens[k], 'NEXTVAL')) ||
       (keywordAt(tokens, k) === 'NEXT' && isWord(tokens[k + 1], 'VALUE') && isWord(tokens[k + 2], 'FOR'));

@@ -1,4 +1,17 @@
 import type { Engine } from '../../shared/connection-url.js';
+import { postgresParserObjection } from './parser-rules.js';
+import type { Objection, PolicyOptions, Verdict } from './types.js';
+
+/**
+ * A second check with the engine's own parser, run when the token rules passed with `kind`.
+ * `embedded` checks SQL text a function runs, whole (both checks, bounded).
+ */
+export type ParserCheck = (
+  sql: string,
+  options: PolicyOptions,
+  kind: 'read' | 'write',
+  embedded: (sql: string) => Verdict,
+) => Objection | undefined;
 
 /** What one opening quote character starts. */
 export interface QuoteRule {
@@ -53,6 +66,8 @@ export interface DialectPolicy {
   readonly reads: readonly string[];
   /** `EXPLAIN t` and `DESCRIBE t` describe a table (MySQL). */
   readonly explainNamesTable: boolean;
+  /** The engine's own parser as a second, independent check (PostgreSQL: libpg-query). */
+  readonly parserCheck?: ParserCheck;
   /** `:=` assigns a variable (everywhere but PostgreSQL, where it only names a function argument). */
   readonly colonEqualsAssigns: boolean;
   /** A `DO BEGIN ...; END` or CREATE PROCEDURE/FUNCTION/TRIGGER body is one statement (SAP HANA SQLScript). */
@@ -108,6 +123,7 @@ export const DIALECTS: Readonly<Record<Engine, DialectPolicy>> = {
     alternatives: [{ ...postgres, quotes: { ...postgres.quotes, "'": str(true) } }],
     reads: ['SELECT', 'WITH', 'VALUES', 'TABLE', 'EXPLAIN', 'SHOW'],
     explainNamesTable: false,
+    parserCheck: postgresParserObjection,
     colonEqualsAssigns: false,
   },
   mysql: {

@@ -3,7 +3,7 @@ import { callName, isPunct } from './tokens.js';
 import type { Objection, Token, Verdict } from './types.js';
 
 /** PostgreSQL functions that run SQL text, with how many of their leading arguments are SQL. */
-const RUNS_SQL_TEXT: ReadonlyMap<string, number> = new Map([
+export const RUNS_SQL_TEXT: ReadonlyMap<string, number> = new Map([
   ['query_to_xml', 1],
   ['query_to_xmlschema', 1],
   ['query_to_xml_and_xmlschema', 1],

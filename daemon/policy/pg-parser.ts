@@ -1,0 +1,94 @@
+import { loadModule, parseSync } from 'libpg-query';
+
+// PostgreSQL's own parser, compiled to WebAssembly: loaded once, when the daemon first imports the
+// policy, so that every check after that is synchronous.
+await loadModule();
+
+/** A function call anywhere in the parse tree. */
+export interface ParsedCall {
+  /** Lower-cased, unqualified. */
+  readonly name: string;
+  /** The argument values that are string constants, by position (undefined where not a constant). */
+  readonly stringArgs: readonly (string | undefined)[];
+  readonly argCount: number;
+}
+
+/** What PostgreSQL's parser makes of a text. */
+export type Parsed =
+  | {
+      readonly ok: true;
+      readonly statements: readonly { readonly kind: string; readonly read: boolean }[];
+      readonly calls: readonly ParsedCall[];
+    }
+  | { readonly ok: false; readonly message: string };
+
+type Node = Record<string, unknown>;
+const isNode = (value: unknown): value is Node => typeof value === 'object' && value !== null;
+
+/** Keys whose presence anywhere under a statement makes it change data or take locks. */
+const WRITE_KEYS = new Set(['InsertStmt', 'UpdateStmt', 'DeleteStmt', 'MergeStmt']);
+
+function stringConstant(node: unknown): string | undefined {
+  const constant = isNode(node) ? node.A_Const : undefined;
+  const sval = isNode(constant) && isNode(constant.sval) ? constant.sval.sval : undefined;
+  return typeof sval === 'string' ? sval : undefined;
+}
+
+function callOf(node: Node): ParsedCall {
+  const parts = Array.isArray(node.funcname) ? node.funcname : [];
+  const last = parts.at(-1);
+  const name = isNode(last) && isNode(last.String) && typeof last.String.sval === 'string' ? last.String.sval : '';
+  const args = Array.isArray(node.args) ? node.args : [];
+  return { name: name.toLowerCase(), stringArgs: args.map(stringConstant), argCount: args.length };
+}
+
+/**
+ * Walks one statement's tree without recursion (its depth is the input's): collects every
+ * FuncCall and whether anything in it writes, locks or stores (INTO).
+ */
+function walk(root: unknown, calls: ParsedCall[]): boolean {
+  let writes = false;
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (Array.isArray(value)) {
+      for (const item of value) stack.push(item);
+      continue;
+    }
+    if (!isNode(value)) continue;
+    for (const [key, child] of Object.entries(value)) {
+      if (WRITE_KEYS.has(key) || key === 'intoClause' || (key === 'lockingClause' && Array.isArray(child) && child.length > 0))
+        writes = true;
+      if (key === 'FuncCall' && isNode(child)) calls.push(callOf(child));
+      if (typeof child === 'object' && child !== null) stack.push(child);
+    }
+  }
+  return writes;
+}
+
+/** A read as PostgreSQL's grammar sees it: a query with no write, lock or INTO; SHOW; EXPLAIN of such a query. */
+function isRead(kind: string, body: Node, writes: boolean): boolean {
+  if (kind === 'VariableShowStmt') return true;
+  if (kind === 'SelectStmt' || kind === 'ExplainStmt')
+    return !writes && (kind === 'SelectStmt' || (isNode(body.query) && 'SelectStmt' in body.query));
+  return false;
+}
+
+/** Parses `sql` with PostgreSQL's parser. Never throws. */
+export function parsePostgres(sql: string): Parsed {
+  let tree: unknown;
+  try {
+    tree = parseSync(sql);
+  } catch (err) {
+    return { ok: false, message: err instanceof Error ? err.message : String(err) };
+  }
+  const stmts = isNode(tree) && Array.isArray(tree.stmts) ? tree.stmts : [];
+  const calls: ParsedCall[] = [];
+  const statements = stmts.map((raw: unknown) => {
+    const stmt = isNode(raw) && isNode(raw.stmt) ? raw.stmt : {};
+    const [kind = 'unknown', body] = Object.entries(stmt)[0] ?? [];
+    const writes = walk(body, calls);
+    return { kind, read: isRead(kind, isNode(body) ? body : {}, writes) };
+  });
+  return { ok: true, statements, calls };
+}
