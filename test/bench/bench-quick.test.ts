@@ -13,7 +13,7 @@ const pgUp = await serverAvailable('postgres');
 const mariaUp = pgUp && (await serverAvailable('mysql'));
 
 /** Every figure results.json carries, and a phrase of its row in RESULTS.md. */
-const FIGURES = ['toolsList', 'latency', 'spawnPerCall', 'bigTable', 'coldStart', 'memory', 'concurrencyPg', 'concurrencyMaria'] as const;
+const FIGURES = ['toolsList', 'latency', 'spawnPerCall', 'bigTable', 'coldStart', 'memory', 'sqliteMemory', 'concurrencyPg', 'concurrencyMaria'] as const;
 const ROWS = [
   '`run_query SELECT 1`',
   'same vs spawn per call',
@@ -22,6 +22,7 @@ const ROWS = [
   '`node dist/shim.cjs mcp`',
   '`node bin/hanactl.js mcp`',
   'memory of 10 sessions',
+  'sessions on one SQLite file',
   'PostgreSQL: errors',
   'PostgreSQL: peak server connections',
   'PostgreSQL: p99 latency',

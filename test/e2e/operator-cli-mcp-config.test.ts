@@ -68,7 +68,8 @@ describe('hanactl mcp-config --write', () => {
     const dir = join(home.dir, `broken-${client}`);
     mkdirSync(dir);
     const file = join(dir, 'config.json');
-    const text = '{\n  // a comment\n  "mcpServers": {},\n}\n';
+    // Comments and trailing commas are JSONC and accepted; a missing comma and brace are not.
+    const text = '{\n  // a comment\n  "mcpServers": { "other": { "command": "x" } "more": 1,\n';
     writeFileSync(file, text);
     const result = await runIn(home, dir, ['mcp-config', '--client', client, '--write', '--config-file', file], env);
     expect(result.code).toBe(1);
