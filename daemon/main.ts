@@ -210,7 +210,7 @@ export async function runDaemon(options: RunDaemonOptions = {}): Promise<Running
     // Clients close idle sockets first (shared/daemon-client.ts): no request races the server's close.
     server.keepAliveTimeout = DAEMON_KEEP_ALIVE_MS;
     // The socket serves the HTTP API and the relays' MCP sessions (socket-dispatch.ts).
-    dispatchConnections(server, relays);
+    const dispatch = dispatchConnections(server, relays);
     const previousUmask = process.umask(0o077);
     try {
       await new Promise<void>((resolve, reject) => {
@@ -234,6 +234,7 @@ export async function runDaemon(options: RunDaemonOptions = {}): Promise<Running
         const httpClosed = mcpHttp?.close();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections?.();
+        dispatch.destroyUndecided();
         const relaysClosed = relays.closeAll(DRAIN_MS);
         const drain = setTimeout(() => server.closeAllConnections?.(), DRAIN_MS);
         drain.unref();

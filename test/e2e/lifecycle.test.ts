@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PG_URL, serverAvailable } from '../helpers/engines.js';
@@ -43,6 +44,54 @@ describe('the shim and the daemon’s life', () => {
       expect(after.structuredContent, textOf(after)).toMatchObject({ rows: [{ one: 1 }] });
     } finally {
       await shim.close();
+    }
+  });
+});
+
+describe('a daemon stopping while peers that never spoke are connected', () => {
+  const home = new TestHome();
+  afterAll(() => home.dispose());
+
+  it('stops at once: a peer that hung up without a byte, or stays silent, holds nothing open', async () => {
+    await home.ok(['daemon', 'start']);
+    const status = JSON.parse((await home.ok(['daemon', 'status', '--json'])).stdout);
+    const opened = (): Promise<Socket> =>
+      new Promise((resolve, reject) => {
+        const s = connect(status.socket).once('error', reject);
+        s.once('connect', () => resolve(s));
+      });
+    const peers: Socket[] = [];
+    try {
+      // The auto-starter's probe: connect, hang up.
+      for (let i = 0; i < 3; i++) {
+        const probe = await opened();
+        const closed = new Promise((r) => probe.once('close', r));
+        probe.end();
+        await closed;
+      }
+      // A peer that connected and says nothing.
+      const silent = await opened();
+      silent.on('error', () => {});
+      peers.push(silent);
+      const started = Date.now();
+      await home.ok(['daemon', 'stop']);
+      const stoppedWithin = await new Promise<number>((resolve) => {
+        const check = () => {
+          try {
+            process.kill(status.pid, 0);
+          } catch {
+            return resolve(Date.now() - started);
+          }
+          if (Date.now() - started > 20_000) return resolve(Number.POSITIVE_INFINITY);
+          setTimeout(check, 25);
+        };
+        check();
+      });
+      // Well inside the 10 s a busy client is given to finish.
+      expect(stoppedWithin).toBeLessThan(5_000);
+      expect((await home.run(['daemon', 'status'])).code).toBe(1);
+    } finally {
+      for (const p of peers) p.destroy();
     }
   });
 });

@@ -65,6 +65,7 @@ export class TestHome {
 
   async dispose(): Promise<void> {
     await this.stop();
-    rmSync(this.dir, { recursive: true, force: true });
+    // HANACTL_TEST_KEEP=1 keeps the home (logs, run folder) to look at after a failure.
+    if (!process.env.HANACTL_TEST_KEEP) rmSync(this.dir, { recursive: true, force: true });
   }
 }
