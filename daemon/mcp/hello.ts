@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { HanactlError } from '../../shared/errors.js';
-import { hanaCliFromEnv } from '../../shared/hana-cli-env.js';
+import { hanaCliFromEnv, hanaCliProjectPath } from '../../shared/hana-cli-env.js';
 import type { ShimOptions } from '../../shim/session-state.js';
 
 /** A relay's first line is at most this long (VCAP_SERVICES may be large). */
@@ -41,7 +41,10 @@ export function parseHello(line: string): RelayHello {
   const parsed = RelayHelloSchema.safeParse(json);
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.') || 'hello'}: ${i.message}`);
-  throw new HanactlError('INVALID_REQUEST', `The relay hello is not understood (${problems.join('; ')}); the relay and the daemon may be of different versions.`);
+  throw new HanactlError(
+    'INVALID_REQUEST',
+    `The relay hello is not understood (${problems.join('; ')}); the relay and the daemon may be of different versions.`,
+  );
 }
 
 /**
@@ -60,10 +63,18 @@ export function relayLabel(hello: RelayHello): string {
   return program ? `${program} (stdio, pid ${hello.ppid})` : 'stdio client';
 }
 
-/** The session options a hello gives: the project is `--project` (relative to the relay's folder), else its folder. */
+/**
+ * The session options a hello gives: the project is `--project` (relative to the relay's
+ * folder), else hana-cli's `HANA_CLI_PROJECT_PATH` when it names a folder (it stands in for the
+ * working folder, as in hana-cli), else the relay's folder.
+ */
 export function helloOptions(hello: RelayHello): ShimOptions {
   const hanaCli = hello.hanaCliEnv ? hanaCliFromEnv(hello.hanaCliEnv) : undefined;
-  const project = hello.project ? (isAbsolute(hello.project) ? hello.project : resolve(hello.cwd, hello.project)) : hello.cwd;
+  const project = hello.project
+    ? isAbsolute(hello.project)
+      ? hello.project
+      : resolve(hello.cwd, hello.project)
+    : (hanaCliProjectPath(hello.hanaCliEnv ?? {}, hello.cwd) ?? hello.cwd);
   return {
     ...(hello.connection ? { connection: hello.connection } : {}),
     project,

@@ -1,4 +1,4 @@
-import { isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { HanaCliEnv } from '../../shared/hana-cli-env.js';
 import { hanaEndpointDefaults } from '../../shared/hana-endpoint.js';
 import { makeCandidate } from './candidate.js';
@@ -165,33 +165,61 @@ const hanaCliSource: ProjectSource = {
   label: 'HANA_CLI_* (environment)',
   find(ctx) {
     const env = ctx.hanaCli;
-    if (!env) return { kind: 'absent', reason: "The caller's environment has no HANA_CLI_HOST variable." };
+    if (!env?.host) return { kind: 'absent', reason: "The caller's environment has no HANA_CLI_HOST variable." };
     const given = env.port === undefined ? undefined : Number(env.port);
     if (given !== undefined && (!Number.isInteger(given) || given < 1 || given > 65535))
       throw new SourceError("HANA_CLI_PORT in the caller's environment is not a number from 1 to 65535.");
-    const cloud = hanaEndpointDefaults(env.host, undefined).port === 443;
-    const endpoint = hanaEndpointDefaults(env.host, given ?? (cloud ? undefined : HANA_CLI_PORT));
+    const host = env.host;
+    const cloud = hanaEndpointDefaults(host, undefined).port === 443;
+    const endpoint = hanaEndpointDefaults(host, given ?? (cloud ? undefined : HANA_CLI_PORT));
     const database = env.database ?? (cloud ? undefined : HANA_CLI_DATABASE);
     const target = {
       engine: 'hana' as const,
       scheme: 'hana',
-      host: env.host,
+      host,
       port: endpoint.port,
       ...(env.user ? { user: env.user } : {}),
       ...(database ? { database } : {}),
       options: { ...(endpoint.encrypt ? { encrypt: 'true' } : {}), ...(env.schema ? { currentSchema: env.schema } : {}) },
     };
-    const where = `${env.user ? `${env.user}@` : ''}${env.host}:${endpoint.port}${database ? `/${database}` : ''}`;
+    const where = `${env.user ? `${env.user}@` : ''}${host}:${endpoint.port}${database ? `/${database}` : ''}`;
     const register =
       `hanactl never takes a password from an editor's environment${env.passwordSet ? ' (HANA_CLI_PASSWORD is ignored)' : ''}: ` +
       `a person registers it once with \`hanactl add <name> hana://${where}\` (it prompts for the password) and the editor uses \`--connection <name>\`.`;
     return {
       kind: 'found',
       found: {
-        candidates: [makeCandidate({ name: 'hana-cli', target, detail: `HANA_CLI_HOST ${env.host}` }, undefined)],
+        candidates: [makeCandidate({ name: 'hana-cli', target, detail: `HANA_CLI_HOST ${host}` }, undefined)],
         notes: [register],
       },
     };
+  },
+};
+
+/** How many folders hana-cli looks in for a named file: the folder and its parents (getFileCheckParents). */
+const HANA_CLI_FILE_DEPTH = 5;
+
+/**
+ * `HANA_CLI_CONN_FILE` in the caller's environment: a default-env.json style file hana-cli reads
+ * right after `.cdsrc-private.json` and before `default-env.json`. As in hana-cli, a relative
+ * name is looked for in the project folder, then in up to four folders above it, and the first
+ * that exists is used; an absolute path is used as given. Nothing found: the chain goes on.
+ */
+const hanaCliConnFileSource: ProjectSource = {
+  label: 'HANA_CLI_CONN_FILE (environment)',
+  find(ctx) {
+    const name = ctx.hanaCli?.connFile;
+    if (!name) return { kind: 'absent', reason: "The caller's environment has no HANA_CLI_CONN_FILE variable." };
+    const places: string[] = [];
+    if (isAbsolute(name)) places.push(name);
+    else
+      for (let dir = ctx.root, i = 0; i < HANA_CLI_FILE_DEPTH; i++, dir = dirname(dir))
+        if (!places.includes(join(dir, name))) places.push(join(dir, name));
+    for (const path of places) {
+      const finding = envJson(ctx, path, `HANA_CLI_CONN_FILE ${name}`, ` To use it, a person runs \`hanactl trust ${dirname(path)}\`.`);
+      if (finding.kind !== 'absent') return finding;
+    }
+    return { kind: 'absent', reason: `HANA_CLI_CONN_FILE names ${name}, which does not exist (looked for ${places.join(', ')}).` };
   },
 };
 
@@ -205,13 +233,14 @@ const environmentSource: ProjectSource = {
 
 /**
  * The chain, in hana-cli's order: `HANA_CLI_*` in the caller's environment beats every file, then CAP's own configuration: `.cdsrc-private.json`
- * (CAP bindings), CAP's `cds.requires.db` (`.cdsrc.json`, `package.json`), `default-env.json`,
+ * (CAP bindings), the file `HANA_CLI_CONN_FILE` names (hana-cli reads it next), CAP's `cds.requires.db` (`.cdsrc.json`, `package.json`), `default-env.json`,
  * a named connection file, `~/.hana-cli/default.json`, `.env`, the caller's `VCAP_SERVICES`.
  * The first source that yields a connection wins.
  */
 export const PROJECT_SOURCES: readonly ProjectSource[] = [
   hanaCliSource,
   capSource('.cdsrc-private.json', ['.cdsrc.json', 'package.json']),
+  hanaCliConnFileSource,
   capSource('.cdsrc.json', ['package.json']),
   capSource('package.json', []),
   { label: 'default-env.json', find: (ctx) => envJson(ctx, join(ctx.root, 'default-env.json'), 'default-env.json') },

@@ -22,6 +22,11 @@ const bound = writeTree(join(base.dir, 'bound'), {
   'default-env.json': json({ VCAP_SERVICES: { hana: [hanaBinding('cap-hdi', { password: SECRET })] } }),
 });
 writeTree(join(base.dir, 'links'), { 'to-cap': link(cap) });
+/** A team's shared hana-cli connection file one folder above a CAP project. */
+const team = writeTree(join(base.dir, 'team'), {
+  'team-hana.json': json({ VCAP_SERVICES: { hana: [hanaBinding('team-hdi', { password: SECRET })] } }),
+  app: capSqliteProject('app'),
+});
 
 afterAll(async () => {
   await home.dispose();
@@ -60,13 +65,14 @@ describe('hanactl trust, explain-project and import', () => {
     const text = (await home.ok(['explain-project', join(cap, 'srv')])).stdout;
     expect(text).toContain(`Project ${cap} (CAP: db/, srv/, cds in package.json)`);
     expect(text).toMatch(/ 2\. \.cdsrc-private\.json: absent/);
-    expect(text).toMatch(/ 4\. package\.json: used/);
-    expect(text).toMatch(/ 5\. default-env\.json: skipped .*\n {4}Shadowed: package\.json came first/);
+    expect(text).toMatch(/ 5\. package\.json: used/);
+    expect(text).toMatch(/ 6\. default-env\.json: skipped .*\n {4}Shadowed: package\.json came first/);
     expect(text).toContain('Connections: project:db (sqlite) [first]');
     const explained = JSON.parse((await home.ok(['explain-project', cap, '--json'])).stdout);
     expect(explained.sources.map((s: { source: string; status: string }) => `${s.source}=${s.status}`)).toEqual([
       'HANA_CLI_* (environment)=absent',
       '.cdsrc-private.json=absent',
+      'HANA_CLI_CONN_FILE (environment)=absent',
       '.cdsrc.json=absent',
       'package.json=used',
       'default-env.json=skipped',
@@ -84,7 +90,7 @@ describe('hanactl trust, explain-project and import', () => {
     expect(text).toMatch(
       / 2\. \.cdsrc-private\.json: error .*\n {4}.*only a cloud binding reference.*"cap-hana".*cds bind --exec --profile hybrid/,
     );
-    expect(text).toMatch(/ 4\. package\.json: skipped\n {4}Not read: \.cdsrc-private\.json stops the chain/);
+    expect(text).toMatch(/ 5\. package\.json: skipped\n {4}Not read: \.cdsrc-private\.json stops the chain/);
     expect(text).not.toContain(SECRET);
   });
 
@@ -98,6 +104,28 @@ describe('hanactl trust, explain-project and import', () => {
     expect(result.stdout).toContain('HANA_CLI_PASSWORD is ignored');
     expect(result.stdout).toContain('hanactl add <name> hana://DEV@db.example.com:30013/SYSTEMDB');
     expect(result.stdout + result.stderr).not.toContain(planted);
+  });
+
+  it('honours HANA_CLI_CONN_FILE after .cdsrc-private.json and before CAP and default-env.json, looking in parent folders', async () => {
+    await home.ok(['trust', team]);
+    const app = join(team, 'app');
+    const result = await home.run(['explain-project', app, '--json'], { env: { HANA_CLI_CONN_FILE: 'team-hana.json' } });
+    expect(result.code, result.stderr).toBe(0);
+    const explained = JSON.parse(result.stdout);
+    expect(explained.sources.slice(0, 4).map((s: { source: string; status: string }) => `${s.source}=${s.status}`)).toEqual([
+      'HANA_CLI_* (environment)=absent',
+      '.cdsrc-private.json=absent',
+      'HANA_CLI_CONN_FILE (environment)=used',
+      '.cdsrc.json=absent',
+    ]);
+    expect(explained.sources[2].file).toBe(join(team, 'team-hana.json'));
+    expect(explained.connections).toEqual([expect.objectContaining({ name: 'project:team-hdi', engine: 'hana', primary: true })]);
+    const missing = await home.ok(['explain-project', app], { env: { HANA_CLI_CONN_FILE: 'nope.json' } });
+    expect(missing.stdout).toMatch(
+      / 3\. HANA_CLI_CONN_FILE \(environment\): absent\n {4}HANA_CLI_CONN_FILE names nope\.json, which does not exist/,
+    );
+    expect(missing.stdout).toContain('Connections: project:db (sqlite) [first]');
+    expect(result.stdout + missing.stdout).not.toContain(SECRET);
   });
 
   it('imports a project connection into the registry, by default and by name', async () => {

@@ -163,4 +163,24 @@ describe('without MCP roots', () => {
       await byCwd.close();
     }
   });
+
+  it('uses hana-cli’s HANA_CLI_PROJECT_PATH in place of the working folder, after --project, as hana-cli does', async () => {
+    await home2.ok(['trust', base.dir]);
+    const env = { ...home2.env, HANA_CLI_PROJECT_PATH: '../beta' }; // relative to the working folder, as hana-cli's chdir
+    const byEnv = await startRootsShim(env, { offerRoots: false, cwd: alpha });
+    const flagWins = await startRootsShim(env, { offerRoots: false, args: ['--project', hanacli], cwd: alpha });
+    const missing = await startRootsShim(
+      { ...home2.env, HANA_CLI_PROJECT_PATH: join(base.dir, 'gone') },
+      { offerRoots: false, cwd: alpha },
+    );
+    try {
+      expect(await title(byEnv)).toBe('book of beta');
+      expect((await flagWins.call('current_connection')).structuredContent).toMatchObject({ active: 'project:my-hdi' });
+      expect(await title(missing)).toBe('book of alpha'); // not a folder: hana-cli keeps its working folder too
+    } finally {
+      await byEnv.close();
+      await flagWins.close();
+      await missing.close();
+    }
+  });
 });

@@ -53,7 +53,7 @@ export class TestHome {
   }
 
   /** Runs and insists on exit 0. */
-  async ok(args: readonly string[], options: { input?: string } = {}): Promise<CliResult> {
+  async ok(args: readonly string[], options: Parameters<TestHome['run']>[1] = {}): Promise<CliResult> {
     const result = await this.run(args, options);
     if (result.code !== 0) throw new Error(`hanactl ${args.join(' ')} exited ${result.code}: ${result.stderr}`);
     return result;

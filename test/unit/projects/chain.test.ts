@@ -46,6 +46,7 @@ describe('the connection chain, source by source', () => {
     expect(status(r)).toEqual({
       'HANA_CLI_* (environment)': 'absent',
       '.cdsrc-private.json': 'used',
+      'HANA_CLI_CONN_FILE (environment)': 'absent',
       '.cdsrc.json': 'absent',
       'package.json': 'skipped',
       'default-env.json': 'skipped',
@@ -145,6 +146,55 @@ describe('the connection chain, source by source', () => {
     const given = chain(root, { hanaCli: { host: 'h', port: '30041', database: 'H00' } }).used?.candidates[0];
     expect(given?.target).toMatchObject({ port: 30041, database: 'H00' });
     expect(chain(root, { hanaCli: { host: 'h', port: 'x' } }).sources[0]).toMatchObject({ status: 'error' });
+  });
+
+  it('reads the file HANA_CLI_CONN_FILE names right after .cdsrc-private.json, as hana-cli does', () => {
+    const conn = json({ VCAP_SERVICES: { hana: [hanaBinding('from-conn-file', { password: SECRET })] } });
+    const root = folder({
+      ...capSqliteProject('c'),
+      'default-env.json': json({ VCAP_SERVICES: { hana: [hanaBinding('from-default-env')] } }),
+      conns: { 'dev.json': conn },
+    });
+    const r = chain(root, { hanaCli: { connFile: 'conns/dev.json' } });
+    expect(r.used).toMatchObject({
+      label: 'HANA_CLI_CONN_FILE (environment)',
+      preferred: 'from-conn-file',
+      file: join(root, 'conns', 'dev.json'),
+    });
+    expect(status(r)).toMatchObject({ 'HANA_CLI_* (environment)': 'absent', 'package.json': 'skipped', 'default-env.json': 'skipped' });
+    // .cdsrc-private.json still comes first, and HANA_CLI_HOST before both.
+    const privateFirst = folder({
+      '.cdsrc-private.json': json({ requires: { db: { kind: 'postgres', credentials: { host: 'pg.local', user: 'u', database: 'd' } } } }),
+      'dev.json': conn,
+    });
+    expect(chain(privateFirst, { hanaCli: { connFile: 'dev.json' } }).used?.label).toBe('.cdsrc-private.json');
+    expect(chain(privateFirst, { hanaCli: { host: 'h', connFile: 'dev.json' } }).used?.label).toBe('HANA_CLI_* (environment)');
+    expect(JSON.stringify(r)).not.toContain(SECRET);
+  });
+
+  it('looks for HANA_CLI_CONN_FILE in the project and up to four folders above it, first found wins, within trust', () => {
+    const top = folder({
+      'team.json': json({ VCAP_SERVICES: { hana: [hanaBinding('team')] } }),
+      a: { b: { c: { d: { e: { 'package.json': json({}) } } } } },
+    });
+    const depth4 = join(top, 'a', 'b', 'c', 'd');
+    expect(chain(depth4, { hanaCli: { connFile: 'team.json' } }, [top]).used).toMatchObject({
+      preferred: 'team',
+      file: join(top, 'team.json'),
+    });
+    const depth5 = join(top, 'a', 'b', 'c', 'd', 'e');
+    const tooDeep = chain(depth5, { hanaCli: { connFile: 'team.json' } }, [top]);
+    expect(tooDeep.used).toBeUndefined();
+    expect(tooDeep.sources.find((s) => s.source === 'HANA_CLI_CONN_FILE (environment)')).toMatchObject({
+      status: 'absent',
+      reason: expect.stringContaining('HANA_CLI_CONN_FILE names team.json, which does not exist'),
+    });
+    const untrusted = chain(depth4, { hanaCli: { connFile: 'team.json' } }, [depth4]);
+    expect(untrusted.sources.find((s) => s.source === 'HANA_CLI_CONN_FILE (environment)')).toMatchObject({
+      status: 'skipped',
+      reason: expect.stringContaining(`hanactl trust ${top}`),
+    });
+    expect(chain(depth5, { hanaCli: { connFile: join(top, 'team.json') } }, [top]).used?.preferred).toBe('team');
   });
 
   it('reads a hana-cli project: default-env.json before .env', () => {
