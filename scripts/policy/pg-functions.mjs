@@ -1,0 +1,556 @@
+#!/usr/bin/env node
+/**
+ * Classifies the functions of a real PostgreSQL server for the statement policy and writes
+ * daemon/policy/pg-functions.generated.ts.
+ *
+ *   node scripts/policy/pg-functions.mjs           # regenerate the committed file
+ *   node scripts/policy/pg-functions.mjs --check   # exit 1 when the committed file differs
+ *
+ * The server is HANACTL_TEST_PG_URL (default postgres://postgres@127.0.0.1:5432/postgres, a
+ * superuser). A scratch database gets every extension the server offers, so contrib functions
+ * (dblink, tablefunc, xml2, adminpack, ...) are in pg_proc too; it is dropped afterwards.
+ *
+ * What pg_proc says is taken from pg_proc: which names exist, which are volatile (provolatile 'v'),
+ * the arities of each overload, and which views read through a refused function. What pg_proc
+ * cannot say (that a C function runs its text argument as SQL, or reads a server file) is the
+ * reviewed knowledge below, from the PostgreSQL documentation of each function; every reviewed
+ * name must exist on the server, and every function that looks like it could take SQL text or a
+ * relation name (by argument names and types, or an EXECUTE in its SQL/PL/pgSQL body) must be
+ * reviewed, or the script fails and names it.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+
+const OUT = join(dirname(fileURLToPath(import.meta.url)), '../../daemon/policy/pg-functions.generated.ts');
+const URL_ = process.env.HANACTL_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export const REGENERATE = 'node scripts/policy/pg-functions.mjs';
+
+// ---- Reviewed knowledge (PostgreSQL 15 documentation, chapters 9 and F) ----
+
+/**
+ * Overloads that run a text argument as SQL, by identity signature: the positions of those
+ * arguments. hanactl checks each such argument as a statement of its own (it must be one plain
+ * string literal that passes), or refuses. Docs: 9.15.3 (query_to_xml...), 9.13 ts_stat and
+ * ts_rewrite(query, select), F.43 crosstab.
+ */
+const RUNS_SQL = {
+  'query_to_xml(text, boolean, boolean, text)': [0],
+  'query_to_xmlschema(text, boolean, boolean, text)': [0],
+  'query_to_xml_and_xmlschema(text, boolean, boolean, text)': [0],
+  'ts_stat(text)': [0],
+  'ts_stat(text, text)': [0],
+  'ts_rewrite(tsquery, text)': [1],
+  'crosstab(text)': [0],
+  'crosstab(text, integer)': [0],
+  'crosstab(text, text)': [0, 1],
+  'crosstab2(text)': [0],
+  'crosstab3(text)': [0],
+  'crosstab4(text)': [0],
+};
+
+/** Overloads that read a table named by an argument (regclass); the name must be a literal naming an allowed relation. */
+const NAMES_RELATION = {
+  'table_to_xml(regclass, boolean, boolean, text)': [0],
+  'table_to_xmlschema(regclass, boolean, boolean, text)': [0],
+  'table_to_xml_and_xmlschema(regclass, boolean, boolean, text)': [0],
+};
+
+/** Overloads that read every table of a schema named by an argument; pg_catalog holds the views that read server files. */
+const NAMES_SCHEMA = {
+  'schema_to_xml(name, boolean, boolean, text)': [0],
+  'schema_to_xmlschema(name, boolean, boolean, text)': [0],
+  'schema_to_xml_and_xmlschema(name, boolean, boolean, text)': [0],
+};
+
+/**
+ * Refused on every connection, by name (all overloads), with the reason shown to the caller.
+ * A name ending in `*` covers every function whose name starts so.
+ */
+const REFUSED = {
+  'pastes-sql': [
+    // Paste their text arguments into SQL they build (F.43 connectby, F.49 xpath_table), or run a cursor's query.
+    'connectby',
+    'xpath_table',
+    'cursor_to_xml',
+    'cursor_to_xmlschema',
+    'dblink*',
+  ],
+  'host-files': [
+    'pg_read_file',
+    'pg_read_file_old',
+    'pg_read_binary_file',
+    'pg_ls_*',
+    'pg_stat_file',
+    'pg_file_*',
+    'pg_logdir_ls',
+    'pg_current_logfile',
+    'pg_show_all_file_settings',
+    'pg_hba_file_rules',
+    'pg_ident_file_mappings',
+    'pg_config',
+    'lo_import',
+    'lo_export',
+    'xslt_process',
+    'pg_get_wal_*',
+    'pg_walfile_name',
+    'pg_walfile_name_offset',
+  ],
+  'server-control': [
+    'pg_cancel_backend',
+    'pg_terminate_backend',
+    'pg_reload_conf',
+    'pg_rotate_logfile',
+    'pg_rotate_logfile_old',
+    'pg_promote',
+    'pg_switch_wal',
+    'pg_create_restore_point',
+    'pg_backup_start',
+    'pg_backup_stop',
+    'pg_wal_replay_pause',
+    'pg_wal_replay_resume',
+    'pg_log_backend_memory_contexts',
+    'pg_create_physical_replication_slot',
+    'pg_create_logical_replication_slot',
+    'pg_copy_physical_replication_slot',
+    'pg_copy_logical_replication_slot',
+    'pg_drop_replication_slot',
+    'pg_replication_slot_advance',
+    'pg_logical_slot_get_changes',
+    'pg_logical_slot_get_binary_changes',
+    'pg_logical_slot_peek_changes',
+    'pg_logical_slot_peek_binary_changes',
+    'pg_replication_origin_*',
+    'pg_stat_reset*',
+    'pg_stat_statements_reset',
+    'pg_stat_force_next_flush',
+    'pg_prewarm',
+    'autoprewarm_dump_now',
+    'autoprewarm_start_worker',
+    'pg_truncate_visibility_map',
+    'heap_force_kill',
+    'heap_force_freeze',
+    'binary_upgrade_*',
+    'pg_stop_making_pinned_objects',
+    'pg_nextoid',
+    'pg_extension_config_dump',
+    'pg_logical_emit_message',
+  ],
+  'session-state': [
+    // Outlive the call on the pooled connection: the random seed, pg_trgm's threshold, exported snapshots, fdw connections.
+    'set_config',
+    'setseed',
+    'set_limit',
+    'pg_export_snapshot',
+    'postgres_fdw_disconnect',
+    'postgres_fdw_disconnect_all',
+    'pg_advisory_*',
+    'pg_try_advisory_*',
+    'pg_sleep',
+    'pg_sleep_for',
+    'pg_sleep_until',
+  ],
+};
+
+/** Volatile functions whose changes are part of the transaction: a writable connection may call them. */
+const WRITES_IN_TRANSACTION = [
+  'nextval',
+  'setval',
+  'pg_notify',
+  'gin_clean_pending_list',
+  'brin_summarize_new_values',
+  'brin_summarize_range',
+  'brin_desummarize_range',
+  'pg_import_system_collations',
+  'lo_close',
+  'lo_creat',
+  'lo_create',
+  'lo_from_bytea',
+  'lo_get',
+  'lo_lseek',
+  'lo_lseek64',
+  'lo_open',
+  'lo_put',
+  'lo_tell',
+  'lo_tell64',
+  'lo_truncate',
+  'lo_truncate64',
+  'lo_unlink',
+  'loread',
+  'lowrite',
+];
+
+/**
+ * Volatile functions reviewed as reads with no effect outside the call: volatile only because
+ * their answer changes between calls (time, randomness, statistics, sizes, WAL positions).
+ */
+const VOLATILE_READS = [
+  'random',
+  'normal_rand',
+  'clock_timestamp',
+  'timeofday',
+  'gen_random_uuid',
+  'gen_random_bytes',
+  'gen_salt',
+  'pgp_pub_encrypt',
+  'pgp_pub_encrypt_bytea',
+  'pgp_sym_encrypt',
+  'pgp_sym_encrypt_bytea',
+  'uuid_generate_v1',
+  'uuid_generate_v1mc',
+  'uuid_generate_v4',
+  'currval',
+  'lastval',
+  'pg_sequence_last_value',
+  'current_query',
+  'pg_backend_memory_contexts',
+  'pg_blocking_pids',
+  'pg_safe_snapshot_blocking_pids',
+  'pg_isolation_test_session_is_blocked',
+  'pg_collation_actual_version',
+  'pg_database_collation_actual_version',
+  'pg_control_checkpoint',
+  'pg_control_init',
+  'pg_control_recovery',
+  'pg_control_system',
+  'pg_current_wal_flush_lsn',
+  'pg_current_wal_insert_lsn',
+  'pg_current_wal_lsn',
+  'pg_last_wal_receive_lsn',
+  'pg_last_wal_replay_lsn',
+  'pg_last_xact_replay_timestamp',
+  'pg_last_committed_xact',
+  'pg_is_in_recovery',
+  'pg_is_wal_replay_paused',
+  'pg_get_wal_replay_pause_state',
+  'pg_get_backend_memory_contexts',
+  'pg_get_multixact_members',
+  'pg_get_shmem_allocations',
+  'pg_jit_available',
+  'pg_lock_status',
+  'pg_notification_queue_usage',
+  'pg_prepared_xact',
+  'pg_partition_ancestors',
+  'pg_partition_tree',
+  'pg_database_size',
+  'pg_tablespace_size',
+  'pg_relation_size',
+  'pg_table_size',
+  'pg_indexes_size',
+  'pg_total_relation_size',
+  'pg_stat_clear_snapshot',
+  'pg_stat_have_stats',
+  'pg_stat_get_xact_*',
+  'pg_stat_get_recovery_prefetch',
+  'pg_stat_statements',
+  'pg_stat_statements_info',
+  'pg_xact_commit_timestamp',
+  'pg_xact_commit_timestamp_origin',
+  'pg_xact_status',
+  'txid_status',
+  'pg_old_snapshot_time_mapping',
+  'pg_show_replication_origin_status',
+  'pg_buffercache_pages',
+  'pg_freespace',
+  'pg_visibility',
+  'pg_visibility_map',
+  'pg_visibility_map_summary',
+  'pg_check_frozen',
+  'pg_check_visible',
+  'pgstattuple',
+  'pgstattuple_approx',
+  'pgstatindex',
+  'pgstatginindex',
+  'pgstathashindex',
+  'pg_relpages',
+  'pgrowlocks',
+  'bt_index_check',
+  'bt_index_parent_check',
+  'verify_heapam',
+  'ssl_*',
+  'postgres_fdw_get_connections',
+  // TABLESAMPLE methods: the grammar calls them, never a query (they take an internal argument).
+  'system',
+  'bernoulli',
+  'system_rows',
+  'system_time',
+];
+
+/**
+ * Functions that look like they could take SQL text or a relation name (by argument name or type)
+ * and were reviewed as not running it: they read pages, statistics or catalogs of the relation,
+ * or parse text of another language (tsquery, lquery, jsonpath, XPath).
+ */
+const REVIEWED_NOT_SQL = [
+  'bt_metap',
+  'bt_page_items',
+  'bt_page_stats',
+  'get_raw_page',
+  'brin_page_items',
+  'gist_page_items',
+  'heap_page_item_attrs',
+  'hash_bitmap_info',
+  'pg_column_is_updatable',
+  'pg_relation_is_updatable',
+  'pg_relation_is_publishable',
+  'pg_relation_filenode',
+  'pg_relation_filepath',
+  'pg_get_replica_identity_index',
+  'pg_index_column_has_property',
+  'pg_index_has_property',
+  'pg_partition_root',
+  'pg_get_publication_tables',
+  'pg_get_function_sqlbody',
+  'pg_prepared_statement',
+  'pg_stat_get_activity',
+  'pg_stat_get_progress_info',
+  'pg_get_catalog_foreign_keys',
+  'jsonb_path_query*',
+  'database_to_xml*', // every schema but pg_catalog, information_schema and pg_*: no view that reads a server file
+  'pg_sequence_parameters',
+  'pg_get_serial_sequence',
+  'pg_filenode_relation',
+  'fmgr_sql_validator',
+  'pg_describe_object',
+  'pg_get_object_address',
+  'pg_identify_object',
+  'pg_identify_object_as_address',
+  'has_*',
+  'pg_has_role',
+  'pg_get_expr',
+  'pg_get_ruledef',
+  'pg_get_triggerdef',
+  'pg_get_viewdef',
+  'pg_get_indexdef',
+  'pg_get_constraintdef',
+  'pg_get_statisticsobjdef*',
+  'pg_options_to_table',
+  'pg_relation_filenode',
+  'amcheck*',
+  'pg_visibility*',
+  'pg_freespace',
+  'pgstat*',
+  'pg_relpages',
+  'pgrowlocks',
+  'bt_index*',
+  'verify_heapam',
+  'pg_*_size',
+  'currval',
+  'setval',
+  'nextval',
+  'gin_clean_pending_list',
+  'brin_*',
+  'pg_extension_config_dump',
+  'pg_truncate_visibility_map',
+  'pg_prewarm',
+  'heap_force_*',
+  'pg_partition_*',
+  'pg_sequence_last_value',
+  'pg_nextoid',
+  'tuple_data_split',
+  'gin_*',
+  'gist_*',
+  'hash_*',
+  'pg_stat_get_*',
+  'pg_stat_reset_*',
+  'pg_ts_*',
+  'to_tsquery',
+  'plainto_tsquery',
+  'phraseto_tsquery',
+  'websearch_to_tsquery',
+  'querytree',
+  'ts_*',
+  'xpath*',
+  'xml*',
+  'pg_import_system_collations',
+  'pg_event_trigger_*',
+  'pg_get_keywords',
+  'pg_available_extension_versions',
+  'regclassout',
+  'regclasssend',
+];
+
+// ---- Reading the server ----
+
+const matcher = (patterns) => {
+  const exact = new Set(patterns.filter((p) => !p.endsWith('*')));
+  const prefixes = patterns.filter((p) => p.endsWith('*')).map((p) => p.slice(0, -1));
+  return (name) => exact.has(name) || prefixes.some((p) => name.startsWith(p));
+};
+
+/** Looks like it could take SQL text or a relation name: an argument named so, or of such a type, or a body with EXECUTE. */
+function candidate(fn) {
+  const argNames = (fn.argnames ?? []).join(' ');
+  const types = fn.types;
+  if (/\b(sql|query|sqlquery|select|relname|relation|criteria|tbl|schema|cursor|source_sql|category_sql)\b/i.test(argNames)) return true;
+  if (/\b(regclass|refcursor)\b/.test(types)) return true;
+  if (['sql', 'plpgsql'].includes(fn.lang) && /\bEXECUTE\b/i.test(fn.prosrc ?? '')) return true;
+  return /(_to_xml|crosstab|connectby|xpath_table|dblink)/.test(fn.name);
+}
+
+async function readServer() {
+  const admin = new pg.Client({ connectionString: URL_ });
+  await admin.connect();
+  const scratch = `hanactl_pgfn_${process.pid}`;
+  // The major version only: minor releases do not add or change functions.
+  const version = String(Math.floor(Number((await admin.query('SHOW server_version_num')).rows[0].server_version_num) / 10000));
+  const extensions = (await admin.query('SELECT name FROM pg_available_extensions ORDER BY name')).rows.map((r) => r.name);
+  await admin.query(`CREATE DATABASE ${scratch}`);
+  const u = new URL(URL_);
+  u.pathname = `/${scratch}`;
+  const db = new pg.Client({ connectionString: u.toString() });
+  try {
+    await db.connect();
+    for (const name of extensions) await db.query(`CREATE EXTENSION IF NOT EXISTS "${name}" CASCADE`);
+    const functions = (
+      await db.query(`
+        SELECT p.proname AS name, p.provolatile AS volatile, p.pronargs::int AS nargs, p.pronargdefaults::int AS ndefaults,
+               p.provariadic <> 0 AS variadic, pg_catalog.oidvectortypes(p.proargtypes) AS types,
+               p.proargnames AS argnames, l.lanname AS lang, p.prosrc
+          FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_language l ON l.oid = p.prolang
+         WHERE p.prokind IN ('f', 'a', 'w')
+         ORDER BY 1, 6`)
+    ).rows;
+    const views = (
+      await db.query(`
+        SELECT c.relname AS name, pg_catalog.pg_get_viewdef(c.oid) AS def
+          FROM pg_catalog.pg_class c WHERE c.relkind IN ('v', 'm') ORDER BY 1`)
+    ).rows;
+    return { version, extensions, functions, views };
+  } finally {
+    await db.end().catch(() => {});
+    await admin.query(`DROP DATABASE IF EXISTS ${scratch}`);
+    await admin.end();
+  }
+}
+
+// ---- Classifying ----
+
+export function classify({ version, extensions, functions }) {
+  const names = new Set(functions.map((f) => f.name));
+  const problems = [];
+  const bySignature = new Map(functions.map((f) => [`${f.name}(${f.types})`, f]));
+  const positions = (table) => {
+    const out = {};
+    for (const [signature, args] of Object.entries(table)) {
+      const fn = bySignature.get(signature);
+      if (!fn) {
+        problems.push(`reviewed ${signature} is not in pg_proc`);
+        continue;
+      }
+      const arities = fn.variadic ? [] : Array.from({ length: fn.ndefaults + 1 }, (_, i) => fn.nargs - i);
+      out[fn.name] ??= {};
+      for (const n of arities) out[fn.name][n] = args;
+    }
+    return out;
+  };
+  const runsSql = positions(RUNS_SQL);
+  const namesRelation = positions(NAMES_RELATION);
+  const namesSchema = positions(NAMES_SCHEMA);
+
+  const refused = {};
+  for (const [reason, patterns] of Object.entries(REFUSED)) {
+    const is = matcher(patterns);
+    for (const p of patterns) if (!p.endsWith('*') && !names.has(p)) problems.push(`reviewed ${p} is not in pg_proc`);
+    for (const name of [...names].sort()) if (is(name) && !(name in refused)) refused[name] = reason;
+  }
+  const isRead = matcher(VOLATILE_READS);
+  const isWrite = matcher(WRITES_IN_TRANSACTION);
+  const sqlNames = new Set([...Object.keys(runsSql), ...Object.keys(namesRelation), ...Object.keys(namesSchema)]);
+  // Functions whose SQL or relation arguments are checked are judged by that check, not by their volatility.
+  const volatileNames = [...new Set(functions.filter((f) => f.volatile === 'v' && !sqlNames.has(f.name)).map((f) => f.name))].sort();
+  const allowedVolatile = volatileNames.filter((n) => !(n in refused) && isRead(n));
+  const writes = volatileNames.filter((n) => !(n in refused) && !isRead(n) && isWrite(n));
+  const unreviewedVolatile = volatileNames.filter((n) => !(n in refused) && !isRead(n) && !isWrite(n));
+
+  const reviewed = matcher([...REVIEWED_NOT_SQL, ...Object.values(REFUSED).flat()]);
+  const unreviewedCandidates = [
+    ...new Set(
+      functions
+        .filter((f) => candidate(f) && !sqlNames.has(f.name) && !reviewed(f.name) && !isRead(f.name) && !isWrite(f.name))
+        .filter((f) => !/\binternal\b/.test(f.types) && !f.name.endsWith('_in') && !f.name.endsWith('_out'))
+        .map((f) => `${f.name}(${f.types})`),
+    ),
+  ];
+  for (const c of unreviewedCandidates) problems.push(`${c} may take SQL text or a relation name and is not reviewed`);
+  return { version, extensions, runsSql, namesRelation, namesSchema, refused, allowedVolatile, writes, unreviewedVolatile, problems };
+}
+
+/** Views that read through a function refused for reading server files (pg_file_settings, pg_hba_file_rules, ...). */
+export function deniedRelations(views, refused) {
+  const fileReaders = Object.entries(refused).filter(([, why]) => why === 'host-files').map(([n]) => n);
+  const out = {};
+  for (const view of views) {
+    const hit = fileReaders.find((f) => new RegExp(`\\b${f}\\(`).test(view.def));
+    if (hit) out[view.name] = hit;
+  }
+  return out;
+}
+
+const list = (items) => `[\n${items.map((i) => `  ${JSON.stringify(i)},`).join('\n')}\n]`;
+const record = (obj) => `{\n${Object.entries(obj).map(([k, v]) => `  ${JSON.stringify(k)}: ${JSON.stringify(v)},`).join('\n')}\n}`;
+
+export function render(c, relations) {
+  const major = c.version;
+  return `// Generated by \`${REGENERATE}\` from pg_proc of PostgreSQL ${major} with
+// every extension it offers installed. Do not edit: change the reviewed lists in the script and
+// regenerate. test/integration/pg-functions-current.test.ts fails when this file is out of date.
+
+/** The PostgreSQL major version this file was generated from. */
+export const PG_FUNCTIONS_SERVER_MAJOR = ${JSON.stringify(major)};
+
+/** The extensions installed when generating (their functions are classified too). */
+export const PG_FUNCTIONS_EXTENSIONS: readonly string[] = ${list(c.extensions)};
+
+/** Functions that run a text argument as SQL: name -> number of arguments -> positions of the SQL arguments. */
+export const PG_RUNS_SQL: Readonly<Record<string, Readonly<Record<number, readonly number[]>>>> = ${record(c.runsSql)};
+
+/** Functions that read the table named by an argument: name -> number of arguments -> positions. */
+export const PG_NAMES_RELATION: Readonly<Record<string, Readonly<Record<number, readonly number[]>>>> = ${record(c.namesRelation)};
+
+/** Functions that read every table of the schema named by an argument: name -> number of arguments -> positions. */
+export const PG_NAMES_SCHEMA: Readonly<Record<string, Readonly<Record<number, readonly number[]>>>> = ${record(c.namesSchema)};
+
+/** Refused on every connection, with why. */
+export const PG_REFUSED: Readonly<Record<string, 'pastes-sql' | 'host-files' | 'server-control' | 'session-state'>> = ${record(c.refused)};
+
+/** Volatile functions reviewed as reads with no effect outside the call. */
+export const PG_VOLATILE_READS: readonly string[] = ${list(c.allowedVolatile)};
+
+/** Volatile functions whose changes belong to the transaction: refused on read-only connections only. */
+export const PG_VOLATILE_WRITES: readonly string[] = ${list(c.writes)};
+
+/** Volatile functions nobody reviewed (internal, trigger, validator and handler functions mostly): refused on every connection. */
+export const PG_VOLATILE_UNREVIEWED: readonly string[] = ${list(c.unreviewedVolatile)};
+
+/** Views that read server files through a refused function: view -> that function. */
+export const PG_DENIED_RELATIONS: Readonly<Record<string, string>> = ${record(relations)};
+`;
+}
+
+export async function generate() {
+  const server = await readServer();
+  const c = classify(server);
+  return { text: render(c, deniedRelations(server.views, c.refused)), problems: c.problems, version: server.version };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const { text, problems, version } = await generate();
+  if (problems.length > 0) {
+    console.error(`The classification of PostgreSQL ${version}'s functions needs a review:\n  ${problems.join('\n  ')}`);
+    console.error('Add each to the reviewed lists in scripts/policy/pg-functions.mjs (see the PostgreSQL documentation of the function).');
+    process.exit(1);
+  }
+  if (process.argv.includes('--check')) {
+    const committed = readFileSync(OUT, 'utf8');
+    if (committed !== text) {
+      console.error(`daemon/policy/pg-functions.generated.ts is out of date for PostgreSQL ${version}. Regenerate it with: ${REGENERATE}`);
+      process.exit(1);
+    }
+    console.log(`daemon/policy/pg-functions.generated.ts matches PostgreSQL ${version}.`);
+  } else {
+    writeFileSync(OUT, text);
+    console.log(`Wrote daemon/policy/pg-functions.generated.ts from PostgreSQL ${version}.`);
+  }
+}
