@@ -1,6 +1,7 @@
 import type { Engine } from '../../shared/connection-url.js';
 import { postgresParserObjection } from './parser-rules.js';
-import type { Objection, PolicyOptions, Verdict } from './types.js';
+import { postgresTokenObjection } from './pg-functions.js';
+import type { Objection, PolicyOptions, Token, Verdict } from './types.js';
 
 /**
  * A second check with the engine's own parser, run when the token rules passed with `kind`.
@@ -66,6 +67,8 @@ export interface DialectPolicy {
   readonly reads: readonly string[];
   /** `EXPLAIN t` and `DESCRIBE t` describe a table (MySQL). */
   readonly explainNamesTable: boolean;
+  /** Rules on the engine's own functions and views, classified from its catalog (PostgreSQL: pg_proc). */
+  readonly catalogRules?: (tokens: readonly Token[], allowWrite: boolean) => Objection | undefined;
   /** The engine's own parser as a second, independent check (PostgreSQL: libpg-query). */
   readonly parserCheck?: ParserCheck;
   /** `:=` assigns a variable (everywhere but PostgreSQL, where it only names a function argument). */
@@ -123,6 +126,7 @@ export const DIALECTS: Readonly<Record<Engine, DialectPolicy>> = {
     alternatives: [{ ...postgres, quotes: { ...postgres.quotes, "'": str(true) } }],
     reads: ['SELECT', 'WITH', 'VALUES', 'TABLE', 'EXPLAIN', 'SHOW'],
     explainNamesTable: false,
+    catalogRules: postgresTokenObjection,
     parserCheck: postgresParserObjection,
     colonEqualsAssigns: false,
   },

@@ -1,6 +1,7 @@
 import { deniedFunctionName } from './denied-functions.js';
-import { RUNS_SQL_TEXT } from './embedded-sql.js';
+import { sqlArgumentObjection } from './embedded-sql.js';
 import { categoryObjection, objection } from './objections.js';
+import { deniedRelationObjection, namedRelationObjection, pgFunctionObjection, sqlArgumentPositions } from './pg-functions.js';
 import { parsePostgres } from './pg-parser.js';
 import type { Objection, PolicyOptions, Verdict } from './types.js';
 
@@ -41,31 +42,20 @@ export function postgresParserObjection(
       DISAGREE_HINT,
     );
   }
-  for (const call of parsed.calls) {
-    const denied = deniedFunctionName(call.name, options.allowWrite);
+  for (const relation of parsed.relations) {
+    const denied = deniedRelationObjection(relation);
     if (denied) return denied;
+  }
+  for (const call of parsed.calls) {
     if (call.name === 'set_config') return categoryObjection('session-change', 'set_config()');
-    const count = RUNS_SQL_TEXT.get(call.name);
-    for (let index = 0; count !== undefined && index < Math.min(count, call.argCount); index++) {
-      const text = call.stringArgs[index];
-      if (text === undefined && index > 0) continue; // crosstab(sql, n): the token rules allowed only a number here
-      if (text === undefined) {
-        return objection(
-          'embedded-sql',
-          `Refused: ${call.name}() runs SQL text that cannot be checked here.`,
-          'Pass the query as one plain string literal, or run the query itself.',
-        );
-      }
-      const verdict = embedded(text);
-      if (!verdict.ok) {
-        if (verdict.rule === 'too-complex') return verdict;
-        return objection(
-          'embedded-sql',
-          `Refused: ${call.name}() runs the SQL text it is given, and that text is refused (${verdict.rule}).`,
-          verdict.hint,
-        );
-      }
+    const denied = deniedFunctionName(call.name, options.allowWrite) ?? pgFunctionObjection(call.name, options.allowWrite);
+    if (denied) return denied;
+    for (const position of sqlArgumentPositions(call.name, call.argCount) ?? []) {
+      const refused = sqlArgumentObjection(call.name, call.stringArgs[position], call.numberArgs[position] === true, embedded);
+      if (refused) return refused;
     }
+    const named = namedRelationObjection(call.name, call.argCount, (position) => call.stringArgs[position]);
+    if (named) return named;
   }
   if (kind === 'read' && !statement.read) {
     return objection(

@@ -10,6 +10,8 @@ export interface ParsedCall {
   readonly name: string;
   /** The argument values that are string constants, by position (undefined where not a constant). */
   readonly stringArgs: readonly (string | undefined)[];
+  /** Whether each argument is a numeric constant. */
+  readonly numberArgs: readonly boolean[];
   readonly argCount: number;
 }
 
@@ -19,6 +21,8 @@ export type Parsed =
       readonly ok: true;
       readonly statements: readonly { readonly kind: string; readonly read: boolean }[];
       readonly calls: readonly ParsedCall[];
+      /** Every relation named anywhere in the tree (FROM, JOIN, TABLE, subqueries), unqualified, as PostgreSQL folds it. */
+      readonly relations: readonly string[];
     }
   | { readonly ok: false; readonly message: string };
 
@@ -34,19 +38,24 @@ function stringConstant(node: unknown): string | undefined {
   return typeof sval === 'string' ? sval : undefined;
 }
 
+function numberConstant(node: unknown): boolean {
+  const constant = isNode(node) ? node.A_Const : undefined;
+  return isNode(constant) && ('ival' in constant || 'fval' in constant);
+}
+
 function callOf(node: Node): ParsedCall {
   const parts = Array.isArray(node.funcname) ? node.funcname : [];
   const last = parts.at(-1);
   const name = isNode(last) && isNode(last.String) && typeof last.String.sval === 'string' ? last.String.sval : '';
   const args = Array.isArray(node.args) ? node.args : [];
-  return { name: name.toLowerCase(), stringArgs: args.map(stringConstant), argCount: args.length };
+  return { name: name.toLowerCase(), stringArgs: args.map(stringConstant), numberArgs: args.map(numberConstant), argCount: args.length };
 }
 
 /**
  * Walks one statement's tree without recursion (its depth is the input's): collects every
- * FuncCall and whether anything in it writes, locks or stores (INTO).
+ * FuncCall and every relation, and whether anything in it writes, locks or stores (INTO).
  */
-function walk(root: unknown, calls: ParsedCall[]): boolean {
+function walk(root: unknown, calls: ParsedCall[], relations: string[]): boolean {
   let writes = false;
   const stack: unknown[] = [root];
   while (stack.length > 0) {
@@ -60,6 +69,7 @@ function walk(root: unknown, calls: ParsedCall[]): boolean {
       if (WRITE_KEYS.has(key) || key === 'intoClause' || (key === 'lockingClause' && Array.isArray(child) && child.length > 0))
         writes = true;
       if (key === 'FuncCall' && isNode(child)) calls.push(callOf(child));
+      if (key === 'RangeVar' && isNode(child) && typeof child.relname === 'string') relations.push(child.relname);
       if (typeof child === 'object' && child !== null) stack.push(child);
     }
   }
@@ -84,11 +94,12 @@ export function parsePostgres(sql: string): Parsed {
   }
   const stmts = isNode(tree) && Array.isArray(tree.stmts) ? tree.stmts : [];
   const calls: ParsedCall[] = [];
+  const relations: string[] = [];
   const statements = stmts.map((raw: unknown) => {
     const stmt = isNode(raw) && isNode(raw.stmt) ? raw.stmt : {};
     const [kind = 'unknown', body] = Object.entries(stmt)[0] ?? [];
-    const writes = walk(body, calls);
+    const writes = walk(body, calls, relations);
     return { kind, read: isRead(kind, isNode(body) ? body : {}, writes) };
   });
-  return { ok: true, statements, calls };
+  return { ok: true, statements, calls, relations };
 }

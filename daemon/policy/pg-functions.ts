@@ -1,0 +1,180 @@
+import { objection, readOnly } from './objections.js';
+import {
+  PG_DENIED_RELATIONS,
+  PG_NAMES_RELATION,
+  PG_NAMES_SCHEMA,
+  PG_REFUSED,
+  PG_RUNS_SQL,
+  PG_VOLATILE_UNREVIEWED,
+  PG_VOLATILE_WRITES,
+} from './pg-functions.generated.js';
+import { callName, isPunct } from './tokens.js';
+import type { Objection, Token } from './types.js';
+
+// PostgreSQL's functions and views as classified from pg_proc of a real server
+// (scripts/policy/pg-functions.mjs). Both checks use these: the token rules and PostgreSQL's parser.
+// Names are compared in lower case: a quoted name in another case only refuses more.
+
+const lower = <T>(record: Readonly<Record<string, T>>): Map<string, T> =>
+  new Map(Object.entries(record).map(([k, v]) => [k.toLowerCase(), v]));
+
+const REFUSED = lower(PG_REFUSED);
+const RUNS_SQL = lower(PG_RUNS_SQL);
+const NAMES_RELATION = lower(PG_NAMES_RELATION);
+const NAMES_SCHEMA = lower(PG_NAMES_SCHEMA);
+const DENIED_RELATIONS = lower(PG_DENIED_RELATIONS);
+const WRITES = new Set(PG_VOLATILE_WRITES.map((n) => n.toLowerCase()));
+const UNREVIEWED = new Set(PG_VOLATILE_UNREVIEWED.map((n) => n.toLowerCase()));
+
+const DOES = {
+  'pastes-sql': 'builds SQL from its arguments or reaches another connection, which cannot be checked here',
+  'host-files': 'reads or writes files on the database host',
+  'server-control': 'changes the server or other sessions in a way no transaction rolls back',
+  'session-state': 'changes the session beyond the call (a seed, a lock, a setting or a wait)',
+} as const;
+
+/**
+ * The refusal for calling the PostgreSQL function `name` (lower case, unqualified), or undefined.
+ * Refused on every connection: what pastes SQL, reads host files, controls the server or outlives
+ * the call, and volatile functions nobody reviewed. Refused on read-only connections: volatile
+ * functions whose changes belong to the transaction (nextval, pg_notify, lo_create).
+ */
+export function pgFunctionObjection(name: string, allowWrite: boolean): Objection | undefined {
+  const why = REFUSED.get(name);
+  if (why) {
+    return objection('denied-function', `Refused: ${name}() ${DOES[why]}.`, `Remove ${name}(); hanactl does not run it on any connection.`);
+  }
+  if (UNREVIEWED.has(name)) {
+    return objection(
+      'denied-function',
+      `Refused: ${name}() is a volatile PostgreSQL function that is not on hanactl's list of functions reviewed as free of side effects.`,
+      `Remove ${name}(); hanactl does not run it on any connection.`,
+    );
+  }
+  if (WRITES.has(name) && !allowWrite) return readOnly('denied-function', `${name}() writes to the database`, `Remove ${name}()`);
+  return undefined;
+}
+
+/** Whether some overload of `name` runs a text argument as SQL. */
+export const runsSql = (name: string): boolean => RUNS_SQL.has(name);
+
+/** Positions of the arguments that `name` runs as SQL when called with `argCount` arguments. */
+export function sqlArgumentPositions(name: string, argCount: number): readonly number[] | undefined {
+  return RUNS_SQL.get(name)?.[argCount];
+}
+
+/** The last part of a relation or schema name as PostgreSQL folds it: `s."T"` -> T, `s.t` -> t. */
+function lastPart(text: string): string {
+  const part = text.trim().split('.').at(-1)?.trim() ?? '';
+  return part.startsWith('"') && part.endsWith('"') && part.length >= 2 ? part.slice(1, -1).replaceAll('""', '"') : part.toLowerCase();
+}
+
+/** The refusal for reading the relation `name` (as written, quotes folded), or undefined. */
+export function deniedRelationObjection(name: string): Objection | undefined {
+  const through = DENIED_RELATIONS.get(name.toLowerCase());
+  if (!through) return undefined;
+  return objection(
+    'host-access',
+    `Refused: ${name} reads files on the database host (through ${through}()), which hanactl does not allow on any connection.`,
+    'Read the data with a SELECT on ordinary tables instead; files on the host are out of reach by design.',
+  );
+}
+
+/**
+ * For a function that reads a relation or every relation of a schema named by an argument
+ * (table_to_xml, schema_to_xml): the refusal when that argument (`text`, the string constant, or
+ * undefined when it is not one) cannot be checked or names what is refused.
+ */
+export function namedRelationObjection(name: string, argCount: number, text: (position: number) => string | undefined): Objection | undefined {
+  const unchecked = objection(
+    'embedded-sql',
+    `Refused: ${name}() reads the relation or schema named by its argument, which is not a plain string literal here.`,
+    'Name the table or schema as one plain string literal, or SELECT from it directly.',
+  );
+  for (const position of NAMES_RELATION.get(name)?.[argCount] ?? []) {
+    const value = text(position);
+    if (value === undefined) return unchecked;
+    const denied = deniedRelationObjection(lastPart(value));
+    if (denied) return denied;
+  }
+  for (const position of NAMES_SCHEMA.get(name)?.[argCount] ?? []) {
+    const value = text(position);
+    if (value === undefined) return unchecked;
+    if (lastPart(value) === 'pg_catalog') {
+      return objection(
+        'host-access',
+        `Refused: ${name}('pg_catalog') reads the catalog's views, some of which read files on the database host.`,
+        'Name another schema, or SELECT from the catalog views you need.',
+      );
+    }
+  }
+  return undefined;
+}
+
+/** For each `(`, the index of its `)` (or the end): computed once, so splitting calls' arguments stays linear. */
+export function matchParens(tokens: readonly Token[]): Int32Array {
+  const close = new Int32Array(tokens.length).fill(tokens.length);
+  const open: number[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    if (isPunct(tokens[i], '(')) open.push(i);
+    else if (isPunct(tokens[i], ')')) {
+      const at = open.pop();
+      if (at !== undefined) close[at] = i;
+    }
+  }
+  return close;
+}
+
+/**
+ * The top-level arguments of the call whose `(` is at `open`, as [start, end) index ranges; nested
+ * parentheses are skipped whole, so the cost is the call's own top-level tokens.
+ */
+export function callArguments(tokens: readonly Token[], open: number, close: Int32Array): [number, number][] {
+  const end = close[open] ?? tokens.length;
+  const args: [number, number][] = [];
+  let start = open + 1;
+  for (let i = open + 1; i < end; i++) {
+    if (isPunct(tokens[i], '(')) i = close[i] ?? tokens.length;
+    else if (isPunct(tokens[i], ',')) {
+      args.push([start, i]);
+      start = i + 1;
+    }
+  }
+  if (start < end || args.length > 0) args.push([start, end]);
+  return args;
+}
+
+/** A plain string literal argument's value (the range holds exactly one unescaped string), or undefined. */
+export function literalArgument(tokens: readonly Token[], range: readonly [number, number] | undefined): string | undefined {
+  const token = range && range[1] - range[0] === 1 ? tokens[range[0]] : undefined;
+  return token?.kind === 'string' && !token.opaque ? token.text : undefined;
+}
+
+/**
+ * The token rules' side of PostgreSQL's function and view classification: each call by its name
+ * (and, for functions that read a named relation, its argument), and each name that is a view
+ * reading server files, wherever it appears.
+ */
+export function postgresTokenObjection(tokens: readonly Token[], allowWrite: boolean): Objection | undefined {
+  let close: Int32Array | undefined;
+  for (let k = 0; k < tokens.length; k++) {
+    const token = tokens[k] as Token;
+    const name = callName(tokens, k);
+    if (name === undefined) {
+      if (token.kind === 'word' || token.kind === 'quoted') {
+        const denied = deniedRelationObjection(token.kind === 'word' ? token.text.toLowerCase() : token.text);
+        if (denied) return denied;
+      }
+      continue;
+    }
+    const refused = pgFunctionObjection(name, allowWrite);
+    if (refused) return refused;
+    if (NAMES_RELATION.has(name) || NAMES_SCHEMA.has(name)) {
+      close ??= matchParens(tokens);
+      const args = callArguments(tokens, k + 1, close);
+      const named = namedRelationObjection(name, args.length, (position) => literalArgument(tokens, args[position]));
+      if (named) return named;
+    }
+  }
+  return undefined;
+}
