@@ -75,6 +75,8 @@ URLs:
     .option('--context <names>', 'declare context parameters, e.g. CUSTOMER_ID,REGION (replaces the list)')
     .option('--no-context', 'declare no context parameters')
     .option('--description <text>', 'a note shown to agents')
+    .option('--signed-context', 'sign context values for a verifying function in the database (PostgreSQL; see `hanactl context-sql`)')
+    .option('--no-signed-context', 'stop signing context values')
     .option(
       '--max-result-bytes <bytes>',
       'the byte cap of one tool result on this connection (default 65536, 4096 to 4194304; "default" resets)',
@@ -83,6 +85,19 @@ URLs:
     )
     .addOption(json())
     .action(async (name, opts) => (await import('./commands/connections.js')).set(ctx(), name, opts));
+  program
+    .command('context-sql <name>')
+    .description('print the SQL that installs the function verifying signed context values; it holds the signing key, so pipe it into psql')
+    .option('--role <role>', "the role that may call the function (default: the connection URL's user)")
+    .option('--schema <schema>', 'the schema of the function and its key table (default hanactl)')
+    .option('--to-terminal', 'print even when standard output is a terminal (the key then shows on screen)')
+    .addHelpText(
+      'after',
+      `
+Example (as the database owner; the key goes from hanactl to psql, never to the screen):
+  hanactl context-sql shop | psql -U owner -d shop -v ON_ERROR_STOP=1`,
+    )
+    .action(async (name, opts) => (await import('./commands/connections.js')).contextSql(ctx(), name, opts));
   program
     .command('list')
     .alias('ls')

@@ -9,6 +9,9 @@ import type { ProjectScope } from './project-schemas.js';
 import {
   type AddConnectionRequest,
   type ConnectionInfo,
+  type ContextSqlRequest,
+  type ContextSqlResult,
+  ContextSqlResultSchema,
   ConnectionInfoSchema,
   type ConnectionList,
   ConnectionListSchema,
@@ -138,6 +141,9 @@ export class DaemonClient {
   }
   updateConnection(name: string, body: UpdateConnectionRequest): Promise<ConnectionInfo> {
     return this.request('POST', `/v1/connections/${encodeURIComponent(name)}/settings`, body, ConnectionInfoSchema);
+  }
+  contextSql(name: string, body: ContextSqlRequest): Promise<ContextSqlResult> {
+    return this.request('POST', `/v1/connections/${encodeURIComponent(name)}/context-sql`, body, ContextSqlResultSchema);
   }
   removeConnection(name: string): Promise<unknown> {
     return this.request('DELETE', `/v1/connections/${encodeURIComponent(name)}`);

@@ -86,6 +86,8 @@ export const UpdateConnectionRequestSchema = z.strictObject({
   description: z.string().max(500).optional(),
   /** The byte cap of one tool result on this connection; null goes back to the default. */
   maxResultBytes: z.number().int().min(MIN_MAX_RESULT_BYTES).max(MAX_MAX_RESULT_BYTES).nullable().optional(),
+  /** Sign context values for the verifying function a person installs (PostgreSQL). */
+  signedContext: z.boolean().optional(),
 });
 export type UpdateConnectionRequest = z.infer<typeof UpdateConnectionRequestSchema>;
 
@@ -101,10 +103,23 @@ export const ConnectionInfoSchema = z.object({
   createdAt: z.string(),
   /** A byte cap a person set for this connection's tool results (else DEFAULT_MAX_RESULT_BYTES). */
   maxResultBytes: z.number().int().optional(),
+  /** Context values are signed (`hanactl set --signed-context`). */
+  signedContext: z.boolean().optional(),
   /** Project connections only: the file (or variable) it was found in. */
   source: z.string().optional(),
 });
 export type ConnectionInfo = z.infer<typeof ConnectionInfoSchema>;
+
+/** `POST /v1/connections/:name/context-sql`: the role to grant the function to (default: the URL's user), the schema (default `hanactl`). */
+export const ContextSqlRequestSchema = z.strictObject({
+  role: z.string().max(63).optional(),
+  schema: z.string().max(63).optional(),
+});
+export type ContextSqlRequest = z.infer<typeof ContextSqlRequestSchema>;
+
+/** `POST /v1/connections/:name/context-sql`: the SQL installing the function that verifies signed context values. */
+export const ContextSqlResultSchema = z.object({ sql: z.string() });
+export type ContextSqlResult = z.infer<typeof ContextSqlResultSchema>;
 
 /** How the project of a listing was read: `ok`, `none` (no connection files), or why its connections are missing. */
 export const ProjectStatusSchema = z.object({

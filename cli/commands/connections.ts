@@ -89,6 +89,7 @@ export interface SetOptions {
   readonly description?: string;
   /** `default` goes back to the default cap. */
   readonly maxResultBytes?: number | 'default';
+  readonly signedContext?: boolean;
   readonly json?: boolean;
 }
 
@@ -104,18 +105,49 @@ export async function set(ctx: CliContext, name: string, options: SetOptions): P
     ...(options.maxResultBytes !== undefined
       ? { maxResultBytes: options.maxResultBytes === 'default' ? null : options.maxResultBytes }
       : {}),
+    ...(options.signedContext !== undefined ? { signedContext: options.signedContext } : {}),
   };
   if (Object.keys(changes).length === 0) {
     throw new HanactlError(
       'INVALID_REQUEST',
-      'Nothing to change; give --allow-write, --read-only, --context N1,N2, --no-context, --description or --max-result-bytes.',
+      'Nothing to change; give --allow-write, --read-only, --context N1,N2, --no-context, --description, --max-result-bytes or --[no-]signed-context.',
     );
   }
   const info = await ctx.daemon.updateConnection(name, changes);
   if (options.json) return printJson(ctx, info);
   const scoped = info.context.length > 0 ? `, context ${info.context.join(',')}` : '';
   const cap = `, tool results up to ${info.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES} bytes`;
-  ctx.out(`"${info.name}" is now ${info.allowWrite ? 'read-write' : 'read-only'}${scoped}${cap}.`);
+  const signed = info.signedContext ? ', context values signed' : '';
+  ctx.out(`"${info.name}" is now ${info.allowWrite ? 'read-write' : 'read-only'}${scoped}${signed}${cap}.`);
+  if (options.signedContext === true) {
+    ctx.err(`Install the verifying function once, as the database owner: hanactl context-sql ${info.name} | psql -U <owner> -d <database> -v ON_ERROR_STOP=1`);
+  }
+}
+
+export interface ContextSqlOptions {
+  readonly role?: string;
+  readonly schema?: string;
+  readonly toTerminal?: boolean;
+}
+
+/**
+ * `hanactl context-sql <name>`: the SQL installing the function that verifies signed context
+ * values. It holds the connection's signing key, so it goes to standard output only when that is
+ * not a terminal (a pipe into psql), unless the person asks for the screen.
+ */
+export async function contextSql(ctx: CliContext, name: string, options: ContextSqlOptions): Promise<void> {
+  if (process.stdout.isTTY && !options.toTerminal) {
+    throw new HanactlError(
+      'INVALID_REQUEST',
+      `The SQL holds "${name}"'s context signing key, so hanactl does not print it to a terminal. Pipe it into psql as the database owner (hanactl context-sql ${name} | psql -U <owner> -d <database> -v ON_ERROR_STOP=1), or pass --to-terminal to see it.`,
+    );
+  }
+  const { sql } = await ctx.daemon.contextSql(name, {
+    ...(options.role ? { role: options.role } : {}),
+    ...(options.schema ? { schema: options.schema } : {}),
+  });
+  ctx.err('warning: this SQL holds the context signing key; run it as the database owner and keep no copy of it.');
+  ctx.out(sql.trimEnd());
 }
 
 /** `hanactl remove <name>`. */

@@ -28,6 +28,11 @@ export interface ExecuteOptions {
    * is empty or absent), then sets these, values bound and never concatenated.
    */
   readonly context?: Readonly<Record<string, string>>;
+  /**
+   * Sign each context value with this key (PostgreSQL: `mcp.<name>.sig`, bound to the backend's
+   * pid), for the verifying function a person installed. Never logged, never sent but as a MAC.
+   */
+  readonly contextKey?: Buffer;
 }
 
 /**

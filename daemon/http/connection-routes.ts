@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { isProjectRef } from '../../shared/project-schemas.js';
-import { AddConnectionRequestSchema, UpdateConnectionRequestSchema } from '../../shared/schemas.js';
+import { AddConnectionRequestSchema, ContextSqlRequestSchema, UpdateConnectionRequestSchema } from '../../shared/schemas.js';
 import { toConnectionInfo } from '../registry/connection-service.js';
 import type { AppDeps } from './app.js';
 import { requireCli } from './require-cli.js';
@@ -40,6 +40,11 @@ export function connectionRoutes(deps: Pick<AppDeps, 'connections' | 'queries' |
     requireCli(c, 'change write access or context parameters (`hanactl set`)');
     const body = await readBody(c, UpdateConnectionRequestSchema);
     return c.json(toConnectionInfo(deps.connections.update(c.req.param('name'), body)));
+  });
+  app.post('/connections/:name/context-sql', async (c) => {
+    requireCli(c, 'see the SQL that installs the context signing key (`hanactl context-sql`)');
+    const body = await readBody(c, ContextSqlRequestSchema);
+    return c.json({ sql: deps.connections.contextSql(c.req.param('name'), body) });
   });
   app.delete('/connections/:name', async (c) => {
     requireCli(c, 'remove a connection (`hanactl remove`)');

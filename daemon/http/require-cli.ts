@@ -43,6 +43,7 @@ const OPERATOR_WORDS: readonly (readonly [method: string, path: RegExp, what: st
   ['POST', /^\/v1\/connections\/[^/]+\/settings$/, 'change write access or context parameters (`hanactl set`)'],
   ['DELETE', /^\/v1\/connections\/[^/]+$/, 'remove a connection (`hanactl remove`)'],
   ['POST', /^\/v1\/connections\/[^/]+\/test$/, 'test a connection (`hanactl test`)'],
+  ['POST', /^\/v1\/connections\/[^/]+\/context-sql$/, 'see the SQL that installs the context signing key (`hanactl context-sql`)'],
   ['*', /^\/v1\/keys(\/|$)/, 'change or export the registry key (`hanactl key ...`)'],
   ['*', /^\/v1\/tokens(\/|$)/, 'create, list or revoke MCP over HTTP tokens (`hanactl token ...`)'],
   ['POST', /^\/v1\/trust$/, 'trust a folder'],

@@ -90,6 +90,7 @@ export class QueryService {
         timeoutMs: request.timeoutMs ?? this.#deps.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS,
         readOnly,
         context,
+        ...(record.signedContext && record.contextKey ? { contextKey: record.contextKey } : {}),
         ...(signal ? { signal } : {}),
       });
       return { ...result, durationMs: Math.round((performance.now() - started) * 1000) / 1000 };

@@ -14,11 +14,20 @@ export interface ConnectionRecord {
   readonly createdAt: string;
   /** The byte cap of one tool result a person set (`hanactl set --max-result-bytes`); else the default. */
   readonly maxResultBytes?: number;
+  /** Context values are signed for the function a person installs (`hanactl set --signed-context`). */
+  readonly signedContext?: boolean;
+  /** The connection's context signing key, once made; non-enumerable like the password. */
+  readonly contextKey?: Buffer;
 }
 
-/** Builds a record whose password cannot be enumerated. */
-export function makeRecord(fields: Omit<ConnectionRecord, 'password'>, password: string | undefined): ConnectionRecord {
+/** Builds a record whose password and context signing key cannot be enumerated. */
+export function makeRecord(
+  fields: Omit<ConnectionRecord, 'password' | 'contextKey'>,
+  password: string | undefined,
+  contextKey?: Buffer,
+): ConnectionRecord {
   const record = { ...fields };
   Object.defineProperty(record, 'password', { value: password, enumerable: false });
+  Object.defineProperty(record, 'contextKey', { value: contextKey, enumerable: false });
   return record as ConnectionRecord;
 }

@@ -5,6 +5,7 @@ import type { AddConnectionRequest, ConnectionInfo, UpdateConnectionRequest } fr
 import { type ConnectionRecord, makeRecord } from './connection-record.js';
 import type { Registry } from './registry.js';
 import { normaliseContextNames } from '../context/context-names.js';
+import { postgresContextSql } from '../context/signed-context.js';
 
 /** What `ConnectionService` needs from the pools: to drop a pool whose definition changed. */
 export interface PoolForgetter {
@@ -23,6 +24,7 @@ export function toConnectionInfo(record: ConnectionRecord): ConnectionInfo {
     context: [...record.context],
     createdAt: record.createdAt,
     ...(record.maxResultBytes !== undefined ? { maxResultBytes: record.maxResultBytes } : {}),
+    ...(record.signedContext ? { signedContext: true } : {}),
   };
 }
 
@@ -89,7 +91,13 @@ export class ConnectionService {
   /** Changes what a person decides (write access, context names, description, result cap); the secret stays. */
   update(name: string, changes: UpdateConnectionRequest): ConnectionRecord {
     const current = this.resolve(name);
-    const { password: _p, ...fields } = { ...current, password: undefined };
+    if (changes.signedContext === true && current.target.engine !== 'postgres') {
+      throw new HanactlError(
+        'INVALID_REQUEST',
+        `Signed context values are available on PostgreSQL connections only; "${name}" is ${current.target.engine}. See docs/context-parameters.md for what holds on this engine.`,
+      );
+    }
+    const { password: _p, signedContext: _s, ...fields } = { ...current, password: undefined };
     const description = changes.description ?? current.description;
     const record = makeRecord(
       {
@@ -102,8 +110,23 @@ export class ConnectionService {
     );
     this.#registry.put(record, true);
     if (changes.maxResultBytes !== undefined) this.#registry.setResultLimit(name, changes.maxResultBytes);
+    if (changes.signedContext !== undefined) this.#registry.setSignedContext(name, changes.signedContext);
     this.#cache.delete(record.name);
     return this.resolve(name);
+  }
+
+  /** The SQL that installs the function verifying this connection's signed context values (it holds the key). */
+  contextSql(name: string, options: { role?: string; schema?: string }): string {
+    const record = this.resolve(name);
+    if (record.target.engine !== 'postgres') {
+      throw new HanactlError('INVALID_REQUEST', `Signed context values are available on PostgreSQL connections only; "${name}" is ${record.target.engine}.`);
+    }
+    if (!record.signedContext || !record.contextKey) {
+      throw new HanactlError('INVALID_REQUEST', `"${name}" does not sign its context values; switch it on first with \`hanactl set ${name} --signed-context\`.`);
+    }
+    const role = options.role ?? record.target.user;
+    if (!role) throw new HanactlError('INVALID_REQUEST', `"${name}" has no user in its URL; name the role that should call the function with --role.`);
+    return postgresContextSql({ key: record.contextKey, role, ...(options.schema ? { schema: options.schema } : {}) });
   }
 
   async remove(name: string): Promise<void> {

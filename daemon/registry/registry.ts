@@ -4,6 +4,7 @@ import { chmodSync, closeSync, existsSync, openSync, readFileSync } from 'node:f
 import type { Target } from '../../shared/connection-url.js';
 import { HanactlError } from '../../shared/errors.js';
 import { opensWith, rekeyCipher, unlockCipher } from './cipher.js';
+import { newContextKey } from '../context/signed-context.js';
 import { type ConnectionRecord, makeRecord } from './connection-record.js';
 
 const require = createRequire(import.meta.url);
@@ -31,6 +32,8 @@ interface Row {
   context: string;
   created_at: string;
   max_result_bytes: number | null;
+  context_key: string | null;
+  signed_context: number | null;
 }
 
 interface TrustRow {
@@ -59,6 +62,7 @@ CREATE TABLE IF NOT EXISTS connections (
   created_at TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS connection_limits (name TEXT PRIMARY KEY, max_result_bytes INTEGER);
+CREATE TABLE IF NOT EXISTS context_keys (name TEXT PRIMARY KEY, context_key TEXT NOT NULL, signed_context INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS trusted_folders (path TEXT PRIMARY KEY, created_at TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS tokens (
   label TEXT PRIMARY KEY,
@@ -70,7 +74,7 @@ CREATE TABLE IF NOT EXISTS tokens (
 `;
 
 /** A connection row with the limits a person set for it (kept in their own table). */
-const SELECT_RECORD = 'SELECT * FROM connections LEFT JOIN connection_limits USING (name)';
+const SELECT_RECORD = 'SELECT * FROM connections LEFT JOIN connection_limits USING (name) LEFT JOIN context_keys USING (name)';
 
 /**
  * The credential registry: one SQLite file, whole-file encrypted with SQLCipher settings
@@ -163,6 +167,23 @@ export class Registry {
     else this.#db.prepare('INSERT OR REPLACE INTO connection_limits (name, max_result_bytes) VALUES (?, ?)').run(name, maxResultBytes);
   }
 
+  /**
+   * Switches signed context values on or off for a connection. The signing key is made the first
+   * time they are switched on and kept after (off and on again, the installed function still
+   * verifies); kept across `--replace`, gone with `remove`.
+   */
+  setSignedContext(name: string, on: boolean): void {
+    const write = this.#db.transaction(() => {
+      const changed = this.#db.prepare('UPDATE context_keys SET signed_context = ? WHERE name = ?').run(on ? 1 : 0, name).changes;
+      if (changed === 0 && on) {
+        this.#db
+          .prepare('INSERT INTO context_keys (name, context_key, signed_context) VALUES (?, ?, 1)')
+          .run(name, newContextKey().toString('hex'));
+      }
+    });
+    write();
+  }
+
   /** Adds (or with `replace`, replaces) a connection in one transaction: whole or not at all. */
   put(record: ConnectionRecord, replace: boolean): void {
     const write = this.#db.transaction(() => {
@@ -193,6 +214,7 @@ export class Registry {
 
   remove(name: string): boolean {
     this.#db.prepare('DELETE FROM connection_limits WHERE name = ?').run(name);
+    this.#db.prepare('DELETE FROM context_keys WHERE name = ?').run(name);
     return this.#db.prepare('DELETE FROM connections WHERE name = ?').run(name).changes > 0;
   }
 
@@ -269,7 +291,9 @@ function toRecord(row: Row): ConnectionRecord {
       context: JSON.parse(row.context) as string[],
       createdAt: row.created_at,
       ...(row.max_result_bytes !== null && row.max_result_bytes !== undefined ? { maxResultBytes: row.max_result_bytes } : {}),
+      ...(row.signed_context === 1 ? { signedContext: true } : {}),
     },
     row.password ?? undefined,
+    row.context_key ? Buffer.from(row.context_key, 'hex') : undefined,
   );
 }

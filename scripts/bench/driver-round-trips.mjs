@@ -2,7 +2,7 @@
 /**
  * Per-call cost of the driver layer alone, on the real servers: N calls of `SELECT 1` through a
  * pool and the built driver (dist/, run `npm run build` first), as the query service makes them,
- * without and with one context value. Prints p50/p90 per call and the client's round trips per
+ * without and with one context value, and (PostgreSQL) with that value signed. Prints p50/p90 per call and the client's round trips per
  * call: bursts of socket writes, a burst being the writes of one tick (a protocol step, or a
  * pipelined batch, is one burst; a step that waits for the server's answer starts a new one).
  *
@@ -10,6 +10,7 @@
  *   HANACTL_TEST_PG_URL / HANACTL_TEST_MYSQL_URL choose the servers (as in the tests).
  */
 import net from 'node:net';
+import { newContextKey } from '../../dist/daemon/context/signed-context.js';
 import { loadDriverFactory } from '../../dist/daemon/drivers/index.js';
 import { DEFAULT_POOL_OPTIONS, Pool } from '../../dist/daemon/pools/pool.js';
 import { parseConnectionUrl } from '../../dist/shared/connection-url.js';
@@ -36,11 +37,17 @@ net.Socket.prototype.write = function (...args) {
 
 const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
-async function measure(pool, context, readOnly) {
+async function measure(pool, context, readOnly, contextKey) {
   const once = async () => {
     const lease = await pool.acquire();
     try {
-      await lease.connection.execute('SELECT 1', [], { maxRows: 100, timeoutMs: 10_000, readOnly, ...(context ? { context } : {}) });
+      await lease.connection.execute('SELECT 1', [], {
+        maxRows: 100,
+        timeoutMs: 10_000,
+        readOnly,
+        ...(context ? { context } : {}),
+        ...(contextKey ? { contextKey } : {}),
+      });
     } finally {
       lease.release();
     }
@@ -61,12 +68,15 @@ for (const [name, url] of Object.entries(targets)) {
   const { target, password } = parseConnectionUrl(url);
   const driver = (await loadDriverFactory(target.engine))(target, password !== undefined ? { password } : {}, { connectTimeoutMs: 5000 });
   const pool = new Pool(() => driver.connect(), { ...DEFAULT_POOL_OPTIONS, max: 1 }, name);
-  for (const [label, context, readOnly] of [
+  const cases = [
     ['read', undefined, true],
     ['read + context', { CUSTOMER_ID: '42' }, true],
+    // Signed context values (PostgreSQL only): an HMAC per value, one more bound parameter each.
+    ...(name === 'postgres' ? [['read + signed', { CUSTOMER_ID: '42' }, true, newContextKey()]] : []),
     ['write', undefined, false],
-  ]) {
-    const r = await measure(pool, context, readOnly);
+  ];
+  for (const [label, context, readOnly, contextKey] of cases) {
+    const r = await measure(pool, context, readOnly, contextKey);
     console.log(`${name.padEnd(9)} ${label.padEnd(15)} p50 ${r.p50} ms  p90 ${r.p90} ms  round trips/call ${r.roundTrips}`);
   }
   await pool.end();

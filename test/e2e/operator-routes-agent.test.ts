@@ -25,6 +25,7 @@ const OPERATOR_ROUTES: readonly (readonly [method: string, path: string, body?: 
   ['POST', '/v1/connections/lite/settings', { allowWrite: true }],
   ['DELETE', '/v1/connections/lite'],
   ['POST', '/v1/connections/lite/test', {}],
+  ['POST', '/v1/connections/lite/context-sql', {}],
   ['POST', '/v1/keys/rotate', {}],
   ['POST', '/v1/keys/export', { passphrase: 'a long enough passphrase' }],
   ['GET', '/v1/tokens'],

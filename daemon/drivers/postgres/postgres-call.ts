@@ -1,4 +1,5 @@
 import { contextSqlName } from '../../context/context-names.js';
+import { signatureSetting, signContextValue } from '../../context/signed-context.js';
 import type { ExecuteOptions } from '../driver.js';
 import type { BatchStep } from './postgres-batch.js';
 import { CLEANUP_STATEMENTS, DBLINK_PRESENT } from './postgres-cleanup.js';
@@ -44,7 +45,12 @@ function failUnless(test: string, marker: string, runtime: string): string {
  * Every name the checks use is schema-qualified, operators included: the statement may have
  * moved `search_path`. Names are validated identifiers; values are bound.
  */
-export function planCall(sql: string, params: readonly (string | Buffer | null)[], options: ExecuteOptions): CallPlan {
+export function planCall(
+  sql: string,
+  params: readonly (string | Buffer | null)[],
+  options: ExecuteOptions,
+  pid?: number,
+): CallPlan {
   const context = options.context ?? {};
   const names = Object.keys(context);
   const values = names.map((name) => context[name] as string);
@@ -54,10 +60,20 @@ export function planCall(sql: string, params: readonly (string | Buffer | null)[
   const sets = names.map((name, i) =>
     failUnless(`pg_catalog.set_config(${setting(name)}, $${i + 2}, true) OPERATOR(pg_catalog.=) $${i + 2}`, notKeptMarker(name), current(name)),
   );
+  // Signed mode: each value's signature beside it, for the backend that runs this call.
+  const key = options.contextKey;
+  if (key && names.length > 0 && !pid) throw new Error('The backend of this connection has no known pid to sign context values for.');
+  const signatures = key && pid ? names.map((name, i) => signContextValue(key, pid, name, values[i] as string)) : [];
+  const signs = signatures.map(
+    (_, i) => `pg_catalog.set_config('${signatureSetting(names[i] as string)}', $${names.length + i + 2}, true)`,
+  );
   const steps: BatchStep[] = [
     { text: 'RESET ALL' },
     { text: options.readOnly ? 'BEGIN READ ONLY' : 'BEGIN' },
-    { text: `SELECT ${["pg_catalog.set_config('statement_timeout', $1, true)", ...sets].join(', ')}`, values: [timeout, ...values] },
+    {
+      text: `SELECT ${["pg_catalog.set_config('statement_timeout', $1, true)", ...sets, ...signs].join(', ')}`,
+      values: [timeout, ...values, ...signatures],
+    },
     { text: sql, values: params, answer: { maxRows: options.maxRows + 1 } },
   ];
   const settings = 2;

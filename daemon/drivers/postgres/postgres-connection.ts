@@ -94,7 +94,7 @@ export class PostgresConnection implements DriverConnection {
   async execute(sql: string, params: readonly Param[], options: ExecuteOptions): Promise<StatementResult> {
     let plan: CallPlan;
     try {
-      plan = planCall(sql, params.map((v) => this.#wire.prepareValue(v)), options);
+      plan = planCall(sql, params.map((v) => this.#wire.prepareValue(v)), options, this.#client.processID);
     } catch (err) {
       throw normaliseDriverError(err, 'QUERY_FAILED', this.#secrets);
     }
