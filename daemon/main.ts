@@ -6,6 +6,7 @@ import { createAdaptorServer } from '@hono/node-server';
 import pino from 'pino';
 import { readConfig } from '../shared/config.js';
 import { type Paths, resolvePaths } from '../shared/paths.js';
+import { clearStopped } from '../shared/stopped-marker.js';
 import { hanactlVersion } from '../shared/version.js';
 import { openAudit } from './audit/open-audit.js';
 import { DEFAULT_AUDIT_DAYS } from './audit/retention.js';
@@ -71,6 +72,7 @@ export async function runDaemon(options: RunDaemonOptions = {}): Promise<Running
   const env = options.env ?? process.env;
   const paths = resolvePaths(env);
   const lock = options.lock ?? takeDaemonLock(paths);
+  clearStopped(paths); // a daemon starts: whoever stopped one has been overruled by whoever started this
 
   const cleanup: (() => void | Promise<void>)[] = [() => lock.release()];
   const runCleanup = async () => {
@@ -164,6 +166,7 @@ export async function runDaemon(options: RunDaemonOptions = {}): Promise<Running
         }
       },
       shutdown: () => void stop('requested by a client'),
+      stopping: () => stopping !== undefined,
       onClientGone: (path) => log.info({ path }, 'client closed its connection mid-request'),
       onError: (err, path) => log.error({ path, err: err instanceof Error ? err.message : String(err) }, 'unexpected error'),
     });

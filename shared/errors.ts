@@ -27,6 +27,8 @@ export const ERROR_CODES = {
   REGISTRY_LOCKED: { status: 500, category: 'server' },
   DAEMON_UNAVAILABLE: { status: 503, category: 'server' },
   DAEMON_RESTARTED: { status: 503, category: 'server' },
+  /** A person stopped the daemon on purpose; an agent's session does not start it again. */
+  DAEMON_STOPPED: { status: 503, category: 'server' },
   INTERNAL: { status: 500, category: 'server' },
 } as const satisfies Record<string, { status: number; category: 'agent' | 'server' }>;
 

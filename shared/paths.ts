@@ -10,6 +10,8 @@ export interface Paths {
   readonly pidFile: string;
   /** Held by the one caller starting a daemon in the background (shared/auto-start.ts). */
   readonly startMarker: string;
+  /** Written when a person stops the daemon; agents' relays do not start it again while it stands (shared/stopped-marker.ts). */
+  readonly stoppedMarker: string;
   readonly registry: string;
   readonly keyFile: string;
   readonly config: string;
@@ -36,6 +38,7 @@ export function resolvePaths(env: NodeJS.ProcessEnv = process.env): Paths {
     lockFile: join(runDir, 'daemon.lock'),
     pidFile: join(runDir, 'daemon.pid'),
     startMarker: join(runDir, 'daemon.starting'),
+    stoppedMarker: join(runDir, 'daemon.stopped'),
     registry: join(home, 'registry.db'),
     keyFile: join(home, 'registry.key'),
     config: join(home, 'config.json'),

@@ -5,6 +5,7 @@ import { contextFromEnv } from '../shared/context-env.js';
 import { resolvePaths } from '../shared/paths.js';
 import { assertPrivateRunDir } from '../shared/private-run-dir.js';
 import { explainSocketError, UNREACHABLE } from '../shared/socket-errors.js';
+import { readStopped, stoppedError } from '../shared/stopped-marker.js';
 
 /** `--connection`, `--project`, `--conn-file` (a connection file the daemon reads, within trust). */
 export type ShimMainOptions = { readonly connection?: string; readonly project?: string; readonly connFile?: string };
@@ -104,6 +105,9 @@ export async function runShim(options: ShimMainOptions): Promise<void> {
     try {
       s = await open().catch(async (err: NodeJS.ErrnoException) => {
         if (!UNREACHABLE.has(err.code ?? '')) throw err;
+        // A daemon a person stopped stays stopped for agents, until a person starts one.
+        const stopped = readStopped(paths);
+        if (stopped) throw stoppedError(paths, stopped);
         await startDaemonInBackground({ paths, probe: () => open().then((p) => p.destroy()) });
         return open();
       });

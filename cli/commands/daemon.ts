@@ -4,6 +4,8 @@ import { startDaemonInBackground } from '../../shared/auto-start.js';
 import { readConfig, writeConfig } from '../../shared/config.js';
 import { isHanactlError } from '../../shared/errors.js';
 import type { Health } from '../../shared/schemas.js';
+import { markStopped } from '../../shared/stopped-marker.js';
+import { shellQuote } from './mcp-config.js';
 import { type CliContext, printJson } from '../context.js';
 import { CliExit, EXIT } from '../exit.js';
 import { progressLine } from '../style.js';
@@ -115,9 +117,13 @@ async function startForeground(ctx: CliContext, http: string | undefined): Promi
 /** `hanactl daemon stop`: finishes in-flight calls, closes pools, removes the socket. */
 export async function stop(ctx: CliContext, options: { json?: boolean }): Promise<void> {
   const health = await running(ctx);
+  // Before the daemon goes: an editor's relay that finds it gone must not bring it back.
+  const restart = restartCommand(ctx);
+  markStopped(ctx.paths, restart);
+  const stays = `Agents' sessions will not start it again; \`${restart}\` does.`;
   if (!health) {
     if (options.json) return printJson(ctx, { running: false, stopped: false });
-    ctx.out('The daemon is not running.');
+    ctx.out(`The daemon is not running. ${stays}`);
     return;
   }
   await ctx.probe.shutdown();
@@ -129,7 +135,12 @@ export async function stop(ctx: CliContext, options: { json?: boolean }): Promis
   if (isAlive(health.pid))
     throw new CliExit(EXIT.failure, `The daemon (pid ${health.pid}) did not stop within 20 s; stop it with \`kill ${health.pid}\`.`);
   if (options.json) return printJson(ctx, { running: false, stopped: true, pid: health.pid });
-  ctx.out(`Daemon stopped (pid ${health.pid}).`);
+  ctx.out(`Daemon stopped (pid ${health.pid}). ${stays}`);
+}
+
+/** How the person who stops this home's daemon starts it again (its home named when it is not the default). */
+function restartCommand(ctx: CliContext): string {
+  return `${process.env.HANACTL_HOME ? `HANACTL_HOME=${shellQuote(ctx.paths.home)} ` : ''}hanactl daemon start`;
 }
 
 function isAlive(pid: number): boolean {

@@ -6,8 +6,9 @@ import { readConfig, writeConfig } from '../../shared/config.js';
 import { installRoot } from '../../shared/install-root.js';
 import { resolvePaths } from '../../shared/paths.js';
 import { DaemonClient } from '../../shared/daemon-client.js';
+import { markStopped } from '../../shared/stopped-marker.js';
 import type { CliContext } from '../context.js';
-import { mcpConfigText } from './mcp-config.js';
+import { mcpConfigText, shellQuote } from './mcp-config.js';
 
 const require = createRequire(import.meta.url);
 
@@ -90,7 +91,11 @@ export async function demo(ctx: CliContext): Promise<void> {
   }
   await announce();
   client.close();
-  const onSignal = (signal: string) => void daemon.stop(signal);
+  const onSignal = (signal: string) => {
+    // Ctrl-C means stop: an editor still pointed at the demo must not start it again in the background.
+    markStopped(paths, `cd ${shellQuote(repo)} && npm start`);
+    void daemon.stop(signal);
+  };
   process.once('SIGTERM', onSignal);
   process.once('SIGINT', onSignal);
   await daemon.stopped;

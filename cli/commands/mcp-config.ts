@@ -79,7 +79,8 @@ export function mcpConfigText(
   }
 }
 
-function shellQuote(s: string): string {
+/** A word as a POSIX shell reads it back unchanged. */
+export function shellQuote(s: string): string {
   return /^[A-Za-z0-9_./:=@-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 

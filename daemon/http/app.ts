@@ -43,6 +43,8 @@ export interface AppDeps {
   readonly guard?: () => void;
   /** Asks the daemon to stop gracefully (answered before it stops). */
   shutdown(): void;
+  /** True once the daemon is stopping: new work is refused at once (health, status and shutdown still answer). */
+  stopping?(): boolean;
   /** Called when a client closed its connection mid-request: routine, for the log's info level, never an error. */
   onClientGone?(path: string): void;
   /** Called with every unexpected error, for the log. */
@@ -87,6 +89,16 @@ export function createApp(deps: AppDeps): Hono {
   // What only a person may do is refused to the agent's clients before any handler runs.
   app.use('*', operatorOnly());
   app.use('*', limitBody);
+  if (deps.stopping) {
+    const stopping = deps.stopping;
+    const answers = new Set(['/v1/health', '/v1/status', '/v1/shutdown']);
+    app.use('*', async (c, next) => {
+      if (stopping() && !answers.has(c.req.path)) {
+        throw new HanactlError('SHUTTING_DOWN', 'The hanactl daemon is stopping and takes no new request; run the command again in a moment.');
+      }
+      await next();
+    });
+  }
   app.use('*', connectionScope(deps.connections));
 
   app.get('/v1/health', (c) => c.json(deps.health()));

@@ -33,6 +33,7 @@ interface Live {
 }
 
 const BYE = `${JSON.stringify({ hanactl: 'bye' })}\n`;
+const STOPPING = 'SHUTTING_DOWN: The hanactl daemon is stopping and runs no new call; retry the call in a moment.';
 
 /** A refusal the relay prints to stderr before it exits; never JSON-RPC, so never taken for an answer. */
 function refusal(message: string): string {
@@ -90,6 +91,8 @@ export class RelaySessions {
       [...this.#live].map(async (live) => {
         // The relay sends its next requests to the next daemon; this one answers those it has.
         live.socket.write(BYE);
+        // A request that crossed the bye on the wire is not run by a daemon on its way out.
+        live.transport.refuseNew(STOPPING);
         let timer: NodeJS.Timeout | undefined;
         await Promise.race([live.transport.whenIdle(), new Promise<void>((r) => (timer = setTimeout(r, drainMs)))]);
         clearTimeout(timer);
@@ -104,7 +107,7 @@ export class RelaySessions {
 
   async #open(socket: Socket, line: string, rest: Buffer): Promise<void> {
     if (this.#stopping) {
-      this.#refuse(socket, 'The hanactl daemon is stopping; retry.');
+      this.#refuse(socket, STOPPING);
       return;
     }
     let options: ShimOptions;

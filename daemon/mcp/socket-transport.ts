@@ -32,6 +32,7 @@ export class SocketTransport implements Transport {
   readonly #open = new Set<string | number>();
   #idle: (() => void) | undefined;
   #closed = false;
+  #refusal: string | undefined;
 
   constructor(socket: Socket, leftover?: Buffer) {
     this.#socket = socket;
@@ -56,9 +57,7 @@ export class SocketTransport implements Transport {
 
   async send(message: JSONRPCMessage): Promise<void> {
     if (this.#closed) return;
-    if (('result' in message || 'error' in message) && 'id' in message && message.id !== undefined && this.#open.delete(message.id) && this.#open.size === 0) {
-      this.#idle?.();
-    }
+    if (('result' in message || 'error' in message) && 'id' in message) this.#settled(message.id);
     if (!this.#socket.write(serializeLine(message))) {
       await new Promise<void>((resolve) => {
         const done = () => {
@@ -75,6 +74,15 @@ export class SocketTransport implements Transport {
   async close(): Promise<void> {
     this.#socket.end();
     this.#ended();
+  }
+
+  /**
+   * From now on each new request is answered at once with `message` and never reaches the
+   * server: a tool call as an isError result the model can act on, anything else as a JSON-RPC
+   * error. Requests received before keep running; notifications (a cancel) still pass.
+   */
+  refuseNew(message: string): void {
+    this.#refusal = message;
   }
 
   /** Resolves once every request received so far is answered. */
@@ -122,9 +130,30 @@ export class SocketTransport implements Transport {
       this.onerror?.(new Error('A message is not a JSON-RPC object; it was skipped.'));
       return;
     }
-    const m = message as { id?: unknown; method?: unknown };
-    if (typeof m.method === 'string' && (typeof m.id === 'string' || typeof m.id === 'number')) this.#open.add(m.id);
+    const m = message as { id?: unknown; method?: unknown; params?: { requestId?: unknown } };
+    if (typeof m.method === 'string' && (typeof m.id === 'string' || typeof m.id === 'number')) {
+      if (this.#refusal !== undefined) {
+        this.#refuse(m.id, m.method, this.#refusal);
+        return;
+      }
+      this.#open.add(m.id);
+    } else if (m.method === 'notifications/cancelled') {
+      // A cancelled request gets no answer (MCP): nobody waits for it, a stopping daemon included.
+      this.#settled(m.params?.requestId);
+    }
     this.onmessage?.(message as JSONRPCMessage);
+  }
+
+  #settled(id: unknown): void {
+    if ((typeof id === 'string' || typeof id === 'number') && this.#open.delete(id) && this.#open.size === 0) this.#idle?.();
+  }
+
+  #refuse(id: string | number, method: string, text: string): void {
+    const answer: JSONRPCMessage =
+      method === 'tools/call'
+        ? { jsonrpc: '2.0', id, result: { content: [{ type: 'text', text }], isError: true } }
+        : { jsonrpc: '2.0', id, error: { code: -32000, message: text } };
+    this.#socket.write(serializeLine(answer));
   }
 
   #ended(): void {

@@ -60,8 +60,10 @@ describe('relay sessions', () => {
       expect(textOf(await shim.call('use_connection', { name: 'lite-b' }))).toMatch(/Now using "lite-b"/);
       const [before] = (await sessions()).filter((s) => s.client.name === 'resume-client');
       expect(before?.connection).toBe('lite-b');
+      // A stop and start by a person (a stopped daemon is not started again for an agent).
       await home.ok(['daemon', 'stop']);
-      // The next call reconnects (starting a daemon), replays the handshake and resumes.
+      await home.ok(['daemon', 'start']);
+      // The next call reconnects, replays the handshake and resumes.
       const current = await shim.call('current_connection');
       expect(textOf(current)).toMatch(/Active: "lite-b"/);
       const rows = await shim.call('run_query', { sql: 'SELECT name FROM which' });
