@@ -109,6 +109,17 @@ describe.skipIf(!pgAvailable)('PostgreSQL: a returned connection holds nothing o
     expect(await call(pool, 'SELECT count(*)::int FROM pg_listening_channels()')).toBe(0);
   });
 
+  it('a seed set with setseed() does not decide the next call\'s random()', async () => {
+    // Two calls seeded alike and followed by random() on the same connection would answer the same number.
+    await call(pool, 'SELECT setseed(0.25)');
+    const first = await call(pool, 'SELECT random()');
+    await call(pool, 'SELECT setseed(0.25)');
+    const second = await call(pool, 'SELECT random()');
+    const seeded = (await admin.query('SELECT setseed(0.25), random() AS r')).rows[0].r as number;
+    expect([first, second]).not.toContain(seeded);
+    expect(first).not.toBe(second);
+  });
+
   it('named and unnamed dblink connections are closed', async () => {
     const named = `hdbl_${suffix}`;
     const unnamed = `hdblu_${suffix}`;

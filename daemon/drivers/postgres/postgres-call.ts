@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { contextSqlName } from '../../context/context-names.js';
 import { signatureSetting, signContextValue } from '../../context/signed-context.js';
 import type { ExecuteOptions } from '../driver.js';
@@ -35,12 +36,17 @@ function failUnless(test: string, marker: string, runtime: string): string {
   return `CASE WHEN ${test} THEN 0 ELSE CAST(pg_catalog.concat(${literal}, pg_catalog.left(${runtime}, 0)) AS pg_catalog.int4) END`;
 }
 
+/** A seed in [-1, 1) from the system's random source, as text for a bound parameter. */
+function freshSeed(): string {
+  return String((randomBytes(6).readUIntBE(0, 6) / 2 ** 48) * 2 - 1);
+}
+
 /**
  * The steps of one call, sent in one round trip (see PgBatch): reset the session, open the
  * transaction (read-only for a read), set the statement limit and the context values (each
  * checked to have kept the value set), run the statement for at most maxRows + 1 rows, read the
  * context values back (a statement that changed one fails this step, so a write is not
- * committed), end the transaction, clean the session (CLEANUP_STATEMENTS), ask about dblink.
+ * committed), end the transaction, clean the session (CLEANUP_STATEMENTS, and a fresh random seed), ask about dblink.
  *
  * Every name the checks use is schema-qualified, operators included: the statement may have
  * moved `search_path`. Names are validated identifiers; values are bound.
@@ -89,6 +95,8 @@ export function planCall(
   const end = steps.length;
   steps.push({ text: options.readOnly ? 'ROLLBACK' : 'COMMIT' });
   for (const text of CLEANUP_STATEMENTS) steps.push({ text });
+  // setseed() survives the transaction: a fresh seed, that no caller knows, for the next borrower.
+  steps.push({ text: 'SELECT pg_catalog.setseed($1::float8)', values: [freshSeed()] });
   const dblink = steps.length;
   steps.push({ text: DBLINK_PRESENT });
   return { steps, names, settings, statement, readBack, end, dblink };
