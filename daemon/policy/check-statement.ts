@@ -3,7 +3,7 @@ import { hostAccessAnywhere, sessionChangeAnywhere } from './anywhere-rules.js';
 import { deniedFunction } from './denied-functions.js';
 import { DIALECTS, type DialectPolicy, type LexicalSyntax } from './dialects.js';
 import { embeddedSql } from './embedded-sql.js';
-import { type Lexed, lex } from './lexer.js';
+import { type Lexed, lex, MAX_COMMENT_DEPTH } from './lexer.js';
 import { CATEGORIES, categoryObjection, objection } from './objections.js';
 import { readObjection } from './read-rules.js';
 import { splitStatements } from './skeletonize.js';
@@ -14,6 +14,8 @@ import type { Objection, PolicyOptions, Verdict } from './types.js';
 export const LIMITS = {
   /** Levels of SQL text run by a function (query_to_xml) inside SQL text. */
   embeddedDepth: 4,
+  /** Nested block comments (PostgreSQL). */
+  commentDepth: MAX_COMMENT_DEPTH,
   /** Nested parentheses; PostgreSQL itself stops far below what a 1 MB text can nest. */
   parenDepth: 1000,
   /** Tokens in one text: far above any query a person writes, low enough to judge in milliseconds. */
@@ -43,6 +45,7 @@ function judge(lexed: Lexed, dialect: DialectPolicy, options: PolicyOptions, emb
       'Remove it and send the statement again.',
     );
   }
+  if (lexed.commentTooDeep) return tooComplex(`comments nested more than ${LIMITS.commentDepth} deep`);
   if (lexed.unterminated) {
     return objection(
       'unterminated',

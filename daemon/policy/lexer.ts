@@ -14,6 +14,8 @@ export interface Lexed {
   readonly nul?: boolean;
   /** The text has more tokens than the caller's bound; lexing stopped there. */
   readonly tooMany?: boolean;
+  /** A block comment nests deeper than MAX_COMMENT_DEPTH; lexing stopped there. */
+  readonly commentTooDeep?: boolean;
   /** Deepest parenthesis nesting. */
   readonly depth: number;
 }
@@ -57,12 +59,19 @@ function dollarTag(sql: string, i: number): string | undefined {
   return sql.slice(i, j + 1);
 }
 
-/** Index after a block comment opened at `i`, or -1 when it never closes. */
+/**
+ * The deepest block-comment nesting accepted (PostgreSQL's block comments nest). No person
+ * nests comments this deep, and the server's own scanner was seen to spend minutes on a
+ * megabyte of them, so deeper text is refused before it reaches the server.
+ */
+export const MAX_COMMENT_DEPTH = 64;
+
+/** Index after a block comment opened at `i`, -1 when it never closes, -2 when it nests deeper than MAX_COMMENT_DEPTH. */
 function blockEnd(sql: string, i: number, nested: boolean): number {
   let depth = 0;
   for (let j = i; j < sql.length - 1; j++) {
     if (sql[j] === '/' && sql[j + 1] === '*' && (nested || depth === 0)) {
-      depth++;
+      if (++depth > MAX_COMMENT_DEPTH) return -2;
       j++;
     } else if (sql[j] === '*' && sql[j + 1] === '/') {
       if (--depth === 0) return j + 2;
@@ -200,6 +209,7 @@ export function lex(sql: string, syntax: LexicalSyntax, maxTokens = Number.POSIT
         }
         i = mark ? (close < 0 ? -1 : close + 2) : blockEnd(sql, i, syntax.nestedComments);
       }
+      if (i === -2) return done({ commentTooDeep: true });
       if (i < 0) return done({ unterminated: 'a /* comment' });
       nul ||= sql.slice(start, i).includes('\0');
       spaced = true;

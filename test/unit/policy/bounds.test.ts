@@ -29,6 +29,18 @@ describe('validation is bounded', () => {
     }
   });
 
+  test('a megabyte of nested comments is refused as too complex; 64 levels are still a comment', () => {
+    const megabyte = `SELECT 1 ${'/* '.repeat(350_000)}x${' */'.repeat(350_000)}`;
+    expect(megabyte.length).toBeGreaterThan(1_000_000);
+    const unterminated = `SELECT 1 ${'/* '.repeat(350_000)}`;
+    for (const sql of [megabyte, unterminated, `SELECT 1 ${'/*'.repeat(65)}${'*/'.repeat(65)}`]) {
+      expect(checkStatement(sql, read)).toMatchObject({ ok: false, rule: 'too-complex', message: expect.stringContaining('comments nested more than 64 deep') });
+    }
+    expect(checkStatement(`SELECT 1 ${'/*'.repeat(64)}${'*/'.repeat(64)}`, read)).toEqual({ ok: true, kind: 'read' });
+    // MySQL comments do not nest: the same text is one comment and then stray text, not a deep one.
+    expect(checkStatement(`SELECT 1 ${'/*'.repeat(65)}*/`, { dialect: 'mysql', allowWrite: false })).toEqual({ ok: true, kind: 'read' });
+  });
+
   test('a megabyte of nested function calls that run SQL text is judged without a throw', () => {
     const calls = "query_to_xml('SELECT 1', ".repeat(40_000);
     const sql = `SELECT ${calls}1${')'.repeat(40_000)}`;
