@@ -10,6 +10,9 @@ import type { CorkableStream, PgClient } from './postgres-types.js';
 import { DBLINK_DISCONNECT_ALL } from './postgres-cleanup.js';
 import { pgTypeName } from './postgres-type-names.js';
 
+/** How long a cancel may take before the connection is abandoned instead. */
+export const CANCEL_GRACE_MS = 1000;
+
 /** Opens a second, short-lived client; used to cancel a statement from outside. */
 export type PgSideChannel = () => Promise<PgClient>;
 
@@ -160,12 +163,22 @@ export class PostgresConnection implements DriverConnection {
     return { columns, rows, rowCount: rows.length, truncated, ...(affected !== undefined ? { affectedRows: affected } : {}) };
   }
 
-  /** Arms the client-side guard: a timer a little past the server's own timeout, and the caller's signal. */
+  /**
+   * Arms the client-side guard: a timer a little past the server's own timeout, and the caller's
+   * signal. Both cancel on the server; if the cancel does not take within CANCEL_GRACE_MS (a
+   * backend busy where it does not look for interrupts, such as the scanner on a long run of
+   * unterminated comments), the connection is abandoned: its backend is asked to terminate, the
+   * socket is closed, and the call ends with the timeout or cancellation it was given. A
+   * connection abandoned so is broken and never goes back to its pool.
+   */
   #watch(options: ExecuteOptions): { stop(): void; reason(): 'timeout' | 'cancelled' | undefined } {
     let reason: 'timeout' | 'cancelled' | undefined;
+    let grace: NodeJS.Timeout | undefined;
     const cancel = (why: 'timeout' | 'cancelled') => {
       reason ??= why;
       void this.cancel();
+      grace ??= setTimeout(() => void this.#abandon(), CANCEL_GRACE_MS);
+      grace.unref();
     };
     const timer = setTimeout(() => cancel('timeout'), options.timeoutMs + 1000);
     timer.unref();
@@ -175,10 +188,30 @@ export class PostgresConnection implements DriverConnection {
     return {
       stop: () => {
         clearTimeout(timer);
+        clearTimeout(grace);
         options.signal?.removeEventListener('abort', onAbort);
       },
       reason: () => reason,
     };
+  }
+
+  /** Gives up on a session whose cancel did not take: terminate its backend (best effort) and close the socket. */
+  async #abandon(): Promise<void> {
+    const pid = this.#client.processID;
+    this.#broken = true;
+    // Destroying the socket ends pg's client, which rejects the call in flight (#unlessLost).
+    const stream = this.#client.connection?.stream as { destroy?: (err?: Error) => void } | undefined;
+    stream?.destroy?.();
+    if (!pid) return;
+    let side: PgClient | undefined;
+    try {
+      side = await this.#sideChannel();
+      await side.query('SELECT pg_catalog.pg_terminate_backend($1)', [pid]);
+    } catch {
+      // The backend ends on its own once it next looks for interrupts and finds its client gone.
+    } finally {
+      await side?.end().catch(() => {});
+    }
   }
 
   /** Cancels the running statement on the server, from a second connection. */

@@ -1,0 +1,67 @@
+/**
+ * A statement PostgreSQL cannot cancel: its scanner does not look for interrupts, and on a long
+ * run of unterminated nested comments (`/*` repeated) it works for a time that grows with the
+ * square of the text. The call must still end at its timeout, and the connection whose cancel did
+ * not take must be replaced, not returned to the pool. Runs straight through a pool and driver
+ * (the statement check refuses this text before any connection is borrowed).
+ */
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadDriverFactory } from '../../daemon/drivers/index.js';
+import { DEFAULT_POOL_OPTIONS, Pool } from '../../daemon/pools/pool.js';
+import { parseConnectionUrl } from '../../shared/connection-url.js';
+import { PG_URL, serverAvailable } from '../helpers/engines.js';
+
+const available = await serverAvailable('postgres');
+/** Several seconds of scanning on this machine's PostgreSQL, which no cancel interrupts. */
+const STUCK = `SELECT 1 ${'/*'.repeat(24_000)}`;
+
+describe.skipIf(!available)('PostgreSQL: a cancel that does not take', () => {
+  let pool: Pool;
+  let admin: pg.Client;
+  const marker = `uncancellable_${process.pid}`;
+
+  beforeAll(async () => {
+    const { target, password } = parseConnectionUrl(PG_URL);
+    const driver = (await loadDriverFactory('postgres'))(
+      { ...target, options: { ...target.options, application_name: marker } },
+      password !== undefined ? { password } : {},
+      { connectTimeoutMs: 5000 },
+    );
+    pool = new Pool(() => driver.connect(), { ...DEFAULT_POOL_OPTIONS, max: 1, min: 0 }, 'test');
+    admin = new pg.Client({ connectionString: PG_URL });
+    await admin.connect();
+  });
+
+  afterAll(async () => {
+    await pool?.end();
+    await admin?.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [marker]).catch(() => {});
+    await admin?.end();
+  });
+
+  const run = async (sql: string, timeoutMs: number) => {
+    const lease = await pool.acquire();
+    let failure: unknown;
+    try {
+      return await lease.connection.execute(sql, [], { maxRows: 10, timeoutMs, readOnly: true });
+    } catch (err) {
+      failure = err;
+      throw err;
+    } finally {
+      lease.release(failure);
+    }
+  };
+
+  it('ends the call at its timeout and replaces the connection instead of reusing it', async () => {
+    const first = await run('SELECT pg_backend_pid() AS pid', 5000);
+    const stuckPid = first.rows[0]?.pid;
+    const started = performance.now();
+    await expect(run(STUCK, 300)).rejects.toMatchObject({ code: 'QUERY_TIMEOUT' });
+    const took = performance.now() - started;
+    // timeout + the client's 1 s margin + the 1 s grace for the cancel, with room for a loaded machine.
+    expect(took).toBeLessThan(300 + 1000 + 1000 + 1500);
+    const next = await run('SELECT pg_backend_pid() AS pid', 5000);
+    expect(next.rows[0]?.pid).not.toBe(stuckPid);
+    expect(pool.destroyed).toBeGreaterThanOrEqual(1);
+  });
+});
