@@ -417,7 +417,18 @@ async function readServer() {
         SELECT c.relname AS name, pg_catalog.pg_get_viewdef(c.oid) AS def
           FROM pg_catalog.pg_class c WHERE c.relkind IN ('v', 'm') ORDER BY 1`)
     ).rows;
-    return { version, extensions, functions, views };
+    // Calls the parse tree does not show as a function call: operators, casts, type input, and
+    // attribute notation (t.f for f(t), one argument of a row type). None may reach a volatile function.
+    const hidden = (
+      await db.query(`
+        SELECT 'operator ' || o.oprname || ' runs ' || p.proname AS what FROM pg_catalog.pg_operator o JOIN pg_catalog.pg_proc p ON p.oid = o.oprcode WHERE p.provolatile = 'v'
+        UNION ALL SELECT 'cast ' || c.castsource::regtype || ' -> ' || c.casttarget::regtype || ' runs ' || p.proname FROM pg_catalog.pg_cast c JOIN pg_catalog.pg_proc p ON p.oid = c.castfunc WHERE p.provolatile = 'v'
+        UNION ALL SELECT 'type input of ' || t.typname || ' runs ' || p.proname FROM pg_catalog.pg_type t JOIN pg_catalog.pg_proc p ON p.oid = t.typinput WHERE p.provolatile = 'v'
+        UNION ALL SELECT 'attribute notation reaches ' || p.proname FROM pg_catalog.pg_proc p
+         WHERE p.pronargs = 1 AND p.provolatile = 'v' AND p.proargtypes[0] IN ('record'::regtype, 'anyelement'::regtype, 'anycompatible'::regtype)
+        ORDER BY 1`)
+    ).rows.map((r) => r.what);
+    return { version, extensions, functions, views, hidden };
   } finally {
     await db.end().catch(() => {});
     await admin.query(`DROP DATABASE IF EXISTS ${scratch}`);
@@ -427,9 +438,9 @@ async function readServer() {
 
 // ---- Classifying ----
 
-export function classify({ version, extensions, functions }) {
+export function classify({ version, extensions, functions, hidden = [] }) {
   const names = new Set(functions.map((f) => f.name));
-  const problems = [];
+  const problems = hidden.map((what) => `${what}, a volatile function the checks would not see called`);
   const bySignature = new Map(functions.map((f) => [`${f.name}(${f.types})`, f]));
   const positions = (table) => {
     const out = {};
