@@ -24,7 +24,18 @@ const GROUPS: readonly DeniedGroup[] = [
   {
     does: 'waits on purpose and holds a connection',
     always: true,
-    names: ['sleep', 'benchmark', 'master_pos_wait', 'source_pos_wait', 'wait_for_executed_gtid_set'],
+    // MariaDB's own list (mysql.help_topic, "Miscellaneous Functions" and "Information Functions")
+    // and MySQL's replication waits.
+    names: [
+      'sleep',
+      'benchmark',
+      'master_pos_wait',
+      'master_gtid_wait',
+      'source_pos_wait',
+      'wait_for_executed_gtid_set',
+      'wait_until_sql_thread_after_gtids',
+      'wsrep_sync_wait_upto_gtid',
+    ],
     prefixes: ['pg_sleep'],
   },
   {
@@ -99,6 +110,14 @@ export function deniedFunction(tokens: readonly Token[], allowWrite: boolean): O
     }
     const denied = name === undefined ? undefined : deniedFunctionName(name, allowWrite);
     if (denied) return denied;
+    // MySQL/MariaDB LAST_INSERT_ID(n) sets the session's value, which outlives the call; without an argument it only reads.
+    if (name === 'last_insert_id' && !isPunct(tokens[k + 2], ')')) {
+      return objection(
+        'denied-function',
+        'Refused: LAST_INSERT_ID() with an argument sets a session value that outlives the call.',
+        'Call LAST_INSERT_ID() without an argument to read it.',
+      );
+    }
     const nextValue =
       (isPunct(tokens[k - 1], '.') && isWord(tokens[k], 'NEXTVAL')) ||
       (keywordAt(tokens, k) === 'NEXT' && isWord(tokens[k + 1], 'VALUE') && isWord(tokens[k + 2], 'FOR'));
