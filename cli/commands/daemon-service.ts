@@ -151,15 +151,16 @@ export interface ServiceOptions {
 /** `hanactl daemon install`: writes the unit (or agent) and, when the manager answers, enables and starts it. */
 export async function install(ctx: CliContext, options: ServiceOptions): Promise<void> {
   const t = target(ctx, options.platform ?? currentPlatform());
+  // Said before anything is written, a dry run included: a service that cannot find its key never starts.
+  const warnings = await keyWarnings(ctx);
   if (options.dryRun) {
-    if (options.json) return printJson(ctx, { file: t.file, platform: t.platform, content: t.text, commands: t.enable.map(shown), written: false });
+    if (options.json) return printJson(ctx, { file: t.file, platform: t.platform, content: t.text, commands: t.enable.map(shown), written: false, warnings });
+    for (const w of warnings) ctx.err(`warning: ${w}`);
     ctx.err(`Would write ${t.file} and run: ${t.enable.map(shown).join(' && ')}`);
     ctx.out(t.text.trimEnd());
     return;
   }
-  if (process.env.HANACTL_REGISTRY_KEY) {
-    ctx.err('warning: HANACTL_REGISTRY_KEY is set in this shell, but the service does not see it (hanactl never writes the key into a unit file). Use the OS keychain or a key file (`hanactl daemon start --key-file`) with the service.');
-  }
+  if (!options.json) for (const w of warnings) ctx.err(`warning: ${w}`);
   const unchanged = existsSync(t.file) && readFileSync(t.file, 'utf8') === t.text;
   mkdirSync(dirname(t.file), { recursive: true });
   if (!unchanged) writeFileSync(t.file, t.text, { mode: 0o644 });
@@ -168,10 +169,28 @@ export async function install(ctx: CliContext, options: ServiceOptions): Promise
     await stopUnmanagedDaemon(ctx);
     run(t.enable);
   }
-  if (options.json) return printJson(ctx, { file: t.file, platform: t.platform, written: !unchanged, enabled: reachable, commands: t.enable.map(shown) });
+  if (options.json) return printJson(ctx, { file: t.file, platform: t.platform, written: !unchanged, enabled: reachable, commands: t.enable.map(shown), warnings });
   ctx.out(`${unchanged ? 'Unchanged' : 'Wrote'} ${t.file}.`);
   if (reachable) ctx.out(`The service is enabled and started (${t.platform === 'linux' ? `systemctl --user status ${SYSTEMD_UNIT}` : `launchctl print gui/$(id -u)/${LAUNCHD_LABEL}`} shows it).`);
   else ctx.out(`The service manager is not reachable from here; to enable and start the service, run:\n  ${t.enable.map(shown).join('\n  ')}`);
+}
+
+/**
+ * Why the service would not find the registry key: it runs with none of this shell's environment
+ * (hanactl never writes the key into a unit file), so only the keychain or a key file reaches it.
+ */
+async function keyWarnings(ctx: CliContext): Promise<string[]> {
+  const warnings: string[] = [];
+  if (process.env.HANACTL_REGISTRY_KEY) {
+    warnings.push(
+      'HANACTL_REGISTRY_KEY is set in this shell, but the service does not see it (hanactl never writes the key into a unit file). Use the OS keychain or a key file (`hanactl daemon start --key-file`) with the service.',
+    );
+  }
+  const { keyAdvice } = await import('./key-advice.js');
+  const { HANACTL_REGISTRY_KEY: _shellKey, ...serviceEnv } = process.env;
+  const advice = await keyAdvice(ctx.paths, serviceEnv);
+  if (!advice.editorReady) warnings.push(`the service would not find a registry key: ${advice.message.replace('a daemon an editor starts', 'the service')} ${advice.fix ?? ''}`.trim());
+  return warnings;
 }
 
 /** A daemon started by hand holds the lock; the service's would exit at once. Stop it first. */

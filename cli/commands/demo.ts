@@ -61,6 +61,16 @@ export async function demo(ctx: CliContext): Promise<void> {
   mkdirSync(paths.home, { recursive: true, mode: 0o700 });
   const config = readConfig(paths.config);
   if (!config.keyFile) writeConfig(paths.config, { ...config, keyFile: true });
+  // The demo's registry is opened with its own key file, never a key from the shell: editors
+  // started elsewhere (without that variable) must open it too, and so must the daemon they start.
+  const shellKey = Boolean(process.env.HANACTL_REGISTRY_KEY);
+  if (shellKey) {
+    delete process.env.HANACTL_REGISTRY_KEY;
+    ctx.err(
+      `HANACTL_REGISTRY_KEY is set in this shell; the demo does not use it. It keeps its own key in ${paths.keyFile}, and the configs below set HANACTL_REGISTRY_KEY to empty so that a daemon an editor starts uses that file too.`,
+    );
+  }
+  const editorEnv = shellKey ? { ...process.env, HANACTL_REGISTRY_KEY: '' } : process.env;
   const dbPath = join(paths.home, 'demo.db');
   createDemoDatabase(dbPath);
 
@@ -72,9 +82,9 @@ export async function demo(ctx: CliContext): Promise<void> {
     }
     ctx.out('hanactl is running with the connection "demo" (SQLite, read-only).\n');
     ctx.out('Point an editor at it. Claude Code:\n');
-    ctx.out(`  ${mcpConfigText('claude-code', 'demo')}\n`);
+    ctx.out(`  ${mcpConfigText('claude-code', 'demo', editorEnv)}\n`);
     ctx.out('Claude Desktop / Cursor (mcpServers):\n');
-    ctx.out(mcpConfigText('cursor', 'demo'));
+    ctx.out(mcpConfigText('cursor', 'demo', editorEnv));
     ctx.out('\nOther clients: hanactl mcp-config --client vscode. Stop with Ctrl-C.');
   };
 

@@ -42,6 +42,10 @@ export async function doctor(ctx: CliContext, options: DoctorOptions): Promise<v
 
   const checks: Check[] = [checkNode(), checkSqliteModule(), await checkKeyringModule(source === 'keychain')];
   checks.push(...(await checkKey(ctx.paths, process.env, timeoutMs)));
+  // What an editor's session needs to start a daemon itself: it has its own environment, not this shell's.
+  const { keyAdvice } = await import('./key-advice.js');
+  const advice = await keyAdvice(ctx.paths, process.env, Math.min(timeoutMs, 5_000));
+  checks.push({ name: 'editors', status: advice.editorReady ? 'ok' : 'warn', message: advice.message, ...(advice.fix ? { fix: advice.fix } : {}) });
   checks.push(checkRunDir(ctx.paths));
   const daemon = await checkDaemon(ctx.probe, source, timeoutMs);
   checks.push(...daemon.checks);

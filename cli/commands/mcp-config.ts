@@ -28,6 +28,8 @@ export function serverEntry(connection: string | undefined, env: NodeJS.ProcessE
       ? { command: launcher, args: options, env: { HANACTL_NODE: process.execPath } }
       : { command: process.execPath, args: [hanactlBinPath(), 'mcp', ...options] };
   if (env.HANACTL_HOME) entry.env = { ...entry.env, HANACTL_HOME: env.HANACTL_HOME };
+  // Emptied on purpose (the demo does): a key the editor's own environment may hold is not used; the home's key file is.
+  if (env.HANACTL_REGISTRY_KEY === '') entry.env = { ...entry.env, HANACTL_REGISTRY_KEY: '' };
   // One placeholder per declared context parameter: without a value every call is refused.
   for (const name of contextNames) entry.env = { ...entry.env, [`MCP_CONTEXT_${name}`]: contextPlaceholder(name) };
   return entry;
@@ -91,8 +93,11 @@ export async function mcpConfig(ctx: CliContext, options: { client: string; conn
     const names = await declaredContext(ctx, options.connection);
     ctx.out(mcpConfigText(options.client, options.connection, process.env, names));
     if (names.length > 0 && options.connection) ctx.err(contextNote(options.connection, names));
-    return;
+  } else {
+    const { writeMcpConfig } = await import('./mcp-config-write.js');
+    await writeMcpConfig(ctx, options as { client: McpClientName; connection?: string; configFile?: string });
   }
-  const { writeMcpConfig } = await import('./mcp-config-write.js');
-  await writeMcpConfig(ctx, options as { client: McpClientName; connection?: string; configFile?: string });
+  // What the editor needs for the daemon's key: said on every machine, warned where it would fail.
+  const { adviceLines, keyAdvice } = await import('./key-advice.js');
+  ctx.err(adviceLines(await keyAdvice(ctx.paths)));
 }

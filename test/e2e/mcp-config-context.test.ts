@@ -50,6 +50,6 @@ describe('mcp-config writes a placeholder for each declared context parameter', 
     await home.ok(['add', 'plain', 'sqlite::memory:']);
     const printed = await home.ok(['mcp-config', '--client', 'cursor', '--connection', 'plain']);
     expect(printed.stdout).not.toContain('MCP_CONTEXT_');
-    expect(printed.stderr).toBe('');
+    expect(printed.stderr).not.toMatch(/context parameters|MCP_CONTEXT_/);
   });
 });
