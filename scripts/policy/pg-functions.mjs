@@ -371,6 +371,12 @@ const REVIEWED_NOT_SQL = [
   'regclasssend',
 ];
 
+/**
+ * Volatile functions reached without a call in the parse tree, reviewed as harmless: intagg's
+ * int_array_aggregate builds its array in memory (volatile only because its state is mutated in place).
+ */
+const REVIEWED_HIDDEN = ['int_agg_state', 'int_agg_final_array'];
+
 // ---- Reading the server ----
 
 const matcher = (patterns) => {
@@ -417,17 +423,24 @@ async function readServer() {
         SELECT c.relname AS name, pg_catalog.pg_get_viewdef(c.oid) AS def
           FROM pg_catalog.pg_class c WHERE c.relkind IN ('v', 'm') ORDER BY 1`)
     ).rows;
-    // Calls the parse tree does not show as a function call: operators, casts, type input, and
-    // attribute notation (t.f for f(t), one argument of a row type). None may reach a volatile function.
+    // Calls the parse tree does not show as a function call: operators, casts, type I/O, aggregates'
+    // support functions, and attribute notation (t.f for f(t), one argument of a row type). None may
+    // reach a volatile function that is not reviewed (REVIEWED_HIDDEN).
     const hidden = (
       await db.query(`
         SELECT 'operator ' || o.oprname || ' runs ' || p.proname AS what FROM pg_catalog.pg_operator o JOIN pg_catalog.pg_proc p ON p.oid = o.oprcode WHERE p.provolatile = 'v'
         UNION ALL SELECT 'cast ' || c.castsource::regtype || ' -> ' || c.casttarget::regtype || ' runs ' || p.proname FROM pg_catalog.pg_cast c JOIN pg_catalog.pg_proc p ON p.oid = c.castfunc WHERE p.provolatile = 'v'
-        UNION ALL SELECT 'type input of ' || t.typname || ' runs ' || p.proname FROM pg_catalog.pg_type t JOIN pg_catalog.pg_proc p ON p.oid = t.typinput WHERE p.provolatile = 'v'
+        UNION ALL SELECT 'type ' || t.typname || ' runs ' || p.proname FROM pg_catalog.pg_type t JOIN pg_catalog.pg_proc p
+            ON p.oid IN (t.typinput, t.typoutput, t.typreceive, t.typsend, t.typmodin, t.typmodout, t.typanalyze, t.typsubscript) WHERE p.provolatile = 'v'
+        UNION ALL SELECT 'aggregate ' || a.aggfnoid::regproc || ' runs ' || p.proname FROM pg_catalog.pg_aggregate a JOIN pg_catalog.pg_proc p
+            ON p.oid IN (a.aggtransfn, a.aggfinalfn, a.aggcombinefn, a.aggserialfn, a.aggdeserialfn, a.aggmtransfn, a.aggminvtransfn, a.aggmfinalfn)
+         WHERE p.provolatile = 'v'
         UNION ALL SELECT 'attribute notation reaches ' || p.proname FROM pg_catalog.pg_proc p
          WHERE p.pronargs = 1 AND p.provolatile = 'v' AND p.proargtypes[0] IN ('record'::regtype, 'anyelement'::regtype, 'anycompatible'::regtype)
         ORDER BY 1`)
-    ).rows.map((r) => r.what);
+    ).rows
+      .map((r) => r.what)
+      .filter((what) => !REVIEWED_HIDDEN.some((name) => what.endsWith(` runs ${name}`)));
     return { version, extensions, functions, views, hidden };
   } finally {
     await db.end().catch(() => {});
