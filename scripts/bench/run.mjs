@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // Benchmarks, side by side in one run: `npm run bench` (`-- --quick` for a smoke run,
 // `-- --out DIR` to write elsewhere). hanactl against the designs it replaces — an in-process
-// MCP server per session, a process spawned per call — and the floor, on loopback PostgreSQL
-// (and MariaDB for the pool figures). Writes RESULTS.md, results.json and latency.svg;
+// MCP server per session, a process spawned per call —, a published TypeScript peer (DBHub) and
+// the floor, on loopback PostgreSQL (and MariaDB for the pool figures). Writes RESULTS.md, results.json and latency.svg;
 // progress goes to stderr. Exits 1 when a figure could not be measured (a missed goal is a
 // result, not a failure; an unreachable MariaDB skips its figure and says so). Every process, table, database and folder it makes is removed.
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -17,6 +17,7 @@ import { measureSqliteMemory } from './figures/sqlite-memory.mjs';
 import { measureToolsList } from './figures/tools-list.mjs';
 import { startBenchHanactl } from './lib/bench-env.mjs';
 import { mysqlAdmin, pgAdmin } from './lib/databases.mjs';
+import { dbhubCommand, dbhubVersion } from './lib/dbhub.mjs';
 import { describeMachine, load } from './lib/machine.mjs';
 import { parseOptions } from './lib/options.mjs';
 import { Cleanup } from './lib/processes.mjs';
@@ -75,6 +76,7 @@ try {
     throw new Error(`PostgreSQL is not reachable at ${options.pgUrl}: ${err.message}`);
   });
   machine.postgres = await pg.version();
+  machine.dbhub = dbhubVersion(repo);
   const maria = await mysqlAdmin(
     options.mysqlUrl,
     { hanactl: `hanactl_bench_${tag}`, inproc: `hanactl_bench_inproc_${tag}` },
@@ -106,13 +108,14 @@ try {
       args: [join(repo, 'scripts/bench/inproc-server.mjs'), '--url', url, '--app-name', inprocApp],
       env: process.env,
     }),
+    dbhubCommand: (url) => dbhubCommand(repo, url),
   };
   const c = options.counts;
   await figure('toolsList', 'tools/list size', () => measureToolsList(ctx));
-  await figure('latency', `run_query SELECT 1: hanactl, in-process server, floor (${c.calls} calls each)`, () => measureLatency(ctx));
+  await figure('latency', `run_query SELECT 1: hanactl, in-process server, DBHub, floor (${c.calls} calls each)`, () => measureLatency(ctx));
   await figure('spawnPerCall', `spawn per call (${c.spawnCalls} calls)`, () => measureSpawnPerCall(ctx));
   await figure('bigTable', `SELECT * FROM ${c.bigTableRows.toLocaleString('en')} rows, maxRows 100`, () => measureBigTable(ctx));
-  await figure('coldStart', `cold start, ${c.coldStarts} rounds of 4 contenders`, () => measureColdStart(ctx));
+  await figure('coldStart', `cold start, ${c.coldStarts} rounds of 5 contenders`, () => measureColdStart(ctx));
   await figure('memory', `memory of ${c.memorySessions} sessions`, () => measureMemory(ctx));
   await figure('sqliteMemory', `memory of ${c.memorySessions} sessions on one SQLite file`, () => measureSqliteMemory(ctx));
   await figure('concurrencyPg', `${c.concurrency.sessions} sessions × ${c.concurrency.calls} calls, PostgreSQL`, () =>

@@ -16,12 +16,16 @@ const mariaUp = pgUp && (await serverAvailable('mysql'));
 const FIGURES = ['toolsList', 'latency', 'spawnPerCall', 'bigTable', 'coldStart', 'memory', 'sqliteMemory', 'concurrencyPg', 'concurrencyMaria'] as const;
 const ROWS = [
   '`run_query SELECT 1`',
+  'same vs DBHub',
   'same vs spawn per call',
   'broker overhead',
-  'shim cold start: spawn',
+  'relay cold start: spawn',
   '`node dist/shim.cjs mcp`',
   '`node bin/hanactl.js mcp`',
-  'memory of 10 sessions',
+  'DBHub cold start',
+  'memory of 10 sessions: summed PSS',
+  'more sessions came and went',
+  'memory of 10 DBHub sessions',
   'sessions on one SQLite file',
   'PostgreSQL: errors',
   'PostgreSQL: peak server connections',

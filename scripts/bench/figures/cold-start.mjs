@@ -1,4 +1,5 @@
-// Figure: shim cold start — spawn to `tools/list` answered, the daemon already running.
+// Figure: cold start — spawn to `tools/list` answered: hanactl's relay (the daemon already running),
+// DBHub (connecting to PostgreSQL is part of its start) and a bare SDK server with no tools.
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { openSession } from '../lib/mcp-session.mjs';
@@ -21,6 +22,7 @@ export async function measureColdStart(ctx) {
     snapshot: hanactl.shimCommand('bench'),
     bundle: { command: node, args: [join(repo, 'dist/shim.cjs'), 'mcp', ...connection], env },
     fullCli: { command: node, args: [hanactl.bin, 'mcp', ...connection], env },
+    dbhub: ctx.dbhubCommand(ctx.pgUrl),
     bare: { command: node, args: [join(repo, 'scripts/bench/bare-server.mjs')], env },
   };
   const samples = Object.fromEntries(Object.keys(contenders).map((k) => [k, []]));

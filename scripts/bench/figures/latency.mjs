@@ -1,36 +1,42 @@
-// Figure: run_query SELECT 1, one call at a time, hanactl vs the in-process server vs the floor.
-import { daemonApiClient, floorClient } from '../lib/direct-clients.mjs';
+// Figure: run_query SELECT 1, one call at a time: hanactl (the relay editors start), the same
+// session on the daemon's socket with no relay process, the in-process server, DBHub and the floor.
+import { floorClient } from '../lib/direct-clients.mjs';
 import { openSession } from '../lib/mcp-session.mjs';
 import { cpuMs } from '../lib/processes.mjs';
+import { openSocketSession } from '../lib/socket-session.mjs';
 import { interleave, timeCalls } from '../lib/stats.mjs';
 
 export async function measureLatency(ctx) {
   const { counts, hanactl, cleanup } = ctx;
-  const viaShim = await openSession({ ...hanactl.shimCommand('bench'), cleanup, label: 'hanactl shim' });
+  const viaRelay = await openSession({ ...hanactl.shimCommand('bench'), cleanup, label: 'hanactl relay' });
+  const onSocket = await openSocketSession({ socketPath: hanactl.socket, connection: 'bench', cwd: hanactl.home, cleanup });
   const inproc = await openSession({ ...ctx.inprocCommand(ctx.pgUrl), cleanup, label: 'in-process server' });
+  const dbhub = await openSession({ ...ctx.dbhubCommand(ctx.pgUrl), cleanup, label: 'DBHub' });
   const floor = await floorClient(ctx.pgUrl, cleanup);
-  const daemonApi = daemonApiClient(hanactl.socket, 'bench', cleanup);
   const contenders = {
-    hanactl: () => viaShim.query('SELECT 1'),
+    hanactl: () => viaRelay.query('SELECT 1'),
+    daemonSocket: () => onSocket.query('SELECT 1'),
     inproc: () => inproc.query('SELECT 1'),
+    dbhub: () => dbhub.query('SELECT 1'),
     floor: floor.plain,
-    floorAsDaemon: floor.asDaemon,
-    daemonApi,
   };
   for (const fn of Object.values(contenders)) await timeCalls(counts.warmup, fn);
   ctx.progress(`latency: ${counts.calls} calls each, in ${counts.rounds} interleaved rounds`);
   const perRound = Math.ceil(counts.calls / counts.rounds);
-  const pids = { shim: viaShim.pid, daemon: hanactl.daemonPid, inproc: inproc.pid };
+  const pids = { relay: viaRelay.pid, daemon: hanactl.daemonPid, inproc: inproc.pid, dbhub: dbhub.pid };
   const cpuBefore = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuMs(pid)]));
   const result = await interleave(contenders, { rounds: counts.rounds, perRound });
   const calls = perRound * counts.rounds;
-  // CPU per call of each server process; the daemon served both the shim's calls and daemonApi's.
+  // CPU per call of each server process; the daemon served both the relay's calls and the socket session's.
   const cpuPerCallMs = {
-    shim: (cpuMs(pids.shim) - cpuBefore.shim) / calls,
+    relay: (cpuMs(pids.relay) - cpuBefore.relay) / calls,
     daemon: (cpuMs(pids.daemon) - cpuBefore.daemon) / (2 * calls),
     inproc: (cpuMs(pids.inproc) - cpuBefore.inproc) / calls,
+    dbhub: (cpuMs(pids.dbhub) - cpuBefore.dbhub) / calls,
   };
-  await viaShim.close();
+  await viaRelay.close();
+  await onSocket.close();
   await inproc.close();
+  await dbhub.close();
   return { ...result, cpuPerCallMs };
 }

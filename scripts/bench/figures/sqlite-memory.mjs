@@ -1,4 +1,4 @@
-// Figure: memory of 10 sessions on one SQLite file — the shims, the daemon and every SQLite host
+// Figure: memory of 10 sessions on one SQLite file — the relays, the daemon and every SQLite host
 // it starts (summed PSS) against 10 in-process MCP servers that each open the file with
 // better-sqlite3. The sessions call at once, so the daemon starts as many hosts as its pool
 // allows, not one. It runs on a daemon of its own with the default pool settings (the run's
@@ -62,7 +62,7 @@ export async function measureSqliteMemory(ctx) {
     sessions: n,
     hanactl: {
       totalBytes: broker.totalBytes,
-      shimBytesEach: broker.sessionsBytes / n,
+      relayBytesEach: broker.sessionsBytes / n,
       daemonAndHostsBytes: broker.extra.bytes,
       hosts: broker.extra.processes - 1,
       hostBytesEach:

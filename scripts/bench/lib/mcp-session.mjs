@@ -5,8 +5,9 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 /**
  * Starts `command args` as an MCP stdio server and connects a Client (initialize included).
  * The session is closed by the cleanup registry if the caller does not close it first.
+ * `tool` is the server's query tool (hanactl's and the baseline's `run_query`, DBHub's `execute_sql`).
  */
-export async function openSession({ command, args = [], env, cleanup, label = command }) {
+export async function openSession({ command, args = [], env, cleanup, label = command, tool = 'run_query' }) {
   const transport = new StdioClientTransport({ command, args, env, stderr: 'pipe' });
   let stderr = '';
   transport.stderr?.on('data', (d) => {
@@ -25,9 +26,9 @@ export async function openSession({ command, args = [], env, cleanup, label = co
     transport,
     pid: transport.pid,
     stderr: () => stderr,
-    /** One run_query call; an `isError` result is thrown, with the server's text. */
+    /** One call of the query tool; an `isError` result is thrown, with the server's text. */
     async query(sql, extra = {}) {
-      const result = await client.callTool({ name: 'run_query', arguments: { sql, ...extra } });
+      const result = await client.callTool({ name: tool, arguments: { sql, ...extra } });
       if (result.isError) throw new Error(`${label}: ${result.content?.map((c) => c.text).join(' ')}`);
       return result;
     },

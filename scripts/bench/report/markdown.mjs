@@ -16,6 +16,7 @@ function machineLine(m) {
     `hanactl ${m.hanactl}`,
     `MCP SDK ${m.mcpSdk}`,
     `pg ${m.pg}`,
+    `DBHub ${m.dbhub ?? 'not installed'}`,
     `mysql2 ${m.mysql2}`,
   ].join(' · ');
 }
@@ -23,29 +24,25 @@ function machineLine(m) {
 /** Where a sequential call's time goes, from the latency figure's extra contenders. */
 function breakdown(latency) {
   if (!latency || latency.error) return '';
-  const { floor, floorAsDaemon, daemonApi, inproc, hanactl } = latency;
+  const { floor, daemonSocket, inproc, hanactl, dbhub } = latency;
   const rows = [
     ['floor: `SELECT 1` on a warm `pg` client', floor, floor.p50],
     [
-      '+ what the daemon sends: `RESET ALL; BEGIN READ ONLY; SET LOCAL statement_timeout`, the statement through a cursor, `ROLLBACK` + session scrub',
-      floorAsDaemon,
-      floorAsDaemon.p50 - floor.p50,
+      '+ the daemon: MCP session on its socket (no relay process), tool, policy, pool, the safety statements in one pipelined round trip',
+      daemonSocket,
+      daemonSocket.p50 - floor.p50,
     ],
-    [
-      '+ the daemon: HTTP over the Unix socket, body validation, policy, pool (`POST /v1/query` straight, no shim)',
-      daemonApi,
-      daemonApi.p50 - floorAsDaemon.p50,
-    ],
-    ['+ the shim: MCP over stdio, tool validation, rendering (= hanactl)', hanactl, hanactl.p50 - daemonApi.p50],
+    ['+ the relay process: stdio ⇄ socket, bytes copied (= hanactl)', hanactl, hanactl.p50 - daemonSocket.p50],
     ['for comparison, in-process MCP server (MCP over stdio + `pool.query`)', inproc, inproc.p50 - floor.p50],
+    ...(dbhub ? [['for comparison, DBHub (MCP over stdio, `execute_sql`)', dbhub, dbhub.p50 - floor.p50]] : []),
   ];
   const cpu = latency.cpuPerCallMs;
   const cpuLine = cpu
-    ? `\nCPU time per call (\`/proc/<pid>/stat\`, 10 ms ticks): shim ${ms(cpu.shim)} + daemon ${ms(cpu.daemon)} = ${ms(cpu.shim + cpu.daemon)} for hanactl; in-process server ${ms(cpu.inproc)}.\n`
+    ? `\nCPU time per call (\`/proc/<pid>/stat\`, 10 ms ticks): relay ${ms(cpu.relay)} + daemon ${ms(cpu.daemon)} = ${ms(cpu.relay + cpu.daemon)} for hanactl; in-process server ${ms(cpu.inproc)}${cpu.dbhub !== undefined ? `; DBHub ${ms(cpu.dbhub)}` : ''}.\n`
     : '';
   return `## Where a hanactl call's time goes
 
-Sequential \`SELECT 1\`, the same interleaved rounds as the first figure; "adds" is the p50 difference from the row above (the last row: from the floor).
+Sequential \`SELECT 1\`, the same interleaved rounds as the first figure; "adds" is the p50 difference from the row above (the comparison rows: from the floor).
 ${cpuLine}
 | step | p50 | p99 | adds at p50 |
 |---|---|---|---|
@@ -82,7 +79,9 @@ ${rows.map((r) => `| ${cell(r.figure)} | ${cell(r.measured)} | ${cell(r.ratio)} 
 ${breakdown(results.figures.latency)}
 ## Contenders (all in the same run, loopback)
 
-- **hanactl**: the SDK \`Client\` over stdio → \`bin/hanactl-mcp --connection bench\` (the editors' start command) → the daemon on its Unix socket → a warm pool (cap ${c.poolMax}, \`config.json\` \`pool.max\`).
+- **hanactl**: the SDK \`Client\` over stdio → \`bin/hanactl-mcp --connection bench\` (the editors' start command: a byte relay) → the session's MCP server in the daemon, on its Unix socket → a warm pool (cap ${c.poolMax}, \`config.json\` \`pool.max\`).
+- **daemon socket, no relay**: the same session opened by the benchmark straight on the daemon's socket (the relay's hello line, then newline-delimited JSON-RPC): what the relay process adds is the difference.
+- **DBHub** (\`@bytebase/dbhub\` ${m.dbhub ?? '(not installed)'}, the newest line that runs on Node 20): one process per session over stdio, \`--dsn\` on the same database, its \`execute_sql\` tool, default settings.
 - **in-process server**: \`scripts/bench/inproc-server.mjs\`, a baseline written for this benchmark — one MCP stdio server per session with its own \`pg\` (or \`mysql2\`) pool in the same process, one \`run_query\` tool with hanactl's input and output schemas, no read-only transaction, warm before it answers.
 - **spawn per call**: each call spawns \`node scripts/bench/spawn-query.mjs\`, which loads \`pg\`, connects, queries, prints and exits — a lower bound on a per-call CLI such as hana-cli.
 - **floor**: the same query on a warm \`pg\` client in the benchmark's process, no MCP.
@@ -91,7 +90,7 @@ ${breakdown(results.figures.latency)}
 
 - Timings are taken in the benchmark process with \`process.hrtime\`; p50/p99 are nearest-rank. Sequential contenders run in ${c.rounds} interleaved rounds so background load hits them alike; each had ${c.warmup} warm-up calls.
 - Cold start: spawn → \`initialize\` → \`tools/list\` answered, the daemon already running; contenders take turns each round after one discarded round.
-- Memory: PSS from \`/proc/<pid>/smaps_rollup\`, each set measured alone after 3 calls per session (hanactl's sum includes the daemon).
+- Memory: PSS from \`/proc/<pid>/smaps_rollup\`, each set measured alone after 3 calls per session (hanactl's sum includes the daemon); between hanactl's two sets ${c.churnSessions ?? 0} sessions open on the daemon's socket, call once and close, one after another.
 - Concurrency: ${c.concurrency.sessions} sessions started ${5} at a time, one warm-up call each, then all make ${c.concurrency.calls} calls at once; server connections are sampled every 20 ms (PostgreSQL: \`pg_stat_activity\` by the contender's \`application_name\`; MariaDB: \`information_schema.PROCESSLIST\` for the user in a database private to the run).
 - Large result: an UNLOGGED table of ${c.bigTableRows.toLocaleString('en')} rows made for the run and dropped after; daemon VmRSS from \`/proc/<pid>/status\` sampled every 5 ms.
 ${analysis()}${failures.length > 0 ? `\n## Figures that could not be measured\n\n${failures.map(([k, v]) => `- ${k}: ${v.skipped ? `skipped: ${cell(v.skipped)}` : cell(v.error)}`).join('\n')}\n` : ''}`;

@@ -11,8 +11,9 @@ export function latencySeries(results) {
   const groups = [];
   if (ok('latency')) {
     const items = [
-      { label: 'hanactl (shim → daemon → pool)', ...f.latency.hanactl, accent: true },
+      { label: 'hanactl (relay → daemon → pool)', ...f.latency.hanactl, accent: true },
       { label: 'in-process MCP server', ...f.latency.inproc },
+      ...(f.latency.dbhub ? [{ label: 'DBHub (process per session)', ...f.latency.dbhub }] : []),
       { label: 'floor: warm pg client, no MCP', ...f.latency.floor },
     ];
     if (ok('spawnPerCall')) items.push({ label: 'spawn per call', ...f.spawnPerCall });
@@ -36,9 +37,10 @@ export function latencySeries(results) {
     groups.push({
       title: `cold start, spawn → tools/list (median and max of ${c.coldStarts})`,
       items: [
-        { label: 'bin/hanactl-mcp (snapshot)', p50: cs.snapshot.median, p99: cs.snapshot.max, accent: true },
+        { label: 'bin/hanactl-mcp (relay)', p50: cs.snapshot.median, p99: cs.snapshot.max, accent: true },
         { label: 'node dist/shim.cjs mcp', p50: cs.bundle.median, p99: cs.bundle.max },
         { label: 'node bin/hanactl.js mcp', p50: cs.fullCli.median, p99: cs.fullCli.max },
+        ...(cs.dbhub ? [{ label: 'DBHub', p50: cs.dbhub.median, p99: cs.dbhub.max }] : []),
         { label: 'bare SDK server', p50: cs.bare.median, p99: cs.bare.max },
       ],
     });
