@@ -21,5 +21,10 @@ export function dbhubCommand(repo, url) {
   const dsn = new URL(url);
   // Loopback PostgreSQL without TLS, as the other contenders reach it.
   if (dsn.protocol.startsWith('postgres') && !dsn.searchParams.has('sslmode')) dsn.searchParams.set('sslmode', 'disable');
-  return { command: process.execPath, args: [main, '--transport', 'stdio', '--dsn', dsn.toString()], env: process.env, tool: 'execute_sql' };
+  return {
+    command: process.execPath,
+    args: [main, '--transport', 'stdio', '--dsn', dsn.toString()],
+    env: process.env,
+    tool: 'execute_sql',
+  };
 }
