@@ -33,7 +33,7 @@ import type { SessionTable } from '../sessions/session-table.js';
 export interface BrokerServices {
   readonly connections: Pick<ConnectionService, 'list' | 'resolve'>;
   /** Project context (`project:<name>` connections, detect_project); without it a session has registry connections only. */
-  readonly projects?: Pick<ProjectService, 'listing' | 'info' | 'detect'>;
+  readonly projects?: Pick<ProjectService, 'listing' | 'info' | 'detect' | 'forgetSession'>;
   readonly queries: Pick<QueryService, 'run'>;
   readonly catalog: CatalogService;
   readonly sessions: Pick<SessionTable, 'open' | 'touch' | 'close'>;
@@ -125,6 +125,8 @@ export class ServiceBroker implements Broker {
   }
 
   async detectProject(request: Parameters<Broker['detectProject']>[0]) {
+    // A detect queued before the socket closed must not list the session again, nor keep its extras.
+    if (this.#ended) throw ENDED;
     if (request.session) this.#services.sessions.touch(request.session, { project: request.path });
     return this.#projects().detect(request);
   }
@@ -152,7 +154,9 @@ export class ServiceBroker implements Broker {
     return this.#services.sessions.touch(id, update);
   }
 
+  /** Ends the session's listing and drops what it announced (its project extras). */
   async closeSession(id: string): Promise<boolean> {
+    this.#services.projects?.forgetSession(id);
     return this.#services.sessions.close(id);
   }
 

@@ -81,6 +81,11 @@ export class ProjectService {
     this.#deps = deps;
   }
 
+  /** The session ended: what it announced with `detect` is dropped. */
+  forgetSession(session: string): void {
+    this.#deps.sessions.forget(session);
+  }
+
   /** `POST /v1/projects/detect`: what the project is and yields; names and engines only. */
   detect(request: DetectRequest): DetectResult {
     const extras: SessionExtras = {

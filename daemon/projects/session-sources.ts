@@ -15,7 +15,8 @@ interface Entry {
 /**
  * The extras each shim announced with `detect` (kept in daemon memory only, never listed or
  * logged: `VCAP_SERVICES` may hold passwords), so its later listings and queries resolve the
- * same chain. Entries idle for a day are dropped; the table is capped.
+ * same chain. An entry goes when its session ends; entries idle for a day (a session whose end
+ * was never seen) are dropped, and the table is capped.
  */
 export class SessionSources {
   readonly #entries = new Map<string, Entry>();
@@ -31,6 +32,16 @@ export class SessionSources {
     this.#entries.delete(session);
     this.#entries.set(session, { extras: { ...extras }, seenAt: Date.now() });
     this.#prune();
+  }
+
+  /** The session ended: its extras go with it (they may hold a `VCAP_SERVICES` of up to 1 MB). */
+  forget(session: string): void {
+    this.#entries.delete(session);
+  }
+
+  /** How many sessions' extras are held. */
+  get size(): number {
+    return this.#entries.size;
   }
 
   get(session: string | undefined): SessionExtras {
