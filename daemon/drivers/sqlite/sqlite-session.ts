@@ -28,6 +28,17 @@ export interface SqliteDatabase {
   readonly open: boolean;
 }
 
+/**
+ * Run after a writable call: SQLite keeps `last_insert_rowid()` and `changes()` per connection,
+ * so the next caller on it would read what this one inserted or changed. An insert of rowid 0
+ * and a delete of nothing leave 0 in both; they touch a temporary table made and rolled back in
+ * the same transaction, so nothing of them stays either (the rollback does not undo the two
+ * counters: they are not transactional). `total_changes()` cannot be reset on an open
+ * connection; it counts rows changed through it, not which.
+ */
+const FORGET_LAST_CHANGE =
+  'BEGIN; CREATE TEMP TABLE "hanactl_forget_last_change"(x); INSERT INTO temp."hanactl_forget_last_change"(rowid) VALUES (0); DELETE FROM temp."hanactl_forget_last_change" WHERE 0; ROLLBACK';
+
 /** What one `execute` needs besides the SQL and its parameters. */
 export interface SessionExecuteOptions {
   readonly maxRows: number;
@@ -110,6 +121,7 @@ export class SqliteSession {
         // the connection reaches the next caller. A connection that cannot be put back is spent.
         this.#context = {};
         if (!this.#state.restore(sql)) this.#broken = true;
+        else if (!options.readOnly) this.#forgetLastChange();
       }
     }
   }
@@ -130,6 +142,16 @@ export class SqliteSession {
       this.#broken = true;
       // A write whose COMMIT failed did not happen: say so rather than report its result.
       if (commit) throw normaliseDriverError(err, 'QUERY_FAILED', [], { nativeCode: (err as { code?: string }).code ?? 'SQLITE_ERROR' });
+    }
+  }
+
+  /** A connection whose counters cannot be cleared is not handed to another caller. */
+  #forgetLastChange(): void {
+    try {
+      this.#db.exec(FORGET_LAST_CHANGE);
+    } catch {
+      if (this.#db.inTransaction) this.#db.exec('ROLLBACK');
+      this.#broken = true;
     }
   }
 

@@ -77,6 +77,33 @@ describe('connection state a call leaves behind is gone before the next call', (
   });
 });
 
+describe('what one caller inserted or changed is not readable by the next on the same connection', () => {
+  const LAST = 'SELECT last_insert_rowid() AS id, changes() AS n';
+
+  it.each([
+    ['INSERT INTO t VALUES (41), (42)', 2],
+    ['UPDATE t SET n = n WHERE n IN (1, 2)', 2],
+    ['INSERT INTO t VALUES (43) RETURNING rowid', 1],
+    ['DELETE FROM t WHERE n >= 41', 3],
+  ] as const)('after %s, last_insert_rowid() and changes() read 0', async (sql, changed) => {
+    const conn = await fx.connect();
+    const result = await conn.execute(sql, [], WRITE);
+    // The caller itself still learns what it did.
+    if (sql.includes('RETURNING')) expect(result.rows).toHaveLength(changed);
+    else expect(result.affectedRows).toBe(changed);
+    await expect(conn.execute(LAST, [], READ)).resolves.toMatchObject({ rows: [{ id: 0, n: 0 }] });
+    await expect(conn.execute(LAST, [], WRITE)).resolves.toMatchObject({ rows: [{ id: 0, n: 0 }] });
+  });
+
+  it('leaves no table behind and keeps the data as written', async () => {
+    const conn = await fx.connect();
+    await conn.execute('INSERT INTO t VALUES (44)', [], WRITE);
+    await expect(conn.execute('SELECT count(*) AS c FROM temp.sqlite_schema', [], READ)).resolves.toMatchObject({ rows: [{ c: 0 }] });
+    await expect(conn.execute('SELECT count(*) AS c FROM t WHERE n = 44', [], READ)).resolves.toMatchObject({ rows: [{ c: 1 }] });
+    await conn.execute('DELETE FROM t WHERE n = 44', [], WRITE);
+  });
+});
+
 describe('SQLite3 Multiple Ciphers settings', () => {
   it.each([
     "SELECT sqlite3mc_config('cipher', 'rc4')",
