@@ -5,7 +5,7 @@ import { readConfig, writeConfig } from '../../shared/config.js';
 import { isHanactlError } from '../../shared/errors.js';
 import type { Health } from '../../shared/schemas.js';
 import { markStopped } from '../../shared/stopped-marker.js';
-import { shellQuote } from './mcp-config.js';
+import { hanactlCommand } from '../../shared/cli-command.js';
 import { type CliContext, printJson } from '../context.js';
 import { CliExit, EXIT } from '../exit.js';
 import { progressLine } from '../style.js';
@@ -118,7 +118,7 @@ async function startForeground(ctx: CliContext, http: string | undefined): Promi
 export async function stop(ctx: CliContext, options: { json?: boolean }): Promise<void> {
   const health = await running(ctx);
   // Before the daemon goes: an editor's relay that finds it gone must not bring it back.
-  const restart = restartCommand(ctx);
+  const restart = restartCommand();
   markStopped(ctx.paths, restart);
   const stays = `Agents' sessions will not start it again; \`${restart}\` does.`;
   if (!health) {
@@ -138,9 +138,9 @@ export async function stop(ctx: CliContext, options: { json?: boolean }): Promis
   ctx.out(`Daemon stopped (pid ${health.pid}). ${stays}`);
 }
 
-/** How the person who stops this home's daemon starts it again (its home named when it is not the default). */
-function restartCommand(ctx: CliContext): string {
-  return `${process.env.HANACTL_HOME ? `HANACTL_HOME=${shellQuote(ctx.paths.home)} ` : ''}hanactl daemon start`;
+/** How the person who stops this home's daemon starts it again, from any terminal. */
+function restartCommand(): string {
+  return `${hanactlCommand()} daemon start`;
 }
 
 function isAlive(pid: number): boolean {

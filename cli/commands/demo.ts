@@ -5,10 +5,11 @@ import { join } from 'node:path';
 import { readConfig, writeConfig } from '../../shared/config.js';
 import { installRoot } from '../../shared/install-root.js';
 import { resolvePaths } from '../../shared/paths.js';
+import { hanactlCommand, shellQuote } from '../../shared/cli-command.js';
 import { DaemonClient } from '../../shared/daemon-client.js';
 import { markStopped } from '../../shared/stopped-marker.js';
 import type { CliContext } from '../context.js';
-import { mcpConfigText, shellQuote } from './mcp-config.js';
+import { mcpConfigText } from './mcp-config.js';
 
 const require = createRequire(import.meta.url);
 
@@ -85,7 +86,13 @@ export async function demo(ctx: CliContext): Promise<void> {
     ctx.out(`  ${mcpConfigText('claude-code', 'demo', editorEnv)}\n`);
     ctx.out('Claude Desktop / Cursor (mcpServers):\n');
     ctx.out(mcpConfigText('cursor', 'demo', editorEnv));
-    ctx.out('\nOther clients: hanactl mcp-config --client vscode. Stop with Ctrl-C.');
+    // Commands that work as printed from any terminal: this installation's CLI, the demo's home.
+    const hanactl = hanactlCommand();
+    ctx.out('\nOther editors (claude-desktop, vscode, cursor; --write edits the file), from any terminal:');
+    ctx.out(`  ${hanactl} mcp-config --client vscode --connection demo`);
+    ctx.out('Check the connection:');
+    ctx.out(`  ${hanactl} test demo`);
+    ctx.out('Stop with Ctrl-C.');
   };
 
   const { runDaemon, AlreadyRunningError } = await import('../../daemon/main.js');

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { hanactlBinPath } from '../../shared/auto-start.js';
 import { installRoot } from '../../shared/install-root.js';
+import { shellQuote } from '../../shared/cli-command.js';
 import { HanactlError } from '../../shared/errors.js';
 import type { CliContext } from '../context.js';
 import { CliExit, EXIT } from '../exit.js';
@@ -81,10 +82,6 @@ export function mcpConfigText(
   }
 }
 
-/** A word as a POSIX shell reads it back unchanged. */
-export function shellQuote(s: string): string {
-  return /^[A-Za-z0-9_./:=@-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
-}
 
 /** `hanactl mcp-config --client NAME [--connection NAME] [--write [--config-file PATH]]`. */
 export async function mcpConfig(ctx: CliContext, options: { client: string; connection?: string; write?: boolean; configFile?: string }): Promise<void> {

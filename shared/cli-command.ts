@@ -1,0 +1,34 @@
+import { realpathSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { installRoot } from './install-root.js';
+
+/** A word as a POSIX shell reads it back unchanged. */
+export function shellQuote(s: string): string {
+  return /^[A-Za-z0-9_./:=@-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+const realpathOr = (path: string): string | undefined => {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * How a person runs this installation's CLI, for the commands hanactl prints: `hanactl` when
+ * the `hanactl` on PATH is this very installation (a global or linked install), else
+ * `node <absolute path>/bin/hanactl.js`, which works from any folder of a clone. With
+ * HANACTL_HOME set, it is named in front, so the command reaches the same home from another
+ * terminal.
+ */
+export function hanactlCommand(env: NodeJS.ProcessEnv = process.env): string {
+  const bin = join(installRoot(), 'bin', 'hanactl.js');
+  const self = realpathOr(bin);
+  const onPath = (env.PATH ?? '')
+    .split(delimiter)
+    .filter(Boolean)
+    .some((dir) => self !== undefined && realpathOr(join(dir, 'hanactl')) === self);
+  const home = env.HANACTL_HOME ? `HANACTL_HOME=${shellQuote(realpathOr(env.HANACTL_HOME) ?? env.HANACTL_HOME)} ` : '';
+  return `${home}${onPath ? 'hanactl' : `node ${shellQuote(bin)}`}`;
+}
