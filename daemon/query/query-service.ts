@@ -9,8 +9,8 @@ import { capQueryResult, type ResultBudget, resultBudget } from './result-cap.js
 
 /** Decides before any network work whether a statement may run, and as what. */
 export interface StatementPolicy {
-  /** Returns the kind of statement, or throws STATEMENT_REFUSED. */
-  check(sql: string, options: { dialect: Engine; allowWrite: boolean }): 'read' | 'write';
+  /** Returns the kind of statement, or throws (or rejects with) STATEMENT_REFUSED. */
+  check(sql: string, options: { dialect: Engine; allowWrite: boolean }): 'read' | 'write' | Promise<'read' | 'write'>;
 }
 
 /** Where a `project:<name>` connection is looked up: the caller's project folder and session. */
@@ -43,7 +43,7 @@ export class QueryService {
       ...(request.project ? { project: request.project } : {}),
       ...(request.session ? { session: request.session } : {}),
     });
-    const kind = this.#deps.policy.check(request.sql, { dialect: record.target.engine, allowWrite: record.allowWrite });
+    const kind = await this.#deps.policy.check(request.sql, { dialect: record.target.engine, allowWrite: record.allowWrite });
     // Cut here, before anything serializes the rows: every transport gets the capped result.
     const result = await this.#execute(record, request, kind === 'read' || !record.allowWrite, signal);
     return capQueryResult(result, resultBudget(record.name, record.maxResultBytes));
