@@ -75,7 +75,7 @@ afterAll(() => {
 });
 
 describe.skipIf(!pgUp)('npm run bench -- --quick', () => {
-  it('writes RESULTS.md, results.json and latency.svg with every figure', { timeout: 180_000 }, async () => {
+  it('writes RESULTS.md, results.json and latency.svg with every figure', { timeout: 600_000 }, async () => {
     const committed = join(REPO, 'bench', 'RESULTS.md');
     const before = statSync(committed, { throwIfNoEntry: false })?.mtimeMs;
     const { code, stderr } = await runBench(['--quick', '--out', out]);

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
+import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PG_URL, serverAvailable } from '../helpers/engines.js';
 import { TestHome } from '../helpers/hanactl-home.js';
@@ -30,8 +31,22 @@ describe('the shim and the daemon’s life', () => {
     const shim = await startShim(home.env, ['--connection', 'pg']);
     try {
       const status = JSON.parse((await home.ok(['daemon', 'status', '--json'])).stdout);
-      const inFlight = shim.call('run_query', { sql: 'SELECT count(*) > 0 AS slept FROM generate_series(1, 20000000)' });
-      await new Promise((r) => setTimeout(r, 500));
+      const inFlight = shim.call('run_query', { sql: 'SELECT count(*) > 0 AS slept FROM generate_series(1, 20000001)' });
+      // SIGTERM once the statement runs on the server, however slow the machine is to get it there.
+      const admin = new pg.Client({ connectionString: PG_URL });
+      await admin.connect();
+      try {
+        const running = async () =>
+          Number(
+            (await admin.query("SELECT count(*) AS n FROM pg_stat_activity WHERE query LIKE '%20000001)%' AND pid <> pg_backend_pid()"))
+              .rows[0].n,
+          ) > 0;
+        let settled = false;
+        void inFlight.finally(() => (settled = true));
+        while (!settled && !(await running())) await new Promise((r) => setTimeout(r, 20));
+      } finally {
+        await admin.end();
+      }
       process.kill(status.pid, 'SIGTERM');
       const result = await inFlight;
       expect(result.isError, textOf(result)).toBeFalsy();
