@@ -83,6 +83,8 @@ export class ConnectionService {
     );
     const previous = this.#registry.get(request.name);
     this.#registry.put(record, request.replace ?? false);
+    // Replaced by a connection to another engine: nothing there would verify a signature.
+    if (previous?.signedContext && record.target.engine !== 'postgres') this.#registry.setSignedContext(record.name, false);
     this.#cache.delete(record.name);
     if (previous) await this.#pools.forget(previous);
     return record;
