@@ -33,7 +33,10 @@ Exit codes: 0 ok, 1 failure, 2 usage.`,
     .option('--foreground', 'run in this terminal; logs still go to the log file')
     .option('--key-file', 'keep the registry key in a 0600 file beside the registry (for machines without a keychain; weaker)')
     .option('--audit-days <days>', 'keep audit records this many days (default 30; remembered for later starts)', intOption(1, 3650))
-    .option('--http <host:port>', 'also serve MCP over HTTP on this loopback address, e.g. 127.0.0.1:8765 (for every start: "http" in config.json)')
+    .option(
+      '--http <host:port>',
+      'also serve MCP over HTTP on this loopback address, e.g. 127.0.0.1:8765 (for every start: "http" in config.json)',
+    )
     .addOption(json())
     .action(async (opts) => (await import('./commands/daemon.js')).start(ctx(), opts));
   daemon
@@ -83,6 +86,8 @@ URLs:
       // The bounds of MIN/MAX_MAX_RESULT_BYTES in shared/schemas.ts, which the daemon checks again.
       (value: string) => (value === 'default' ? value : intOption(4096, 4 * 1024 * 1024)(value)),
     )
+    .option('--curated-only', "offer this connection's sessions only its curated tools (no run_query)")
+    .option('--no-curated-only', 'offer run_query again beside the curated tools')
     .addOption(json())
     .action(async (name, opts) => (await import('./commands/connections.js')).set(ctx(), name, opts));
   program
@@ -154,7 +159,7 @@ Example (as the database owner; the key goes from hanactl to psql, never to the 
     .command('mcp')
     .description('run the MCP stdio server for one agent session (what an editor starts)')
     .option('--connection <name>', 'the connection active when the session starts')
-    .option('--project <dir>', "the project folder when the editor offers no MCP roots (default: the working folder)")
+    .option('--project <dir>', 'the project folder when the editor offers no MCP roots (default: the working folder)')
     .option('--conn-file <file>', 'a connection file for the project chain (as hana-cli --conn; read by the daemon, within trust)')
     .action(async (opts) => (await import('../shim/main.js')).runShim(opts));
   program
@@ -190,9 +195,14 @@ Example (as the database owner; the key goes from hanactl to psql, never to the 
   program
     .command('mcp-config')
     .description('print the configuration that points an editor at hanactl')
-    .addOption(new Option('--client <name>', 'the editor').choices(['claude-code', 'claude-desktop', 'vscode', 'cursor']).makeOptionMandatory())
+    .addOption(
+      new Option('--client <name>', 'the editor').choices(['claude-code', 'claude-desktop', 'vscode', 'cursor']).makeOptionMandatory(),
+    )
     .option('--connection <name>', 'the connection the session starts with')
-    .option('--write', "merge the entry into the editor's config file (backed up first; other servers kept); for claude-code prints `claude mcp add` instead")
+    .option(
+      '--write',
+      "merge the entry into the editor's config file (backed up first; other servers kept); for claude-code prints `claude mcp add` instead",
+    )
     .option('--config-file <path>', 'with --write: the file to merge into, instead of the editor’s usual one')
     .addHelpText(
       'after',
@@ -216,7 +226,10 @@ Examples:
     .description('create a token and print it once (the daemon keeps only its hash)')
     .option('--connection <name>', 'limit the token to this connection’s endpoint (/mcp/<name>)')
     .addOption(json())
-    .addHelpText('after', '\nExamples:\n  hanactl token create laptop-agent --connection shop\n  curl -H "Authorization: Bearer $TOKEN" ...')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  hanactl token create laptop-agent --connection shop\n  curl -H "Authorization: Bearer $TOKEN" ...',
+    )
     .action(async (label, opts) => (await import('./commands/token.js')).create(ctx(), label, opts));
   token
     .command('list')
@@ -229,6 +242,39 @@ Examples:
     .description('revoke a token; requests with it are refused from now on')
     .addOption(json())
     .action(async (label, opts) => (await import('./commands/token.js')).revoke(ctx(), label, opts));
+  const tools = program
+    .command('tools')
+    .description('curated tools: named, parameterized statements a connection offers agents as MCP tools');
+  tools
+    .command('import <connection> <file>')
+    .description('declare curated tools from a YAML file (see docs/curated-tools.md)')
+    .option('--replace', "replace the connection's curated tools with the file's")
+    .addOption(json())
+    .addHelpText(
+      'after',
+      `
+File:
+  tools:
+    - name: orders_for_customer
+      description: The latest orders of one customer, newest first.
+      sql: SELECT id, total FROM orders WHERE customer_id = :customer_id ORDER BY id DESC LIMIT :limit
+      parameters:
+        - {name: customer_id, type: integer, description: The customer's id}
+        - {name: limit, type: integer}`,
+    )
+    .action(async (connection, file, opts) => (await import('./commands/tools.js')).importTools(ctx(), connection, file, opts));
+  tools
+    .command('list [connection]')
+    .alias('ls')
+    .description('list curated tools, of one connection or all')
+    .addOption(json())
+    .action(async (connection, opts) => (await import('./commands/tools.js')).listTools(ctx(), connection, opts));
+  tools
+    .command('remove <connection> <name>')
+    .alias('rm')
+    .description('remove one curated tool from a connection')
+    .addOption(json())
+    .action(async (connection, name, opts) => (await import('./commands/tools.js')).removeTool(ctx(), connection, name, opts));
   registerOperatorCommands(program, ctx);
   return program;
 }

@@ -40,6 +40,8 @@ import { dispatchConnections } from './mcp/socket-dispatch.js';
 import { resolveListenAddress } from './mcp-http/listen-address.js';
 import type { RunningMcpHttp } from './mcp-http/mcp-http.js';
 import { TokenService, tokenRoutes } from './tokens/index.js';
+import { CuratedService } from './curated/curated-service.js';
+import { curatedRoutes } from './http/curated-routes.js';
 
 export interface RunDaemonOptions {
   readonly env?: NodeJS.ProcessEnv;
@@ -122,6 +124,7 @@ export async function runDaemon(options: RunDaemonOptions = {}): Promise<Running
       poolFor: (record) => pools.poolFor(record),
       policy: createStatementPolicy(),
     });
+    const curated = new CuratedService({ registry, connections, policy: createStatementPolicy() });
     const sessions = new SessionTable();
     const calls = new CallTracker({ audit: audit.log });
     const tokens = new TokenService(registry, { assertConnection: (name) => void connections.resolve(name) });
@@ -177,11 +180,12 @@ export async function runDaemon(options: RunDaemonOptions = {}): Promise<Running
     });
     app.route('/v1', catalogRoutes({ catalog, sessions, calls }));
     app.route('/v1', tokenRoutes({ tokens }));
+    app.route('/v1', curatedRoutes({ curated }));
 
     // The tools call the services directly, for relay sessions and MCP over HTTP alike.
     let loading: Promise<typeof import('../shim/server.js')> | undefined;
     const shimServer = () => (loading ??= import('../shim/server.js'));
-    const services = { connections, projects, queries, catalog, sessions, calls };
+    const services = { connections, projects, queries, catalog, sessions, calls, curated };
     const sessionStore = new SessionStore(join(paths.runDir, 'sessions'));
     sessionStore.prune(24 * 60 * 60_000);
     const relays = new RelaySessions({

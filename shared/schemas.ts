@@ -88,6 +88,8 @@ export const UpdateConnectionRequestSchema = z.strictObject({
   maxResultBytes: z.number().int().min(MIN_MAX_RESULT_BYTES).max(MAX_MAX_RESULT_BYTES).nullable().optional(),
   /** Sign context values for the verifying function a person installs (PostgreSQL). */
   signedContext: z.boolean().optional(),
+  /** Sessions get only the connection's curated tools; run_query is not offered. */
+  curatedOnly: z.boolean().optional(),
 });
 export type UpdateConnectionRequest = z.infer<typeof UpdateConnectionRequestSchema>;
 
@@ -105,6 +107,8 @@ export const ConnectionInfoSchema = z.object({
   maxResultBytes: z.number().int().optional(),
   /** Context values are signed (`hanactl set --signed-context`). */
   signedContext: z.boolean().optional(),
+  /** Its sessions get only its curated tools (`hanactl set --curated-only`). */
+  curatedOnly: z.boolean().optional(),
   /** Project connections only: the file (or variable) it was found in. */
   source: z.string().optional(),
 });

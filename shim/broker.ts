@@ -14,6 +14,7 @@ import type {
   TableList,
   TablesRequest,
 } from '../shared/catalog-schemas.js';
+import type { CuratedCallArgs, CuratedToolInfo } from '../shared/curated.js';
 import type { DetectRequest, DetectResult, ProjectScope } from '../shared/project-schemas.js';
 import type {
   ConnectionInfo,
@@ -24,6 +25,16 @@ import type {
   SessionInfo,
   SessionUpdate,
 } from '../shared/schemas.js';
+
+/** One call of a curated tool: its connection, name and the agent's arguments. */
+export interface CuratedCallRequest {
+  readonly connection: string;
+  readonly tool: string;
+  readonly args: CuratedCallArgs;
+  readonly session?: string;
+  readonly project?: string;
+  readonly context?: Readonly<Record<string, string>>;
+}
 
 /** What a session reports of itself for `hanactl status`, plus what the daemon keeps to resume it after a restart. */
 export interface SessionReport extends SessionUpdate {
@@ -50,6 +61,15 @@ export interface Broker {
   searchObjects(request: SearchRequest, signal?: AbortSignal): Promise<SearchResult>;
   /** The project holding `path`, its sources and the connections they yield (names and engines only). */
   detectProject(request: DetectRequest): Promise<DetectResult>;
+  /**
+   * The curated tools a session whose active connection is `connection` offers (those that fit
+   * tools/list), and whether the connection is curated-only (run_query not offered).
+   */
+  curatedTools(connection: string | null): Promise<{ tools: CuratedToolInfo[]; curatedOnly: boolean }>;
+  /** Runs a curated tool: the daemon binds its registered statement and runs it as run_query runs SQL. */
+  callCurated(request: CuratedCallRequest, signal?: AbortSignal): Promise<QueryResult>;
+  /** Calls `listener` with a connection's name when a person changes its curated tools or settings; returns the unsubscribe. */
+  onCuratedChange?(listener: (connection: string) => void): () => void;
   /** Lists the session in `hanactl status`. */
   openSession(request: OpenSessionRequest): Promise<SessionInfo>;
   updateSession(id: string, report: SessionReport): Promise<SessionInfo>;

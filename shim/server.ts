@@ -5,6 +5,7 @@ import { ProjectContext } from './project-context.js';
 import { registerProjectTools } from './project-tools.js';
 import { type ShimOptions, SessionState } from './session-state.js';
 import { registerCatalogTools } from './catalog-tools.js';
+import { registerCuratedTools } from './curated-tools.js';
 import { registerTools } from './tools.js';
 
 const INSTRUCTIONS =
@@ -16,6 +17,9 @@ export function createShimServer(daemon: Broker, options: ShimOptions = {}): { s
   const state = new SessionState(daemon, options);
   const policy = registerTools(server, daemon, state);
   registerCatalogTools(server, daemon, state);
+  // The active connection's curated tools: listed from the start when it is known, then kept in step.
+  const curated = registerCuratedTools(server, daemon, state, policy.runQuery);
+  void curated.sync();
   const project = new ProjectContext(daemon, state, policy, options);
   registerProjectTools(server, state, project);
   server.server.oninitialized = () => {
@@ -23,7 +27,11 @@ export function createShimServer(daemon: Broker, options: ShimOptions = {}): { s
     if (client?.name) state.client = { name: client.name, ...(client.version ? { version: client.version } : {}) };
     void state.announce();
     // The tool annotations follow the starting connection's policy (best effort; a call still works).
-    if (state.active) void daemon.getConnection(state.active).then((info) => policy.onActive(info.allowWrite), () => {});
+    if (state.active)
+      void daemon.getConnection(state.active).then(
+        (info) => policy.onActive(info.allowWrite),
+        () => {},
+      );
     // The project: the client's roots, else --project, else the working folder (tools wait for it).
     // Over HTTP the URL fixed the connection, and the client's folders are not the daemon's to follow.
     if (options.transport !== 'http') project.start(server);

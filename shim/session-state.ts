@@ -47,6 +47,7 @@ export class SessionState {
   #opening: Promise<string | undefined> | undefined;
   #settling: Promise<unknown> = Promise.resolve();
   readonly #daemon: Broker;
+  readonly #watchers: (() => void)[] = [];
 
   constructor(daemon: Broker, options: ShimOptions) {
     this.#daemon = daemon;
@@ -83,11 +84,20 @@ export class SessionState {
     return this.#opening;
   }
 
-  /** Mirrors a change to the daemon's session table, for `hanactl status`. */
+  /** Calls `watcher` whenever the session announces a change (of connection, project or client). */
+  watch(watcher: () => void): void {
+    this.#watchers.push(watcher);
+  }
+
+  /** Mirrors a change to the daemon's session table, for `hanactl status`, and tells the watchers. */
   async announce(): Promise<void> {
+    for (const watcher of this.#watchers) watcher();
     const id = await this.sessionId();
     const project = this.project ? { project: this.project } : {};
-    if (id) await this.#daemon.updateSession(id, { connection: this.active, client: this.client, pinned: this.pinned, ...project }).catch(() => {});
+    if (id)
+      await this.#daemon
+        .updateSession(id, { connection: this.active, client: this.client, pinned: this.pinned, ...project })
+        .catch(() => {});
   }
 
   /** Queues a change of project (MCP roots, detect_project); changes apply one at a time, in order. */

@@ -1,4 +1,4 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { Broker } from './broker.js';
 import { HanactlError } from '../shared/errors.js';
@@ -45,7 +45,11 @@ const WRITABLE_ANNOTATIONS = { readOnlyHint: false, destructiveHint: true, openW
 
 /** The shim's tools; the same definitions serve every transport. Returns a hook that keeps
  * run_query's annotations in line with the active connection's write policy. */
-export function registerTools(server: McpServer, daemon: Broker, state: SessionState): { onActive(allowWrite: boolean): void } {
+export function registerTools(
+  server: McpServer,
+  daemon: Broker,
+  state: SessionState,
+): { onActive(allowWrite: boolean): void; readonly runQuery: RegisteredTool } {
   server.registerTool(
     'list_connections',
     {
@@ -71,31 +75,41 @@ export function registerTools(server: McpServer, daemon: Broker, state: SessionS
           description: c.description ?? '',
         }));
         const text = renderTable(['name', 'active', 'engine', 'access', 'description'], rows);
-        const view = connections.map(({ name, engine, description, allowWrite, context }) => ({ name, engine, description, allowWrite, context }));
+        const view = connections.map(({ name, engine, description, allowWrite, context }) => ({
+          name,
+          engine,
+          description,
+          allowWrite,
+          context,
+        }));
         return ok(`${text}${note}`, { connections: view, active: state.active, ...projectView });
       }),
   );
 
   // Not offered where the endpoint's URL fixes the connection (MCP over HTTP).
-  if (!state.fixed) server.registerTool(
-    'use_connection',
-    {
-      title: 'Use connection',
-      description: 'Make a connection the active one for this session (other sessions are not affected).',
-      inputSchema: { name: ConnectionRefSchema.describe('A name from list_connections.') },
-      annotations: { readOnlyHint: true, openWorldHint: false },
-    },
-    ({ name }) =>
-      guarded(async () => {
-        const info = await daemon.getConnection(name, await projectScope(state));
-        state.active = info.name;
-        // A registry choice stays across project changes; a project connection follows the project.
-        state.pinned = !isProjectRef(info.name);
-        policy.onActive(info.allowWrite);
-        void state.announce();
-        return ok(`Now using "${info.name}" (${info.engine}, ${info.allowWrite ? 'read-write' : 'read-only'}).`, { active: info.name, engine: info.engine });
-      }),
-  );
+  if (!state.fixed)
+    server.registerTool(
+      'use_connection',
+      {
+        title: 'Use connection',
+        description: 'Make a connection the active one for this session (other sessions are not affected).',
+        inputSchema: { name: ConnectionRefSchema.describe('A name from list_connections.') },
+        annotations: { readOnlyHint: true, openWorldHint: false },
+      },
+      ({ name }) =>
+        guarded(async () => {
+          const info = await daemon.getConnection(name, await projectScope(state));
+          state.active = info.name;
+          // A registry choice stays across project changes; a project connection follows the project.
+          state.pinned = !isProjectRef(info.name);
+          policy.onActive(info.allowWrite);
+          void state.announce();
+          return ok(`Now using "${info.name}" (${info.engine}, ${info.allowWrite ? 'read-write' : 'read-only'}).`, {
+            active: info.name,
+            engine: info.engine,
+          });
+        }),
+    );
 
   server.registerTool(
     'current_connection',
@@ -163,6 +177,7 @@ export function registerTools(server: McpServer, daemon: Broker, state: SessionS
   );
   let writable = false;
   const policy = {
+    runQuery,
     onActive(allowWrite: boolean): void {
       if (allowWrite === writable) return;
       writable = allowWrite;

@@ -43,7 +43,10 @@ export async function add(ctx: CliContext, name: string, url: string, options: A
     if (typed !== '') password = typed;
   }
   // Send the URL without its password; the password travels in its own field.
-  const cleanUrl = parsed.target.engine === 'sqlite' ? `sqlite:${parsed.target.path}${query(parsed.target.options)}` : url.replace(/(\/\/[^:/@]*):[^@]*@/, '$1@');
+  const cleanUrl =
+    parsed.target.engine === 'sqlite'
+      ? `sqlite:${parsed.target.path}${query(parsed.target.options)}`
+      : url.replace(/(\/\/[^:/@]*):[^@]*@/, '$1@');
   const info = await ctx.daemon.addConnection({
     name,
     url: cleanUrl,
@@ -90,12 +93,15 @@ export interface SetOptions {
   /** `default` goes back to the default cap. */
   readonly maxResultBytes?: number | 'default';
   readonly signedContext?: boolean;
+  /** Sessions get only the connection's curated tools (`--curated-only`, `--no-curated-only`). */
+  readonly curatedOnly?: boolean;
   readonly json?: boolean;
 }
 
 /** `hanactl set <name>`: what only a person decides — write access, context names, description, result cap. */
 export async function set(ctx: CliContext, name: string, options: SetOptions): Promise<void> {
-  if (options.allowWrite && options.readOnly) throw new HanactlError('INVALID_REQUEST', 'Give either --allow-write or --read-only, not both.');
+  if (options.allowWrite && options.readOnly)
+    throw new HanactlError('INVALID_REQUEST', 'Give either --allow-write or --read-only, not both.');
   const changes = {
     ...(options.allowWrite ? { allowWrite: true } : {}),
     ...(options.readOnly ? { allowWrite: false } : {}),
@@ -106,11 +112,12 @@ export async function set(ctx: CliContext, name: string, options: SetOptions): P
       ? { maxResultBytes: options.maxResultBytes === 'default' ? null : options.maxResultBytes }
       : {}),
     ...(options.signedContext !== undefined ? { signedContext: options.signedContext } : {}),
+    ...(options.curatedOnly !== undefined ? { curatedOnly: options.curatedOnly } : {}),
   };
   if (Object.keys(changes).length === 0) {
     throw new HanactlError(
       'INVALID_REQUEST',
-      'Nothing to change; give --allow-write, --read-only, --context N1,N2, --no-context, --description, --max-result-bytes or --[no-]signed-context.',
+      'Nothing to change; give --allow-write, --read-only, --context N1,N2, --no-context, --description, --max-result-bytes, --[no-]signed-context or --[no-]curated-only.',
     );
   }
   const info = await ctx.daemon.updateConnection(name, changes);
@@ -118,7 +125,8 @@ export async function set(ctx: CliContext, name: string, options: SetOptions): P
   const scoped = info.context.length > 0 ? `, context ${info.context.join(',')}` : '';
   const cap = `, tool results up to ${info.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES} bytes`;
   const signed = info.signedContext ? ', context values signed' : '';
-  ctx.out(`"${info.name}" is now ${info.allowWrite ? 'read-write' : 'read-only'}${scoped}${signed}${cap}.`);
+  const curated = info.curatedOnly ? ', curated-only (its sessions get its curated tools, not run_query)' : '';
+  ctx.out(`"${info.name}" is now ${info.allowWrite ? 'read-write' : 'read-only'}${scoped}${signed}${cap}${curated}.`);
   if (options.signedContext === true) {
     ctx.err(`Install the verifying function once, as the database owner: hanactl context-sql ${info.name} | psql -U <owner> -d <database> -v ON_ERROR_STOP=1`);
   }

@@ -36,7 +36,7 @@ export const AGENT_ROUTES: readonly (readonly [method: string, path: RegExp])[] 
 /** What the operator's routes do, in the words of the refusal (the first match wins). */
 const OPERATOR_WORDS: readonly (readonly [method: string, path: RegExp, what: string])[] = [
   ['POST', /^\/v1\/shutdown$/, 'stop the daemon (`hanactl daemon stop`)'],
-  ['GET', /^\/v1\/(status|pools|sessions)$/, 'see the daemon\'s sessions and pools (`hanactl status`, `hanactl pools`)'],
+  ['GET', /^\/v1\/(status|pools|sessions)$/, "see the daemon's sessions and pools (`hanactl status`, `hanactl pools`)"],
   ['GET', /^\/v1\/audit$/, 'read the audit trail (`hanactl audit`)'],
   ['*', /^\/v1\/queries(\/|$)/, 'list or cancel the calls in flight (`hanactl queries`, `hanactl cancel`)'],
   ['POST', /^\/v1\/connections$/, 'register a connection (`hanactl add`)'],
@@ -50,10 +50,15 @@ const OPERATOR_WORDS: readonly (readonly [method: string, path: RegExp, what: st
   ['POST', /^\/v1\/trust\/remove$/, 'untrust a folder'],
   ['GET', /^\/v1\/trust$/, 'list the trusted folders (`hanactl trust`)'],
   ['POST', /^\/v1\/projects\/import$/, 'copy a project connection into the registry'],
+  ['GET', /^\/v1\/tools$/, 'list curated tools (`hanactl tools list`)'],
+  ['POST', /^\/v1\/connections\/[^/]+\/tools$/, 'declare curated tools (`hanactl tools import`)'],
+  ['DELETE', /^\/v1\/connections\/[^/]+\/tools\/[^/]+$/, 'remove a curated tool (`hanactl tools remove`)'],
 ];
 
-const matches = (method: string, path: string) => ([m, p]: readonly [string, RegExp, ...unknown[]]) =>
-  (m === '*' || m === method) && p.test(path);
+const matches =
+  (method: string, path: string) =>
+  ([m, p]: readonly [string, RegExp, ...unknown[]]) =>
+    (m === '*' || m === method) && p.test(path);
 
 /**
  * Deny by default: a request from anything but the command line reaches only AGENT_ROUTES; any

@@ -12,10 +12,11 @@ export function scopedBroker(broker: Broker, scope: string): Broker {
   const only = (name: string) => {
     if (name !== scope) throw elsewhere(name, scope);
   };
-  const checked =
-    <K extends 'query' | 'listSchemas' | 'listTables' | 'describeTable' | 'listRoutines' | 'explainQuery' | 'sampleRows' | 'searchObjects'>(
-      key: K,
-    ): Call<K> =>
+  const checked = <
+    K extends 'query' | 'listSchemas' | 'listTables' | 'describeTable' | 'listRoutines' | 'explainQuery' | 'sampleRows' | 'searchObjects',
+  >(
+    key: K,
+  ): Call<K> =>
     ((request: { connection: string }, signal?: AbortSignal) => {
       only(request.connection);
       return (broker[key] as (r: unknown, s?: AbortSignal) => unknown)(request, signal);
@@ -34,6 +35,12 @@ export function scopedBroker(broker: Broker, scope: string): Broker {
     explainQuery: checked('explainQuery'),
     sampleRows: checked('sampleRows'),
     searchObjects: checked('searchObjects'),
+    curatedTools: (connection) => broker.curatedTools(connection === scope ? scope : null),
+    callCurated: (request, signal) => {
+      only(request.connection);
+      return broker.callCurated(request, signal);
+    },
+    ...(broker.onCuratedChange ? { onCuratedChange: broker.onCuratedChange.bind(broker) } : {}),
     detectProject: async () => {
       throw projectsRefused(scope);
     },

@@ -18,7 +18,8 @@ import {
 import { HanactlError } from '../../shared/errors.js';
 import { isProjectRef, type ProjectScope } from '../../shared/project-schemas.js';
 import { MAX_SQL_LENGTH, type OpenSessionRequest, type QueryRequest, type SessionInfo } from '../../shared/schemas.js';
-import type { Broker, SessionReport } from '../../shim/broker.js';
+import type { Broker, CuratedCallRequest, SessionReport } from '../../shim/broker.js';
+import type { CuratedService } from '../curated/curated-service.js';
 import type { CatalogService } from '../catalog/catalog-service.js';
 import { parseWith } from '../http/validate.js';
 import type { ProjectService } from '../projects/project-service.js';
@@ -39,6 +40,8 @@ export interface BrokerServices {
   readonly sessions: Pick<SessionTable, 'open' | 'touch' | 'close'>;
   /** Lists running calls (`hanactl queries`, `cancel`) and audits each. */
   readonly calls: Pick<CallTracker, 'track'>;
+  /** Curated tools; without it a session offers none. */
+  readonly curated?: Pick<CuratedService, 'forSession' | 'bind' | 'onChange'>;
 }
 
 /** How one session is listed: the id and pid it announced (a relay's), fixed by its transport. */
@@ -100,6 +103,32 @@ export class ServiceBroker implements Broker {
     const { sessions, calls, queries } = this.#services;
     const session = request.session ? sessions.touch(request.session, {}, true) : undefined;
     return calls.track(queryCallInfo(request, session), signal, (s) => queries.run(request, s), summarizeRows);
+  }
+
+  async curatedTools(connection: string | null) {
+    return this.#services.curated?.forSession(connection) ?? { tools: [], curatedOnly: false };
+  }
+
+  /** A curated tool's call: its registered statement, bound, through the same tracking, audit and QueryService.run as run_query. */
+  callCurated(request: CuratedCallRequest, signal?: AbortSignal) {
+    const { curated, sessions, calls, queries } = this.#services;
+    if (!curated) throw new HanactlError('NOT_FOUND', 'Curated tools are not available in this broker.');
+    const { sql, params } = curated.bind(request.connection, request.tool, request.args);
+    const query: QueryRequest = {
+      connection: request.connection,
+      sql,
+      params,
+      ...(request.session ? { session: request.session } : {}),
+      ...(request.project ? { project: request.project } : {}),
+      ...(request.context && Object.keys(request.context).length > 0 ? { context: { ...request.context } } : {}),
+      tool: request.tool,
+    };
+    const session = query.session ? sessions.touch(query.session, {}, true) : undefined;
+    return calls.track(queryCallInfo(query, session), signal, (s) => queries.run(query, s, { curated: true }), summarizeRows);
+  }
+
+  onCuratedChange(listener: (connection: string) => void): () => void {
+    return this.#services.curated?.onChange(listener) ?? (() => {});
   }
 
   listSchemas(request: SchemasRequest, signal?: AbortSignal) {

@@ -38,11 +38,20 @@ export class QueryService {
     this.#deps = deps;
   }
 
-  async run(request: QueryRequest, signal?: AbortSignal): Promise<QueryResult> {
+  /**
+   * `curated`: the statement is a curated tool's, bound from the registry (CuratedService.bind);
+   * only such calls reach a curated-only connection. Both take the same path from here on.
+   */
+  async run(request: QueryRequest, signal?: AbortSignal, options: { curated?: boolean } = {}): Promise<QueryResult> {
     const record = this.#deps.resolve(request.connection, {
       ...(request.project ? { project: request.project } : {}),
       ...(request.session ? { session: request.session } : {}),
     });
+    if (record.curatedOnly && !options.curated)
+      throw new HanactlError(
+        'FORBIDDEN',
+        `The connection "${record.name}" is curated-only: it answers only its curated tools, not free SQL. Use one of its tools (list them with tools/list); a person can allow free SQL with \`hanactl set ${record.name} --no-curated-only\`.`,
+      );
     const kind = await this.#deps.policy.check(request.sql, { dialect: record.target.engine, allowWrite: record.allowWrite });
     // Cut here, before anything serializes the rows: every transport gets the capped result.
     const result = await this.#execute(record, request, kind === 'read' || !record.allowWrite, signal);
@@ -79,7 +88,12 @@ export class QueryService {
 
   async #execute(record: ConnectionRecord, request: QueryRequest, readOnly: boolean, signal?: AbortSignal): Promise<QueryResult> {
     // Refused before any connection is borrowed, like a refused statement.
-    const context = resolveContextValues({ declared: record.context, supplied: request.context ?? {}, engine: record.target.engine, strict: false });
+    const context = resolveContextValues({
+      declared: record.context,
+      supplied: request.context ?? {},
+      engine: record.target.engine,
+      strict: false,
+    });
     const started = performance.now();
     const { pool } = await this.#deps.poolFor(record);
     const lease = await pool.acquire();

@@ -18,6 +18,8 @@ export interface ConnectionRecord {
   readonly signedContext?: boolean;
   /** The connection's context signing key, once made; non-enumerable like the password. */
   readonly contextKey?: Buffer;
+  /** Its sessions get only its curated tools: run_query is not offered (`hanactl set --curated-only`). */
+  readonly curatedOnly?: boolean;
 }
 
 /** Builds a record whose password and context signing key cannot be enumerated. */

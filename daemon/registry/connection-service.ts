@@ -25,6 +25,7 @@ export function toConnectionInfo(record: ConnectionRecord): ConnectionInfo {
     createdAt: record.createdAt,
     ...(record.maxResultBytes !== undefined ? { maxResultBytes: record.maxResultBytes } : {}),
     ...(record.signedContext ? { signedContext: true } : {}),
+    ...(record.curatedOnly ? { curatedOnly: true } : {}),
   };
 }
 
@@ -38,6 +39,7 @@ export class ConnectionService {
    * lookup off SQLite on the hot path.
    */
   readonly #cache = new Map<string, ConnectionRecord>();
+  readonly #listeners = new Set<(name: string) => void>();
 
   constructor(registry: Registry, pools: PoolForgetter) {
     this.#registry = registry;
@@ -58,7 +60,10 @@ export class ConnectionService {
       return record;
     }
     const names = this.#registry.list().map((r) => r.name);
-    const known = names.length > 0 ? `Known connections: ${names.join(', ')}.` : 'No connections are registered yet; a person adds one with `hanactl add <name> <url>`.';
+    const known =
+      names.length > 0
+        ? `Known connections: ${names.join(', ')}.`
+        : 'No connections are registered yet; a person adds one with `hanactl add <name> <url>`.';
     throw new HanactlError('CONNECTION_NOT_FOUND', `There is no connection named "${name}". ${known}`);
   }
 
@@ -113,8 +118,17 @@ export class ConnectionService {
     this.#registry.put(record, true);
     if (changes.maxResultBytes !== undefined) this.#registry.setResultLimit(name, changes.maxResultBytes);
     if (changes.signedContext !== undefined) this.#registry.setSignedContext(name, changes.signedContext);
+    if (changes.curatedOnly !== undefined) this.#registry.setCuratedOnly(name, changes.curatedOnly);
     this.#cache.delete(record.name);
-    return this.resolve(name);
+    const updated = this.resolve(name);
+    for (const listener of this.#listeners) listener(name);
+    return updated;
+  }
+
+  /** Calls `listener` with a connection's name when a person changed its settings or removed it. */
+  onChange(listener: (name: string) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
   }
 
   /** The SQL that installs the function verifying this connection's signed context values (it holds the key). */
@@ -135,6 +149,7 @@ export class ConnectionService {
     const record = this.resolve(name);
     this.#registry.remove(name);
     this.#cache.delete(name);
+    for (const listener of this.#listeners) listener(name);
     await this.#pools.forget(record);
   }
 }

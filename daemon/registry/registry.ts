@@ -34,6 +34,18 @@ interface Row {
   max_result_bytes: number | null;
   context_key: string | null;
   signed_context: number | null;
+  curated_only: number | null;
+}
+
+/** A curated tool as kept: its parameters as JSON. */
+export interface CuratedRow {
+  readonly connection: string;
+  readonly name: string;
+  readonly description: string;
+  readonly sql: string;
+  readonly parameters: string;
+  readonly kind: 'read' | 'write';
+  readonly created_at: string;
 }
 
 interface TrustRow {
@@ -63,6 +75,18 @@ CREATE TABLE IF NOT EXISTS connections (
 );
 CREATE TABLE IF NOT EXISTS connection_limits (name TEXT PRIMARY KEY, max_result_bytes INTEGER);
 CREATE TABLE IF NOT EXISTS context_keys (name TEXT PRIMARY KEY, context_key TEXT NOT NULL, signed_context INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS connection_modes (name TEXT PRIMARY KEY, curated_only INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE IF NOT EXISTS curated_tools (
+  connection TEXT NOT NULL,
+  name TEXT NOT NULL,
+  position INTEGER NOT NULL,
+  description TEXT NOT NULL,
+  sql TEXT NOT NULL,
+  parameters TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  PRIMARY KEY (connection, name)
+);
 CREATE TABLE IF NOT EXISTS trusted_folders (path TEXT PRIMARY KEY, created_at TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS tokens (
   label TEXT PRIMARY KEY,
@@ -74,7 +98,8 @@ CREATE TABLE IF NOT EXISTS tokens (
 `;
 
 /** A connection row with the limits a person set for it (kept in their own table). */
-const SELECT_RECORD = 'SELECT * FROM connections LEFT JOIN connection_limits USING (name) LEFT JOIN context_keys USING (name)';
+const SELECT_RECORD =
+  'SELECT * FROM connections LEFT JOIN connection_limits USING (name) LEFT JOIN context_keys USING (name) LEFT JOIN connection_modes USING (name)';
 
 /**
  * The credential registry: one SQLite file, whole-file encrypted with SQLCipher settings
@@ -184,6 +209,48 @@ export class Registry {
     write();
   }
 
+  /** Sets whether a connection's sessions get only its curated tools (no run_query); kept across `--replace`. */
+  setCuratedOnly(name: string, curatedOnly: boolean): void {
+    if (!curatedOnly) this.#db.prepare('DELETE FROM connection_modes WHERE name = ?').run(name);
+    else this.#db.prepare('INSERT OR REPLACE INTO connection_modes (name, curated_only) VALUES (?, 1)').run(name);
+  }
+
+  /** Curated tools, of one connection or all, in the order they were imported. */
+  listCurated(connection?: string): CuratedRow[] {
+    if (connection === undefined)
+      return this.#db.prepare('SELECT * FROM curated_tools ORDER BY connection, position').all() as CuratedRow[];
+    return this.#db.prepare('SELECT * FROM curated_tools WHERE connection = ? ORDER BY position').all(connection) as CuratedRow[];
+  }
+
+  /**
+   * Adds a connection's curated tools in one transaction (with `replace`, instead of the ones it
+   * had). A name the connection has already is refused, naming it; nothing is written then.
+   */
+  putCurated(connection: string, rows: readonly Omit<CuratedRow, 'connection'>[], replace: boolean): void {
+    const write = this.#db.transaction(() => {
+      if (replace) this.#db.prepare('DELETE FROM curated_tools WHERE connection = ?').run(connection);
+      const taken = this.#db.prepare('SELECT 1 FROM curated_tools WHERE connection = ? AND name = ?');
+      const next = this.#db.prepare('SELECT coalesce(max(position), -1) + 1 AS n FROM curated_tools WHERE connection = ?');
+      const insert = this.#db.prepare(
+        'INSERT INTO curated_tools (connection, name, position, description, sql, parameters, kind, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      );
+      for (const row of rows) {
+        if (taken.get(connection, row.name))
+          throw new HanactlError(
+            'CONNECTION_EXISTS',
+            `The connection "${connection}" has a curated tool named "${row.name}" already; remove it first (\`hanactl tools remove ${connection} ${row.name}\`) or import with --replace to swap the whole set.`,
+          );
+        const { n } = next.get(connection) as { n: number };
+        insert.run(connection, row.name, n, row.description, row.sql, row.parameters, row.kind, row.created_at);
+      }
+    });
+    write();
+  }
+
+  removeCurated(connection: string, name: string): boolean {
+    return this.#db.prepare('DELETE FROM curated_tools WHERE connection = ? AND name = ?').run(connection, name).changes > 0;
+  }
+
   /** Adds (or with `replace`, replaces) a connection in one transaction: whole or not at all. */
   put(record: ConnectionRecord, replace: boolean): void {
     const write = this.#db.transaction(() => {
@@ -215,6 +282,8 @@ export class Registry {
   remove(name: string): boolean {
     this.#db.prepare('DELETE FROM connection_limits WHERE name = ?').run(name);
     this.#db.prepare('DELETE FROM context_keys WHERE name = ?').run(name);
+    this.#db.prepare('DELETE FROM connection_modes WHERE name = ?').run(name);
+    this.#db.prepare('DELETE FROM curated_tools WHERE connection = ?').run(name);
     return this.#db.prepare('DELETE FROM connections WHERE name = ?').run(name).changes > 0;
   }
 
@@ -292,6 +361,7 @@ function toRecord(row: Row): ConnectionRecord {
       createdAt: row.created_at,
       ...(row.max_result_bytes !== null && row.max_result_bytes !== undefined ? { maxResultBytes: row.max_result_bytes } : {}),
       ...(row.signed_context === 1 ? { signedContext: true } : {}),
+      ...(row.curated_only === 1 ? { curatedOnly: true } : {}),
     },
     row.password ?? undefined,
     row.context_key ? Buffer.from(row.context_key, 'hex') : undefined,
