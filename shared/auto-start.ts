@@ -104,6 +104,19 @@ export async function startDaemonInBackground(options: AutoStartOptions): Promis
   }
 }
 
+/**
+ * V8 flags of the daemon process. A young generation of 1 MB semi-spaces instead of V8's
+ * default 16 MB: measured with 200 MCP sessions opened and closed one after another, the
+ * daemon's PSS went 51 -> 87 MB and stayed there after 30 s idle with the default, and
+ * 40 -> 64 MB, back to 38 MB within 30 s idle, with this flag; heap snapshots taken after a
+ * forced GC showed the live heap grow under 1 MB over those sessions (compiled code), so the
+ * growth was garbage waiting for a collection, not sessions kept. `SELECT 1` latency through
+ * the daemon measured the same in two interleaved runs (p50 5.60 vs 5.54 ms, p99 36 vs 38 ms).
+ * No cap on the old generation: a cap small enough to keep it flat (40 MB) would turn a burst
+ * of sessions or a large result into an out-of-memory crash that ends every session.
+ */
+export const DAEMON_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=1'];
+
 /** Spawns a daemon and waits for one to answer; false when the spawned one exited at once, having lost the lock to a daemon that is gone. */
 async function spawnAndWait(options: AutoStartOptions, deadline: number): Promise<boolean> {
   const { paths } = options;
@@ -112,11 +125,15 @@ async function spawnAndWait(options: AutoStartOptions, deadline: number): Promis
   const fd = openSync(logPath, 'w', 0o600);
   let exit: { code: number | null; signal?: string } | undefined;
   try {
-    const child = spawn(process.execPath, [hanactlBinPath(), 'daemon', 'start', '--foreground', ...(options.extraArgs ?? [])], {
-      detached: true,
-      stdio: ['ignore', 'ignore', fd],
-      env: options.env ?? process.env,
-    });
+    const child = spawn(
+      process.execPath,
+      [...DAEMON_NODE_FLAGS, hanactlBinPath(), 'daemon', 'start', '--foreground', ...(options.extraArgs ?? [])],
+      {
+        detached: true,
+        stdio: ['ignore', 'ignore', fd],
+        env: options.env ?? process.env,
+      },
+    );
     child.on('exit', (code, signal) => {
       exit = { code: code ?? (signal ? 128 : null), ...(signal ? { signal } : {}) };
     });

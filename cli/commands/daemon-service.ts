@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { hanactlBinPath } from '../../shared/auto-start.js';
+import { DAEMON_NODE_FLAGS, hanactlBinPath } from '../../shared/auto-start.js';
 import { isHanactlError } from '../../shared/errors.js';
 import { type CliContext, printJson } from '../context.js';
 import { CliExit, EXIT } from '../exit.js';
@@ -29,7 +29,7 @@ function systemdWord(word: string): string {
 
 /** The systemd user unit: the daemon in the foreground, restarted when it fails. */
 export function systemdUnit(spec: ServiceSpec): string {
-  const exec = [spec.node, spec.bin, 'daemon', 'start', '--foreground'].map(systemdWord).join(' ');
+  const exec = [spec.node, ...DAEMON_NODE_FLAGS, spec.bin, 'daemon', 'start', '--foreground'].map(systemdWord).join(' ');
   const env = spec.hanactlHome ? `Environment=${systemdWord(`HANACTL_HOME=${spec.hanactlHome}`)}\n` : '';
   return `# Written by \`hanactl daemon install\`; remove it with \`hanactl daemon uninstall\`.
 [Unit]
@@ -50,7 +50,7 @@ const xml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replac
 
 /** The launchd agent: started at login, restarted when it exits with a failure. */
 export function launchdPlist(spec: ServiceSpec): string {
-  const args = [spec.node, spec.bin, 'daemon', 'start', '--foreground'].map((a) => `    <string>${xml(a)}</string>`).join('\n');
+  const args = [spec.node, ...DAEMON_NODE_FLAGS, spec.bin, 'daemon', 'start', '--foreground'].map((a) => `    <string>${xml(a)}</string>`).join('\n');
   const env = spec.hanactlHome ? `  <key>EnvironmentVariables</key>\n  <dict>\n    <key>HANACTL_HOME</key>\n    <string>${xml(spec.hanactlHome)}</string>\n  </dict>\n` : '';
   return `<?xml version="1.0" encoding="UTF-8"?>
 <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
