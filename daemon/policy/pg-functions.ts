@@ -1,6 +1,8 @@
 import { objection, readOnly } from './objections.js';
 import {
   PG_DENIED_RELATIONS,
+  PG_FUNCTIONS_SERVER_MAJOR,
+  PG_KNOWN_PG_NAMES,
   PG_NAMES_RELATION,
   PG_NAMES_SCHEMA,
   PG_REFUSED,
@@ -25,6 +27,7 @@ const NAMES_SCHEMA = lower(PG_NAMES_SCHEMA);
 const DENIED_RELATIONS = lower(PG_DENIED_RELATIONS);
 const WRITES = new Set(PG_VOLATILE_WRITES.map((n) => n.toLowerCase()));
 const UNREVIEWED = new Set(PG_VOLATILE_UNREVIEWED.map((n) => n.toLowerCase()));
+const KNOWN_PG = new Set(PG_KNOWN_PG_NAMES);
 
 const DOES = {
   'pastes-sql': 'builds SQL from its arguments or reaches another connection, which cannot be checked here',
@@ -36,7 +39,7 @@ const DOES = {
 /**
  * The refusal for calling the PostgreSQL function `name` (lower case, unqualified), or undefined.
  * Refused on every connection: what pastes SQL, reads host files, controls the server or outlives
- * the call, and volatile functions nobody reviewed. Refused on read-only connections: volatile
+ * the call, volatile functions nobody reviewed, and pg_* names the classified server lacks. Refused on read-only connections: volatile
  * functions whose changes belong to the transaction (nextval, pg_notify, lo_create).
  */
 export function pgFunctionObjection(name: string, allowWrite: boolean): Objection | undefined {
@@ -49,6 +52,14 @@ export function pgFunctionObjection(name: string, allowWrite: boolean): Objectio
       'denied-function',
       `Refused: ${name}() is a volatile PostgreSQL function that is not on hanactl's list of functions reviewed as free of side effects.`,
       `Remove ${name}(); hanactl does not run it on any connection.`,
+    );
+  }
+  if (name.startsWith('pg_') && !KNOWN_PG.has(name)) {
+    // A server function of a later release (or a misspelling): its effects were never classified.
+    return objection(
+      'denied-function',
+      `Refused: ${name}() is not a PostgreSQL ${PG_FUNCTIONS_SERVER_MAJOR} function, and hanactl runs only pg_* functions it has classified.`,
+      `Remove ${name}(), or ask a person to regenerate hanactl's function list for this server (node scripts/policy/pg-functions.mjs).`,
     );
   }
   if (WRITES.has(name) && !allowWrite) return readOnly('denied-function', `${name}() writes to the database`, `Remove ${name}()`);

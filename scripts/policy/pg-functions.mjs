@@ -498,7 +498,9 @@ export function classify({ version, extensions, functions, hidden = [] }) {
     ),
   ];
   for (const c of unreviewedCandidates) problems.push(`${c} may take SQL text or a relation name and is not reviewed`);
-  return { version, extensions, runsSql, namesRelation, namesSchema, refused, allowedVolatile, writes, unreviewedVolatile, problems };
+  // Every pg_* name the server has: a pg_* function it lacks is one of a newer server, not classified here.
+  const pgNames = [...names].filter((n) => n.startsWith('pg_')).sort();
+  return { version, extensions, runsSql, namesRelation, namesSchema, refused, allowedVolatile, writes, unreviewedVolatile, pgNames, problems };
 }
 
 /** Views that read through a function refused for reading server files (pg_file_settings, pg_hba_file_rules, ...). */
@@ -547,6 +549,9 @@ export const PG_VOLATILE_WRITES: readonly string[] = ${list(c.writes)};
 
 /** Volatile functions nobody reviewed (internal, trigger, validator and handler functions mostly): refused on every connection. */
 export const PG_VOLATILE_UNREVIEWED: readonly string[] = ${list(c.unreviewedVolatile)};
+
+/** Every function name starting with pg_ on this server: another pg_* function belongs to a server this file does not describe. */
+export const PG_KNOWN_PG_NAMES: readonly string[] = ${list(c.pgNames)};
 
 /** Views that read server files through a refused function: view -> that function. */
 export const PG_DENIED_RELATIONS: Readonly<Record<string, string>> = ${record(relations)};

@@ -11,6 +11,7 @@ import { postgresParserObjection } from '../../../daemon/policy/parser-rules.js'
 import { postgresTokenObjection } from '../../../daemon/policy/pg-functions.js';
 import {
   PG_DENIED_RELATIONS,
+  PG_FUNCTIONS_SERVER_MAJOR,
   PG_REFUSED,
   PG_VOLATILE_READS,
   PG_VOLATILE_UNREVIEWED,
@@ -176,6 +177,16 @@ describe('functions with effects no read-only transaction rolls back (F4, F5)', 
   test('a volatile function nobody reviewed is refused on every connection', () => {
     refusedByBoth('SELECT plpgsql_validator(1)', 'denied-function');
     refusedByBoth('SELECT plpgsql_validator(1)', 'denied-function', { allowWrite: true });
+  });
+});
+
+describe('pg_* functions of a server the classification does not describe', () => {
+  test('a pg_* name the classified server lacks is refused on every connection; known ones pass', () => {
+    // PostgreSQL 17 server functions, absent from the classified 15: their effects were never classified.
+    refusedByBoth('SELECT pg_sync_replication_slots()', 'denied-function');
+    refusedByBoth("SELECT * FROM pg_catalog.pg_wal_replay_wait('0/0')", 'denied-function', { allowWrite: true });
+    expect(checkStatement('SELECT pg_sync_replication_slots()', read)).toMatchObject({ message: expect.stringContaining(`not a PostgreSQL ${PG_FUNCTIONS_SERVER_MAJOR} function`) });
+    allowedRead("SELECT pg_column_size('abc'), pg_typeof(1), pg_backend_pid()");
   });
 });
 
