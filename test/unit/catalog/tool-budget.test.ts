@@ -7,6 +7,9 @@ import { registerCatalogTools } from '../../../shim/catalog-tools.js';
 import { withLeanToolList } from '../../../shim/lean-tool-list.js';
 import { SessionState } from '../../../shim/session-state.js';
 import { registerTools } from '../../../shim/tools.js';
+import type { ProjectContext } from '../../../shim/project-context.js';
+import { registerProjectTools } from '../../../shim/project-tools.js';
+import { CURATED_LIST_SHARE } from '../../../shared/curated.js';
 
 /** The whole tools/list answer an agent loads into its context, with room left for detect_project (~570 bytes) and one more tool. */
 const BUDGET_BYTES = 8192;
@@ -58,11 +61,30 @@ it(`keeps tools/list within ${BUDGET_BYTES} bytes with ${HEADROOM_BYTES} bytes l
   expect(size + HEADROOM_BYTES).toBeLessThanOrEqual(BUDGET_BYTES);
 });
 
-it('describes every catalog tool\'s connection parameter, and takes sample_rows.limit as an integer', async () => {
+it("describes every catalog tool's connection parameter, and takes sample_rows.limit as an integer", async () => {
   const state = new SessionState(daemon, {});
   const { tools } = await listedTools((s) => registerCatalogTools(s, daemon, state));
   const property = (tool: (typeof tools)[number], name: string) =>
     (tool.inputSchema.properties as Record<string, { type?: string; description?: string }> | undefined)?.[name];
   for (const tool of tools) expect(property(tool, 'connection')?.description, tool.name).toMatch(/this call only/);
   expect(property(tools.find((t) => t.name === 'sample_rows') as (typeof tools)[number], 'limit')?.type).toBe('integer');
+});
+
+it('leaves curated tools their share of the budget, beside run_query and on a curated-only connection', async () => {
+  const state = new SessionState(daemon, {});
+  const listed = await listedTools((s) => {
+    const { runQuery } = registerTools(s, daemon, state);
+    registerCatalogTools(s, daemon, state);
+    registerProjectTools(s, state, {} as ProjectContext);
+    runQuery.disable();
+  });
+  const withRunQuery = await listedTools((s) => {
+    registerTools(s, daemon, state);
+    registerCatalogTools(s, daemon, state);
+    registerProjectTools(s, state, {} as ProjectContext);
+  });
+  const bytes = (list: typeof listed) => JSON.stringify(list).length;
+  console.log(`built-in tools/list: ${bytes(withRunQuery)} bytes; without run_query ${bytes(listed)}`);
+  expect(bytes(withRunQuery) + CURATED_LIST_SHARE.mixed).toBeLessThanOrEqual(BUDGET_BYTES);
+  expect(bytes(listed) + CURATED_LIST_SHARE.curatedOnly).toBeLessThanOrEqual(BUDGET_BYTES);
 });
