@@ -59,6 +59,7 @@ Exit codes: 0 ok, 1 failure, 2 usage.`,
     .option('--allow-write', 'let agents run writes on this connection (default: read-only)')
     .option('--context <names>', 'context parameters this connection declares, e.g. CUSTOMER_ID,REGION')
     .option('--replace', 'replace a connection of the same name')
+    .option('--no-test', 'save it without opening a connection first (it is tested by default)')
     .addOption(json())
     .addHelpText(
       'after',

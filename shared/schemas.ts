@@ -76,6 +76,8 @@ export const AddConnectionRequestSchema = z.strictObject({
   allowWrite: z.boolean().optional(),
   context: z.array(z.string().max(64)).max(32).optional(),
   replace: z.boolean().optional(),
+  /** Open a connection first and save only if it answers (`hanactl add` does, unless --no-test). */
+  test: z.boolean().optional(),
 });
 export type AddConnectionRequest = z.infer<typeof AddConnectionRequestSchema>;
 

@@ -14,6 +14,8 @@ export interface AddOptions {
   readonly allowWrite?: boolean;
   readonly context?: string;
   readonly replace?: boolean;
+  /** false with --no-test: saved without opening a connection first. */
+  readonly test?: boolean;
   readonly json?: boolean;
 }
 
@@ -47,18 +49,23 @@ export async function add(ctx: CliContext, name: string, url: string, options: A
     parsed.target.engine === 'sqlite'
       ? `sqlite:${parsed.target.path}${query(parsed.target.options)}`
       : url.replace(/(\/\/[^:/@]*):[^@]*@/, '$1@');
-  const info = await ctx.daemon.addConnection({
-    name,
-    url: cleanUrl,
-    ...(password !== undefined ? { password } : {}),
-    ...(options.description ? { description: options.description } : {}),
-    ...(options.allowWrite ? { allowWrite: true } : {}),
-    ...(options.context ? { context: options.context.split(',').filter((s) => s.trim() !== '') } : {}),
-    ...(options.replace ? { replace: true } : {}),
-  });
+  const testing = options.test !== false;
+  const progress = testing && !options.json ? progressLine(process.stderr, `Testing the connection to "${name}"…`) : undefined;
+  const info = await ctx.daemon
+    .addConnection({
+      name,
+      url: cleanUrl,
+      ...(password !== undefined ? { password } : {}),
+      ...(options.description ? { description: options.description } : {}),
+      ...(options.allowWrite ? { allowWrite: true } : {}),
+      ...(options.context ? { context: options.context.split(',').filter((s) => s.trim() !== '') } : {}),
+      ...(options.replace ? { replace: true } : {}),
+      ...(testing ? { test: true } : {}),
+    })
+    .finally(() => progress?.done());
   if (options.json) return printJson(ctx, info);
   ctx.out(`Added "${info.name}" (${info.engine}, ${info.allowWrite ? 'read-write' : 'read-only'}): ${info.url}`);
-  ctx.out(`Check it with: hanactl test ${info.name}`);
+  ctx.out(testing ? 'The connection test passed.' : `Saved untested; check it with: hanactl test ${info.name}`);
 }
 
 function query(options: Readonly<Record<string, string>>): string {
@@ -128,7 +135,9 @@ export async function set(ctx: CliContext, name: string, options: SetOptions): P
   const curated = info.curatedOnly ? ', curated-only (its sessions get its curated tools, not run_query)' : '';
   ctx.out(`"${info.name}" is now ${info.allowWrite ? 'read-write' : 'read-only'}${scoped}${signed}${cap}${curated}.`);
   if (options.signedContext === true) {
-    ctx.err(`Install the verifying function once, as the database owner: hanactl context-sql ${info.name} | psql -U <owner> -d <database> -v ON_ERROR_STOP=1`);
+    ctx.err(
+      `Install the verifying function once, as the database owner: hanactl context-sql ${info.name} | psql -U <owner> -d <database> -v ON_ERROR_STOP=1`,
+    );
   }
 }
 

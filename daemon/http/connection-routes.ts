@@ -33,7 +33,7 @@ export function connectionRoutes(deps: Pick<AppDeps, 'connections' | 'queries' |
   app.post('/connections', async (c) => {
     requireCli(c, 'register a connection (`hanactl add`)');
     const body = await readBody(c, AddConnectionRequestSchema);
-    const record = await deps.connections.add(body);
+    const record = await deps.connections.add(body, body.test ? (candidate) => deps.queries.testRecord(candidate) : undefined);
     return c.json(toConnectionInfo(record), 201);
   });
   app.post('/connections/:name/settings', async (c) => {

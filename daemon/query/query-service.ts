@@ -119,7 +119,11 @@ export class QueryService {
 
   /** Opens (or borrows) a connection and proves it answers. */
   async test(name: string): Promise<{ latencyMs: number; serverVersion?: string }> {
-    const record = this.#deps.resolve(name);
+    return this.testRecord(this.#deps.resolve(name));
+  }
+
+  /** Opens (or borrows) a connection for `record`, which need not be registered, and pings it. */
+  async testRecord(record: ConnectionRecord): Promise<{ latencyMs: number; serverVersion?: string }> {
     const started = performance.now();
     const { pool } = await this.#deps.poolFor(record);
     const lease = await pool.acquire();

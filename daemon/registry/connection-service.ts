@@ -7,6 +7,9 @@ import type { Registry } from './registry.js';
 import { normaliseContextNames } from '../context/context-names.js';
 import { postgresContextSql } from '../context/signed-context.js';
 
+/** How long `hanactl add` waits for its connection test: the connect timeout (10 s by default) and a ping, with room to spare. */
+export const ADD_TEST_MS = 20_000;
+
 /** What `ConnectionService` needs from the pools: to drop a pool whose definition changed. */
 export interface PoolForgetter {
   forget(record: ConnectionRecord): Promise<void>;
@@ -67,7 +70,11 @@ export class ConnectionService {
     throw new HanactlError('CONNECTION_NOT_FOUND', `There is no connection named "${name}". ${known}`);
   }
 
-  async add(request: AddConnectionRequest): Promise<ConnectionRecord> {
+  /**
+   * Registers a connection. With `probe` (the connection test), the new record is tried first and
+   * saved only if it answers within ADD_TEST_MS; a failure saves nothing and says so.
+   */
+  async add(request: AddConnectionRequest, probe?: (record: ConnectionRecord) => Promise<unknown>): Promise<ConnectionRecord> {
     assertConnectionName(request.name);
     // The CLI already made SQLite paths absolute; a relative path here is relative to nothing useful.
     const parsed = parseConnectionUrl(request.url, '/');
@@ -87,12 +94,43 @@ export class ConnectionService {
       request.password ?? parsed.password,
     );
     const previous = this.#registry.get(request.name);
+    if (previous && !request.replace) {
+      throw new HanactlError('CONNECTION_EXISTS', `A connection named "${request.name}" already exists; remove it first or add with --replace.`);
+    }
+    if (probe) await this.#tryFirst(record, probe);
     this.#registry.put(record, request.replace ?? false);
     // Replaced by a connection to another engine: nothing there would verify a signature.
     if (previous?.signedContext && record.target.engine !== 'postgres') this.#registry.setSignedContext(record.name, false);
     this.#cache.delete(record.name);
     if (previous) await this.#pools.forget(previous);
     return record;
+  }
+
+  async #tryFirst(record: ConnectionRecord, probe: (record: ConnectionRecord) => Promise<unknown>): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        probe(record),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () => reject(new HanactlError('CONNECT_FAILED', `The database did not answer within ${ADD_TEST_MS / 1000} s.`)),
+            ADD_TEST_MS,
+          );
+        }),
+      ]);
+    } catch (err) {
+      await this.#pools.forget(record).catch(() => {});
+      const cause = err instanceof Error ? err.message : String(err);
+      const code = err instanceof HanactlError ? err.code : 'CONNECT_FAILED';
+      const details = err instanceof HanactlError ? err.details : {};
+      throw new HanactlError(
+        code,
+        `The connection test failed, so "${record.name}" was not saved: ${cause.replace(/\.?$/, '.')} Fix the URL or the password and run \`hanactl add\` again, or save it untested with --no-test.`,
+        details,
+      );
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Changes what a person decides (write access, context names, description, result cap); the secret stays. */

@@ -16,7 +16,7 @@ describe('hanactl on the command line', () => {
   });
 
   it('starts the daemon on demand, with a private socket folder and socket', async () => {
-    await home.ok(['add', 'mem', 'sqlite::memory:']);
+    await home.ok(['add', '--no-test', 'mem', 'sqlite::memory:']);
     const status = JSON.parse((await home.ok(['daemon', 'status', '--json'])).stdout);
     expect(status).toMatchObject({ running: true, keySource: 'env', home: home.dir });
     expect(typeof status.pid).toBe('number');
@@ -30,11 +30,11 @@ describe('hanactl on the command line', () => {
   });
 
   it.each([
-    ['bad name', ['add', 'no spaces', 'sqlite::memory:'], /contains " "/],
-    ['long name', ['add', 'x'.repeat(65), 'sqlite::memory:'], /limit is 64/],
-    ['unknown scheme', ['add', 'x', 'oracle://h/db'], /Unknown URL scheme "oracle:"/],
-    ['bad port', ['add', 'x', 'postgres://u@h:99999/db'], /port/i],
-    ['password in query', ['add', 'x', 'postgres://u@h/db?password=x'], /Do not put a password/],
+    ['bad name', ['add', '--no-test', 'no spaces', 'sqlite::memory:'], /contains " "/],
+    ['long name', ['add', '--no-test', 'x'.repeat(65), 'sqlite::memory:'], /limit is 64/],
+    ['unknown scheme', ['add', '--no-test', 'x', 'oracle://h/db'], /Unknown URL scheme "oracle:"/],
+    ['bad port', ['add', '--no-test', 'x', 'postgres://u@h:99999/db'], /port/i],
+    ['password in query', ['add', '--no-test', 'x', 'postgres://u@h/db?password=x'], /Do not put a password/],
   ])('refuses a %s with a sentence and exit 2', async (_what, args, message) => {
     const result = await home.run(args);
     expect(result.code).toBe(2);
@@ -42,8 +42,8 @@ describe('hanactl on the command line', () => {
   });
 
   it('refuses a duplicate name and keeps the first', async () => {
-    await home.ok(['add', 'dup', 'sqlite::memory:', '--description', 'first']);
-    const again = await home.run(['add', 'dup', 'sqlite::memory:', '--description', 'second']);
+    await home.ok(['add', '--no-test', 'dup', 'sqlite::memory:', '--description', 'first']);
+    const again = await home.run(['add', '--no-test', 'dup', 'sqlite::memory:', '--description', 'second']);
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/already exists.*--replace/);
     const { connections } = JSON.parse((await home.ok(['list', '--json'])).stdout);
@@ -56,14 +56,14 @@ describe('hanactl on the command line', () => {
     ['lite-opt', 'sqlite::memory:?cache=shared', /SQLite URL option "cache" is not supported; the options are: mode/],
     ['hana-opt', 'hana://u@127.0.0.1:30015/HXE?bogus=1', /SAP HANA URL option "bogus" is not supported; the options are: encrypt, /],
   ])('refuses an unknown URL option at add (%s), naming the allowed ones, and keeps nothing', async (name, url, message) => {
-    const result = await home.run(['add', name, url, '--no-password']);
+    const result = await home.run(['add', '--no-test', name, url, '--no-password']);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
     expect((await home.ok(['list', '--json'])).stdout).not.toContain(name);
   });
 
   it('resolves a relative SQLite path against the caller’s folder', async () => {
-    await home.ok(['add', 'rel', 'sqlite:./some/file.db']);
+    await home.ok(['add', '--no-test', 'rel', 'sqlite:./some/file.db']);
     const { connections } = JSON.parse((await home.ok(['list', '--json'])).stdout);
     expect(connections.find((c: { name: string }) => c.name === 'rel').url).toBe(`sqlite:${join(process.cwd(), 'some/file.db')}`);
   });

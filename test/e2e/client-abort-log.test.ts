@@ -30,7 +30,7 @@ describe('a client that goes away mid-request', () => {
   const home = new TestHome();
   let socket: string;
   beforeAll(async () => {
-    await home.ok(['add', 'lite', 'sqlite::memory:']);
+    await home.ok(['add', '--no-test', 'lite', 'sqlite::memory:']);
     socket = socketOf(home);
   });
   afterAll(async () => {

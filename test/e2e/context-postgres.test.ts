@@ -92,13 +92,13 @@ describe('declaring context parameters (hanactl add/set)', () => {
     ['a name over 30 characters', 'A'.repeat(31), /longer than 30 characters/],
     ['a name HANA reserves', 'APPLICATIONUSER', /reserves/],
   ])('refuses %s', async (_what, names, message) => {
-    const result = await home.run(['add', 'x', 'sqlite::memory:', '--context', names]);
+    const result = await home.run(['add', '--no-test', 'x', 'sqlite::memory:', '--context', names]);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
   });
 
   it('normalises names (trimmed, upper-cased) and changes them with hanactl set', async () => {
-    await home.ok(['add', 'ctx', 'sqlite::memory:', '--context', ' customer_id , region']);
+    await home.ok(['add', '--no-test', 'ctx', 'sqlite::memory:', '--context', ' customer_id , region']);
     let info = JSON.parse((await home.ok(['list', '--json'])).stdout).connections[0];
     expect(info.context).toEqual(['CUSTOMER_ID', 'REGION']);
     await home.ok(['set', 'ctx', '--context', 'tenant']);

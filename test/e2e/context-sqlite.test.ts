@@ -19,7 +19,7 @@ describe('context parameters scope SQLite through the mcp_context() function', (
       INSERT INTO orders SELECT c.n, 'item-' || c.n || '-' || g.n FROM c, c AS g;
       CREATE VIEW my_orders AS SELECT customer_id, item FROM orders WHERE customer_id = mcp_context('CUSTOMER_ID');`);
     db.close();
-    await home.ok(['add', 'shop', `sqlite:${file}`, '--context', 'CUSTOMER_ID']);
+    await home.ok(['add', '--no-test', 'shop', `sqlite:${file}`, '--context', 'CUSTOMER_ID']);
     shims = await startCustomerShims(home, 'shop');
   });
 

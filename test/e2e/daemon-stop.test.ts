@@ -41,7 +41,7 @@ describe('a daemon that stops', () => {
   beforeAll(async () => {
     const Database = createRequire(import.meta.url)('better-sqlite3-multiple-ciphers');
     new Database(join(home.dir, 'stop.db')).close();
-    await home.ok(['add', 'lite', `sqlite:${join(home.dir, 'stop.db')}`]);
+    await home.ok(['add', '--no-test', 'lite', `sqlite:${join(home.dir, 'stop.db')}`]);
   });
   afterAll(() => home.dispose());
 

@@ -27,7 +27,7 @@ describe('the shim and the daemon’s life', () => {
   });
 
   it.skipIf(!pgAvailable)('SIGTERM lets an in-flight call finish, then removes the socket', async () => {
-    await home.ok(['add', 'pg', PG_URL, '--no-password']);
+    await home.ok(['add', '--no-test', 'pg', PG_URL, '--no-password']);
     const shim = await startShim(home.env, ['--connection', 'pg']);
     try {
       const status = JSON.parse((await home.ok(['daemon', 'status', '--json'])).stdout);

@@ -14,7 +14,7 @@ describe('list_connections asks for trust only where there are connection files'
     mkdirSync(empty);
     mkdirSync(withEnv);
     writeFileSync(join(withEnv, '.env'), 'HANA_HOST=localhost\n');
-    await home.ok(['add', 'reg', `sqlite:${join(home.dir, 'reg.db')}`]);
+    await home.ok(['add', '--no-test', 'reg', `sqlite:${join(home.dir, 'reg.db')}`]);
   });
 
   afterAll(async () => {

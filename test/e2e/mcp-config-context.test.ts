@@ -13,7 +13,7 @@ describe('mcp-config writes a placeholder for each declared context parameter', 
   let shim: ShimHandle | undefined;
 
   beforeAll(async () => {
-    await home.ok(['add', 'shop', 'sqlite::memory:']);
+    await home.ok(['add', '--no-test', 'shop', 'sqlite::memory:']);
     await home.ok(['set', 'shop', '--context', 'CUSTOMER_ID,REGION']);
   });
 
@@ -47,7 +47,7 @@ describe('mcp-config writes a placeholder for each declared context parameter', 
   });
 
   it('adds nothing for a connection without context parameters', async () => {
-    await home.ok(['add', 'plain', 'sqlite::memory:']);
+    await home.ok(['add', '--no-test', 'plain', 'sqlite::memory:']);
     const printed = await home.ok(['mcp-config', '--client', 'cursor', '--connection', 'plain']);
     expect(printed.stdout).not.toContain('MCP_CONTEXT_');
     expect(printed.stderr).not.toMatch(/context parameters|MCP_CONTEXT_/);

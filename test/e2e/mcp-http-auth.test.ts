@@ -31,8 +31,8 @@ describe('MCP over HTTP: bearer tokens, scopes, Host and Origin', () => {
 
   beforeAll(async () => {
     ({ port, base } = await startHttpDaemon(home));
-    await home.ok(['add', 'one', 'sqlite::memory:']);
-    await home.ok(['add', 'two', 'sqlite::memory:']);
+    await home.ok(['add', '--no-test', 'one', 'sqlite::memory:']);
+    await home.ok(['add', '--no-test', 'two', 'sqlite::memory:']);
     const created = await home.ok(['token', 'create', 'laptop']);
     token = created.stdout.trim();
     createdOutput = created.stdout + created.stderr;

@@ -24,7 +24,7 @@ describe('MCP over HTTP passes the official MCP conformance suite (server scenar
 
   beforeAll(async () => {
     const { port } = await startHttpDaemon(home);
-    await home.ok(['add', 'conf', 'sqlite::memory:', '--context', 'CUSTOMER_ID']);
+    await home.ok(['add', '--no-test', 'conf', 'sqlite::memory:', '--context', 'CUSTOMER_ID']);
     forwarder = await bearerForwarder(port, await createToken(home, 'conformance', 'conf'));
     const yaml = join(out, 'baseline.yml');
     writeFileSync(yaml, `server:\n${expected.map((s) => `  - ${s}`).join('\n')}\n`);

@@ -21,8 +21,8 @@ describe('MCP over HTTP from the daemon, on SQLite, with the SDK client', () => 
     const db = new Database(file);
     db.exec("CREATE TABLE items (id INTEGER PRIMARY KEY, label TEXT NOT NULL); INSERT INTO items VALUES (1, 'alpha'), (2, 'beta');");
     db.close();
-    await home.ok(['add', 'shop', `sqlite:${file}`, '--description', 'the shop']);
-    await home.ok(['add', 'scoped', `sqlite:${file}`, '--context', 'CUSTOMER_ID,region']);
+    await home.ok(['add', '--no-test', 'shop', `sqlite:${file}`, '--description', 'the shop']);
+    await home.ok(['add', '--no-test', 'scoped', `sqlite:${file}`, '--context', 'CUSTOMER_ID,region']);
     token = await createToken(home, 'e2e');
     client = await connectHttp(`${base}/mcp/shop`, token, 'http-editor');
   });

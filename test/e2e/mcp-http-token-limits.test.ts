@@ -19,9 +19,9 @@ describe('MCP over HTTP: what one token sees and holds', () => {
 
   beforeAll(async () => {
     ({ port, base } = await startHttpDaemon(home));
-    await home.ok(['add', 'visible-db', 'sqlite::memory:']);
-    await home.ok(['add', 'secret-payroll', 'sqlite::memory:']);
-    await home.ok(['add', 'secret-hr', 'sqlite::memory:']);
+    await home.ok(['add', '--no-test', 'visible-db', 'sqlite::memory:']);
+    await home.ok(['add', '--no-test', 'secret-payroll', 'sqlite::memory:']);
+    await home.ok(['add', '--no-test', 'secret-hr', 'sqlite::memory:']);
     narrow = await createToken(home, 'narrow', 'visible-db');
     wide = await createToken(home, 'wide');
     greedy = await createToken(home, 'greedy');

@@ -36,8 +36,8 @@ describe.skipIf(!available)('the audit trail after a real session through the sh
   let session: string;
 
   beforeAll(async () => {
-    await home.ok(['add', 'pg', PG_URL, '--password-stdin'], { input: `${SECRET}\n` });
-    await home.ok(['add', 'pg2', PG_URL, '--password-stdin'], { input: `${SECRET}\n` });
+    await home.ok(['add', '--no-test', 'pg', PG_URL, '--password-stdin'], { input: `${SECRET}\n` });
+    await home.ok(['add', '--no-test', 'pg2', PG_URL, '--password-stdin'], { input: `${SECRET}\n` });
     shim = await startShim(home.env, ['--connection', 'pg', '--project', project], 'audit-client');
     const calls: [Record<string, unknown>, boolean][] = [
       [{ sql: `SELECT $1::text AS ${MARK}, $2::int AS n`, params: ['param-value-not-recorded', 7] }, false],

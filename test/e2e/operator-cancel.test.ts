@@ -47,7 +47,7 @@ describe.skipIf(!available)('cancelling and watching statements on PostgreSQL, t
     await admin.query(`INSERT INTO ${table} VALUES (1), (2)`);
     // A small pool, so a cancelled statement that leaked its connection would show at once.
     writeFileSync(join(home.dir, 'config.json'), JSON.stringify({ pool: { max: POOL_MAX } }));
-    await home.ok(['add', 'pg', PG_URL, '--no-password']);
+    await home.ok(['add', '--no-test', 'pg', PG_URL, '--no-password']);
     shim = await startShim(home.env, ['--connection', 'pg'], 'cancel-client');
   });
 

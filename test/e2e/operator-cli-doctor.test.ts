@@ -26,7 +26,7 @@ describe('hanactl doctor on a healthy set-up', () => {
   });
 
   it('tests a working connection through the running daemon; piped output has no colour', async () => {
-    await home.ok(['add', 'mem', 'sqlite::memory:']);
+    await home.ok(['add', '--no-test', 'mem', 'sqlite::memory:']);
     const result = await home.run(['doctor'], { env: { FORCE_COLOR: '1' } });
     expect(result.code, result.stdout).toBe(0);
     expect(result.stdout).toMatch(/^ok {4}daemon +running, pid \d+, version /m);
@@ -43,8 +43,8 @@ describe('hanactl doctor on a broken set-up', () => {
 
   beforeAll(async () => {
     const port = await closedPort();
-    await home.ok(['add', 'mem', 'sqlite::memory:']);
-    await home.ok(['add', 'dead', `postgres://app@127.0.0.1:${port}/shop`, '--no-password']);
+    await home.ok(['add', '--no-test', 'mem', 'sqlite::memory:']);
+    await home.ok(['add', '--no-test', 'dead', `postgres://app@127.0.0.1:${port}/shop`, '--no-password']);
     // Broken after the daemon started: a socket folder others can enter.
     // A running daemon closes a loosened folder again at its next request, so each run loosens it.
     chmodSync(join(home.dir, 'run'), 0o755);

@@ -26,8 +26,8 @@ const keyFile = (home: TestHome, name = 'registry.key') => Buffer.from(readFileS
 /** Two connections, one with a stored password, so "intact" means names, settings and secrets. */
 async function seed(home: TestHome, marker = `pw-${randomBytes(6).toString('hex')}`): Promise<void> {
   const port = await closedPort();
-  await home.ok(['add', 'mem', 'sqlite::memory:', '--description', 'in memory']);
-  await home.ok(['add', 'pg', `postgres://app@127.0.0.1:${port}/shop`, '--password-stdin', '--description', 'has a secret'], { input: marker });
+  await home.ok(['add', '--no-test', 'mem', 'sqlite::memory:', '--description', 'in memory']);
+  await home.ok(['add', '--no-test', 'pg', `postgres://app@127.0.0.1:${port}/shop`, '--password-stdin', '--description', 'has a secret'], { input: marker });
 }
 
 describe('key rotate with HANACTL_REGISTRY_KEY as the key source', () => {

@@ -75,7 +75,7 @@ describe('hanactl daemon logs', () => {
   });
 
   it('prints pino lines readably, --json raw, --lines N the last N', async () => {
-    await home.ok(['add', 'mem', 'sqlite::memory:']);
+    await home.ok(['add', '--no-test', 'mem', 'sqlite::memory:']);
     await home.ok(['daemon', 'stop']);
     const readable = (await home.ok(['daemon', 'logs'])).stdout.trim().split('\n');
     expect(readable[0]).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} INFO {2}daemon started {2}pid=\d+ socket=\S+ keySource=env version=\S+$/);

@@ -39,7 +39,7 @@ describe.skipIf(!available)('PostgreSQL functions and views refused through the 
     await inDb.query('CREATE TABLE keep (id int PRIMARY KEY, parent int)');
     await inDb.query('INSERT INTO keep VALUES (1, NULL), (2, 1)');
     // A superuser connection marked read-only (the default), as in the review.
-    await home.ok(['add', 'su', `postgres://${u.username}@${u.host}/${db}`, '--no-password']);
+    await home.ok(['add', '--no-test', 'su', `postgres://${u.username}@${u.host}/${db}`, '--no-password']);
     customer = await startShim({ ...home.env, MCP_CONTEXT_CUSTOMER_ID: '1' }, ['--connection', 'shop']);
     superuser = await startShim(home.env, ['--connection', 'su']);
   });

@@ -43,7 +43,7 @@ describe('a session follows its editor’s MCP roots to the project’s own data
   };
 
   beforeAll(async () => {
-    await home.ok(['add', 'reg', `sqlite:${registryDb}`]);
+    await home.ok(['add', '--no-test', 'reg', `sqlite:${registryDb}`]);
     for (const dir of [alpha, beta, empty, hanacli]) await home.ok(['trust', dir]);
     shim = await startRootsShim(home.env, { roots: [alpha], args: ['--connection', 'reg'], cwd: empty });
   });

@@ -65,7 +65,7 @@ for (const dialect of ['sqlite', 'postgres', 'mysql'] as const) {
     beforeAll(async () => {
       canary = await openCanary(dialect, NAME, 'hanactl-ro-a-');
       // A declared context value, as a deployment would pass one, so `current_setting('mcp.customer_id')` reads it.
-      const added = await home.ok(['add', connection, canary.url, '--no-password', '--context', 'CUSTOMER_ID', '--json']);
+      const added = await home.ok(['add', '--no-test', connection, canary.url, '--no-password', '--context', 'CUSTOMER_ID', '--json']);
       expect(JSON.parse(added.stdout)).toMatchObject({ name: connection, allowWrite: false });
       shim = await startShim({ ...home.env, MCP_CONTEXT_CUSTOMER_ID: '42' }, ['--connection', connection]);
       baseline = await canary.state();

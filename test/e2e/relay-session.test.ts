@@ -44,7 +44,7 @@ describe('relay sessions', () => {
       const db = new Database(join(data, `${name}.db`));
       db.exec(`CREATE TABLE which (name TEXT); INSERT INTO which VALUES ('${name}');`);
       db.close();
-      await home.ok(['add', `lite-${name}`, `sqlite:${join(data, `${name}.db`)}`]);
+      await home.ok(['add', '--no-test', `lite-${name}`, `sqlite:${join(data, `${name}.db`)}`]);
     }
   });
 

@@ -19,8 +19,8 @@ describe.skipIf(!available)('the shim over stdio, on PostgreSQL, through a real 
     await admin.query(
       `INSERT INTO ${table} VALUES (1, 'ünïcødé ✓', 12345678901234567890.0123456789, 9007199254740993, '2024-05-01T12:00:00Z', true, '\\xdeadbeef'), (2, NULL, 0, 1, NULL, false, NULL)`,
     );
-    await home.ok(['add', 'pg', PG_URL, '--no-password']);
-    await home.ok(['add', 'pg-rw', PG_URL, '--no-password', '--allow-write']);
+    await home.ok(['add', '--no-test', 'pg', PG_URL, '--no-password']);
+    await home.ok(['add', '--no-test', 'pg-rw', PG_URL, '--no-password', '--allow-write']);
     shim = await startShim(home.env, ['--connection', 'pg']);
   });
 
@@ -113,7 +113,7 @@ describe.skipIf(!available)('the shim over stdio, on PostgreSQL, through a real 
   });
 
   it('shares one pool between two names for the same target', async () => {
-    await home.ok(['add', 'pg-alias', PG_URL, '--no-password']);
+    await home.ok(['add', '--no-test', 'pg-alias', PG_URL, '--no-password']);
     await shim.call('run_query', { sql: 'SELECT 1', connection: 'pg-alias' });
     const { pools } = JSON.parse((await home.ok(['pools', '--json'])).stdout);
     const shared = pools.find((p: { connections: string[] }) => p.connections.includes('pg-alias'));

@@ -28,8 +28,8 @@ describe('the shim over stdio, on SQLite, through a real daemon', () => {
       [2, 'beta'],
     ]);
     makeDb(join(home.dir, 'two.db'), [[1, 'gamma']]);
-    await home.ok(['add', 'one', `sqlite:${join(home.dir, 'one.db')}`, '--description', 'first file']);
-    await home.ok(['add', 'two', `sqlite:${join(home.dir, 'two.db')}`]);
+    await home.ok(['add', '--no-test', 'one', `sqlite:${join(home.dir, 'one.db')}`, '--description', 'first file']);
+    await home.ok(['add', '--no-test', 'two', `sqlite:${join(home.dir, 'two.db')}`]);
     a = await startShim(home.env, ['--connection', 'one'], 'editor-a');
     b = await startShim(home.env, [], 'editor-b');
   });

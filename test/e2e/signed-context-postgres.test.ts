@@ -86,7 +86,7 @@ describe.skipIf(!available)('hanactl set --signed-context and context-sql, end t
   });
 
   it('is refused on an engine without it, naming the engine', async () => {
-    await home.ok(['add', 'local', `sqlite:${join(home.dir, 'x.db')}`]);
+    await home.ok(['add', '--no-test', 'local', `sqlite:${join(home.dir, 'x.db')}`]);
     const result = await home.run(['set', 'local', '--signed-context']);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/PostgreSQL connections only; "local" is sqlite/);

@@ -39,7 +39,7 @@ describe('the daemon keeps answering health while it judges a megabyte of SQL', 
 
   beforeAll(async () => {
     await startLiteDaemon(home, data);
-    await home.ok(['add', 'pg', 'postgres://nobody@127.0.0.1:9/none', '--no-password']);
+    await home.ok(['add', '--no-test', 'pg', 'postgres://nobody@127.0.0.1:9/none', '--no-password']);
     socket = socketOf(home);
   });
   afterAll(() => disposeHome(home, data));

@@ -76,10 +76,10 @@ describe.skipIf(!pgi || !mdb)('a database restarted under load', () => {
   beforeAll(async () => {
     scan.addHome(home.dir);
     writeConfig(home.dir, { connectTimeoutMs: 2000, pool: { max: POOL_MAX } });
-    await home.ok(['add', 'pg', (pgi as OwnedPostgres).url(PASSWORD_ROLE, `application_name=${APP}`), '--password-stdin'], {
+    await home.ok(['add', '--no-test', 'pg', (pgi as OwnedPostgres).url(PASSWORD_ROLE, `application_name=${APP}`), '--password-stdin'], {
       input: SECRET,
     });
-    await home.ok(['add', 'my', (mdb as OwnedMariadb).url(PASSWORD_USER), '--password-stdin'], { input: SECRET });
+    await home.ok(['add', '--no-test', 'my', (mdb as OwnedMariadb).url(PASSWORD_USER), '--password-stdin'], { input: SECRET });
   });
 
   afterAll(async () => {

@@ -73,6 +73,7 @@ describe('`hanactl add` with arbitrary names and URLs', () => {
             batch.map(async ([name, url, extra, stdin]) => {
               const args = [
                 'add',
+                '--no-test',
                 name,
                 url,
                 ...extra,

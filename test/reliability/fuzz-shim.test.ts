@@ -74,7 +74,7 @@ describe('fuzzed tool arguments through the real shim, and fuzzed project files'
   beforeAll(async () => {
     scan.addHome(home.dir);
     pid = await startLiteDaemon(home, data);
-    await home.ok(['add', 'pw', 'postgres://u@127.0.0.1:1/db', '--password-stdin'], { input: SECRET });
+    await home.ok(['add', '--no-test', 'pw', 'postgres://u@127.0.0.1:1/db', '--password-stdin'], { input: SECRET });
     await home.ok(['trust', project]);
     shim = await startShim(home.env, ['--connection', 'lite', '--project', project], 'fuzz-client');
     tools = (await shim.client.listTools()).tools.map((t) => ({ name: t.name, properties: Object.keys(t.inputSchema.properties ?? {}) }));

@@ -34,15 +34,15 @@ describe('a hung peer and a long query', () => {
     writeConfig(home.dir, { connectTimeoutMs: CONNECT_TIMEOUT_MS, pool: { max: POOL_MAX, acquireTimeoutMillis: 5000 } });
     peer = await HungPeer.start();
     const at = `127.0.0.1:${peer.port}`;
-    await home.ok(['add', 'hung-pg', `postgres://app@${at}/db`, '--password-stdin'], { input: SECRET });
-    await home.ok(['add', 'hung-my', `mysql://app@${at}/db`, '--password-stdin'], { input: SECRET });
-    await home.ok(['add', 'hung-hana', `hana://app@${at}`, '--password-stdin'], { input: SECRET });
+    await home.ok(['add', '--no-test', 'hung-pg', `postgres://app@${at}/db`, '--password-stdin'], { input: SECRET });
+    await home.ok(['add', '--no-test', 'hung-my', `mysql://app@${at}/db`, '--password-stdin'], { input: SECRET });
+    await home.ok(['add', '--no-test', 'hung-hana', `hana://app@${at}`, '--password-stdin'], { input: SECRET });
     if (pgAvailable) {
       const u = new URL(PG_URL);
       u.searchParams.set('application_name', appName);
-      await home.ok(['add', 'pg', u.toString(), '--no-password']);
+      await home.ok(['add', '--no-test', 'pg', u.toString(), '--no-password']);
     }
-    if (myAvailable) await home.ok(['add', 'my', MYSQL_URL, '--no-password']);
+    if (myAvailable) await home.ok(['add', '--no-test', 'my', MYSQL_URL, '--no-password']);
   });
 
   afterAll(async () => {

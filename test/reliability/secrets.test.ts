@@ -37,13 +37,14 @@ describe('secrets at rest and on every error path', () => {
 
   beforeAll(async () => {
     scan.addHome(home.dir);
-    await home.ok(['add', MARKERS.name, `postgres://${MARKERS.user}@127.0.0.1:1/${MARKERS.database}`, '--password-stdin'], {
+    await home.ok(['add', '--no-test', MARKERS.name, `postgres://${MARKERS.user}@127.0.0.1:1/${MARKERS.database}`, '--password-stdin'], {
       input: SECRET,
     });
     for (let i = 0; i < 20; i++)
       await home.ok(
         [
           'add',
+          '--no-test',
           `${MARKERS.name}-${i}`,
           `postgres://${MARKERS.user}@127.0.0.1:1/${MARKERS.database}?application_name=n${i}`,
           '--password-stdin',

@@ -107,8 +107,8 @@ describe.skipIf(!pgi)(`soak: ${SESSIONS} sessions for ${SECONDS} s with periodic
     await pg.admin((c) =>
       c.query(`CREATE TABLE t (id int primary key, name text); INSERT INTO t VALUES (1, 'a'); GRANT SELECT ON t TO ${PASSWORD_ROLE}`),
     );
-    await home.ok(['add', 'pg', pg.url(PASSWORD_ROLE, `application_name=${APP}`), '--password-stdin'], { input: SECRET });
-    await home.ok(['add', 'lite', `sqlite:${join(data, 'lite.db')}`]);
+    await home.ok(['add', '--no-test', 'pg', pg.url(PASSWORD_ROLE, `application_name=${APP}`), '--password-stdin'], { input: SECRET });
+    await home.ok(['add', '--no-test', 'lite', `sqlite:${join(data, 'lite.db')}`]);
     const options = process.env.SOAK_DAEMON_NODE_OPTIONS ?? '--max-old-space-size=96 --max-semi-space-size=1';
     const daemonStart = await home.run(['daemon', 'start'], { env: options ? { NODE_OPTIONS: options } : {} });
     expect(daemonStart.code, daemonStart.stderr).toBe(0);

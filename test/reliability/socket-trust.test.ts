@@ -197,7 +197,7 @@ describe('a client in front of a socket another user could have swapped in', () 
   it('the fake socket does record what a client sends (the control)', async () => {
     const { home, fake } = await privateLayout();
     homes.push(home);
-    await cli.run(['add', 'leak', 'postgres://u@127.0.0.1:1/db', '--password-stdin'], {
+    await cli.run(['add', '--no-test', 'leak', 'postgres://u@127.0.0.1:1/db', '--password-stdin'], {
       input: SECRET,
       env: { HANACTL_HOME: home },
       timeoutMs: 20_000,
@@ -208,7 +208,7 @@ describe('a client in front of a socket another user could have swapped in', () 
   it.each(cases)('when %s, `hanactl add --password-stdin` sends nothing and says why', async (what, prepare, message) => {
     const { home, fake } = await prepare();
     homes.push(home);
-    const result = await cli.run(['add', 'leak', 'postgres://u@127.0.0.1:1/db', '--password-stdin'], {
+    const result = await cli.run(['add', '--no-test', 'leak', 'postgres://u@127.0.0.1:1/db', '--password-stdin'], {
       input: SECRET,
       env: { HANACTL_HOME: home },
       timeoutMs: 20_000,

@@ -57,7 +57,7 @@ describe.skipIf(!other)('a client of another uid', () => {
     scan.addHome(home.dir);
     // The home must be traversable for the test to reach the run folder: only that folder guards.
     chmodSync(home.dir, 0o711);
-    await home.ok(['add', 'secret-db', 'postgres://u@127.0.0.1:1/db', '--password-stdin'], { input: SECRET });
+    await home.ok(['add', '--no-test', 'secret-db', 'postgres://u@127.0.0.1:1/db', '--password-stdin'], { input: SECRET });
     socket = socketOf(home);
   });
 

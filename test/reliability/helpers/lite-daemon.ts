@@ -14,7 +14,7 @@ export async function startLiteDaemon(home: TestHome, dir: string): Promise<numb
   const db = new Database(join(dir, 'lite.db'));
   db.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO t (name) VALUES ('a'), ('b');");
   db.close();
-  await home.ok(['add', 'lite', `sqlite:${join(dir, 'lite.db')}`]);
+  await home.ok(['add', '--no-test', 'lite', `sqlite:${join(dir, 'lite.db')}`]);
   return daemonPid(home);
 }
 
