@@ -50,6 +50,26 @@ describe('MCP over HTTP from the daemon, on SQLite, with the SDK client', () => 
     expect(client.client.getServerVersion()?.name).toBe('hanactl');
   });
 
+  it('offers the URL connection’s curated tools, as a relay session does', async () => {
+    const { writeFileSync } = await import('node:fs');
+    const file = join(home.dir, 'tools.yaml');
+    writeFileSync(
+      file,
+      'tools:\n  - name: label_of\n    description: The label of one item.\n    sql: SELECT label FROM items WHERE id = :id\n    parameters:\n      - {name: id, type: integer}\n',
+    );
+    await home.ok(['tools', 'import', 'shop', file]);
+    const fresh = await connectHttp(`${base}/mcp/shop`, token, 'http-curated');
+    try {
+      expect((await fresh.client.listTools()).tools.map((t) => t.name)).toContain('label_of');
+      const result = await fresh.call('label_of', { id: 2 });
+      expect(result.isError, textOf(result)).toBeFalsy();
+      expect(result.structuredContent).toMatchObject({ rows: [{ label: 'beta' }] });
+    } finally {
+      await fresh.close();
+      await home.ok(['tools', 'remove', 'shop', 'label_of']);
+    }
+  });
+
   it('runs run_query on the URL’s connection, rows in structuredContent', async () => {
     const result = await client.call('run_query', { sql: 'SELECT id, label FROM items ORDER BY id' });
     expect(result.isError, textOf(result)).toBeFalsy();
