@@ -34,14 +34,24 @@ export function defaultConfigFile(client: McpClientName, options: ConfigLocation
       return join(home, '.cursor', 'mcp.json');
     case 'vscode':
       return join(options.cwd, '.vscode', 'mcp.json');
+    case 'windsurf':
+      return join(home, '.codeium', 'windsurf', 'mcp_config.json');
+    case 'gemini-cli':
+      return join(home, '.gemini', 'settings.json');
+    case 'zed':
+      // Zed reads ~/.config/zed/settings.json on Linux and macOS alike ($XDG_CONFIG_HOME respected), %APPDATA%\Zed on Windows.
+      if (platform === 'win32') return join(env.APPDATA ?? join(home, 'AppData', 'Roaming'), 'Zed', 'settings.json');
+      return join(env.XDG_CONFIG_HOME || join(home, '.config'), 'zed', 'settings.json');
     case 'claude-code':
+    case 'codex':
       return undefined;
   }
 }
 
 /** The top-level key a client keeps its servers under, and the entry as that client wants it. */
 export function clientShape(client: McpClientName, entry: ServerEntry): { key: string; value: Record<string, unknown> } {
-  return client === 'vscode' ? { key: 'servers', value: { type: 'stdio', ...entry } } : { key: 'mcpServers', value: { ...entry } };
+  if (client === 'vscode') return { key: 'servers', value: { type: 'stdio', ...entry } };
+  return { key: client === 'zed' ? 'context_servers' : 'mcpServers', value: { ...entry } };
 }
 
 export interface WriteResult {
@@ -164,6 +174,18 @@ const RESTART_HINT: Record<McpClientName, string> = {
   'claude-desktop': 'Quit and reopen Claude Desktop to load it.',
   cursor: 'Reload Cursor (or toggle the server in its MCP settings) to load it.',
   vscode: 'VS Code offers to start the server when it sees the file; or run "MCP: List Servers".',
+  windsurf: 'Press Refresh in Windsurf\'s MCP panel (or restart Windsurf) to load it.',
+  'gemini-cli': 'Start Gemini CLI again; /mcp lists the server.',
+  zed: 'Zed reloads its settings by itself; the server shows in the Agent Panel\'s settings.',
+  codex: 'Start Codex again; /mcp lists the server.',
+};
+
+/** Why a client's file is not edited, and what to do instead. */
+const NOT_EDITED: Partial<Record<McpClientName, string>> = {
+  'claude-code':
+    'Claude Code keeps its servers in ~/.claude.json, a state file it rewrites while it runs, so hanactl does not edit it. Run this instead (add --scope user to use hanactl in every project):',
+  codex:
+    'Codex keeps its servers in ~/.codex/config.toml, a TOML file hanactl does not edit (its comments and layout would not survive). Add this table to it (or run `codex mcp add`):',
 };
 
 /**
@@ -174,10 +196,8 @@ export async function writeMcpConfig(ctx: CliContext, options: { client: McpClie
   const path = options.configFile ? resolve(ctx.cwd, options.configFile) : defaultConfigFile(options.client, { cwd: ctx.cwd });
   const names = await declaredContext(ctx, options.connection);
   if (names.length > 0 && options.connection) ctx.err(contextNote(options.connection, names));
-  if (!path) {
-    ctx.err(
-      'Claude Code keeps its servers in ~/.claude.json, a state file it rewrites while it runs, so hanactl does not edit it. Run this instead (add --scope user to use hanactl in every project):',
-    );
+  if (!path || options.client === 'codex') {
+    ctx.err(NOT_EDITED[options.client] ?? `hanactl does not edit ${options.client}'s file; add this to it:`);
     ctx.out(mcpConfigText(options.client, options.connection, process.env, names));
     return;
   }

@@ -7,7 +7,7 @@ import { HanactlError } from '../../shared/errors.js';
 import type { CliContext } from '../context.js';
 import { CliExit, EXIT } from '../exit.js';
 
-export const MCP_CLIENTS = ['claude-code', 'claude-desktop', 'vscode', 'cursor'] as const;
+export const MCP_CLIENTS = ['claude-code', 'claude-desktop', 'vscode', 'cursor', 'windsurf', 'gemini-cli', 'zed', 'codex'] as const;
 export type McpClientName = (typeof MCP_CLIENTS)[number];
 
 export interface ServerEntry {
@@ -74,7 +74,13 @@ export function mcpConfigText(
     }
     case 'claude-desktop':
     case 'cursor':
+    case 'windsurf':
+    case 'gemini-cli':
       return JSON.stringify({ mcpServers: { [name]: entry } }, null, 2);
+    case 'zed':
+      return JSON.stringify({ context_servers: { [name]: entry } }, null, 2);
+    case 'codex':
+      return codexToml(name, entry);
     case 'vscode':
       return JSON.stringify({ servers: { [name]: { type: 'stdio', ...entry } } }, null, 2);
     default:
@@ -82,6 +88,18 @@ export function mcpConfigText(
   }
 }
 
+
+/**
+ * Codex CLI's table in ~/.codex/config.toml. Written without a TOML library: every value is a
+ * string or a list of strings, and a JSON string is a valid TOML basic string (same escapes);
+ * keys are hanactl's and environment names, bare keys in TOML.
+ */
+function codexToml(name: string, entry: ServerEntry): string {
+  const lines = [`[mcp_servers.${name}]`, `command = ${JSON.stringify(entry.command)}`, `args = [${entry.args.map((a) => JSON.stringify(a)).join(', ')}]`];
+  const env = Object.entries(entry.env ?? {});
+  if (env.length > 0) lines.push(`env = { ${env.map(([k, v]) => `${/^[A-Za-z0-9_-]+$/.test(k) ? k : JSON.stringify(k)} = ${JSON.stringify(v)}`).join(', ')} }`);
+  return lines.join('\n');
+}
 
 /** `hanactl mcp-config --client NAME [--connection NAME] [--write [--config-file PATH]]`. */
 export async function mcpConfig(ctx: CliContext, options: { client: string; connection?: string; write?: boolean; configFile?: string }): Promise<void> {
