@@ -197,7 +197,7 @@ Example (as the database owner; the key goes from hanactl to psql, never to the 
     .command('mcp-config')
     .description('print the configuration that points an editor at hanactl')
     .addOption(
-      new Option('--client <name>', 'the editor').choices(['claude-code', 'claude-desktop', 'vscode', 'cursor', 'windsurf', 'gemini-cli', 'zed', 'codex']).makeOptionMandatory(),
+      new Option('--client <name>', 'the editor').choices(['claude-code', 'claude-desktop', 'vscode', 'cursor', 'windsurf', 'gemini-cli', 'zed', 'codex', 'cline', 'continue']).makeOptionMandatory(),
     )
     .option('--connection <name>', 'the connection the session starts with')
     .option(

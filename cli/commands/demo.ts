@@ -88,7 +88,7 @@ export async function demo(ctx: CliContext): Promise<void> {
     ctx.out(mcpConfigText('cursor', 'demo', editorEnv));
     // Commands that work as printed from any terminal: this installation's CLI, the demo's home.
     const hanactl = hanactlCommand();
-    ctx.out('\nOther editors (claude-desktop, vscode, cursor; --write edits the file), from any terminal:');
+    ctx.out('\nOther editors (vscode, cursor, windsurf, zed, cline, continue, gemini-cli, codex, ...; --write edits the file), from any terminal:');
     ctx.out(`  ${hanactl} mcp-config --client vscode --connection demo`);
     ctx.out('Check the connection:');
     ctx.out(`  ${hanactl} test demo`);

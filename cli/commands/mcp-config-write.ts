@@ -42,6 +42,19 @@ export function defaultConfigFile(client: McpClientName, options: ConfigLocation
       // Zed reads ~/.config/zed/settings.json on Linux and macOS alike ($XDG_CONFIG_HOME respected), %APPDATA%\Zed on Windows.
       if (platform === 'win32') return join(env.APPDATA ?? join(home, 'AppData', 'Roaming'), 'Zed', 'settings.json');
       return join(env.XDG_CONFIG_HOME || join(home, '.config'), 'zed', 'settings.json');
+    case 'cline': {
+      // Cline (a VS Code extension) keeps cline_mcp_settings.json in VS Code's global storage.
+      const user =
+        platform === 'darwin'
+          ? join(home, 'Library', 'Application Support', 'Code', 'User')
+          : platform === 'win32'
+            ? join(env.APPDATA ?? join(home, 'AppData', 'Roaming'), 'Code', 'User')
+            : join(env.XDG_CONFIG_HOME || join(home, '.config'), 'Code', 'User');
+      return join(user, 'globalStorage', 'saoudrizwan.claude-dev', 'settings', 'cline_mcp_settings.json');
+    }
+    case 'continue':
+      // Continue reads JSON MCP configs (the mcpServers format) from .continue/mcpServers/ in the workspace.
+      return join(options.cwd, '.continue', 'mcpServers', 'hanactl.json');
     case 'claude-code':
     case 'codex':
       return undefined;
@@ -178,6 +191,8 @@ const RESTART_HINT: Record<McpClientName, string> = {
   'gemini-cli': 'Start Gemini CLI again; /mcp lists the server.',
   zed: 'Zed reloads its settings by itself; the server shows in the Agent Panel\'s settings.',
   codex: 'Start Codex again; /mcp lists the server.',
+  cline: 'Cline loads it from its MCP Servers panel (Restart Server if it was running).',
+  continue: 'Reload the VS Code or JetBrains window to let Continue load it.',
 };
 
 /** Why a client's file is not edited, and what to do instead. */

@@ -7,7 +7,7 @@ import { HanactlError } from '../../shared/errors.js';
 import type { CliContext } from '../context.js';
 import { CliExit, EXIT } from '../exit.js';
 
-export const MCP_CLIENTS = ['claude-code', 'claude-desktop', 'vscode', 'cursor', 'windsurf', 'gemini-cli', 'zed', 'codex'] as const;
+export const MCP_CLIENTS = ['claude-code', 'claude-desktop', 'vscode', 'cursor', 'windsurf', 'gemini-cli', 'zed', 'codex', 'cline', 'continue'] as const;
 export type McpClientName = (typeof MCP_CLIENTS)[number];
 
 export interface ServerEntry {
@@ -76,6 +76,8 @@ export function mcpConfigText(
     case 'cursor':
     case 'windsurf':
     case 'gemini-cli':
+    case 'cline':
+    case 'continue':
       return JSON.stringify({ mcpServers: { [name]: entry } }, null, 2);
     case 'zed':
       return JSON.stringify({ context_servers: { [name]: entry } }, null, 2);

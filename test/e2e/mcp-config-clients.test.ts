@@ -1,9 +1,9 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'jsonc-parser';
 import { afterAll, describe, expect, it } from 'vitest';
-import { TestHome } from '../helpers/hanactl-home.js';
+import { BIN, TestHome } from '../helpers/hanactl-home.js';
 
 /** Windsurf, Gemini CLI, Zed and Codex CLI, each in the format its own documentation gives. */
 describe('mcp-config for more clients', () => {
@@ -38,6 +38,25 @@ describe('mcp-config for more clients', () => {
     expect(doc.mcpServers.hanactl.command).toMatch(/\/bin\/hanactl-mcp$/);
     const printed = JSON.parse((await home.ok(['mcp-config', '--client', client])).stdout);
     expect(printed.mcpServers.hanactl).toEqual(doc.mcpServers.hanactl);
+  });
+
+  it('Continue: writes .continue/mcpServers/hanactl.json in the current folder; Cline: its settings file in VS Code global storage', async () => {
+    const work = join(home.dir, 'work');
+    spawnSync('mkdir', ['-p', work]);
+    const run = (args: string[], env: NodeJS.ProcessEnv = {}) =>
+      new Promise<{ code: number | null; stdout: string }>((resolve) => {
+        const child = spawn(process.execPath, [BIN, ...args], { cwd: work, env: { ...home.env, ...env } });
+        let stdout = '';
+        child.stdout.on('data', (d) => (stdout += d));
+        child.on('close', (code) => resolve({ code, stdout }));
+      });
+    expect((await run(['mcp-config', '--client', 'continue', '--write'])).code).toBe(0);
+    const continueFile = JSON.parse(readFileSync(join(work, '.continue', 'mcpServers', 'hanactl.json'), 'utf8'));
+    expect(continueFile.mcpServers.hanactl.command).toMatch(/\/bin\/hanactl-mcp$/);
+    const config = join(home.dir, 'xdg-cline');
+    expect((await run(['mcp-config', '--client', 'cline', '--write'], { XDG_CONFIG_HOME: config })).code).toBe(0);
+    const clineFile = join(config, 'Code', 'User', 'globalStorage', 'saoudrizwan.claude-dev', 'settings', 'cline_mcp_settings.json');
+    expect(JSON.parse(readFileSync(clineFile, 'utf8')).mcpServers.hanactl).toEqual(continueFile.mcpServers.hanactl);
   });
 
   it('Codex CLI: prints a [mcp_servers.hanactl] table that is valid TOML, and --write edits nothing', async () => {
