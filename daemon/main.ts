@@ -14,7 +14,6 @@ import { loadDriverFactory } from './drivers/index.js';
 import { CatalogService, leasedWriteScope } from './catalog/index.js';
 import { createApp } from './http/app.js';
 import { catalogRoutes } from './http/catalog-routes.js';
-import { checkStatement } from './policy/index.js';
 import { KeyService } from './keys/key-service.js';
 import { keySlots } from './keys/key-slots.js';
 import { openRegistry } from './keys/open-registry.js';
@@ -22,7 +21,7 @@ import { AlreadyRunningError, type DaemonLock, takeDaemonLock } from './lifecycl
 import { privateRunDirGuard } from './lifecycle/run-dir.js';
 import { DEFAULT_POOL_OPTIONS } from './pools/pool.js';
 import { PoolManager } from './pools/pool-manager.js';
-import { createStatementPolicy } from './policy-wiring.js';
+import { checkRead, createStatementPolicy, loadStatementPolicy } from './policy-wiring.js';
 import { CallTracker } from './queries/call-tracker.js';
 import { QueryService } from './query/query-service.js';
 import { ConnectionService } from './registry/connection-service.js';
@@ -175,7 +174,7 @@ export async function runDaemon(options: RunDaemonOptions = {}): Promise<Running
     });
     const catalog = new CatalogService({
       queries,
-      validate: (sql, engine) => checkStatement(sql, { dialect: engine, allowWrite: false }),
+      validate: checkRead,
       writeScope: leasedWriteScope({ resolve: (name) => resolveConnection(name), poolFor: (record) => pools.poolFor(record) }),
     });
     app.route('/v1', catalogRoutes({ catalog, sessions, calls }));
@@ -233,6 +232,11 @@ export async function runDaemon(options: RunDaemonOptions = {}): Promise<Running
     if (process.platform !== 'win32') chmodSync(paths.socket, 0o600);
     cleanup.push(() => rmSync(paths.socket, { force: true }));
     log.info({ socket: paths.socket, keySource: store.source, version: hanactlVersion() }, 'daemon started');
+    // The statement policy loads after the socket listens; statements wait for it (policy-wiring.ts).
+    loadStatementPolicy().then(
+      () => log.info('statement policy ready'),
+      (err) => log.error({ err: err instanceof Error ? err.message : String(err) }, 'statement policy failed to load: statements are refused'),
+    );
     void shimServer();
 
     const stop = (reason: string): Promise<void> => {

@@ -32,7 +32,7 @@ export type StatementVerdict =
   | { readonly ok: false; readonly rule: string; readonly message: string; readonly hint: string };
 
 /** Judges `sql` as a read on `engine` (the composition root passes `checkStatement` with `allowWrite: false`). */
-export type StatementValidator = (sql: string, engine: Engine) => StatementVerdict;
+export type StatementValidator = (sql: string, engine: Engine) => StatementVerdict | Promise<StatementVerdict>;
 
 export interface CatalogServiceDeps {
   readonly queries: Pick<QueryService, 'runTrusted' | 'engineOf'> & Partial<Pick<QueryService, 'budgetOf'>>;
@@ -128,7 +128,7 @@ export class CatalogService {
   /** The plan of one read statement, which must pass the validator first; it is never run. */
   async explain(req: ExplainRequest): Promise<ExplainResult> {
     const call = this.#call(req);
-    const verdict = this.#deps.validate(req.sql, call.catalog.engine);
+    const verdict = await this.#deps.validate(req.sql, call.catalog.engine);
     if (!verdict.ok) throw new HanactlError('STATEMENT_REFUSED', verdict.message, { rule: verdict.rule, hint: verdict.hint });
     if (verdict.kind === 'write') {
       throw new HanactlError('STATEMENT_REFUSED', 'Refused: explain_query plans reads only, and this statement writes.', {
