@@ -1,4 +1,5 @@
 import type { Engine } from '../../shared/connection-url.js';
+import { mysqlCredentialObjection } from './credential-reads.js';
 import { postgresParserObjection } from './parser-rules.js';
 import { postgresTokenObjection } from './pg-functions.js';
 import type { Objection, PolicyOptions, Token, Verdict } from './types.js';
@@ -67,7 +68,7 @@ export interface DialectPolicy {
   readonly reads: readonly string[];
   /** `EXPLAIN t` and `DESCRIBE t` describe a table (MySQL). */
   readonly explainNamesTable: boolean;
-  /** Rules on the engine's own functions and views, classified from its catalog (PostgreSQL: pg_proc). */
+  /** Rules on the engine's own functions, views and tables (PostgreSQL: classified from pg_proc; MySQL: the tables holding credentials). */
   readonly catalogRules?: (tokens: readonly Token[], allowWrite: boolean) => Objection | undefined;
   /** The engine's own parser as a second, independent check (PostgreSQL: libpg-query). */
   readonly parserCheck?: ParserCheck;
@@ -138,6 +139,7 @@ export const DIALECTS: Readonly<Record<Engine, DialectPolicy>> = {
     ],
     reads: ['SELECT', 'WITH', 'VALUES', 'TABLE', 'EXPLAIN', 'DESCRIBE', 'DESC', 'SHOW'],
     explainNamesTable: true,
+    catalogRules: mysqlCredentialObjection,
     colonEqualsAssigns: true,
   },
   hana: {

@@ -80,8 +80,22 @@ function lastPart(text: string): string {
   return part.startsWith('"') && part.endsWith('"') && part.length >= 2 ? part.slice(1, -1).replaceAll('""', '"') : part.toLowerCase();
 }
 
+/**
+ * Catalogs and views whose columns hold password hashes or connection passwords: pg_authid
+ * (rolpassword), pg_shadow (passwd), pg_user_mapping(s) (umoptions), pg_subscription
+ * (subconninfo). Refused whatever the role may read; pg_roles masks rolpassword itself.
+ */
+const CREDENTIAL_RELATIONS = new Set(['pg_authid', 'pg_shadow', 'pg_user_mapping', 'pg_user_mappings', 'pg_subscription']);
+
 /** The refusal for reading the relation `name` (as written, quotes folded), or undefined. */
 export function deniedRelationObjection(name: string): Objection | undefined {
+  if (CREDENTIAL_RELATIONS.has(name.toLowerCase())) {
+    return objection(
+      'credential-read',
+      `Refused: ${name} holds password hashes or connection passwords, which hanactl does not return on any connection.`,
+      'Read roles from pg_roles (which masks passwords) and mappings from pg_foreign_server instead.',
+    );
+  }
   const through = DENIED_RELATIONS.get(name.toLowerCase());
   if (!through) return undefined;
   return objection(
@@ -96,7 +110,11 @@ export function deniedRelationObjection(name: string): Objection | undefined {
  * (table_to_xml, schema_to_xml): the refusal when that argument (`text`, the string constant, or
  * undefined when it is not one) cannot be checked or names what is refused.
  */
-export function namedRelationObjection(name: string, argCount: number, text: (position: number) => string | undefined): Objection | undefined {
+export function namedRelationObjection(
+  name: string,
+  argCount: number,
+  text: (position: number) => string | undefined,
+): Objection | undefined {
   const unchecked = objection(
     'embedded-sql',
     `Refused: ${name}() reads the relation or schema named by its argument, which is not a plain string literal here.`,

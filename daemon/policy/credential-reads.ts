@@ -1,0 +1,54 @@
+import { objection } from './objections.js';
+import { isPunct, isWord, leadIndex } from './tokens.js';
+import type { Objection, Token } from './types.js';
+
+/**
+ * MySQL/MariaDB tables in the `mysql` schema whose columns hold password hashes or stored
+ * passwords: user (Password, authentication_string), global_priv (Priv), servers (Password),
+ * password_history (Password).
+ */
+const MYSQL_CREDENTIAL_TABLES = ['user', 'global_priv', 'servers', 'password_history'];
+
+/** Names distinctive enough to refuse wherever they appear, qualified or not. */
+const ANYWHERE = ['global_priv', 'authentication_string'];
+
+const HINT =
+  'Read privileges from information_schema.USER_PRIVILEGES, SCHEMA_PRIVILEGES or TABLE_PRIVILEGES instead; hanactl never returns credentials.';
+
+const refuse = (what: string): Objection =>
+  objection(
+    'credential-read',
+    `Refused: ${what} shows authentication data (password hashes or stored passwords), which hanactl does not return on any connection.`,
+    HINT,
+  );
+
+/** A name token as the server compares it, lower case; undefined for anything else. */
+function nameAt(tokens: readonly Token[], i: number): string | undefined {
+  const token = tokens[i];
+  return token?.kind === 'word' || token?.kind === 'quoted' ? token.text.toLowerCase() : undefined;
+}
+
+/**
+ * MySQL/MariaDB statements that show credentials: SHOW GRANTS, SHOW CREATE USER and SHOW CREATE
+ * SERVER (which print `IDENTIFIED BY PASSWORD '*...'` and server passwords), and any mention of
+ * mysql.user, mysql.global_priv, mysql.servers or mysql.password_history. Refused on every
+ * connection, whatever the connection's user may read: the promise is that no secret reaches a
+ * tool result. Names are compared in lower case, so another spelling only refuses more.
+ */
+export function mysqlCredentialObjection(tokens: readonly Token[]): Objection | undefined {
+  const at = leadIndex(tokens);
+  if (isWord(tokens[at], 'SHOW')) {
+    if (isWord(tokens[at + 1], 'GRANTS')) return refuse('SHOW GRANTS');
+    if (isWord(tokens[at + 1], 'CREATE') && isWord(tokens[at + 2], 'USER', 'SERVER')) return refuse(`SHOW CREATE ${tokens[at + 2]?.text}`);
+  }
+  for (let k = 0; k < tokens.length; k++) {
+    const name = nameAt(tokens, k);
+    if (name === undefined) continue;
+    if (ANYWHERE.includes(name)) return refuse(name);
+    const table = nameAt(tokens, k + 2);
+    if (name === 'mysql' && isPunct(tokens[k + 1], '.') && table && MYSQL_CREDENTIAL_TABLES.includes(table)) {
+      return refuse(`mysql.${table}`);
+    }
+  }
+  return undefined;
+}
