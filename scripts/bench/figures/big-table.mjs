@@ -10,7 +10,7 @@ export async function measureBigTable(ctx) {
   const table = `hanactl_bench_rows_${process.pid}`;
   ctx.progress(`  creating ${counts.bigTableRows.toLocaleString('en')} rows in ${table}`);
   await createBigTable(ctx.pgAdmin, table, counts.bigTableRows, cleanup);
-  const session = await openSession({ ...hanactl.shimCommand('bench'), cleanup, label: 'hanactl shim' });
+  const session = await openSession({ ...hanactl.shimCommand('bench'), cleanup, label: 'hanactl relay' });
   try {
     const sql = `SELECT * FROM ${table}`;
     const check = await session.query(sql, { maxRows: 100 });

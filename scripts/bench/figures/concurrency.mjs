@@ -55,8 +55,8 @@ export async function measureConcurrency(ctx, { connection, url, count }) {
       await Promise.all(sessions.map((s) => s.close()));
     }
   };
-  ctx.progress(`  hanactl: ${n} shims -> one daemon`);
-  const viaBroker = await run((i) => openSession({ ...hanactl.shimCommand(connection), cleanup, label: `shim ${i}` }), count.hanactl);
+  ctx.progress(`  hanactl: ${n} relays -> one daemon`);
+  const viaBroker = await run((i) => openSession({ ...hanactl.shimCommand(connection), cleanup, label: `relay ${i}` }), count.hanactl);
   ctx.progress(`  in-process: ${n} servers, a pool each`);
   const inproc = await run((i) => openSession({ ...ctx.inprocCommand(url), cleanup, label: `in-process server ${i}` }), count.inproc);
   return { sessions: n, calls, poolCap: ctx.poolMax, hanactl: viaBroker, inproc };

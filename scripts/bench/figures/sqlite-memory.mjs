@@ -51,7 +51,7 @@ export async function measureSqliteMemory(ctx) {
   await hanactl.add('lite', `sqlite:${file}`);
   const broker = await measureSet(
     n,
-    (i) => openSession({ ...hanactl.shimCommand('lite'), cleanup, label: `shim ${i}` }),
+    (i) => openSession({ ...hanactl.shimCommand('lite'), cleanup, label: `relay ${i}` }),
     () => treePssBytes(hanactl.daemonPid),
   );
   await hanactl.cli('daemon', 'stop');

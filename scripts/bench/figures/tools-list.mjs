@@ -1,8 +1,8 @@
-// Figure: the size of the shim's `tools/list` answer — what every agent session pays in context.
+// Figure: the size of the relay session's `tools/list` answer — what every agent session pays in context.
 import { openSession } from '../lib/mcp-session.mjs';
 
 export async function measureToolsList(ctx) {
-  const session = await openSession({ ...ctx.hanactl.shimCommand('bench'), cleanup: ctx.cleanup, label: 'hanactl shim' });
+  const session = await openSession({ ...ctx.hanactl.shimCommand('bench'), cleanup: ctx.cleanup, label: 'hanactl relay' });
   try {
     // The message as it came off the wire (the SDK's typed result would drop fields it does not know).
     let wire;
