@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_SQL_LENGTH } from './limits.js';
 import { CONNECTION_NAME_PATTERN } from './names.js';
 
 /**
@@ -182,7 +183,7 @@ export const SessionInfoSchema = z.object({
 });
 export type SessionInfo = z.infer<typeof SessionInfoSchema>;
 
-export const MAX_SQL_LENGTH = 1_000_000;
+export { MAX_SQL_LENGTH };
 export const DEFAULT_MAX_ROWS = 100;
 export const MAX_MAX_ROWS = 10_000;
 export const DEFAULT_TIMEOUT_MS = 30_000;

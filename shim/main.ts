@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { connect, type Socket } from 'node:net';
+import { MAX_LINE_BYTES } from '../daemon/mcp/socket-transport.js';
 import { startDaemonInBackground } from '../shared/auto-start.js';
 import { contextFromEnv } from '../shared/context-env.js';
+import { MAX_SQL_LENGTH } from '../shared/limits.js';
 import { resolvePaths } from '../shared/paths.js';
 import { assertPrivateRunDir } from '../shared/private-run-dir.js';
 import { explainSocketError, UNREACHABLE } from '../shared/socket-errors.js';
@@ -14,6 +16,9 @@ const RESTARTED = 'DAEMON_RESTARTED: The hanactl daemon stopped while handling t
 /** The daemon writes `jsonrpc` and `id` first (daemon/mcp/socket-transport.ts): a response's id is read off its first bytes. */
 const RESPONSE = /^\{"jsonrpc":"2\.0","id":(-?[\d.eE+-]+|"(?:[^"\\]|\\.)*"),"(?:result|error)"/;
 const INITIALIZED = '{"jsonrpc":"2.0","method":"notifications/initialized"}\n';
+/** The answer to a request longer than the daemon reads (it would close the connection). */
+const tooLong = (bytes: number) =>
+  `INVALID_REQUEST: Invalid request: the request is ${(bytes / 1024 / 1024).toFixed(1)} MB, over the ${MAX_LINE_BYTES / 1024 / 1024} MB one call may carry, so it was not sent. run_query takes a statement of at most ${MAX_SQL_LENGTH} characters: send a shorter statement, or load bulk data with the database's own tools.`;
 
 /** Calls `onLine` with each complete line (newline included), however the bytes were chunked. */
 function splitLines(onLine: (line: Buffer) => void): (chunk: Buffer) => void {
@@ -134,6 +139,13 @@ export async function runShim(options: ShimMainOptions): Promise<void> {
       msg = JSON.parse(line.toString());
     } catch {} // not JSON: the daemon answers it
     const id = msg && typeof msg === 'object' && msg.id !== undefined ? JSON.stringify(msg.id) : undefined;
+    if (line.length - 1 > MAX_LINE_BYTES) {
+      // Not sent: the daemon closes a connection on such a line, which would read as a restart.
+      const text = tooLong(line.length - 1);
+      if (msg?.method === 'tools/call' && id !== undefined) answer(id, 'tools/call', text);
+      else if (id !== undefined) reply(id, { code: -32600, message: text }, 'error');
+      return;
+    }
     if (id !== undefined && typeof msg?.method === 'string') {
       pending.set(id, msg.method);
       if (msg.method === 'initialize') init = { line, id, version: msg.params?.protocolVersion };

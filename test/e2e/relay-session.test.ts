@@ -120,4 +120,24 @@ describe('relay sessions', () => {
     expect(lines.map((l) => JSON.parse(l).id)).toEqual([1, 'two']);
     expect(JSON.parse(lines[1] as string).result.tools.length).toBeGreaterThan(5);
   });
+
+  it('answers an oversize statement with a clear error naming the limit, and the session keeps working', async () => {
+    const shim = await startShim(home.env, ['--connection', 'lite-a'], 'oversize-client');
+    try {
+      for (const megabytes of [12, 3]) {
+        const sql = `SELECT '${'x'.repeat(megabytes * 1024 * 1024)}'`;
+        const result = await shim.call('run_query', { sql });
+        expect(result.isError, `${megabytes} MB`).toBe(true);
+        const text = textOf(result);
+        expect(text, `${megabytes} MB`).toMatch(/INVALID_REQUEST|Invalid request/);
+        expect(text, `${megabytes} MB`).toMatch(/1000000 characters|1 MB/);
+        expect(text, `${megabytes} MB`).not.toMatch(/RESTARTED|retried/);
+        const next = await shim.call('run_query', { sql: 'SELECT name FROM which' });
+        expect(next.structuredContent, `after ${megabytes} MB`).toMatchObject({ rows: [{ name: 'a' }] });
+      }
+      expect(shim.stderr()).toBe('');
+    } finally {
+      await shim.close();
+    }
+  });
 });

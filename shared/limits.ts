@@ -1,0 +1,2 @@
+/** Longest SQL text run_query takes, in characters. Here, free of zod, so the relay can name it. */
+export const MAX_SQL_LENGTH = 1_000_000;
