@@ -31,7 +31,9 @@ export function sessionChangeAnywhere(tokens: readonly Token[], dialect: Dialect
     }
     if (word === 'INTO' && isPunct(next, '@')) return label(`INTO ${variable(tokens, k + 1)}`);
     if (callName(tokens, k) === 'set_config') return label('set_config()');
-    if (updates && isWord(tokens[k], 'PG_SETTINGS')) return label('UPDATE pg_settings');
+    // pg_settings however it is named: pg_settings, "pg_settings", pg_catalog."pg_settings".
+    if (updates && (isWord(tokens[k], 'PG_SETTINGS') || (tokens[k]?.kind === 'quoted' && tokens[k]?.text.toLowerCase() === 'pg_settings')))
+      return label('UPDATE pg_settings');
   }
   return undefined;
 }

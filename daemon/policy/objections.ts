@@ -56,3 +56,19 @@ export function categoryObjection(category: Category, label: string): Objection 
   }
   return readOnly(category, `${label} ${entry.does}`);
 }
+
+/**
+ * The refusal for a statement that would fix a context value (`mcp.*`, PostgreSQL) outside
+ * hanactl's own per-call setting: a function's SET clause, ALTER ROLE/DATABASE ... SET. Such a
+ * value would be in force while hanactl's read-back sees its own value restored.
+ */
+export function contextSettingObjection(name: string): Objection {
+  return objection(
+    'session-change',
+    `Refused: the statement sets ${name}, a context value, which only hanactl sets, for each call, on every connection.`,
+    `Remove the SET clause for ${name} and send the statement again.`,
+  );
+}
+
+/** The `mcp.` namespace of context values (PostgreSQL setting names, lower-cased). */
+export const isContextSetting = (name: string): boolean => name.startsWith('mcp.');

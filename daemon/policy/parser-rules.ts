@@ -1,6 +1,6 @@
 import { deniedFunctionName } from './denied-functions.js';
 import { sqlArgumentObjection } from './embedded-sql.js';
-import { categoryObjection, objection } from './objections.js';
+import { categoryObjection, contextSettingObjection, isContextSetting, objection } from './objections.js';
 import { deniedRelationObjection, namedRelationObjection, pgFunctionObjection, sqlArgumentPositions } from './pg-functions.js';
 import { parsePostgres } from './pg-parser.js';
 import type { Objection, PolicyOptions, Verdict } from './types.js';
@@ -12,8 +12,9 @@ const DISAGREE_HINT = 'Write the statement plainly, without unusual quoting or c
  * Runs after the token rules passed (`kind` is their answer). Refuses when the parser sees other
  * statement boundaries or a non-read where the token rules saw a read, and runs every function
  * call anywhere in the tree through the same function rules; SQL text handed to a function is
- * checked whole by `embedded`. Text the grammar rejects is left to the server, which rejects it
- * the same way. Never throws.
+ * checked whole by `embedded`. Text the grammar rejects is refused: the parser (libpg-query, the
+ * grammar of PostgreSQL 17) is not the server's own, whatever its version, so text only the server
+ * reads would otherwise be vouched for by the token rules alone. Never throws.
  */
 export function postgresParserObjection(
   sql: string,
@@ -21,6 +22,14 @@ export function postgresParserObjection(
   kind: 'read' | 'write',
   embedded: (sql: string) => Verdict,
 ): Objection | undefined {
+  if (sql.includes('\u0000')) {
+    // The parser stops at a NUL, and PostgreSQL's protocol cannot carry one in a statement at all.
+    return objection(
+      'nul-character',
+      'Refused: the text holds a NUL character, which PostgreSQL does not accept anywhere in a statement.',
+      'Remove it and send the statement again.',
+    );
+  }
   const parsed = parsePostgres(sql);
   if (!parsed.ok) {
     if (/memory exhausted|stack depth/i.test(parsed.message)) {
@@ -30,9 +39,14 @@ export function postgresParserObjection(
         'Split it into simpler statements and send each on its own.',
       );
     }
-    // Text the grammar rejects is rejected by the server too (its parser is the same, version 15+);
-    // the token rules alone vouch for it, and the server answers with its own syntax error.
-    return undefined;
+    // The server's grammar may read what this one rejects (system_user is reserved since 16), so
+    // text this check cannot read is not run: otherwise the token rules alone would vouch for it.
+    const reason = parsed.message.replace(/[.\s]+$/, '');
+    return objection(
+      'parser-rejects',
+      `Refused: PostgreSQL's parser could not read this statement: ${reason}.`,
+      'Write it in standard PostgreSQL syntax (quote identifiers that are keywords, such as "system_user") and send it again.',
+    );
   }
   const [statement, ...more] = parsed.statements;
   if (!statement || more.length > 0) {
@@ -42,6 +56,9 @@ export function postgresParserObjection(
       DISAGREE_HINT,
     );
   }
+  const setting = parsed.settings.find(isContextSetting);
+  if (setting) return contextSettingObjection(setting);
+  if (parsed.updated.includes('pg_settings')) return categoryObjection('session-change', 'UPDATE pg_settings');
   for (const relation of parsed.relations) {
     const denied = deniedRelationObjection(relation);
     if (denied) return denied;

@@ -1,4 +1,4 @@
-import { objection, readOnly } from './objections.js';
+import { contextSettingObjection, isContextSetting, objection, readOnly } from './objections.js';
 import {
   PG_DENIED_RELATIONS,
   PG_FUNCTIONS_SERVER_MAJOR,
@@ -10,7 +10,7 @@ import {
   PG_VOLATILE_UNREVIEWED,
   PG_VOLATILE_WRITES,
 } from './pg-functions.generated.js';
-import { callName, isPunct } from './tokens.js';
+import { callName, isPunct, keywordAt } from './tokens.js';
 import type { Objection, Token } from './types.js';
 
 // PostgreSQL's functions and views as classified from pg_proc of a real server
@@ -179,6 +179,26 @@ export function literalArgument(tokens: readonly Token[], range: readonly [numbe
   return token?.kind === 'string' && !token.opaque ? token.text : undefined;
 }
 
+/** The token's name as PostgreSQL reads it: a word folded to lower case, a quoted identifier as written. */
+const nameOf = (token: Token | undefined): string | undefined =>
+  token?.kind === 'word' ? token.text.toLowerCase() : token?.kind === 'quoted' ? token.text : undefined;
+
+/**
+ * The setting named after the keyword SET at `k` (`SET mcp.x`, a function's `SET mcp.x = ...`,
+ * `ALTER ROLE ... SET "mcp.x"`), lower-cased as PostgreSQL looks settings up; undefined elsewhere.
+ */
+function settingAfterSet(tokens: readonly Token[], k: number): string | undefined {
+  if (keywordAt(tokens, k) !== 'SET') return undefined;
+  const parts: string[] = [];
+  for (let i = k + 1; ; i += 2) {
+    const part = nameOf(tokens[i]);
+    if (part === undefined) break;
+    parts.push(part);
+    if (!isPunct(tokens[i + 1], '.')) break;
+  }
+  return parts.length > 0 ? parts.join('.').toLowerCase() : undefined;
+}
+
 /**
  * The token rules' side of PostgreSQL's function and view classification: each call by its name
  * (and, for functions that read a named relation, its argument), and each name that is a view
@@ -188,6 +208,8 @@ export function postgresTokenObjection(tokens: readonly Token[], allowWrite: boo
   let close: Int32Array | undefined;
   for (let k = 0; k < tokens.length; k++) {
     const token = tokens[k] as Token;
+    const setting = settingAfterSet(tokens, k);
+    if (setting && isContextSetting(setting)) return contextSettingObjection(setting);
     const name = callName(tokens, k);
     if (name === undefined) {
       if (token.kind === 'word' || token.kind === 'quoted') {

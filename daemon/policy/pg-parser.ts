@@ -23,6 +23,10 @@ export type Parsed =
       readonly calls: readonly ParsedCall[];
       /** Every relation named anywhere in the tree (FROM, JOIN, TABLE, subqueries), unqualified, as PostgreSQL folds it. */
       readonly relations: readonly string[];
+      /** Every setting named by SET anywhere (a statement, a function's or role's SET clause), lower-cased. */
+      readonly settings: readonly string[];
+      /** Every relation an UPDATE writes, unqualified, as PostgreSQL folds it. */
+      readonly updated: readonly string[];
     }
   | { readonly ok: false; readonly message: string };
 
@@ -51,11 +55,20 @@ function callOf(node: Node): ParsedCall {
   return { name: name.toLowerCase(), stringArgs: args.map(stringConstant), numberArgs: args.map(numberConstant), argCount: args.length };
 }
 
+/** What the walk collects from every statement's tree. */
+interface Found {
+  readonly calls: ParsedCall[];
+  readonly relations: string[];
+  readonly settings: string[];
+  readonly updated: string[];
+}
+
 /**
  * Walks one statement's tree without recursion (its depth is the input's): collects every
- * FuncCall and every relation, and whether anything in it writes, locks or stores (INTO).
+ * FuncCall, relation, SET setting and UPDATE target, and whether anything in it writes, locks or
+ * stores (INTO).
  */
-function walk(root: unknown, calls: ParsedCall[], relations: string[]): boolean {
+function walk(root: unknown, found: Found): boolean {
   let writes = false;
   const stack: unknown[] = [root];
   while (stack.length > 0) {
@@ -68,8 +81,13 @@ function walk(root: unknown, calls: ParsedCall[], relations: string[]): boolean 
     for (const [key, child] of Object.entries(value)) {
       if (WRITE_KEYS.has(key) || key === 'intoClause' || (key === 'lockingClause' && Array.isArray(child) && child.length > 0))
         writes = true;
-      if (key === 'FuncCall' && isNode(child)) calls.push(callOf(child));
-      if (key === 'RangeVar' && isNode(child) && typeof child.relname === 'string') relations.push(child.relname);
+      if (key === 'FuncCall' && isNode(child)) found.calls.push(callOf(child));
+      if (key === 'RangeVar' && isNode(child) && typeof child.relname === 'string') found.relations.push(child.relname);
+      // A SET statement, or the SET clause of CREATE/ALTER FUNCTION, ALTER ROLE/DATABASE/SYSTEM.
+      if ((key === 'VariableSetStmt' || key === 'setstmt') && isNode(child) && typeof child.name === 'string')
+        found.settings.push(child.name.toLowerCase());
+      if (key === 'UpdateStmt' && isNode(child) && isNode(child.relation) && typeof child.relation.relname === 'string')
+        found.updated.push(child.relation.relname);
       if (typeof child === 'object' && child !== null) stack.push(child);
     }
   }
@@ -93,13 +111,13 @@ export function parsePostgres(sql: string): Parsed {
     return { ok: false, message: err instanceof Error ? err.message : String(err) };
   }
   const stmts = isNode(tree) && Array.isArray(tree.stmts) ? tree.stmts : [];
-  const calls: ParsedCall[] = [];
-  const relations: string[] = [];
+  const found: Found = { calls: [], relations: [], settings: [], updated: [] };
   const statements = stmts.map((raw: unknown) => {
     const stmt = isNode(raw) && isNode(raw.stmt) ? raw.stmt : {};
     const [kind = 'unknown', body] = Object.entries(stmt)[0] ?? [];
-    const writes = walk(body, calls, relations);
+    // From the statement's own node, so that its own kind (a top-level SET or UPDATE) is seen too.
+    const writes = walk(stmt, found);
     return { kind, read: isRead(kind, isNode(body) ? body : {}, writes) };
   });
-  return { ok: true, statements, calls, relations };
+  return { ok: true, statements, ...found };
 }

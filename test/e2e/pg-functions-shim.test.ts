@@ -25,6 +25,7 @@ describe.skipIf(!available)('PostgreSQL functions and views refused through the 
   let inDb: pg.Client;
   let customer: ShimHandle;
   let superuser: ShimHandle;
+  let writer: ShimHandle;
 
   beforeAll(async () => {
     await rls.setUp();
@@ -42,11 +43,14 @@ describe.skipIf(!available)('PostgreSQL functions and views refused through the 
     await home.ok(['add', '--no-test', 'su', `postgres://${u.username}@${u.host}/${db}`, '--no-password']);
     customer = await startShim({ ...home.env, MCP_CONTEXT_CUSTOMER_ID: '1' }, ['--connection', 'shop']);
     superuser = await startShim(home.env, ['--connection', 'su']);
+    await home.ok(['add', '--no-test', 'suw', `postgres://${u.username}@${u.host}/${db}`, '--no-password', '--allow-write']);
+    writer = await startShim(home.env, ['--connection', 'suw']);
   });
 
   afterAll(async () => {
     await customer?.close();
     await superuser?.close();
+    await writer?.close();
     await home.dispose();
     await inDb?.end().catch(() => {});
     await admin?.query(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`).catch(() => {});
@@ -79,7 +83,10 @@ describe.skipIf(!available)('PostgreSQL functions and views refused through the 
   });
 
   it.each([
-    ["SELECT * FROM connectby('keep', 'id', 'parent', '1', 0) AS t(id int, parent int, level int)", /connectby\(\) builds SQL from its arguments/],
+    [
+      "SELECT * FROM connectby('keep', 'id', 'parent', '1', 0) AS t(id int, parent int, level int)",
+      /connectby\(\) builds SQL from its arguments/,
+    ],
     ['SELECT pg_stat_reset()', /pg_stat_reset\(\) changes the server or other sessions/],
     ["SELECT * FROM pg_catalog.pg_create_physical_replication_slot('hpgfn_slot')", /pg_create_physical_replication_slot\(\)/],
     ['SELECT pg_log_backend_memory_contexts(pg_backend_pid())', /pg_log_backend_memory_contexts\(\)/],
@@ -105,5 +112,40 @@ describe.skipIf(!available)('PostgreSQL functions and views refused through the 
       sql: "SELECT * FROM crosstab('SELECT id, parent, id FROM keep ORDER BY 1', 'SELECT 1') AS ct(id int, p1 int)",
     });
     expect(crosstab.isError, textOf(crosstab)).toBeFalsy();
+  });
+
+  it.each([
+    [
+      "CREATE FUNCTION public.peek() RETURNS text LANGUAGE sql SET mcp.customer_id = '2' AS $$ SELECT string_agg(id::text, ',') FROM keep $$",
+      /sets mcp\.customer_id, a context value, which only hanactl sets/,
+    ],
+    // Scoped to this test's database and role, so that even a regression leaves nothing behind.
+    [`ALTER ROLE ${rls.role} IN DATABASE ${db} SET "mcp.customer_id" = '2'`, /sets mcp\.customer_id, a context value/],
+    [`ALTER DATABASE ${db} SET mcp.customer_id = '2'`, /sets mcp\.customer_id, a context value/],
+    ["UPDATE \"pg_settings\" SET setting = 'x' WHERE name = 'application_name'", /UPDATE pg_settings changes the session/],
+  ])('a writable connection refuses %s', async (sql, message) => {
+    const result = await writer.call('run_query', { sql });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(message);
+  });
+
+  it('no function, role or database setting fixing a context value reached the server', async () => {
+    expect((await inDb.query("SELECT count(*)::int AS n FROM pg_proc WHERE proname = 'peek'")).rows[0].n).toBe(0);
+    const settings = await admin.query("SELECT count(*)::int AS n FROM pg_db_role_setting, unnest(setconfig) c WHERE c LIKE 'mcp.%'");
+    expect(settings.rows[0].n).toBe(0);
+  });
+
+  it('a function with other settings is still created on the writable connection', async () => {
+    const result = await writer.call('run_query', {
+      sql: "CREATE FUNCTION public.plain() RETURNS int LANGUAGE sql SET search_path = pg_catalog AS 'SELECT 1'",
+    });
+    expect(result.isError, textOf(result)).toBeFalsy();
+    expect((await inDb.query("SELECT count(*)::int AS n FROM pg_proc WHERE proname = 'plain'")).rows[0].n).toBe(1);
+  });
+
+  it("text PostgreSQL 15 reads but the policy's parser cannot is refused, naming the parser's error", async () => {
+    const result = await superuser.call('run_query', { sql: 'SELECT * FROM keep system_user' });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/PostgreSQL's parser could not read this statement: syntax error at or near "system_user"/);
   });
 });
