@@ -65,10 +65,7 @@ export interface DaemonClientOptions {
 export const IDLE_SOCKET_MS = 60_000;
 export const DAEMON_KEEP_ALIVE_MS = 300_000;
 
-/**
- * node:http is loaded on first use rather than at import: the shim's startup snapshot is built
- * before any request, and Node 20 cannot load node:http while building one.
- */
+/** node:http is loaded on first use rather than at import: a process that never asks pays nothing for it. */
 let http: typeof import('node:http') | undefined;
 function loadHttp(): typeof import('node:http') {
   // A builtin resolves from any base; the bundled shim has no import.meta.url.

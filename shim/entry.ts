@@ -2,8 +2,7 @@ import { setInstallRoot } from '../shared/install-root.js';
 import { parseShimArgs } from './args.js';
 import { runShim } from './main.js';
 
-// The bundled shim's entry (dist/shim.cjs, and the V8 startup snapshot made from it): the fast
-// path editors start. It exports nothing: the snapshot builder has no `module` to export on.
+// The bundled shim's entry (dist/shim.cjs): the fast path editors start. It exports nothing.
 
 function start(root: string): void {
   setInstallRoot(root);
@@ -18,7 +17,5 @@ declare const HANACTL_BUNDLE: boolean | undefined;
 // Only the bundle runs this: __dirname there is dist/, whose parent is the install folder.
 if (typeof HANACTL_BUNDLE !== 'undefined' && HANACTL_BUNDLE) {
   const root = `${__dirname}/..`;
-  const v8 = require('node:v8') as typeof import('node:v8');
-  if (v8.startupSnapshot?.isBuildingSnapshot()) v8.startupSnapshot.setDeserializeMainFunction(() => start(root));
-  else start(root);
+  start(root);
 }

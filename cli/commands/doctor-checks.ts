@@ -39,7 +39,13 @@ function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
 
 export function checkNode(version: string = process.versions.node): Check {
   const major = Number.parseInt(version.split('.')[0] ?? '0', 10);
-  return major >= 20 ? ok('node', `v${version} at ${process.execPath}`) : fail('node', `v${version} is too old; hanactl needs Node 20 or later.`, 'Install Node 20 or later, then run `npm install` again in the hanactl folder.');
+  return major >= 20
+    ? ok('node', `v${version} at ${process.execPath}`)
+    : fail(
+        'node',
+        `v${version} is too old; hanactl needs Node 20 or later.`,
+        'Install Node 20 or later, then run `npm install` again in the hanactl folder.',
+      );
 }
 
 interface MemoryDb {
@@ -57,13 +63,22 @@ export function checkSqliteModule(): Check {
     try {
       const version = db.prepare('SELECT sqlite_version()').pluck().get();
       const cipher = db.pragma(`cipher='sqlcipher'`, { simple: true });
-      if (cipher !== 'sqlcipher') return fail(name, `better-sqlite3-multiple-ciphers loads but has no SQLCipher cipher (${String(cipher)}).`, 'Reinstall it: `npm rebuild better-sqlite3-multiple-ciphers`.');
+      if (cipher !== 'sqlcipher')
+        return fail(
+          name,
+          `better-sqlite3-multiple-ciphers loads but has no SQLCipher cipher (${String(cipher)}).`,
+          'Reinstall it: `npm rebuild better-sqlite3-multiple-ciphers`.',
+        );
       return ok(name, `better-sqlite3-multiple-ciphers loads (SQLite ${String(version)}, SQLCipher cipher available)`);
     } finally {
       db.close();
     }
   } catch (err) {
-    return fail(name, `better-sqlite3-multiple-ciphers does not load: ${reason(err)}`, `Rebuild it for this Node: \`npm rebuild better-sqlite3-multiple-ciphers\` in ${installRoot()}.`);
+    return fail(
+      name,
+      `better-sqlite3-multiple-ciphers does not load: ${reason(err)}`,
+      `Rebuild it for this Node: \`npm rebuild better-sqlite3-multiple-ciphers\` in ${installRoot()}.`,
+    );
   }
 }
 
@@ -99,7 +114,13 @@ export async function checkKey(paths: Paths, env: NodeJS.ProcessEnv, timeoutMs: 
   try {
     key = await within(slots.current.load(), timeoutMs, slots.current.description);
   } catch (err) {
-    return [fail(name, `${slots.current.source}: ${reason(err)}`, isHanactlError(err) ? undefined : 'Unlock the keychain, or use HANACTL_REGISTRY_KEY or `hanactl daemon start --key-file`.')];
+    return [
+      fail(
+        name,
+        `${slots.current.source}: ${reason(err)}`,
+        isHanactlError(err) ? undefined : 'Unlock the keychain, or use HANACTL_REGISTRY_KEY or `hanactl daemon start --key-file`.',
+      ),
+    ];
   }
   const checks: Check[] = [];
   const weak = slots.current.source === 'file' ? ' (weaker than a keychain: anyone who can read your files can read the key)' : '';
@@ -107,14 +128,25 @@ export async function checkKey(paths: Paths, env: NodeJS.ProcessEnv, timeoutMs: 
   if (!key) {
     checks.push(
       registryExists
-        ? fail(name, `${slots.current.description} holds no key, but the registry ${paths.registry} exists.`, 'Restore the key (or set HANACTL_REGISTRY_KEY to it); hanactl will not make a new one over an existing registry.')
+        ? fail(
+            name,
+            `${slots.current.description} holds no key, but the registry ${paths.registry} exists.`,
+            'Restore the key (or set HANACTL_REGISTRY_KEY to it); hanactl will not make a new one over an existing registry.',
+          )
         : ok(name, `${slots.current.description} is reachable; no key yet (made when the daemon first starts)${weak}`),
     );
   } else {
     checks.push(ok(name, `${slots.current.description}${weak}`));
   }
   const pending = slots.next ? await slots.next.load().catch(() => null) : null;
-  if (pending) checks.push(warn('key change', `a new key waits in ${slots.next?.description}: a key rotation or import was interrupted.`, 'Start the daemon (`hanactl daemon start`); it finishes the change at start-up.'));
+  if (pending)
+    checks.push(
+      warn(
+        'key change',
+        `a new key waits in ${slots.next?.description}: a key rotation or import was interrupted.`,
+        'Start the daemon (`hanactl daemon start`); it finishes the change at start-up.',
+      ),
+    );
   if (registryExists) {
     const mode = statSync(paths.registry).mode & 0o777;
     if (process.platform !== 'win32' && (mode & 0o077) !== 0) {
@@ -122,7 +154,13 @@ export async function checkKey(paths: Paths, env: NodeJS.ProcessEnv, timeoutMs: 
     } else if (key && Registry.opensWith(paths.registry, key)) {
       checks.push(ok('registry', `${paths.registry} opens with this key`));
     } else if (key && !(pending && Registry.opensWith(paths.registry, pending))) {
-      checks.push(fail('registry', `${paths.registry} does not open with the key from ${slots.current.description}.`, 'Use the key it was created with (after `hanactl key rotate --print-new-key`, the printed one).'));
+      checks.push(
+        fail(
+          'registry',
+          `${paths.registry} does not open with the key from ${slots.current.description}.`,
+          'Use the key it was created with (after `hanactl key rotate --print-new-key`, the printed one).',
+        ),
+      );
     }
   } else {
     checks.push(ok('registry', `none yet at ${paths.registry} (made when the daemon first starts)`));
@@ -138,7 +176,8 @@ export function checkRunDir(paths: Paths): Check {
   try {
     lstatSync(paths.runDir);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return ok(name, `${paths.runDir} does not exist yet (the daemon makes it 0700 at start)`);
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT')
+      return ok(name, `${paths.runDir} does not exist yet (the daemon makes it 0700 at start)`);
     return fail(name, `${paths.runDir}: ${reason(err)}`);
   }
   try {
@@ -168,34 +207,71 @@ export async function checkDaemon(probe: DaemonClient, expectedKeySource: string
     });
   } catch (err) {
     if (isHanactlError(err) && err.code === 'DAEMON_UNAVAILABLE') {
-      return { checks: [warn(name, 'not running (it starts on demand when an editor or a command needs it)', 'Start it with `hanactl daemon start` to test the connections too.')] };
+      return {
+        checks: [
+          warn(
+            name,
+            'not running (it starts on demand when an editor or a command needs it)',
+            'Start it with `hanactl daemon start` to test the connections too.',
+          ),
+        ],
+      };
     }
-    return { checks: [fail(name, `does not answer properly: ${reason(err)}`, 'Restart it: `hanactl daemon stop && hanactl daemon start`; see `hanactl daemon logs`.')] };
+    return {
+      checks: [
+        fail(
+          name,
+          `does not answer properly: ${reason(err)}`,
+          'Restart it: `hanactl daemon stop && hanactl daemon start`; see `hanactl daemon logs`.',
+        ),
+      ],
+    };
   }
   const checks: Check[] = [];
   const cli = hanactlVersion();
   checks.push(
     health.version === cli
       ? ok(name, `running, pid ${health.pid}, version ${health.version}, node ${health.node}`)
-      : warn(name, `running version ${health.version} (pid ${health.pid}), but this command is version ${cli}.`, 'Restart it so both match: `hanactl daemon stop && hanactl daemon start`.'),
+      : warn(
+          name,
+          `running version ${health.version} (pid ${health.pid}), but this command is version ${cli}.`,
+          'Restart it so both match: `hanactl daemon stop && hanactl daemon start`.',
+        ),
   );
   if (expectedKeySource && health.keySource !== expectedKeySource) {
     checks.push(
-      warn('daemon key source', `the daemon uses ${health.keySource}, but a daemon started from this shell would use ${expectedKeySource}.`, 'Start it from the environment you mean to use (HANACTL_REGISTRY_KEY set or not).'),
+      warn(
+        'daemon key source',
+        `the daemon uses ${health.keySource}, but a daemon started from this shell would use ${expectedKeySource}.`,
+        'Start it from the environment you mean to use (HANACTL_REGISTRY_KEY set or not).',
+      ),
     );
   }
   if (process.platform !== 'win32' && existsSync(health.socket)) {
     const mode = statSync(health.socket).mode & 0o777;
-    if ((mode & 0o077) !== 0) checks.push(fail('socket', `${health.socket} has mode ${mode.toString(8)}; others may connect.`, `chmod 600 ${health.socket}, or restart the daemon.`));
+    if ((mode & 0o077) !== 0)
+      checks.push(
+        fail(
+          'socket',
+          `${health.socket} has mode ${mode.toString(8)}; others may connect.`,
+          `chmod 600 ${health.socket}, or restart the daemon.`,
+        ),
+      );
   }
   return { checks, health };
 }
 
 /** `test` every connection through the daemon, in parallel, each bounded in time. */
-export async function checkConnections(probe: DaemonClient, timeoutMs: number, onProgress?: (done: number, total: number) => void): Promise<Check[]> {
+export async function checkConnections(
+  probe: DaemonClient,
+  timeoutMs: number,
+  onProgress?: (done: number, total: number) => void,
+): Promise<Check[]> {
   let names: string[];
   try {
-    names = (await probe.request('GET', '/v1/connections', undefined, ConnectionListSchema, AbortSignal.timeout(timeoutMs))).connections.map((c) => c.name);
+    names = (
+      await probe.request('GET', '/v1/connections', undefined, ConnectionListSchema, AbortSignal.timeout(timeoutMs))
+    ).connections.map((c) => c.name);
   } catch (err) {
     return [fail('connections', `could not be listed: ${reason(err)}`)];
   }
@@ -206,7 +282,13 @@ export async function checkConnections(probe: DaemonClient, timeoutMs: number, o
     names.map(async (name): Promise<Check> => {
       const label = `connection ${name}`;
       try {
-        const result = await probe.request('POST', `/v1/connections/${encodeURIComponent(name)}/test`, {}, ConnectionTestResultSchema, AbortSignal.timeout(timeoutMs));
+        const result = await probe.request(
+          'POST',
+          `/v1/connections/${encodeURIComponent(name)}/test`,
+          {},
+          ConnectionTestResultSchema,
+          AbortSignal.timeout(timeoutMs),
+        );
         return ok(label, `answers in ${result.latencyMs} ms${result.serverVersion ? ` (${result.serverVersion})` : ''}`);
       } catch (err) {
         const timedOut = isHanactlError(err) && err.code === 'QUERY_CANCELLED';
@@ -223,29 +305,14 @@ export async function checkConnections(probe: DaemonClient, timeoutMs: number, o
 }
 
 /**
- * The shim's startup snapshot (dist/shim.blob) is used only when the node that built it
- * (dist/shim.node) is the node editors run, and is not newer than the blob.
+ * Editors start sessions with the bundled relay (dist/shim.cjs, through bin/hanactl-mcp); without
+ * it they fall back to the full CLI, which starts several times slower.
  */
-export function checkShimSnapshot(root: string = installRoot(), execPath: string = process.execPath): Check {
-  const name = 'shim snapshot';
-  const blob = join(root, 'dist', 'shim.blob');
-  const rebuild = `Rebuild it with this node: \`npm run build\` in ${root}.`;
-  if (!existsSync(blob)) {
-    const bundle = existsSync(join(root, 'dist', 'shim.cjs'));
-    return warn(name, `${blob} is missing; editors start the ${bundle ? 'bundled shim (dist/shim.cjs)' : 'full CLI'}, which is slower.`, rebuild);
+export function checkShimBundle(root: string = installRoot()): Check {
+  const name = 'shim bundle';
+  const bundle = join(root, 'dist', 'shim.cjs');
+  if (!existsSync(bundle)) {
+    return warn(name, `${bundle} is missing; editors start the full CLI, which is slower.`, `Build it: \`npm run build\` in ${root}.`);
   }
-  let builtBy = '';
-  try {
-    builtBy = readFileSync(join(root, 'dist', 'shim.node'), 'utf8').trim();
-  } catch {
-    // no record: treated as another node
-  }
-  if (builtBy !== execPath) {
-    return warn(name, `built by ${builtBy || 'an unknown node'}, not by ${execPath}; editors fall back to the slower bundled shim.`, rebuild);
-  }
-  // bin/hanactl-mcp's own test: `[ "$node" -ot shim.blob ]`.
-  if (statSync(execPath).mtimeMs >= statSync(blob).mtimeMs) {
-    return warn(name, `${execPath} changed after the snapshot was built; editors fall back to the slower bundled shim.`, rebuild);
-  }
-  return ok(name, `${blob}, built by this node`);
+  return ok(name, bundle);
 }

@@ -10,7 +10,7 @@ import {
   checkKeyringModule,
   checkNode,
   checkRunDir,
-  checkShimSnapshot,
+  checkShimBundle,
   checkSqliteModule,
 } from './doctor-checks.js';
 
@@ -57,7 +57,7 @@ export async function doctor(ctx: CliContext, options: DoctorOptions): Promise<v
       progress.done();
     }
   }
-  checks.push(checkShimSnapshot());
+  checks.push(checkShimBundle());
 
   const failed = checks.filter((c) => c.status === 'fail').length;
   if (options.json) {

@@ -25,7 +25,7 @@ mkdirSync(join(out, 'shim'), { recursive: true });
 const cleanup = new Cleanup();
 try {
   // --cpu-prof is not allowed in NODE_OPTIONS: the daemon and the shim are started with it on
-  // the command line (the shim as its bundle, which is what its startup snapshot runs).
+  // the command line (the shim as its bundle, which is what bin/hanactl-mcp runs).
   const hanactl = await startBenchHanactl({ repo, poolMax: 4, cleanup });
   await hanactl.add('bench', pgUrl);
   await hanactl.cli('daemon', 'stop');

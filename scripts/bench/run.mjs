@@ -112,7 +112,9 @@ try {
   };
   const c = options.counts;
   await figure('toolsList', 'tools/list size', () => measureToolsList(ctx));
-  await figure('latency', `run_query SELECT 1: hanactl, in-process server, DBHub, floor (${c.calls} calls each)`, () => measureLatency(ctx));
+  await figure('latency', `run_query SELECT 1: hanactl, in-process server, DBHub, floor (${c.calls} calls each)`, () =>
+    measureLatency(ctx),
+  );
   await figure('spawnPerCall', `spawn per call (${c.spawnCalls} calls)`, () => measureSpawnPerCall(ctx));
   await figure('bigTable', `SELECT * FROM ${c.bigTableRows.toLocaleString('en')} rows, maxRows 100`, () => measureBigTable(ctx));
   await figure('coldStart', `cold start, ${c.coldStarts} rounds of 5 contenders`, () => measureColdStart(ctx));

@@ -21,12 +21,19 @@ function session() {
     const s = connect(join(home, 'run', 'daemon.sock'));
     let buf = '';
     const hello = { hanactl: 'relay', v: 1, session: randomUUID(), pid: process.pid, cwd: home, context: {} };
-    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'churn', version: '1' } } };
+    const init = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'churn', version: '1' } },
+    };
     s.on('connect', () => s.write(`${JSON.stringify(hello)}\n${JSON.stringify(init)}\n`));
     s.on('data', (d) => {
       buf += d;
       if (buf.includes('"id":1,') && !buf.includes('"id":2,')) {
-        s.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_connections","arguments":{}}}\n');
+        s.write(
+          '{"jsonrpc":"2.0","method":"notifications/initialized"}\n{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_connections","arguments":{}}}\n',
+        );
         buf = buf.slice(buf.indexOf('"id":1,') + 5);
       } else if (buf.includes('"id":2,')) s.end();
     });
@@ -47,7 +54,15 @@ try {
   const ms = performance.now() - started;
   const afterAll = pssKb(pid);
   const listed = JSON.parse(cli('status', '--json')).sessions.length;
-  console.log(JSON.stringify({ sessions: total, daemonPssMb: { afterFirst: before / 1024, after10: after10 / 1024, afterAll: afterAll / 1024 }, msPerSession: ms / (total - 10), stillListed: listed, loadavg: (await import('node:os')).loadavg() }));
+  console.log(
+    JSON.stringify({
+      sessions: total,
+      daemonPssMb: { afterFirst: before / 1024, after10: after10 / 1024, afterAll: afterAll / 1024 },
+      msPerSession: ms / (total - 10),
+      stillListed: listed,
+      loadavg: (await import('node:os')).loadavg(),
+    }),
+  );
 } finally {
   cli('daemon', 'stop');
   rmSync(home, { recursive: true, force: true });

@@ -11,8 +11,7 @@ interface Packed {
 /**
  * What `npm pack` puts in the published package (the `files` list of package.json): what the
  * installed CLI runs — bin/ (its CommonJS package.json and .cjs helper included) and the compiled
- * dist/ with the shim bundle — and nothing else: no sources, tests, source maps, nor the startup
- * snapshot, which is valid only for the node that built it.
+ * dist/ with the shim bundle — and nothing else: no sources, tests or source maps.
  */
 describe('the published package', () => {
   const packed = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: REPO, encoding: 'utf8', timeout: 120_000 });

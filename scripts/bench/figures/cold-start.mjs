@@ -1,17 +1,8 @@
 // Figure: cold start — spawn to `tools/list` answered: hanactl's relay (the daemon already running),
 // DBHub (connecting to PostgreSQL is part of its start) and a bare SDK server with no tools.
-import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { openSession } from '../lib/mcp-session.mjs';
 import { median, since, summarise } from '../lib/stats.mjs';
-
-/** Whether bin/hanactl-mcp will take the V8 snapshot path with this node (the same test the script makes). */
-function snapshotUsable(repo) {
-  const blob = join(repo, 'dist/shim.blob');
-  const built = join(repo, 'dist/shim.node');
-  if (!existsSync(blob) || !existsSync(built)) return false;
-  return readFileSync(built, 'utf8').trim() === process.execPath && statSync(process.execPath).mtimeMs < statSync(blob).mtimeMs;
-}
 
 export async function measureColdStart(ctx) {
   const { repo, hanactl, cleanup } = ctx;
@@ -19,7 +10,7 @@ export async function measureColdStart(ctx) {
   const env = hanactl.env;
   const connection = ['--connection', 'bench'];
   const contenders = {
-    snapshot: hanactl.shimCommand('bench'),
+    relay: hanactl.shimCommand('bench'),
     bundle: { command: node, args: [join(repo, 'dist/shim.cjs'), 'mcp', ...connection], env },
     fullCli: { command: node, args: [hanactl.bin, 'mcp', ...connection], env },
     dbhub: ctx.dbhubCommand(ctx.pgUrl),
@@ -38,5 +29,5 @@ export async function measureColdStart(ctx) {
     }
   }
   const result = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, { median: median(v), ...summarise(v) }]));
-  return { ...result, snapshotUsed: snapshotUsable(repo) };
+  return result;
 }

@@ -2,7 +2,17 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
-export const FIGURES = ['toolsList', 'latency', 'spawnPerCall', 'bigTable', 'coldStart', 'memory', 'sqliteMemory', 'concurrencyPg', 'concurrencyMaria'];
+export const FIGURES = [
+  'toolsList',
+  'latency',
+  'spawnPerCall',
+  'bigTable',
+  'coldStart',
+  'memory',
+  'sqliteMemory',
+  'concurrencyPg',
+  'concurrencyMaria',
+];
 
 const FULL = {
   calls: 2000,

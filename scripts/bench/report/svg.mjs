@@ -37,7 +37,7 @@ export function latencySeries(results) {
     groups.push({
       title: `cold start, spawn → tools/list (median and max of ${c.coldStarts})`,
       items: [
-        { label: 'bin/hanactl-mcp (relay)', p50: cs.snapshot.median, p99: cs.snapshot.max, accent: true },
+        { label: 'bin/hanactl-mcp (relay)', p50: cs.relay.median, p99: cs.relay.max, accent: true },
         { label: 'node dist/shim.cjs mcp', p50: cs.bundle.median, p99: cs.bundle.max },
         { label: 'node bin/hanactl.js mcp', p50: cs.fullCli.median, p99: cs.fullCli.max },
         ...(cs.dbhub ? [{ label: 'DBHub', p50: cs.dbhub.median, p99: cs.dbhub.max }] : []),
