@@ -1,4 +1,4 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { projectScope } from './project-scope.js';
 import { z } from 'zod';
 import { MAX_SAMPLE_ROWS, ObjectKindSchema, type TableDescription } from '../shared/catalog-schemas.js';
@@ -66,7 +66,8 @@ const given = <T extends Record<string, unknown>>(fields: T): Partial<T> =>
  * active one for one call, sends the session's context values like run_query, answers a summary
  * line plus fenced database text and `structuredContent`, and fails with `isError`.
  */
-export function registerCatalogTools(server: McpServer, daemon: Broker, state: SessionState): void {
+/** Returns the tools a curated-only connection does not offer: explain_query and sample_rows take free SQL or read any table. */
+export function registerCatalogTools(server: McpServer, daemon: Broker, state: SessionState): { readonly freeAccess: RegisteredTool[] } {
   /** The call's connection, session and context values, for any body. */
   const target = async (override: string | undefined) => {
     const scope = await projectScope(state);
@@ -169,7 +170,7 @@ export function registerCatalogTools(server: McpServer, daemon: Broker, state: S
       }),
   );
 
-  server.registerTool(
+  const explainQuery = server.registerTool(
     'explain_query',
     {
       description: 'Plan of one read statement, without running it.',
@@ -184,7 +185,7 @@ export function registerCatalogTools(server: McpServer, daemon: Broker, state: S
       }),
   );
 
-  server.registerTool(
+  const sampleRows = server.registerTool(
     'sample_rows',
     {
       description: `A few rows of a table to see real values (default 10, max ${MAX_SAMPLE_ROWS}).`,
@@ -229,4 +230,5 @@ export function registerCatalogTools(server: McpServer, daemon: Broker, state: S
         );
       }),
   );
+  return { freeAccess: [explainQuery, sampleRows] };
 }

@@ -21,13 +21,14 @@ const WRITE = { readOnlyHint: false, destructiveHint: true, openWorldHint: false
  * The active connection's curated tools, as MCP tools of this session: each under its declared
  * name, its input schema from the declared types. When the active connection changes, or a
  * person changes its tools or settings, the set is swapped and the SDK sends
- * `notifications/tools/list_changed`. On a curated-only connection run_query is not offered.
+ * `notifications/tools/list_changed`. On a curated-only connection the tools of free access
+ * (run_query, explain_query, sample_rows) are not offered.
  */
 export function registerCuratedTools(
   server: McpServer,
   daemon: Broker,
   state: SessionState,
-  runQuery: RegisteredTool,
+  freeAccess: readonly RegisteredTool[],
 ): { sync(): Promise<void> } {
   const registered = new Map<string, RegisteredTool>();
   let shown = JSON.stringify({ tools: [], curatedOnly: false, connection: null });
@@ -74,9 +75,11 @@ export function registerCuratedTools(
     for (const tool of registered.values()) tool.remove();
     registered.clear();
     for (const tool of tools) registered.set(tool.name, register(connection as string, tool));
-    if (curatedOnly === runQuery.enabled) {
-      if (curatedOnly) runQuery.disable();
-      else runQuery.enable();
+    for (const tool of freeAccess) {
+      if (curatedOnly === tool.enabled) {
+        if (curatedOnly) tool.disable();
+        else tool.enable();
+      }
     }
   };
   const sync = () => {

@@ -16,9 +16,9 @@ export function createShimServer(daemon: Broker, options: ShimOptions = {}): { s
   const server = new McpServer({ name: 'hanactl', version: hanactlVersion() }, { instructions: INSTRUCTIONS });
   const state = new SessionState(daemon, options);
   const policy = registerTools(server, daemon, state);
-  registerCatalogTools(server, daemon, state);
+  const catalog = registerCatalogTools(server, daemon, state);
   // The active connection's curated tools: listed from the start when it is known, then kept in step.
-  const curated = registerCuratedTools(server, daemon, state, policy.runQuery);
+  const curated = registerCuratedTools(server, daemon, state, [policy.runQuery, ...catalog.freeAccess]);
   void curated.sync();
   const project = new ProjectContext(daemon, state, policy, options);
   registerProjectTools(server, state, project);

@@ -35,7 +35,7 @@ export type StatementVerdict =
 export type StatementValidator = (sql: string, engine: Engine) => StatementVerdict | Promise<StatementVerdict>;
 
 export interface CatalogServiceDeps {
-  readonly queries: Pick<QueryService, 'runTrusted' | 'engineOf'> & Partial<Pick<QueryService, 'budgetOf'>>;
+  readonly queries: Pick<QueryService, 'runTrusted' | 'engineOf'> & Partial<Pick<QueryService, 'budgetOf' | 'assertFreeAccess'>>;
   /** Every statement explain_query plans passes this first. */
   readonly validate: StatementValidator;
   /** Needed by catalogs whose explain writes (SAP HANA); without it their explain is refused. */
@@ -110,6 +110,7 @@ export class CatalogService {
   /** A few rows of a table proven to exist; one more is asked for, to know whether there are more. */
   async sample(req: SampleRequest): Promise<SampleResult> {
     const call = this.#call(req);
+    this.#deps.queries.assertFreeAccess?.(call.connection, call.scope, "a table's rows (sample_rows)");
     const table = await this.#table(call, req.schema, req.table);
     const limit = req.limit ?? DEFAULT_SAMPLE_ROWS;
     const statement = call.catalog.sampleStatement(table, limit + 1);
@@ -128,6 +129,7 @@ export class CatalogService {
   /** The plan of one read statement, which must pass the validator first; it is never run. */
   async explain(req: ExplainRequest): Promise<ExplainResult> {
     const call = this.#call(req);
+    this.#deps.queries.assertFreeAccess?.(call.connection, call.scope, 'free SQL (explain_query)');
     const verdict = await this.#deps.validate(req.sql, call.catalog.engine);
     if (!verdict.ok) throw new HanactlError('STATEMENT_REFUSED', verdict.message, { rule: verdict.rule, hint: verdict.hint });
     if (verdict.kind === 'write') {

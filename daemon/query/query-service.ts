@@ -47,15 +47,19 @@ export class QueryService {
       ...(request.project ? { project: request.project } : {}),
       ...(request.session ? { session: request.session } : {}),
     });
-    if (record.curatedOnly && !options.curated)
-      throw new HanactlError(
-        'FORBIDDEN',
-        `The connection "${record.name}" is curated-only: it answers only its curated tools, not free SQL. Use one of its tools (list them with tools/list); a person can allow free SQL with \`hanactl set ${record.name} --no-curated-only\`.`,
-      );
+    if (!options.curated) refuseOnCuratedOnly(record, 'free SQL');
     const kind = await this.#deps.policy.check(request.sql, { dialect: record.target.engine, allowWrite: record.allowWrite });
     // Cut here, before anything serializes the rows: every transport gets the capped result.
     const result = await this.#execute(record, request, kind === 'read' || !record.allowWrite, signal);
     return capQueryResult(result, resultBudget(record.name, record.maxResultBytes));
+  }
+
+  /**
+   * Refuses what a curated-only connection does not answer beyond its curated tools: the catalog's
+   * explain_query (free SQL) and sample_rows (any table's rows) ask here first.
+   */
+  assertFreeAccess(connection: string, scope: ResolveScope | undefined, what: string): void {
+    refuseOnCuratedOnly(this.#deps.resolve(connection, scope), what);
   }
 
   /** How many bytes one tool result on this connection may carry (catalog answers use it too). */
@@ -139,4 +143,12 @@ export class QueryService {
       lease.release(failure);
     }
   }
+}
+
+function refuseOnCuratedOnly(record: ConnectionRecord, what: string): void {
+  if (!record.curatedOnly) return;
+  throw new HanactlError(
+    'FORBIDDEN',
+    `The connection "${record.name}" is curated-only: it answers only its curated tools, not ${what}. Use one of its tools (list them with tools/list); a person can allow free SQL with \`hanactl set ${record.name} --no-curated-only\`.`,
+  );
 }

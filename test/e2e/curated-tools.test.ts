@@ -156,7 +156,9 @@ describe.each([sqliteEngine, postgresEngine, mariadbEngine])('curated tools on $
     });
     expect(tool?.annotations?.readOnlyHint).toBe(true);
     expect(tools.map((t) => t.name)).toContain('orders_by_note');
-    expect(tools.map((t) => t.name)).not.toContain('run_query');
+    // Nothing of free access: no free SQL, no plan of free SQL, no rows of any table.
+    for (const free of ['run_query', 'explain_query', 'sample_rows']) expect(tools.map((t) => t.name)).not.toContain(free);
+    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['list_tables', 'describe_table']));
     expect(JSON.stringify({ tools }).length).toBeLessThanOrEqual(8192);
   });
 
@@ -204,6 +206,12 @@ describe.each([sqliteEngine, postgresEngine, mariadbEngine])('curated tools on $
       const refused = await elsewhere.call('run_query', { sql: `SELECT * FROM ${TABLE}`, connection: 'shop' });
       expect(refused.isError).toBe(true);
       expect(textOf(refused)).toMatch(/^FORBIDDEN: .*curated-only.*hanactl set shop --no-curated-only/);
+      const sampled = await elsewhere.call('sample_rows', { table: TABLE, connection: 'shop' });
+      expect(sampled.isError).toBe(true);
+      expect(textOf(sampled)).toMatch(/^FORBIDDEN: .*curated-only.*sample_rows/);
+      const planned = await elsewhere.call('explain_query', { sql: `SELECT * FROM ${TABLE}`, connection: 'shop' });
+      expect(planned.isError).toBe(true);
+      expect(textOf(planned)).toMatch(/^FORBIDDEN: .*curated-only.*explain_query/);
     } finally {
       await elsewhere.close();
     }
@@ -214,7 +222,7 @@ describe.each([sqliteEngine, postgresEngine, mariadbEngine])('curated tools on $
     await home.ok(['set', 'shop', '--no-curated-only']);
     await again;
     const { tools } = await shim.client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['run_query', 'orders_for_customer']));
+    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['run_query', 'explain_query', 'sample_rows', 'orders_for_customer']));
     expect(tools.map((t) => t.name)).not.toContain('orders_by_note');
     expect(JSON.stringify({ tools }).length).toBeLessThanOrEqual(8192);
     const listed = JSON.parse((await home.ok(['tools', 'list', 'shop', '--json'])).stdout);

@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkNode, checkRunDir, checkShimBundle, checkSqliteModule } from '../../../cli/commands/doctor-checks.js';
