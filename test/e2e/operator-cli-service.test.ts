@@ -21,7 +21,7 @@ describe('hanactl daemon install (the unit is checked, not started: there is no 
   it('--dry-run prints the systemd user unit: absolute node and bin, foreground, HANACTL_HOME, restart on failure; writes nothing', async () => {
     const r = await home.run(['daemon', 'install', '--dry-run', '--platform', 'linux'], { env });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain(`ExecStart=${process.execPath} ${BIN} daemon start --foreground\n`);
+    expect(r.stdout).toContain(`ExecStart=${process.execPath} --max-semi-space-size=1 ${BIN} daemon start --foreground\n`);
     expect(r.stdout).toContain(`Environment=HANACTL_HOME=${home.dir}\n`);
     expect(r.stdout).toMatch(/^Restart=on-failure$/m);
     expect(r.stdout).toMatch(/^\[Install\]\nWantedBy=default\.target$/m);
@@ -36,7 +36,7 @@ describe('hanactl daemon install (the unit is checked, not started: there is no 
     const json = JSON.parse(r.stdout);
     expect(json.file).toBe(join(person, 'Library/LaunchAgents/dev.hanactl.daemon.plist'));
     expect(json.written).toBe(false);
-    expect(json.content).toContain(`<string>${process.execPath}</string>\n    <string>${BIN}</string>\n    <string>daemon</string>`);
+    expect(json.content).toContain(`<string>${process.execPath}</string>\n    <string>--max-semi-space-size=1</string>\n    <string>${BIN}</string>\n    <string>daemon</string>`);
     expect(json.content).toContain(`<key>HANACTL_HOME</key>\n    <string>${home.dir}</string>`);
     expect(json.commands).toEqual([expect.stringMatching(/^launchctl bootstrap gui\/\d+ /)]);
   });
@@ -47,7 +47,7 @@ describe('hanactl daemon install (the unit is checked, not started: there is no 
     expect(r.stdout).toContain(`Wrote ${unitFile}.`);
     expect(r.stdout).toMatch(/not reachable from here.*\n {2}systemctl --user daemon-reload\n {2}systemctl --user enable --now hanactl\.service/s);
     expect(r.stderr).toMatch(/HANACTL_REGISTRY_KEY is set in this shell, but the service does not see it/);
-    expect(readFileSync(unitFile, 'utf8')).toContain(`ExecStart=${process.execPath} ${BIN} daemon start --foreground`);
+    expect(readFileSync(unitFile, 'utf8')).toContain(`ExecStart=${process.execPath} --max-semi-space-size=1 ${BIN} daemon start --foreground`);
     expect((await home.run(['daemon', 'install', '--platform', 'linux'], { env })).stdout).toContain(`Unchanged ${unitFile}.`);
   });
 
@@ -136,7 +136,7 @@ describe('hanactl completion', () => {
     expect(complete(['hanactl', 'da'])).toEqual(['daemon']);
     expect(complete(['hanactl', 'daemon', ''])).toEqual(expect.arrayContaining(['start', 'stop', 'status', 'install', 'uninstall', 'logs']));
     expect(complete(['hanactl', 'key', 'rotate', '--'])).toEqual(['--print-new-key', '--json', '--help']);
-    expect(complete(['hanactl', 'mcp-config', '--client', 'c'])).toEqual(['claude-code', 'claude-desktop', 'cursor']);
+    expect(complete(['hanactl', 'mcp-config', '--client', 'c'])).toEqual(['claude-code', 'claude-desktop', 'cursor', 'codex', 'cline', 'continue']);
     expect(complete(['hanactl', 'completion', ''])).toEqual(['bash', 'zsh', 'fish']);
   });
 
