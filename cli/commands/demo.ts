@@ -106,15 +106,16 @@ export async function demo(ctx: CliContext): Promise<void> {
     client.close();
     return;
   }
-  await announce();
-  client.close();
   const onSignal = (signal: string) => {
     // Ctrl-C means stop: an editor still pointed at the demo must not start it again in the background.
     markStopped(paths, `cd ${shellQuote(repo)} && npm start`);
     void daemon.stop(signal);
   };
+  // Before "Stop with Ctrl-C." is printed: a Ctrl-C right after it stops the demo cleanly.
   process.once('SIGTERM', onSignal);
   process.once('SIGINT', onSignal);
+  await announce();
+  client.close();
   await daemon.stopped;
   setTimeout(() => process.exit(0), 200).unref();
 }
