@@ -43,7 +43,8 @@ function summary(shown: number, total: number, truncated: boolean, [one, many]: 
   return `${total} ${total === 1 ? one : many}.`;
 }
 
-function describeText(d: TableDescription): string {
+/** The text of describe_table (and of a table resource): columns, then keys and indexes. */
+export function describeText(d: TableDescription): string {
   const columns = d.columns.map((c) => ({ ...c, null: c.nullable ? 'yes' : 'no', default: clip(c.default), comment: clip(c.comment) }));
   const lines = [renderTable(['name', 'type', 'null', 'default', ...(d.columns.some((c) => c.comment) ? ['comment'] : [])], columns)];
   if (d.comment) lines.unshift(`Comment: ${clip(d.comment, 200)}`);

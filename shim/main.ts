@@ -58,11 +58,17 @@ export async function runShim(options: ShimMainOptions): Promise<void> {
   let init: { line: Buffer; id: string; version: unknown } | undefined;
   let swallow: string | undefined;
 
-  const reply = (id: string, body: unknown, key = 'result') => process.stdout.write(`{"jsonrpc":"2.0","id":${id},"${key}":${JSON.stringify(body)}}\n`);
+  const reply = (id: string, body: unknown, key = 'result') =>
+    process.stdout.write(`{"jsonrpc":"2.0","id":${id},"${key}":${JSON.stringify(body)}}\n`);
   /** Answers what the daemon cannot: a tool call as an isError result the model can act on; the handshake locally. */
   const answer = (id: string, method: string, message: string) => {
     if (method === 'tools/call') reply(id, { content: [{ type: 'text', text: message }], isError: true });
-    else if (method === 'initialize') reply(id, { protocolVersion: init?.version, capabilities: { tools: {} }, serverInfo: { name: 'hanactl', version: '0' } });
+    else if (method === 'initialize')
+      reply(id, {
+        protocolVersion: init?.version,
+        capabilities: { tools: {}, resources: { listChanged: true }, prompts: { listChanged: true }, completions: {} },
+        serverInfo: { name: 'hanactl', version: '0' },
+      });
     else if (method === 'ping') reply(id, {});
     else reply(id, { code: -32000, message }, 'error');
   };

@@ -6,6 +6,8 @@ import { registerProjectTools } from './project-tools.js';
 import { type ShimOptions, SessionState } from './session-state.js';
 import { registerCatalogTools } from './catalog-tools.js';
 import { registerCuratedTools } from './curated-tools.js';
+import { registerSchemaPrompts } from './schema-prompts.js';
+import { registerSchemaResources } from './schema-resources.js';
 import { registerTools } from './tools.js';
 
 const INSTRUCTIONS =
@@ -20,6 +22,9 @@ export function createShimServer(daemon: Broker, options: ShimOptions = {}): { s
   // The active connection's curated tools: listed from the start when it is known, then kept in step.
   const curated = registerCuratedTools(server, daemon, state, [policy.runQuery, ...catalog.freeAccess]);
   void curated.sync();
+  // Tables and views as resources, and the prompts that use them: separate lists, tools/list is unchanged.
+  const resources = registerSchemaResources(server, daemon, state);
+  registerSchemaPrompts(server, state, resources.names, resources.read);
   const project = new ProjectContext(daemon, state, policy, options);
   registerProjectTools(server, state, project);
   server.server.oninitialized = () => {

@@ -47,7 +47,15 @@ describe('MCP over HTTP passes the official MCP conformance suite (server scenar
   it('passes the protocol scenarios that apply to a server without the suite fixtures', () => {
     const checks = readConformanceChecks(join(out, 'results')).filter((c) => c.status !== 'INFO');
     const failed = (scenario: string) => checks.filter((c) => c.scenario === scenario && c.status === 'FAILURE');
-    for (const scenario of ['server-initialize', 'ping', 'tools-list', 'server-sse-multiple-streams', 'dns-rebinding-protection']) {
+    for (const scenario of [
+      'server-initialize',
+      'ping',
+      'tools-list',
+      'resources-list',
+      'prompts-list',
+      'server-sse-multiple-streams',
+      'dns-rebinding-protection',
+    ]) {
       expect(
         checks.some((c) => c.scenario === scenario),
         `${scenario} ran`,
