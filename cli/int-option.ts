@@ -10,3 +10,16 @@ export function intOption(min: number, max: number): (value: string) => number {
     return n;
   };
 }
+
+/**
+ * `--max-cost`: a positive plan cost (a decimal number, as the engines' estimates are), or `none`
+ * to clear the limit (as `--no-max-cost` does: both give `false`).
+ */
+export function costOption(value: string): number | false {
+  if (value.trim().toLowerCase() === 'none') return false;
+  const n = Number(value);
+  if (!/^\d+(\.\d+)?(e\d+)?$/i.test(value.trim()) || !Number.isFinite(n) || n <= 0 || n > 1e15) {
+    throw new InvalidArgumentError('use a positive number (a plan cost, e.g. 100000), or "none" to clear the limit.');
+  }
+  return n;
+}

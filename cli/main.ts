@@ -3,7 +3,7 @@ import { isHanactlError } from '../shared/errors.js';
 import { hanactlVersion } from '../shared/version.js';
 import { type CliContext, createContext } from './context.js';
 import { CliExit, EXIT } from './exit.js';
-import { intOption } from './int-option.js';
+import { costOption, intOption } from './int-option.js';
 import { registerOperatorCommands } from './operator-commands.js';
 
 const USAGE_CODES = new Set(['INVALID_NAME', 'INVALID_URL', 'CONTEXT_INVALID']);
@@ -89,6 +89,12 @@ URLs:
     )
     .option('--curated-only', "offer this connection's sessions only its curated tools (no run_query)")
     .option('--no-curated-only', 'offer run_query again beside the curated tools')
+    .option(
+      '--max-cost <n>',
+      'refuse reads whose plan estimate is above n, before they run (engine cost units; "none" clears; not on SQLite)',
+      costOption,
+    )
+    .option('--no-max-cost', 'clear the cost limit')
     .addOption(json())
     .action(async (name, opts) => (await import('./commands/connections.js')).set(ctx(), name, opts));
   program

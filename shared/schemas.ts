@@ -65,6 +65,9 @@ export const ResultCutSchema = z.object({
 });
 export type ResultCut = z.infer<typeof ResultCutSchema>;
 
+/** The largest cost limit `hanactl set --max-cost` takes (plan costs are in each engine's own units). */
+export const MAX_MAX_COST = 1e15;
+
 /** A value an agent may bind to a `?`/`$1` placeholder. */
 export const ParamSchema = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 export type Param = z.infer<typeof ParamSchema>;
@@ -93,6 +96,8 @@ export const UpdateConnectionRequestSchema = z.strictObject({
   signedContext: z.boolean().optional(),
   /** Sessions get only the connection's curated tools; run_query is not offered. */
   curatedOnly: z.boolean().optional(),
+  /** Reads whose plan estimate is above this are refused before they run; null clears it. */
+  maxCost: z.number().positive().max(MAX_MAX_COST).nullable().optional(),
 });
 export type UpdateConnectionRequest = z.infer<typeof UpdateConnectionRequestSchema>;
 
@@ -112,6 +117,8 @@ export const ConnectionInfoSchema = z.object({
   signedContext: z.boolean().optional(),
   /** Its sessions get only its curated tools (`hanactl set --curated-only`). */
   curatedOnly: z.boolean().optional(),
+  /** The plan cost above which its reads are refused (`hanactl set --max-cost`). */
+  maxCost: z.number().optional(),
   /** Project connections only: the file (or variable) it was found in. */
   source: z.string().optional(),
 });

@@ -102,6 +102,8 @@ export interface SetOptions {
   readonly signedContext?: boolean;
   /** Sessions get only the connection's curated tools (`--curated-only`, `--no-curated-only`). */
   readonly curatedOnly?: boolean;
+  /** The plan cost above which reads are refused; `false` (`--no-max-cost`, `--max-cost none`) clears it. */
+  readonly maxCost?: number | false;
   readonly json?: boolean;
 }
 
@@ -120,11 +122,12 @@ export async function set(ctx: CliContext, name: string, options: SetOptions): P
       : {}),
     ...(options.signedContext !== undefined ? { signedContext: options.signedContext } : {}),
     ...(options.curatedOnly !== undefined ? { curatedOnly: options.curatedOnly } : {}),
+    ...(options.maxCost !== undefined ? { maxCost: options.maxCost === false ? null : options.maxCost } : {}),
   };
   if (Object.keys(changes).length === 0) {
     throw new HanactlError(
       'INVALID_REQUEST',
-      'Nothing to change; give --allow-write, --read-only, --context N1,N2, --no-context, --description, --max-result-bytes, --[no-]signed-context or --[no-]curated-only.',
+      'Nothing to change; give --allow-write, --read-only, --context N1,N2, --no-context, --description, --max-result-bytes, --[no-]signed-context, --[no-]curated-only or --max-cost <n>|--no-max-cost.',
     );
   }
   const info = await ctx.daemon.updateConnection(name, changes);
@@ -133,7 +136,8 @@ export async function set(ctx: CliContext, name: string, options: SetOptions): P
   const cap = `, tool results up to ${info.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES} bytes`;
   const signed = info.signedContext ? ', context values signed' : '';
   const curated = info.curatedOnly ? ', curated-only (its sessions get its curated tools, not run_query)' : '';
-  ctx.out(`"${info.name}" is now ${info.allowWrite ? 'read-write' : 'read-only'}${scoped}${signed}${cap}${curated}.`);
+  const cost = info.maxCost !== undefined ? `, reads over plan cost ${info.maxCost} refused` : '';
+  ctx.out(`"${info.name}" is now ${info.allowWrite ? 'read-write' : 'read-only'}${scoped}${signed}${cap}${curated}${cost}.`);
   if (options.signedContext === true) {
     ctx.err(
       `Install the verifying function once, as the database owner: hanactl context-sql ${info.name} | psql -U <owner> -d <database> -v ON_ERROR_STOP=1`,

@@ -33,6 +33,21 @@ export interface ExecuteOptions {
    * pid), for the verifying function a person installed. Never logged, never sent but as a MAC.
    */
   readonly contextKey?: Buffer;
+  /**
+   * A read is planned first (EXPLAIN, never run) inside the same transaction and session setup,
+   * and refused with `over(estimate)` when the plan's estimate is above `maxCost`; the statement
+   * then never runs. Only on reads; statements the engine cannot EXPLAIN pass without an estimate.
+   */
+  readonly costGuard?: CostGuard;
+}
+
+/** A person's cost limit on a connection's reads (`hanactl set --max-cost`), and its refusals. */
+export interface CostGuard {
+  readonly maxCost: number;
+  /** The refusal of a statement whose plan estimate is over the limit. */
+  over(estimate: number): Error;
+  /** The refusal when the server gives no estimate at all; `reason` is one sentence. */
+  unavailable(reason: string): Error;
 }
 
 /**

@@ -18,6 +18,7 @@ export function loadDriverFactory(engine: Engine): Promise<DriverFactory> {
 }
 
 export type {
+  CostGuard,
   Driver,
   DriverCapabilities,
   DriverConnection,

@@ -1,6 +1,8 @@
 import { Hono } from 'hono';
 import { isProjectRef } from '../../shared/project-schemas.js';
 import { AddConnectionRequestSchema, ContextSqlRequestSchema, UpdateConnectionRequestSchema } from '../../shared/schemas.js';
+import { HanactlError } from '../../shared/errors.js';
+import { costGuardUnavailable } from '../query/cost-guard.js';
 import { toConnectionInfo } from '../registry/connection-service.js';
 import type { AppDeps } from './app.js';
 import { requireCli } from './require-cli.js';
@@ -11,6 +13,26 @@ import { readBody } from './validate.js';
  * `?project=<path>[&session=<id>]` the listing adds the project's `project:<name>` connections
  * (and the project's status), and `GET /connections/project:<name>` resolves in that project.
  */
+/**
+ * Whether a connection's server gives plan costs is a fact of its version (MariaDB has none before
+ * 11.0), so a cost limit on MySQL/MariaDB is set only after the server said which it is.
+ */
+async function assertServerEstimates(deps: Pick<AppDeps, 'connections' | 'queries'>, name: string): Promise<void> {
+  const engine = deps.connections.resolve(name).target.engine;
+  if (engine !== 'mysql') return;
+  let serverVersion: string | undefined;
+  try {
+    ({ serverVersion } = await deps.queries.test(name));
+  } catch (err) {
+    throw new HanactlError(
+      'CONNECT_FAILED',
+      `A cost limit on "${name}" needs its server's version (MariaDB gives no plan cost before 11.0), and the server did not answer: ${err instanceof Error ? err.message : String(err)}`,
+    );
+  }
+  const unavailable = costGuardUnavailable(engine, serverVersion);
+  if (unavailable) throw new HanactlError('INVALID_REQUEST', `${unavailable} "${name}" keeps no cost limit.`);
+}
+
 export function connectionRoutes(deps: Pick<AppDeps, 'connections' | 'queries' | 'projects'>): Hono {
   const app = new Hono();
   app.get('/connections', (c) => {
@@ -39,7 +61,9 @@ export function connectionRoutes(deps: Pick<AppDeps, 'connections' | 'queries' |
   app.post('/connections/:name/settings', async (c) => {
     requireCli(c, 'change write access or context parameters (`hanactl set`)');
     const body = await readBody(c, UpdateConnectionRequestSchema);
-    return c.json(toConnectionInfo(deps.connections.update(c.req.param('name'), body)));
+    const name = c.req.param('name');
+    if (typeof body.maxCost === 'number') await assertServerEstimates(deps, name);
+    return c.json(toConnectionInfo(deps.connections.update(name, body)));
   });
   app.post('/connections/:name/context-sql', async (c) => {
     requireCli(c, 'see the SQL that installs the context signing key (`hanactl context-sql`)');

@@ -1,11 +1,12 @@
 import type { Engine } from '../../shared/connection-url.js';
 import { HanactlError, isHanactlError } from '../../shared/errors.js';
 import { DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS, type QueryRequest, type QueryResult } from '../../shared/schemas.js';
-import type { Driver } from '../drivers/driver.js';
+import type { CostGuard, Driver } from '../drivers/driver.js';
 import type { Pool } from '../pools/pool.js';
 import type { ConnectionRecord } from '../registry/connection-record.js';
 import { resolveContextValues } from '../context/context-values.js';
 import { capQueryResult, type ResultBudget, resultBudget } from './result-cap.js';
+import { costGuardOf } from './cost-guard.js';
 
 /** Decides before any network work whether a statement may run, and as what. */
 export interface StatementPolicy {
@@ -50,7 +51,8 @@ export class QueryService {
     if (!options.curated) refuseOnCuratedOnly(record, 'free SQL');
     const kind = await this.#deps.policy.check(request.sql, { dialect: record.target.engine, allowWrite: record.allowWrite });
     // Cut here, before anything serializes the rows: every transport gets the capped result.
-    const result = await this.#execute(record, request, kind === 'read' || !record.allowWrite, signal);
+    const guard = kind === 'read' ? costGuardOf(record) : undefined;
+    const result = await this.#execute(record, request, kind === 'read' || !record.allowWrite, signal, guard);
     return capQueryResult(result, resultBudget(record.name, record.maxResultBytes));
   }
 
@@ -90,7 +92,13 @@ export class QueryService {
     return this.#deps.resolve(connection, scope).target.engine;
   }
 
-  async #execute(record: ConnectionRecord, request: QueryRequest, readOnly: boolean, signal?: AbortSignal): Promise<QueryResult> {
+  async #execute(
+    record: ConnectionRecord,
+    request: QueryRequest,
+    readOnly: boolean,
+    signal?: AbortSignal,
+    costGuard?: CostGuard,
+  ): Promise<QueryResult> {
     // Refused before any connection is borrowed, like a refused statement.
     const context = resolveContextValues({
       declared: record.context,
@@ -110,6 +118,7 @@ export class QueryService {
         context,
         ...(record.signedContext && record.contextKey ? { contextKey: record.contextKey } : {}),
         ...(signal ? { signal } : {}),
+        ...(costGuard ? { costGuard } : {}),
       });
       return { ...result, durationMs: Math.round((performance.now() - started) * 1000) / 1000 };
     } catch (err) {

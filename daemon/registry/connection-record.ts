@@ -20,6 +20,8 @@ export interface ConnectionRecord {
   readonly contextKey?: Buffer;
   /** Its sessions get only its curated tools: run_query is not offered (`hanactl set --curated-only`). */
   readonly curatedOnly?: boolean;
+  /** Reads whose plan estimate is above this are refused before they run (`hanactl set --max-cost`). */
+  readonly maxCost?: number;
 }
 
 /** Builds a record whose password and context signing key cannot be enumerated. */

@@ -6,6 +6,7 @@ import { type ConnectionRecord, makeRecord } from './connection-record.js';
 import type { Registry } from './registry.js';
 import { normaliseContextNames } from '../context/context-names.js';
 import { postgresContextSql } from '../context/signed-context.js';
+import { costGuardUnavailable } from '../query/cost-guard.js';
 
 /** How long `hanactl add` waits for its connection test: the connect timeout (10 s by default) and a ping, with room to spare. */
 export const ADD_TEST_MS = 20_000;
@@ -29,6 +30,7 @@ export function toConnectionInfo(record: ConnectionRecord): ConnectionInfo {
     ...(record.maxResultBytes !== undefined ? { maxResultBytes: record.maxResultBytes } : {}),
     ...(record.signedContext ? { signedContext: true } : {}),
     ...(record.curatedOnly ? { curatedOnly: true } : {}),
+    ...(record.maxCost !== undefined ? { maxCost: record.maxCost } : {}),
   };
 }
 
@@ -142,6 +144,10 @@ export class ConnectionService {
         `Signed context values are available on PostgreSQL connections only; "${name}" is ${current.target.engine}. See docs/context-parameters.md for what holds on this engine.`,
       );
     }
+    if (typeof changes.maxCost === 'number') {
+      const unavailable = costGuardUnavailable(current.target.engine);
+      if (unavailable) throw new HanactlError('INVALID_REQUEST', `${unavailable} "${name}" keeps no cost limit.`);
+    }
     const { password: _p, signedContext: _s, ...fields } = { ...current, password: undefined };
     const description = changes.description ?? current.description;
     const record = makeRecord(
@@ -157,6 +163,7 @@ export class ConnectionService {
     if (changes.maxResultBytes !== undefined) this.#registry.setResultLimit(name, changes.maxResultBytes);
     if (changes.signedContext !== undefined) this.#registry.setSignedContext(name, changes.signedContext);
     if (changes.curatedOnly !== undefined) this.#registry.setCuratedOnly(name, changes.curatedOnly);
+    if (changes.maxCost !== undefined) this.#registry.setCostLimit(name, changes.maxCost);
     this.#cache.delete(record.name);
     const updated = this.resolve(name);
     for (const listener of this.#listeners) listener(name);

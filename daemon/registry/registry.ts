@@ -35,6 +35,7 @@ interface Row {
   context_key: string | null;
   signed_context: number | null;
   curated_only: number | null;
+  max_cost: number | null;
 }
 
 /** A curated tool as kept: its parameters as JSON. */
@@ -76,6 +77,7 @@ CREATE TABLE IF NOT EXISTS connections (
 CREATE TABLE IF NOT EXISTS connection_limits (name TEXT PRIMARY KEY, max_result_bytes INTEGER);
 CREATE TABLE IF NOT EXISTS context_keys (name TEXT PRIMARY KEY, context_key TEXT NOT NULL, signed_context INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS connection_modes (name TEXT PRIMARY KEY, curated_only INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE IF NOT EXISTS connection_costs (name TEXT PRIMARY KEY, max_cost REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS curated_tools (
   connection TEXT NOT NULL,
   name TEXT NOT NULL,
@@ -99,7 +101,7 @@ CREATE TABLE IF NOT EXISTS tokens (
 
 /** A connection row with the limits a person set for it (kept in their own table). */
 const SELECT_RECORD =
-  'SELECT * FROM connections LEFT JOIN connection_limits USING (name) LEFT JOIN context_keys USING (name) LEFT JOIN connection_modes USING (name)';
+  'SELECT * FROM connections LEFT JOIN connection_limits USING (name) LEFT JOIN context_keys USING (name) LEFT JOIN connection_modes USING (name) LEFT JOIN connection_costs USING (name)';
 
 /**
  * The credential registry: one SQLite file, whole-file encrypted with SQLCipher settings
@@ -215,6 +217,12 @@ export class Registry {
     else this.#db.prepare('INSERT OR REPLACE INTO connection_modes (name, curated_only) VALUES (?, 1)').run(name);
   }
 
+  /** Sets (or with null, clears) the plan cost above which a connection's reads are refused; kept across `--replace`. */
+  setCostLimit(name: string, maxCost: number | null): void {
+    if (maxCost === null) this.#db.prepare('DELETE FROM connection_costs WHERE name = ?').run(name);
+    else this.#db.prepare('INSERT OR REPLACE INTO connection_costs (name, max_cost) VALUES (?, ?)').run(name, maxCost);
+  }
+
   /** Curated tools, of one connection or all, in the order they were imported. */
   listCurated(connection?: string): CuratedRow[] {
     if (connection === undefined)
@@ -283,6 +291,7 @@ export class Registry {
     this.#db.prepare('DELETE FROM connection_limits WHERE name = ?').run(name);
     this.#db.prepare('DELETE FROM context_keys WHERE name = ?').run(name);
     this.#db.prepare('DELETE FROM connection_modes WHERE name = ?').run(name);
+    this.#db.prepare('DELETE FROM connection_costs WHERE name = ?').run(name);
     this.#db.prepare('DELETE FROM curated_tools WHERE connection = ?').run(name);
     return this.#db.prepare('DELETE FROM connections WHERE name = ?').run(name).changes > 0;
   }
@@ -362,6 +371,7 @@ function toRecord(row: Row): ConnectionRecord {
       ...(row.max_result_bytes !== null && row.max_result_bytes !== undefined ? { maxResultBytes: row.max_result_bytes } : {}),
       ...(row.signed_context === 1 ? { signedContext: true } : {}),
       ...(row.curated_only === 1 ? { curatedOnly: true } : {}),
+      ...(row.max_cost !== null && row.max_cost !== undefined ? { maxCost: row.max_cost } : {}),
     },
     row.password ?? undefined,
     row.context_key ? Buffer.from(row.context_key, 'hex') : undefined,

@@ -18,6 +18,16 @@ export interface BatchResult {
   readonly firstRows: ReadonlyMap<number, readonly (string | null)[]>;
 }
 
+/**
+ * A batch sent in two parts: the steps up to and including `step`, then a Flush; once `step`
+ * completes, `decide` gets its first row (raw text) and returns the steps after it, which are
+ * sent with the Sync. The same transaction holds throughout; it costs one more round trip.
+ */
+export interface BatchGate {
+  readonly step: number;
+  decide(firstRow: readonly (string | null)[] | undefined): readonly BatchStep[];
+}
+
 /** A step failed; the server skipped every step after it up to the Sync. */
 export class BatchStepError extends Error {
   readonly step: number;
@@ -38,6 +48,7 @@ export interface PgWire {
   bind(config: { values: readonly (string | Buffer | null)[] }): void;
   describe(msg: { type: 'P'; name: string }): void;
   execute(config: { portal: string; rows: number }): void;
+  flush(): void;
   sync(): void;
 }
 
@@ -60,8 +71,11 @@ export interface PgRowParser {
  */
 export class PgBatch {
   readonly done: Promise<BatchResult>;
-  readonly #steps: readonly BatchStep[];
+  #steps: readonly BatchStep[];
   readonly #parser: PgRowParser;
+  readonly #gate: BatchGate | undefined;
+  /** The wire while the gate waits: the rest of the batch (and its Sync) is still to be written. */
+  #waiting: PgWire | undefined;
   readonly #rows: unknown[][] = [];
   readonly #firstRows = new Map<number, (string | null)[]>();
   #step = 0;
@@ -69,9 +83,10 @@ export class PgBatch {
   #resolve!: (result: BatchResult) => void;
   #reject!: (err: BatchStepError) => void;
 
-  constructor(steps: readonly BatchStep[], parser: PgRowParser) {
-    this.#steps = steps;
+  constructor(steps: readonly BatchStep[], parser: PgRowParser, gate?: BatchGate) {
+    this.#steps = gate ? steps.slice(0, gate.step + 1) : steps;
     this.#parser = parser;
+    this.#gate = gate;
     this.done = new Promise((resolve, reject) => {
       this.#resolve = resolve;
       this.#reject = reject;
@@ -80,13 +95,41 @@ export class PgBatch {
 
   /** Called by pg's Client when the connection is free: writes the whole batch (one write once corked). */
   submit(wire: PgWire): void {
-    for (const step of this.#steps) {
+    this.#write(wire, this.#steps);
+    if (this.#gate) {
+      this.#waiting = wire;
+      wire.flush();
+    } else wire.sync();
+  }
+
+  #write(wire: PgWire, steps: readonly BatchStep[]): void {
+    for (const step of steps) {
       wire.parse({ text: step.text });
       wire.bind({ values: step.values ?? [] });
       if (step.answer) wire.describe({ type: 'P', name: '' });
       wire.execute({ portal: '', rows: step.answer ? step.answer.maxRows : 0 });
     }
+  }
+
+  /**
+   * The gate step completed: write the steps its answer decided on, and the Sync. A decision that
+   * throws sends only the Sync and fails the batch at the gate step; the caller ends the
+   * transaction as after any failed step.
+   */
+  #open(wire: PgWire): boolean {
+    this.#waiting = undefined;
+    let rest: readonly BatchStep[];
+    try {
+      rest = (this.#gate as BatchGate).decide(this.#firstRows.get(this.#step));
+    } catch (err) {
+      wire.sync();
+      this.handleError(err);
+      return false;
+    }
+    this.#steps = [...this.#steps, ...rest];
+    this.#write(wire, rest);
     wire.sync();
+    return true;
   }
 
   get #current(): BatchStep | undefined {
@@ -104,6 +147,7 @@ export class PgBatch {
 
   handleCommandComplete(msg: unknown): void {
     if (this.#current?.answer) this.#parser.addCommandComplete(msg);
+    if (this.#waiting && this.#step === this.#gate?.step && !this.#open(this.#waiting)) return;
     this.#step++;
   }
 
@@ -120,6 +164,10 @@ export class PgBatch {
   handleCopyData(): void {}
 
   handleError(err: unknown): void {
+    // Failed before the gate opened: the server skips up to a Sync, which is not written yet.
+    const waiting = this.#waiting;
+    this.#waiting = undefined;
+    waiting?.sync();
     if (this.#settled) return;
     this.#settled = true;
     this.#reject(new BatchStepError(this.#step, err, this.#result()));

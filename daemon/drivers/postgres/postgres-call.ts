@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { contextSqlName } from '../../context/context-names.js';
 import { signatureSetting, signContextValue } from '../../context/signed-context.js';
 import type { ExecuteOptions } from '../driver.js';
-import type { BatchStep } from './postgres-batch.js';
+import type { BatchGate, BatchStep } from './postgres-batch.js';
 import { CLEANUP_STATEMENTS, DBLINK_PRESENT } from './postgres-cleanup.js';
+import { explainable, postgresPlanCost } from '../../query/cost-guard.js';
 
 /** One call as one batch, and where its steps sit in it. */
 export interface CallPlan {
@@ -13,6 +14,8 @@ export interface CallPlan {
   /** The step that sets the statement limit and the context values. */
   readonly settings: number;
   readonly statement: number;
+  /** The cost guard's `EXPLAIN (FORMAT JSON)` of the statement, just before it; -1 without a guard. */
+  readonly explain: number;
   /** The step that reads the context values back; -1 without any. */
   readonly readBack: number;
   /** COMMIT or ROLLBACK: a failure past it leaves the call's answer standing. */
@@ -44,7 +47,8 @@ function freshSeed(): string {
 /**
  * The steps of one call, sent in one round trip (see PgBatch): reset the session, open the
  * transaction (read-only for a read), set the statement limit and the context values (each
- * checked to have kept the value set), run the statement for at most maxRows + 1 rows, read the
+ * checked to have kept the value set), under a cost guard plan the statement (EXPLAIN, the gate
+ * of a two-part batch: see costGate), run the statement for at most maxRows + 1 rows, read the
  * context values back (a statement that changed one fails this step, so a write is not
  * committed), end the transaction, clean the session (CLEANUP_STATEMENTS, and a fresh random seed), ask about dblink.
  *
@@ -80,10 +84,15 @@ export function planCall(
       text: `SELECT ${["pg_catalog.set_config('statement_timeout', $1, true)", ...sets, ...signs].join(', ')}`,
       values: [timeout, ...values, ...signatures],
     },
-    { text: sql, values: params, answer: { maxRows: options.maxRows + 1 } },
   ];
   const settings = 2;
-  const statement = 3;
+  let explain = -1;
+  if (options.costGuard && options.readOnly && explainable(sql, 'postgres')) {
+    explain = steps.length;
+    steps.push({ text: `EXPLAIN (FORMAT JSON) ${sql}`, values: params });
+  }
+  const statement = steps.length;
+  steps.push({ text: sql, values: params, answer: { maxRows: options.maxRows + 1 } });
   let readBack = -1;
   if (names.length > 0) {
     readBack = steps.length;
@@ -99,5 +108,33 @@ export function planCall(
   steps.push({ text: 'SELECT pg_catalog.setseed($1::float8)', values: [freshSeed()] });
   const dblink = steps.length;
   steps.push({ text: DBLINK_PRESENT });
-  return { steps, names, settings, statement, readBack, end, dblink };
+  return { steps, names, settings, statement, explain, readBack, end, dblink };
+}
+
+/** What the statement step becomes when the cost guard refuses it: nothing runs, the steps keep their places. */
+const NOTHING: BatchStep = { text: 'SELECT WHERE false' };
+
+/**
+ * The gate that holds the statement until its plan is read: over the limit, the statement step
+ * is replaced by one that does nothing (the rest — read-back, ROLLBACK, cleanup — still runs)
+ * and `refused` holds the estimate.
+ */
+export function costGate(plan: CallPlan, maxCost: number): BatchGate & { refused(): number | 'unknown' | undefined } {
+  let refused: number | 'unknown' | undefined;
+  return {
+    step: plan.explain,
+    decide(firstRow) {
+      let estimate: number | undefined;
+      try {
+        estimate = postgresPlanCost(firstRow?.[0] ?? null);
+      } catch {
+        estimate = undefined;
+      }
+      const rest = plan.steps.slice(plan.explain + 1);
+      if (estimate !== undefined && estimate <= maxCost) return rest;
+      refused = estimate ?? 'unknown';
+      return [NOTHING, ...rest.slice(1)];
+    },
+    refused: () => refused,
+  };
 }

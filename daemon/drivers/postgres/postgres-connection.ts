@@ -5,7 +5,7 @@ import { contextChanged, contextNotKept, contextUnavailable } from '../../contex
 import { normaliseDriverError } from '../scrub.js';
 import { toJsonValue, uniqueColumnNames } from '../values.js';
 import { type BatchResult, BatchStepError, PgBatch, type PgRowParser } from './postgres-batch.js';
-import { type CallPlan, changedMarker, notKeptMarker, planCall } from './postgres-call.js';
+import { type CallPlan, changedMarker, costGate, notKeptMarker, planCall } from './postgres-call.js';
 import type { CorkableStream, PgClient } from './postgres-types.js';
 import { DBLINK_DISCONNECT_ALL } from './postgres-cleanup.js';
 import { pgTypeName } from './postgres-type-names.js';
@@ -102,8 +102,10 @@ export class PostgresConnection implements DriverConnection {
       throw normaliseDriverError(err, 'QUERY_FAILED', this.#secrets);
     }
     const stopWatch = this.#watch(options);
+    const guard = options.costGuard;
+    const gate = guard && plan.explain >= 0 ? costGate(plan, guard.maxCost) : undefined;
     try {
-      const batch = new PgBatch(plan.steps, this.#wire.rowParser());
+      const batch = new PgBatch(plan.steps, this.#wire.rowParser(), gate);
       let answer: BatchResult;
       try {
         answer = await this.#unlessLost(this.#client.query(batch).done);
@@ -114,7 +116,7 @@ export class PostgresConnection implements DriverConnection {
         answer = err.partial;
       }
       if (answer.firstRows.get(plan.dblink)?.[0] === 't') await this.#simple(DBLINK_DISCONNECT_ALL).catch(() => (this.#dirty = true));
-      return this.#answer(answer, options.maxRows);
+      if (!gate?.refused()) return this.#answer(answer, options.maxRows);
     } catch (err) {
       const error = this.#stepError(err, plan, stopWatch.reason());
       // The server skipped the rest of the batch: end the transaction it may have left open.
@@ -123,6 +125,10 @@ export class PostgresConnection implements DriverConnection {
     } finally {
       stopWatch.stop();
     }
+    // Refused by the cost guard: the statement never ran, and the call ended cleanly.
+    const refused = gate?.refused();
+    if (refused === 'unknown') throw guard?.unavailable('the PostgreSQL plan carried no total cost.');
+    throw guard?.over(refused as number);
   }
 
   /** The refusal or failure a failed step stands for, naming the context parameter where one is at fault. */

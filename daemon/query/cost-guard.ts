@@ -1,0 +1,104 @@
+import { hanactlCommand } from '../../shared/cli-command.js';
+import type { Engine } from '../../shared/connection-url.js';
+import { HanactlError } from '../../shared/errors.js';
+import type { CostGuard } from '../drivers/driver.js';
+import type { ConnectionRecord } from '../registry/connection-record.js';
+
+/**
+ * Leading keywords of reads the engine cannot EXPLAIN: such statements pass the cost guard
+ * without an estimate. Every other read is explained, and a read whose EXPLAIN fails is refused
+ * with that failure (the guard fails closed).
+ */
+const NOT_EXPLAINABLE: Record<Engine, ReadonlySet<string>> = {
+  postgres: new Set(['SHOW', 'EXPLAIN', 'FETCH']),
+  mysql: new Set(['SHOW', 'EXPLAIN', 'DESCRIBE', 'DESC', 'HELP']),
+  hana: new Set(['EXPLAIN']),
+  sqlite: new Set(),
+};
+
+/** The first word of a statement, past white space, comments and opening parentheses; upper-cased. */
+export function leadingWord(sql: string): string {
+  let i = 0;
+  while (i < sql.length) {
+    const c = sql[i] as string;
+    if (/\s|\(/.test(c)) i++;
+    else if (c === '-' && sql[i + 1] === '-') i = lineEnd(sql, i);
+    else if (c === '#') i = lineEnd(sql, i);
+    else if (c === '/' && sql[i + 1] === '*') {
+      const end = sql.indexOf('*/', i + 2);
+      i = end < 0 ? sql.length : end + 2;
+    } else break;
+  }
+  const m = /^[A-Za-z_]+/.exec(sql.slice(i, i + 64));
+  return m ? m[0].toUpperCase() : '';
+}
+
+function lineEnd(sql: string, i: number): number {
+  const end = sql.indexOf('\n', i);
+  return end < 0 ? sql.length : end + 1;
+}
+
+/** True when the guard explains this read before it runs (see NOT_EXPLAINABLE). */
+export function explainable(sql: string, engine: Engine): boolean {
+  return !NOT_EXPLAINABLE[engine].has(leadingWord(sql));
+}
+
+const finite = (v: unknown): number | undefined => {
+  const n = typeof v === 'string' ? Number(v) : v;
+  return typeof n === 'number' && Number.isFinite(n) ? n : undefined;
+};
+
+/** PostgreSQL `EXPLAIN (FORMAT JSON)` (text or parsed): the top plan node's total cost. */
+export function postgresPlanCost(plan: unknown): number | undefined {
+  const parsed = typeof plan === 'string' ? JSON.parse(plan) : plan;
+  const root = Array.isArray(parsed) ? (parsed[0] as { Plan?: Record<string, unknown> } | undefined)?.Plan : undefined;
+  return finite(root?.['Total Cost']);
+}
+
+/**
+ * MySQL/MariaDB `EXPLAIN FORMAT=JSON` (text or parsed): MySQL's `query_block.cost_info.query_cost`,
+ * or MariaDB 11's `query_block.cost`. MariaDB before 11.0 gives neither (undefined).
+ */
+export function mysqlPlanCost(plan: unknown): number | undefined {
+  const parsed = typeof plan === 'string' ? JSON.parse(plan) : plan;
+  const block = (parsed as { query_block?: { cost_info?: { query_cost?: unknown }; cost?: unknown } } | null)?.query_block;
+  return finite(block?.cost_info?.query_cost) ?? finite(block?.cost);
+}
+
+/**
+ * Why a connection cannot have a cost limit, or undefined when it can. `serverVersion` is what the
+ * server reported (MySQL/MariaDB only need it): MariaDB gives no plan cost before 11.0.
+ */
+export function costGuardUnavailable(engine: Engine, serverVersion?: string): string | undefined {
+  if (engine === 'sqlite')
+    return 'SQLite has no cost estimate: EXPLAIN QUERY PLAN gives only the plan’s shape, so --max-cost is not available on SQLite connections.';
+  if (engine === 'mysql' && serverVersion && /mariadb/i.test(serverVersion)) {
+    const major = Number(/^(\d+)/.exec(serverVersion)?.[1] ?? 0);
+    if (major < 11)
+      return `MariaDB gives no plan cost before 11.0 (EXPLAIN FORMAT=JSON has no query cost on ${serverVersion.split('-')[0]}), so --max-cost is not available on this server.`;
+  }
+  return undefined;
+}
+
+const shown = (n: number): string => (Number.isInteger(n) ? String(n) : n.toFixed(2));
+
+/** The guard a read on this connection runs under, or undefined when a person set no limit. */
+export function costGuardOf(record: ConnectionRecord): CostGuard | undefined {
+  const maxCost = record.maxCost;
+  if (maxCost === undefined) return undefined;
+  return {
+    maxCost,
+    over: (estimate) =>
+      new HanactlError(
+        'STATEMENT_REFUSED',
+        `Refused by the cost guard: the planner estimates this statement at cost ${shown(estimate)}, over the limit of ${shown(maxCost)} set for "${record.name}". It was not run. Narrow it: a WHERE on an indexed column, a LIMIT, or fewer joined rows (explain_query shows the plan). A person can raise the limit with \`${hanactlCommand()} set ${record.name} --max-cost <n>\`.`,
+        { rule: 'max-cost', hint: 'Add a WHERE or a LIMIT, or use an index, so the plan is cheaper.' },
+      ),
+    unavailable: (reason) =>
+      new HanactlError(
+        'STATEMENT_REFUSED',
+        `Refused by the cost guard: "${record.name}" has a cost limit of ${shown(maxCost)}, but ${reason} A person can clear the limit with \`${hanactlCommand()} set ${record.name} --no-max-cost\`.`,
+        { rule: 'max-cost-unavailable' },
+      ),
+  };
+}
