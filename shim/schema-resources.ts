@@ -2,7 +2,6 @@ import { type McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/serv
 import {
   ErrorCode,
   ListResourcesRequestSchema,
-  McpError,
   ReadResourceRequestSchema,
   type ReadResourceResult,
   type Resource,
@@ -28,6 +27,19 @@ const LISTING_TTL_MS = 30_000;
 /** JSON-RPC code MCP gives a resource that does not exist. */
 const RESOURCE_NOT_FOUND = -32002;
 
+/**
+ * A protocol error whose message reaches the client as written: the SDK's McpError puts
+ * "MCP error <code>:" in its message, which the client's McpError then repeats.
+ */
+export class ResourceError extends Error {
+  readonly code: number;
+  constructor(code: number, message: string) {
+    super(message);
+    this.name = 'ResourceError';
+    this.code = code;
+  }
+}
+
 /** The URI of one table or view. */
 export function tableUri(connection: string, schema: string, table: string): string {
   return `hanactl://${[connection, schema, table].map(encodeURIComponent).join('/')}`;
@@ -38,23 +50,23 @@ const SHAPE = 'expected hanactl://<connection>/<schema>/<table> with each part U
 /** The three names of a table URI; a malformed one is an InvalidParams error that says what is wrong. */
 export function parseTableUri(uri: string): { connection: string; schema: string; table: string } {
   const parts = /^hanactl:\/\/([^/?#]+)\/([^/?#]+)\/([^/?#]+)$/.exec(uri);
-  if (!parts) throw new McpError(ErrorCode.InvalidParams, `${JSON.stringify(uri)} is not a hanactl table resource: ${SHAPE}.`);
+  if (!parts) throw new ResourceError(ErrorCode.InvalidParams, `${JSON.stringify(uri)} is not a hanactl table resource: ${SHAPE}.`);
   try {
     const [connection, schema, table] = parts.slice(1).map((p) => decodeURIComponent(p as string)) as [string, string, string];
     return { connection, schema, table };
   } catch {
-    throw new McpError(ErrorCode.InvalidParams, `${JSON.stringify(uri)} has a part that is not valid URL encoding: ${SHAPE}.`);
+    throw new ResourceError(ErrorCode.InvalidParams, `${JSON.stringify(uri)} has a part that is not valid URL encoding: ${SHAPE}.`);
   }
 }
 
 /** A broker failure as a protocol error: the code and the daemon's sentence. */
-function protocolError(err: unknown, code: number = ErrorCode.InternalError): McpError {
-  if (err instanceof McpError) return err;
+function protocolError(err: unknown, code: number = ErrorCode.InternalError): ResourceError {
+  if (err instanceof ResourceError) return err;
   if (isHanactlError(err)) {
     const which = err.code === 'NOT_FOUND' || err.code === 'CONNECTION_NOT_FOUND' ? RESOURCE_NOT_FOUND : code;
-    return new McpError(which, `${err.code}: ${err.message}`);
+    return new ResourceError(which, `${err.code}: ${err.message}`);
   }
-  return new McpError(code, `INTERNAL: ${err instanceof Error ? err.message : String(err)}`);
+  return new ResourceError(code, `INTERNAL: ${err instanceof Error ? err.message : String(err)}`);
 }
 
 /** Names starting with what was typed, for completion/complete (best effort: a failure completes nothing). */
@@ -169,7 +181,7 @@ export function registerSchemaResources(
     if (cursor !== undefined) {
       const [of, at] = [Number(cursor.split(':')[0]), cursor.slice(cursor.indexOf(':') + 1)];
       if (!Number.isInteger(of) || of < 0 || at !== connection || !listing || listing.connection !== connection)
-        throw new McpError(
+        throw new ResourceError(
           ErrorCode.InvalidParams,
           'The cursor belongs to an earlier listing (or another connection); list again without a cursor.',
         );

@@ -241,13 +241,15 @@ describe.each([sqliteEngine, postgresEngine, mariadbEngine])(
 
     it.skipIf(!engine.available)('answers a malformed URI or a missing table with an MCP error that names the problem', async () => {
       await expect(shim.client.readResource({ uri: 'hanactl://shop/orders' })).rejects.toThrow(
-        /"hanactl:\/\/shop\/orders" is not a hanactl table resource: expected hanactl:\/\/<connection>\/<schema>\/<table>/,
+        /^MCP error -32602: "hanactl:\/\/shop\/orders" is not a hanactl table resource: expected hanactl:\/\/<connection>\/<schema>\/<table>/,
       );
       await expect(shim.client.readResource({ uri: 'hanactl://shop/%E0%A4%A/x' })).rejects.toThrow(/not valid URL encoding/);
       await expect(shim.client.readResource({ uri: uri('no_such_table') })).rejects.toThrow(
-        new RegExp(`-32002.*NOT_FOUND: No table or view "no_such_table" in schema "${engine.schema}"`),
+        new RegExp(`^MCP error -32002: NOT_FOUND: No table or view "no_such_table" in schema "${engine.schema}"`),
       );
-      await expect(shim.client.readResource({ uri: uri('orders', 'nowhere') })).rejects.toThrow(/CONNECTION_NOT_FOUND: .*nowhere/);
+      await expect(shim.client.readResource({ uri: uri('orders', 'nowhere') })).rejects.toThrow(
+        /^MCP error -32002: CONNECTION_NOT_FOUND: .*nowhere/,
+      );
     });
 
     it.skipIf(!engine.available)('offers the prompts, with the table embedded and its name completed', async () => {
