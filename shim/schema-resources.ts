@@ -63,7 +63,9 @@ export function parseTableUri(uri: string): { connection: string; schema: string
 function protocolError(err: unknown, code: number = ErrorCode.InternalError): ResourceError {
   if (err instanceof ResourceError) return err;
   if (isHanactlError(err)) {
-    const which = err.code === 'NOT_FOUND' || err.code === 'CONNECTION_NOT_FOUND' ? RESOURCE_NOT_FOUND : code;
+    // What the caller can correct is its request's fault; a database or the broker at fault is not.
+    const fault = err.category === 'agent' ? code : ErrorCode.InternalError;
+    const which = err.code === 'NOT_FOUND' || err.code === 'CONNECTION_NOT_FOUND' ? RESOURCE_NOT_FOUND : fault;
     return new ResourceError(which, `${err.code}: ${err.message}`);
   }
   return new ResourceError(code, `INTERNAL: ${err instanceof Error ? err.message : String(err)}`);

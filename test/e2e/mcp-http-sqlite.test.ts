@@ -50,6 +50,23 @@ describe('MCP over HTTP from the daemon, on SQLite, with the SDK client', () => 
     expect(client.client.getServerVersion()?.name).toBe('hanactl');
   });
 
+  it('lists and reads the URL connection’s tables as resources, and refuses another connection’s', async () => {
+    const { resources } = await client.client.listResources();
+    expect(resources.map((r) => r.uri)).toEqual(['hanactl://shop/main/items']);
+    const { contents } = await client.client.readResource({ uri: 'hanactl://shop/main/items' });
+    const text = contents.map((c) => ('text' in c ? c.text : '')).join('\n');
+    expect(text).toContain('main.items (table) on connection "shop": 2 columns, row estimate: none');
+    expect(text).toContain('Primary key: (id)');
+    await expect(client.client.readResource({ uri: 'hanactl://scoped/main/items' })).rejects.toThrow(
+      /^MCP error -32602: FORBIDDEN: This session's endpoint fixes the connection "shop"/,
+    );
+    const { completion } = await client.client.complete({
+      ref: { type: 'ref/resource', uri: 'hanactl://{connection}/{schema}/{table}' },
+      argument: { name: 'connection', value: '' },
+    });
+    expect(completion.values).toEqual(['shop']);
+  });
+
   it('offers the URL connection’s curated tools, as a relay session does', async () => {
     const { writeFileSync } = await import('node:fs');
     const file = join(home.dir, 'tools.yaml');
