@@ -92,6 +92,9 @@ try {
   const pgUrl = new URL(options.pgUrl);
   pgUrl.searchParams.set('application_name', brokerApp);
   await hanactl.add('bench', pgUrl.toString());
+  // The same database under a cost guard whose limit a cheap plan stays well within.
+  await hanactl.add('bench_guarded', pgUrl.toString());
+  await hanactl.cli('set', 'bench_guarded', '--max-cost', '1000');
   if (!maria.error) await hanactl.add('maria', maria.databases.hanactl.url);
 
   const ctx = {

@@ -19,6 +19,7 @@ const ROWS = [
   'same vs DBHub',
   'same vs spawn per call',
   'broker overhead',
+  'cost guard on, cheap plan',
   'relay cold start: spawn',
   '`node dist/shim.cjs mcp`',
   '`node bin/hanactl.js mcp`',

@@ -1,5 +1,6 @@
 // Figure: run_query SELECT 1, one call at a time: hanactl (the relay editors start), the same
-// session on the daemon's socket with no relay process, the in-process server, DBHub and the floor.
+// session on the daemon's socket with no relay process (and one more on a connection with a cost
+// guard, whose cheap plan passes it), the in-process server, DBHub and the floor.
 import { floorClient } from '../lib/direct-clients.mjs';
 import { openSession } from '../lib/mcp-session.mjs';
 import { cpuMs } from '../lib/processes.mjs';
@@ -10,12 +11,14 @@ export async function measureLatency(ctx) {
   const { counts, hanactl, cleanup } = ctx;
   const viaRelay = await openSession({ ...hanactl.shimCommand('bench'), cleanup, label: 'hanactl relay' });
   const onSocket = await openSocketSession({ socketPath: hanactl.socket, connection: 'bench', cwd: hanactl.home, cleanup });
+  const guarded = await openSocketSession({ socketPath: hanactl.socket, connection: 'bench_guarded', cwd: hanactl.home, cleanup });
   const inproc = await openSession({ ...ctx.inprocCommand(ctx.pgUrl), cleanup, label: 'in-process server' });
   const dbhub = await openSession({ ...ctx.dbhubCommand(ctx.pgUrl), cleanup, label: 'DBHub' });
   const floor = await floorClient(ctx.pgUrl, cleanup);
   const contenders = {
     hanactl: () => viaRelay.query('SELECT 1'),
     daemonSocket: () => onSocket.query('SELECT 1'),
+    costGuard: () => guarded.query('SELECT 1'),
     inproc: () => inproc.query('SELECT 1'),
     dbhub: () => dbhub.query('SELECT 1'),
     floor: floor.plain,
@@ -36,6 +39,7 @@ export async function measureLatency(ctx) {
   };
   await viaRelay.close();
   await onSocket.close();
+  await guarded.close();
   await inproc.close();
   await dbhub.close();
   return { ...result, cpuPerCallMs };

@@ -62,6 +62,16 @@ export function goalRows(results) {
       const d = hanactl.p50 - inproc.p50;
       return { measured: ms(d), ratio: `${x(d / 0.2)} goal`, holds: d <= 0.2 };
     }),
+    row('cost guard on, cheap plan (PostgreSQL `EXPLAIN` before `SELECT 1`): adds, at p50', '≤ 0.2 ms', () => {
+      const { costGuard, daemonSocket } = need(f, 'latency');
+      if (!costGuard) throw new Error('the guarded session was not in this run');
+      const d = costGuard.p50 - daemonSocket.p50;
+      return {
+        measured: `adds ${ms(d)} at p50 (guarded p50 ${ms(costGuard.p50)}, p99 ${ms(costGuard.p99)}; unguarded p50 ${ms(daemonSocket.p50)}, same socket, same rounds)`,
+        ratio: `${x(d / 0.2)} goal`,
+        holds: d <= 0.2,
+      };
+    }),
     row(
       `relay cold start: spawn → \`tools/list\` answered, \`bin/hanactl-mcp\`, median of ${c.coldStarts}`,
       '≤ 0.3× bare SDK server',
