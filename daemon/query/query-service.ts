@@ -7,6 +7,7 @@ import type { ConnectionRecord } from '../registry/connection-record.js';
 import { resolveContextValues } from '../context/context-values.js';
 import { capQueryResult, type ResultBudget, resultBudget } from './result-cap.js';
 import { costGuardOf } from './cost-guard.js';
+import { costGuardUnavailable } from '../drivers/plan-cost.js';
 
 /** Decides before any network work whether a statement may run, and as what. */
 export interface StatementPolicy {
@@ -52,6 +53,9 @@ export class QueryService {
     const kind = await this.#deps.policy.check(request.sql, { dialect: record.target.engine, allowWrite: record.allowWrite });
     // Cut here, before anything serializes the rows: every transport gets the capped result.
     const guard = kind === 'read' ? costGuardOf(record) : undefined;
+    // A limit kept across `hanactl add --replace` onto an engine with no estimate cannot be held.
+    const unavailable = guard && costGuardUnavailable(record.target.engine);
+    if (guard && unavailable) throw guard.unavailable(unavailable);
     const result = await this.#execute(record, request, kind === 'read' || !record.allowWrite, signal, guard);
     return capQueryResult(result, resultBudget(record.name, record.maxResultBytes));
   }

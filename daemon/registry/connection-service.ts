@@ -6,7 +6,7 @@ import { type ConnectionRecord, makeRecord } from './connection-record.js';
 import type { Registry } from './registry.js';
 import { normaliseContextNames } from '../context/context-names.js';
 import { postgresContextSql } from '../context/signed-context.js';
-import { costGuardUnavailable } from '../query/cost-guard.js';
+import { costGuardUnavailable } from '../drivers/plan-cost.js';
 
 /** How long `hanactl add` waits for its connection test: the connect timeout (10 s by default) and a ping, with room to spare. */
 export const ADD_TEST_MS = 20_000;

@@ -133,4 +133,37 @@ describe('the cost guard where the engine gives no estimate', () => {
     const { connections } = JSON.parse((await home.ok(['list', '--json'])).stdout);
     expect(connections.find((c: { name: string }) => c.name === 'maria').maxCost).toBeUndefined();
   });
+
+  it.skipIf(!mysqlUp || !pgUp)('refuses reads on a MariaDB 10 connection that kept a limit across --replace; SHOW still runs', async () => {
+    await home.ok(['add', 'swap', PG_URL, '--no-password']);
+    await home.ok(['set', 'swap', '--max-cost', '1000']);
+    await home.ok(['add', 'swap', MYSQL_URL, '--no-password', '--replace']);
+    const shim = await startShim(home.env, ['--connection', 'swap']);
+    try {
+      const read = await shim.call('run_query', { sql: 'SELECT ? + 1 AS answer', params: [41] });
+      expect(read.isError).toBe(true);
+      expect(textOf(read)).toMatch(/"swap" has a cost limit of 1000, but MariaDB gives no plan cost before 11\.0.*set swap --no-max-cost/);
+      const show = await shim.call('run_query', { sql: 'SHOW VARIABLES LIKE "version"' });
+      expect(show.isError).toBeFalsy();
+      await home.ok(['set', 'swap', '--no-max-cost']);
+      const again = await shim.call('run_query', { sql: 'SELECT ? + 1 AS answer', params: [41] });
+      expect(again.structuredContent).toMatchObject({ rows: [{ answer: 42 }] });
+    } finally {
+      await shim.close();
+    }
+  });
+
+  it.skipIf(!pgUp)('refuses reads on a SQLite connection that kept a limit across --replace', async () => {
+    await home.ok(['add', 'flip', PG_URL, '--no-password']);
+    await home.ok(['set', 'flip', '--max-cost', '1000']);
+    await home.ok(['add', 'flip', `sqlite:${join(home.dir, 'lite.db')}`, '--no-test', '--replace']);
+    const shim = await startShim(home.env, ['--connection', 'flip']);
+    try {
+      const read = await shim.call('run_query', { sql: 'SELECT 1' });
+      expect(read.isError).toBe(true);
+      expect(textOf(read)).toMatch(/"flip" has a cost limit of 1000, but SQLite has no cost estimate/);
+    } finally {
+      await shim.close();
+    }
+  });
 });

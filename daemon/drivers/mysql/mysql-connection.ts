@@ -1,6 +1,7 @@
 import { HanactlError } from '../../../shared/errors.js';
 import type { Param } from '../../../shared/schemas.js';
-import type { DriverConnection, ExecuteOptions, StatementResult } from '../driver.js';
+import type { CostGuard, DriverConnection, ExecuteOptions, StatementResult } from '../driver.js';
+import { costGuardUnavailable, explainable, mysqlPlanCost } from '../plan-cost.js';
 import { type ErrorContext, interruptedError, isConnectionLost, lostError, statementError } from './mysql-errors.js';
 import { type InterruptReason, InterruptWatch } from './mysql-interrupt.js';
 import type { MysqlError, MysqlRawConnection } from './mysql-module.js';
@@ -83,7 +84,8 @@ export class MysqlConnection implements DriverConnection {
         await this.#roundTrip(options.readOnly ? 'START TRANSACTION READ ONLY' : 'START TRANSACTION');
         inTransaction = true;
       }
-      outcome = await this.#statement(sql, params, options.maxRows, watch);
+      const refusal = options.costGuard && options.readOnly ? await this.#overCost(sql, params, options.costGuard, watch) : undefined;
+      outcome = refusal ? { ok: false, error: refusal, capped: false } : await this.#statement(sql, params, options.maxRows, watch);
     } catch (error) {
       outcome = { ok: false, error, capped: false };
     }
@@ -252,6 +254,24 @@ export class MysqlConnection implements DriverConnection {
    * value can never become SQL, whatever `sql_mode` (e.g. NO_BACKSLASH_ESCAPES) says. A statement
    * the prepare protocol does not support is sent as text, but only when it has no parameters.
    */
+  /**
+   * The cost guard, in the read's own transaction and session: `EXPLAIN FORMAT=JSON` of the
+   * statement with the same bound parameters (planned, not run). Returns the refusal, or
+   * undefined when the statement may run: within the limit, not explainable, or a plan with no
+   * tables (MySQL gives no cost for it). MariaDB before 11.0 gives no cost at all: refused, since
+   * the limit cannot be held.
+   */
+  async #overCost(sql: string, params: readonly Param[], guard: CostGuard, watch: InterruptWatch): Promise<unknown> {
+    if (!explainable(sql, 'mysql')) return undefined;
+    const explained = await this.#statement(`EXPLAIN FORMAT=JSON ${sql}`, params, 1, watch);
+    if (!explained.ok) return explained.error;
+    const row = explained.result.rows[0];
+    const cost = row ? mysqlPlanCost(Object.values(row)[0] ?? null) : undefined;
+    if (cost !== undefined) return cost > guard.maxCost ? guard.over(cost) : undefined;
+    const unavailable = costGuardUnavailable('mysql', this.#deps.server.version);
+    return unavailable ? guard.unavailable(unavailable) : undefined;
+  }
+
   async #statement(sql: string, params: readonly Param[], maxRows: number, watch: InterruptWatch): Promise<StatementOutcome> {
     const first = await this.#stream(() => this.#raw.execute({ sql, rowsAsArray: true }, params), maxRows, watch);
     if (!first.ok && params.length === 0 && (first.error as MysqlError | undefined)?.errno === ER_UNSUPPORTED_PS && !watch.reason) {

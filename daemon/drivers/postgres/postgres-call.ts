@@ -4,7 +4,7 @@ import { signatureSetting, signContextValue } from '../../context/signed-context
 import type { ExecuteOptions } from '../driver.js';
 import type { BatchGate, BatchStep } from './postgres-batch.js';
 import { CLEANUP_STATEMENTS, DBLINK_PRESENT } from './postgres-cleanup.js';
-import { explainable, postgresPlanCost } from '../../query/cost-guard.js';
+import { explainable, postgresPlanCost } from '../plan-cost.js';
 
 /** One call as one batch, and where its steps sit in it. */
 export interface CallPlan {
