@@ -44,6 +44,22 @@ function freshSeed(): string {
   return String((randomBytes(6).readUIntBE(0, 6) / 2 ** 48) * 2 - 1);
 }
 
+/** Resets the session and opens the call's transaction (read-only for a read). */
+function openingSteps(options: ExecuteOptions): BatchStep[] {
+  return [{ text: 'RESET ALL' }, { text: options.readOnly ? 'BEGIN READ ONLY' : 'BEGIN' }];
+}
+
+/**
+ * Behind a transaction pooler (PgBouncer in transaction mode) the backend that runs a call is
+ * known only once its transaction is open: the pid the pooler announced at connect time is its
+ * own. A call that signs context values then opens its transaction first and asks the backend
+ * for its pid (the last step's first row); the pooler keeps that backend for the client until
+ * the transaction ends, and planCall(..., opened = true) sends the rest.
+ */
+export function planOpening(options: ExecuteOptions): readonly BatchStep[] {
+  return [...openingSteps(options), { text: 'SELECT pg_catalog.pg_backend_pid()' }];
+}
+
 /**
  * The steps of one call, sent in one round trip (see PgBatch): reset the session, open the
  * transaction (read-only for a read), set the statement limit and the context values (each
@@ -53,13 +69,15 @@ function freshSeed(): string {
  * committed), end the transaction, clean the session (CLEANUP_STATEMENTS, and a fresh random seed), ask about dblink.
  *
  * Every name the checks use is schema-qualified, operators included: the statement may have
- * moved `search_path`. Names are validated identifiers; values are bound.
+ * moved `search_path`. Names are validated identifiers; values are bound. With `opened`, the
+ * transaction is already open (planOpening) and the plan starts at the settings.
  */
 export function planCall(
   sql: string,
   params: readonly (string | Buffer | null)[],
   options: ExecuteOptions,
   pid?: number,
+  opened = false,
 ): CallPlan {
   const context = options.context ?? {};
   const names = Object.keys(context);
@@ -68,7 +86,11 @@ export function planCall(
   const setting = (name: string) => `'mcp.${contextSqlName(name)}'`;
   const current = (name: string) => `pg_catalog.current_setting(${setting(name)}, true)`;
   const sets = names.map((name, i) =>
-    failUnless(`pg_catalog.set_config(${setting(name)}, $${i + 2}, true) OPERATOR(pg_catalog.=) $${i + 2}`, notKeptMarker(name), current(name)),
+    failUnless(
+      `pg_catalog.set_config(${setting(name)}, $${i + 2}, true) OPERATOR(pg_catalog.=) $${i + 2}`,
+      notKeptMarker(name),
+      current(name),
+    ),
   );
   // Signed mode: each value's signature beside it, for the backend that runs this call.
   const key = options.contextKey;
@@ -77,15 +99,12 @@ export function planCall(
   const signs = signatures.map(
     (_, i) => `pg_catalog.set_config('${signatureSetting(names[i] as string)}', $${names.length + i + 2}, true)`,
   );
-  const steps: BatchStep[] = [
-    { text: 'RESET ALL' },
-    { text: options.readOnly ? 'BEGIN READ ONLY' : 'BEGIN' },
-    {
-      text: `SELECT ${["pg_catalog.set_config('statement_timeout', $1, true)", ...sets, ...signs].join(', ')}`,
-      values: [timeout, ...values, ...signatures],
-    },
-  ];
-  const settings = 2;
+  const steps: BatchStep[] = opened ? [] : openingSteps(options);
+  const settings = steps.length;
+  steps.push({
+    text: `SELECT ${["pg_catalog.set_config('statement_timeout', $1, true)", ...sets, ...signs].join(', ')}`,
+    values: [timeout, ...values, ...signatures],
+  });
   let explain = -1;
   if (options.costGuard && options.readOnly && explainable(sql, 'postgres')) {
     explain = steps.length;

@@ -5,13 +5,16 @@ import { contextChanged, contextNotKept, contextUnavailable } from '../../contex
 import { normaliseDriverError } from '../scrub.js';
 import { toJsonValue, uniqueColumnNames } from '../values.js';
 import { type BatchResult, BatchStepError, PgBatch, type PgRowParser } from './postgres-batch.js';
-import { type CallPlan, changedMarker, costGate, notKeptMarker, planCall } from './postgres-call.js';
+import { type CallPlan, changedMarker, costGate, notKeptMarker, planCall, planOpening } from './postgres-call.js';
+import { sendCancelRequest } from './postgres-cancel.js';
 import type { CorkableStream, PgClient } from './postgres-types.js';
 import { DBLINK_DISCONNECT_ALL } from './postgres-cleanup.js';
 import { pgTypeName } from './postgres-type-names.js';
 
 /** How long a cancel may take before the connection is abandoned instead. */
 export const CANCEL_GRACE_MS = 1000;
+/** How often a cancel is sent again while the statement still runs. */
+export const CANCEL_REPEAT_MS = 150;
 
 /** Opens a second, short-lived client; used to cancel a statement from outside. */
 export type PgSideChannel = () => Promise<PgClient>;
@@ -33,6 +36,11 @@ interface PgErrorLike {
  * `statement_timeout` that makes the server itself stop a runaway statement, context values set
  * before the statement and checked after it, and the session cleaned before the connection goes
  * back to its pool. A client-side timer cancels with `pg_cancel_backend` should the server not answer.
+ *
+ * Behind a pooler (`pooled`: the pid the session announced is not its backend's, as with
+ * PgBouncer) nothing is assumed about which backend runs a call: cancels go as the protocol's
+ * CancelRequest, which the pooler forwards to the right backend, and a call that signs context
+ * values learns its backend's pid inside its transaction (planOpening).
  */
 export class PostgresConnection implements DriverConnection {
   readonly #client: PgClient;
@@ -49,9 +57,11 @@ export class PostgresConnection implements DriverConnection {
   #lostCause: unknown;
   /** A call failed part-way: the session may hold state until the next reset. */
   #dirty = false;
+  readonly #pooled: boolean;
 
-  constructor(client: PgClient, wire: PgWireKit, sideChannel: PgSideChannel, secrets: readonly string[]) {
+  constructor(client: PgClient, wire: PgWireKit, sideChannel: PgSideChannel, secrets: readonly string[], pooled = false) {
     this.#client = client;
+    this.#pooled = pooled;
     this.#wire = wire;
     this.#sideChannel = sideChannel;
     this.#secrets = secrets;
@@ -95,16 +105,20 @@ export class PostgresConnection implements DriverConnection {
   }
 
   async execute(sql: string, params: readonly Param[], options: ExecuteOptions): Promise<StatementResult> {
-    let plan: CallPlan;
+    const values = params.map((v) => this.#wire.prepareValue(v));
+    const signs = options.contextKey !== undefined && Object.keys(options.context ?? {}).length > 0;
+    let plan: CallPlan | undefined;
     try {
-      plan = planCall(sql, params.map((v) => this.#wire.prepareValue(v)), options, this.#client.processID);
+      if (!(this.#pooled && signs)) plan = planCall(sql, values, options, this.#client.processID);
     } catch (err) {
       throw normaliseDriverError(err, 'QUERY_FAILED', this.#secrets);
     }
     const stopWatch = this.#watch(options);
     const guard = options.costGuard;
-    const gate = guard && plan.explain >= 0 ? costGate(plan, guard.maxCost) : undefined;
+    let gate: ReturnType<typeof costGate> | undefined;
     try {
+      plan ??= await this.#openForSigning(sql, values, options);
+      gate = guard && plan.explain >= 0 ? costGate(plan, guard.maxCost) : undefined;
       const batch = new PgBatch(plan.steps, this.#wire.rowParser(), gate);
       let answer: BatchResult;
       try {
@@ -118,17 +132,28 @@ export class PostgresConnection implements DriverConnection {
       if (answer.firstRows.get(plan.dblink)?.[0] === 't') await this.#simple(DBLINK_DISCONNECT_ALL).catch(() => (this.#dirty = true));
       if (!gate?.refused()) return this.#answer(answer, options.maxRows);
     } catch (err) {
-      const error = this.#stepError(err, plan, stopWatch.reason());
+      const error = plan ? this.#stepError(err, plan, stopWatch.reason()) : this.#normalise(err, stopWatch.reason());
       // The server skipped the rest of the batch: end the transaction it may have left open.
       if (!this.#broken) await this.#simple('ROLLBACK').catch(() => {});
       throw error;
     } finally {
-      stopWatch.stop();
+      await stopWatch.stop();
     }
     // Refused by the cost guard: the statement never ran, and the call ended cleanly.
     const refused = gate?.refused();
     if (refused === 'unknown') throw guard?.unavailable('the PostgreSQL plan carried no total cost.');
     throw guard?.over(refused as number);
+  }
+
+  /**
+   * Behind a pooler: opens the call's transaction, asks its backend for its pid, and plans the
+   * rest of the call with the values signed for that backend.
+   */
+  async #openForSigning(sql: string, values: readonly (string | Buffer | null)[], options: ExecuteOptions): Promise<CallPlan> {
+    const opening = await this.#unlessLost(this.#client.query(new PgBatch(planOpening(options), this.#wire.rowParser())).done);
+    const pid = Number(opening.firstRows.get(2)?.[0]);
+    if (!Number.isInteger(pid) || pid <= 0) throw new Error('The backend running this call did not say its pid.');
+    return planCall(sql, values, options, pid, true);
   }
 
   /** The refusal or failure a failed step stands for, naming the context parameter where one is at fault. */
@@ -171,19 +196,36 @@ export class PostgresConnection implements DriverConnection {
 
   /**
    * Arms the client-side guard: a timer a little past the server's own timeout, and the caller's
-   * signal. Both cancel on the server; if the cancel does not take within CANCEL_GRACE_MS (a
-   * backend busy where it does not look for interrupts, such as the scanner on a long run of
-   * unterminated comments), the connection is abandoned: its backend is asked to terminate, the
-   * socket is closed, and the call ends with the timeout or cancellation it was given. A
-   * connection abandoned so is broken and never goes back to its pool.
+   * signal. Both cancel on the server, again every CANCEL_REPEAT_MS while the call runs: a cancel
+   * that reaches the backend while it is still reading the rest of the batch is dropped by the
+   * server. If the cancel does not take within CANCEL_GRACE_MS (a backend busy where it does not
+   * look for interrupts, such as the scanner on a long run of unterminated comments), the
+   * connection is abandoned: its backend is asked to terminate, the socket is closed, and the
+   * call ends with the timeout or cancellation it was given. A connection abandoned so is broken
+   * and never goes back to its pool. `stop` resolves once no cancel is on its way, so none can
+   * reach the connection's next call.
    */
-  #watch(options: ExecuteOptions): { stop(): void; reason(): 'timeout' | 'cancelled' | undefined } {
+  #watch(options: ExecuteOptions): { stop(): Promise<void>; reason(): 'timeout' | 'cancelled' | undefined } {
     let reason: 'timeout' | 'cancelled' | undefined;
     let grace: NodeJS.Timeout | undefined;
+    let repeat: NodeJS.Timeout | undefined;
+    let inFlight: Promise<void> | undefined;
+    const send = () => {
+      if (inFlight) return;
+      inFlight = this.cancel().finally(() => {
+        inFlight = undefined;
+      });
+    };
     const cancel = (why: 'timeout' | 'cancelled') => {
       reason ??= why;
-      void this.cancel();
-      grace ??= setTimeout(() => void this.#abandon(), CANCEL_GRACE_MS);
+      if (grace) return;
+      send();
+      repeat = setInterval(send, CANCEL_REPEAT_MS);
+      repeat.unref();
+      grace = setTimeout(() => {
+        clearInterval(repeat);
+        void this.#abandon();
+      }, CANCEL_GRACE_MS);
       grace.unref();
     };
     const timer = setTimeout(() => cancel('timeout'), options.timeoutMs + 1000);
@@ -192,10 +234,12 @@ export class PostgresConnection implements DriverConnection {
     options.signal?.addEventListener('abort', onAbort, { once: true });
     if (options.signal?.aborted) onAbort();
     return {
-      stop: () => {
+      stop: async () => {
         clearTimeout(timer);
         clearTimeout(grace);
+        clearInterval(repeat);
         options.signal?.removeEventListener('abort', onAbort);
+        await inFlight;
       },
       reason: () => reason,
     };
@@ -208,7 +252,9 @@ export class PostgresConnection implements DriverConnection {
     // Destroying the socket ends pg's client, which rejects the call in flight (#unlessLost).
     const stream = this.#client.connection?.stream as { destroy?: (err?: Error) => void } | undefined;
     stream?.destroy?.();
-    if (!pid) return;
+    // Behind a pooler the announced pid is the pooler's own: closing the client makes the pooler
+    // close its server connection.
+    if (!pid || this.#pooled) return;
     let side: PgClient | undefined;
     try {
       side = await this.#sideChannel();
@@ -224,6 +270,14 @@ export class PostgresConnection implements DriverConnection {
   async cancel(): Promise<void> {
     const pid = this.#client.processID;
     if (!pid) return;
+    if (this.#pooled) {
+      const key = this.#client.secretKey;
+      if (key === undefined) return;
+      await sendCancelRequest(this.#client, pid, key).catch(() => {
+        this.#broken = true;
+      });
+      return;
+    }
     let side: PgClient | undefined;
     try {
       side = await this.#sideChannel();

@@ -75,6 +75,20 @@ function wireKit(client: PgClient): PgWireKit {
   return { prepareValue, rowParser: () => new Result('array', types) };
 }
 
+/**
+ * Whether the session reaches PostgreSQL through a pooler (PgBouncer and the like): the pid
+ * announced at connect time is not the backend's own. One round trip per new connection.
+ */
+async function behindPooler(client: PgClient, secrets: readonly string[]): Promise<boolean> {
+  try {
+    const { rows } = await client.query('SELECT pg_catalog.pg_backend_pid() AS pid');
+    return Number(rows[0]?.pid) !== client.processID;
+  } catch (err) {
+    await client.end().catch(() => {});
+    throw normaliseDriverError(err, 'CONNECT_FAILED', secrets);
+  }
+}
+
 /** The PostgreSQL driver (`pg`), one client per pooled connection. */
 export const createPostgresDriver: DriverFactory = (target: Target, secret: DriverSecret, settings: DriverSettings): Driver => {
   const config = pgConfig(target, settings);
@@ -110,7 +124,7 @@ export const createPostgresDriver: DriverFactory = (target: Target, secret: Driv
     capabilities: CAPABILITIES,
     async connect(): Promise<DriverConnection> {
       const client = await open();
-      return new PostgresConnection(client, wireKit(client), open, secrets);
+      return new PostgresConnection(client, wireKit(client), open, secrets, await behindPooler(client, secrets));
     },
   };
 };

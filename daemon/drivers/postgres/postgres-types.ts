@@ -16,6 +16,10 @@ export interface PgQueryResult {
 
 export interface PgClient {
   readonly processID?: number;
+  /** The key that, with processID, names this session in a CancelRequest. */
+  readonly secretKey?: number;
+  readonly host?: string;
+  readonly port?: number;
   connect(): Promise<void>;
   query(config: { text: string; values?: unknown[]; rowMode: 'array' }): Promise<PgQueryResult>;
   query(text: string, values?: unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
