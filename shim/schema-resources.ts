@@ -139,7 +139,8 @@ export function registerSchemaResources(
   const list = async (connection: string): Promise<Resource[]> => {
     const body = await target(connection);
     const { current, schemas } = await daemon.listSchemas({ ...body, limit: MAX_LISTED_SCHEMAS });
-    const ordered = current && schemas.includes(current) ? [current, ...schemas.filter((s) => s !== current)] : schemas;
+    // The current schema first, even when it sorts past the schemas walked.
+    const ordered = current ? [current, ...schemas.filter((s) => s !== current)] : schemas;
     const resources: Resource[] = [];
     for (const schema of ordered) {
       const left = MAX_LISTED_RESOURCES - resources.length;
