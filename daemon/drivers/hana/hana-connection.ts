@@ -1,6 +1,8 @@
 import { HanactlError } from '../../../shared/errors.js';
 import type { Param } from '../../../shared/schemas.js';
-import type { DriverConnection, ExecuteOptions, StatementResult } from '../driver.js';
+import { randomHex } from '../../../shared/random-hex.js';
+import type { CostGuard, DriverConnection, ExecuteOptions, StatementResult } from '../driver.js';
+import { explainable } from '../plan-cost.js';
 import { settleQuietly, viaCallback, viaCallbackWithin } from './callbacks.js';
 import type { HanaConnectionLike, HanaResultSetLike, HanaStatementLike } from './hana-client-types.js';
 import { errorFacts, isConnectionLost, queryError } from './hana-errors.js';
@@ -9,7 +11,10 @@ import {
   buildContextCheck,
   buildContextSet,
   buildContextUnset,
+  explainPlanSql,
   PING_SQL,
+  PLAN_COST_SQL,
+  PLAN_DELETE_SQL,
   SERVER_VERSION_SQL,
   SET_TRANSACTION_READ_ONLY,
   SET_TRANSACTION_READ_WRITE,
@@ -170,8 +175,41 @@ export class HanaConnection implements DriverConnection {
     return viaCallbackWithin((cb) => this.#conn.rollback(cb), this.#options.communicationTimeoutMs, 'ROLLBACK');
   }
 
+  /**
+   * The cost guard: `EXPLAIN PLAN` of the statement, with its binds, then its cost read and its
+   * rows deleted. EXPLAIN PLAN writes its rows into EXPLAIN_PLAN_TABLE, which a read-only
+   * transaction would refuse, so it runs on this connection in autocommit just before the read's
+   * read-only transaction opens, as explain_query's write scope does. Throws the guard's refusal
+   * when the cost is over the limit; the statement is then never prepared.
+   */
+  async #checkCost(sql: string, params: readonly Param[], costGuard: CostGuard): Promise<void> {
+    this.#conn.setAutoCommit(true);
+    if (this.#mayBeReadOnly) {
+      await this.#exec(SET_TRANSACTION_READ_WRITE);
+      this.#mayBeReadOnly = false;
+    }
+    const name = `HANACTL_COST_${randomHex(8).toUpperCase()}`;
+    const bound = (text: string, values: readonly Param[]) =>
+      viaCallbackWithin<unknown>((cb) => this.#conn.exec(text, [...values], cb), this.#options.communicationTimeoutMs, text);
+    let cost: number | undefined;
+    try {
+      await bound(explainPlanSql(name, sql), params);
+      const rows = await bound(PLAN_COST_SQL, [name]);
+      const value = Array.isArray(rows) ? (rows[0] as { COST?: unknown } | undefined)?.COST : undefined;
+      cost = value === null || value === undefined || value === '' ? undefined : Number(value);
+    } catch (err) {
+      if (isConnectionLost(err)) throw err;
+      throw queryError(err, this.#secrets);
+    } finally {
+      await bound(PLAN_DELETE_SQL, [name]).catch(() => {});
+    }
+    if (cost === undefined || !Number.isFinite(cost)) throw costGuard.unavailable('the SAP HANA plan carried no cost.');
+    if (cost > costGuard.maxCost) throw costGuard.over(cost);
+  }
+
   /** Puts the session in the call's mode, then runs the statement. */
   async #runCall(sql: string, params: readonly Param[], options: ExecuteOptions, guard: StatementGuard): Promise<StatementResult> {
+    if (options.readOnly && options.costGuard && explainable(sql, 'hana')) await this.#checkCost(sql, params, options.costGuard);
     if (options.readOnly) {
       this.#conn.setAutoCommit(false);
       this.#mayBeReadOnly = true;

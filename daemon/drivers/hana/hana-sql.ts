@@ -20,6 +20,21 @@ export const SET_TRANSACTION_READ_ONLY = 'SET TRANSACTION READ ONLY';
 /** Re-asserted before a write when an earlier call may have left the session read-only. */
 export const SET_TRANSACTION_READ_WRITE = 'SET TRANSACTION READ WRITE';
 
+/**
+ * The cost guard's plan: `EXPLAIN PLAN` stores one row per operator under a statement name made
+ * here (letters, digits, `_`; a string literal in HANA's grammar, never taken from the caller).
+ */
+export function explainPlanSql(statementName: string, sql: string): string {
+  if (!/^[A-Z0-9_]{1,64}$/.test(statementName)) throw new Error('A plan statement name must be letters, digits and _.');
+  return `EXPLAIN PLAN SET STATEMENT_NAME = '${statementName}' FOR ${sql}`;
+}
+
+/** The plan's cost: the largest SUBTREE_COST, which is the root operator's (subtree costs add up toward it). */
+export const PLAN_COST_SQL = 'SELECT MAX(SUBTREE_COST) AS COST FROM EXPLAIN_PLAN_TABLE WHERE STATEMENT_NAME = ?';
+
+/** Removes the cost guard's plan rows. */
+export const PLAN_DELETE_SQL = 'DELETE FROM EXPLAIN_PLAN_TABLE WHERE STATEMENT_NAME = ?';
+
 /** Longest value HANA keeps for a session variable (`M_SESSION_CONTEXT.VALUE` is NVARCHAR(5000)). */
 export const SESSION_VALUE_MAX_LENGTH = 5000;
 

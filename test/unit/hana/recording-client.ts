@@ -16,6 +16,8 @@ export class RecordingConnection implements HanaConnectionLike {
   readonly transcript: string[] = [];
   readonly session = new Map<string, string>();
   rows: Record<string, { columns: string[]; values: unknown[][] }> = {};
+  /** What `exec` of exactly this SQL answers (rows as objects), for statements run without a prepare. */
+  execRows: Record<string, Record<string, unknown>[]> = {};
   hang: RegExp | undefined;
   #pendingAbort: (() => void) | undefined;
 
@@ -41,7 +43,8 @@ export class RecordingConnection implements HanaConnectionLike {
     if (unset?.[1]) this.session.delete(unset[1]);
     const names = [...sql.matchAll(/SESSION_CONTEXT\('([A-Z0-9_]+)'\)/g)].map(([, n = '']) => n);
     const answer = names.length > 0 ? [Object.fromEntries(names.map((n) => [n, this.session.get(n) ?? null]))] : undefined;
-    setImmediate(() => cb(null, answer));
+    const scripted = this.execRows[sql];
+    setImmediate(() => cb(null, scripted ?? answer));
   }
   prepare(sql: string, cb: HanaCallback<HanaStatementLike>): void {
     this.#log(`prepare ${sql}`);
