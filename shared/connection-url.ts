@@ -1,6 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { HanactlError } from './errors.js';
 import { hanaEndpointDefaults } from './hana-endpoint.js';
+import { isWhitespace } from './linear-text.js';
 
 /** The engines hanactl serves. */
 export const ENGINES = ['sqlite', 'postgres', 'mysql', 'hana'] as const;
@@ -166,7 +167,8 @@ function parseNetwork(text: string, engine: Exclude<Engine, 'sqlite'>, scheme: s
   const database = dbPath ? decode(dbPath, 'database name') : undefined;
   const options: Record<string, string> = {};
   for (const [k, v] of u.searchParams) {
-    if (/pass(word)?|pwd|secret/i.test(k)) throw invalid(`Do not put a password in the URL's query ("${k}"); use --password-stdin or the prompt.`);
+    if (/pass(word)?|pwd|secret/i.test(k))
+      throw invalid(`Do not put a password in the URL's query ("${k}"); use --password-stdin or the prompt.`);
     options[k] = v;
   }
   const target: Target = {
@@ -209,7 +211,32 @@ export function formatTarget(target: Target): string {
   return `${target.scheme}://${user}${host}:${target.port}${db}${suffix}`;
 }
 
-/** Replaces the password of a URL-shaped string with `***`, for error messages. */
+/**
+ * Replaces the password of every URL-shaped part of `text` (`//user:password@`) with `***`, for
+ * error messages. A scan, not a regex: error messages quote agent SQL, and the regex
+ * `/(\/\/[^:/@\s]*:)[^@\s]*@/g` is quadratic on text such as `//:` repeated.
+ */
 export function redactUrl(text: string): string {
-  return text.replace(/(\/\/[^:/@\s]*:)[^@\s]*@/g, '$1***@');
+  let out = '';
+  let copied = 0;
+  let from = 0;
+  for (let at = text.indexOf('//', from); at >= 0; at = text.indexOf('//', from)) {
+    let colon = at + 2;
+    while (colon < text.length && !':/@'.includes(text.charAt(colon)) && !isWhitespace(text.charAt(colon))) colon++;
+    if (text.charAt(colon) !== ':') {
+      from = at + 1;
+      continue;
+    }
+    let end = colon + 1;
+    while (end < text.length && text.charAt(end) !== '@' && !isWhitespace(text.charAt(end))) end++;
+    if (end === text.length || text.charAt(end) !== '@') {
+      // No `//` before `end` can reach an `@` either: its password would run to the same place.
+      from = end;
+      continue;
+    }
+    out += `${text.slice(copied, colon + 1)}***`;
+    copied = end;
+    from = end + 1;
+  }
+  return copied === 0 ? text : out + text.slice(copied);
 }

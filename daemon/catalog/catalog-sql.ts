@@ -1,3 +1,4 @@
+import { isWhitespace, trimEndWhere } from '../../shared/linear-text.js';
 import type { Param } from '../../shared/schemas.js';
 import type { CatalogRow } from './catalog.js';
 
@@ -47,9 +48,9 @@ export function quoteWith(quote: '"' | '`'): (name: string) => string {
   };
 }
 
-/** Removes trailing semicolons and whitespace so a statement can be wrapped in EXPLAIN. */
+/** Removes trailing semicolons and whitespace so a statement can be wrapped in EXPLAIN (linear in the text). */
 export function withoutTrailingSemicolons(sql: string): string {
-  return sql.replace(/[\s;]+$/, '');
+  return trimEndWhere(sql, (ch) => ch === ';' || isWhitespace(ch));
 }
 
 /** A cell as text, or null. */

@@ -1,5 +1,9 @@
 import { HanactlError, type ErrorCode } from '../../shared/errors.js';
 import { redactUrl } from '../../shared/connection-url.js';
+import { capQuoted } from '../../shared/linear-text.js';
+
+/** The longest driver message passed on: engines quote the statement or a value in their errors. */
+export const DRIVER_MESSAGE_CHARS = 1000;
 
 /** Removes every known secret (and any URL password) from a message. */
 export function scrubSecrets(message: string, secrets: readonly (string | undefined)[]): string {
@@ -22,7 +26,8 @@ export function normaliseDriverError(
 ): HanactlError {
   if (err instanceof HanactlError) return err;
   const raw = err instanceof Error ? err.message : String(err);
-  const message = scrubSecrets(raw || 'The database reported an error without a message.', secrets);
+  // Scrubbed whole before it is cut, so no part of a secret survives at the cut.
+  const message = capQuoted(scrubSecrets(raw || 'The database reported an error without a message.', secrets), DRIVER_MESSAGE_CHARS);
   const details: { sqlState?: string; nativeCode?: string | number } = {};
   if (extra.sqlState) details.sqlState = extra.sqlState;
   if (extra.nativeCode !== undefined) details.nativeCode = extra.nativeCode;

@@ -2,6 +2,7 @@ import { basename } from 'node:path';
 import { Hono } from 'hono';
 import { formatTarget } from '../../shared/connection-url.js';
 import { HanactlError } from '../../shared/errors.js';
+import { trimWhere } from '../../shared/linear-text.js';
 import { DetectRequestSchema, ImportRequestSchema, PROJECT_PREFIX, TrustRequestSchema } from '../../shared/project-schemas.js';
 import type { ProjectService } from '../projects/project-service.js';
 import type { TrustStore } from '../projects/trust-store.js';
@@ -19,9 +20,7 @@ export interface ProjectRouteDeps {
 
 /** A registry name for an imported connection: `<folder>-<name>`, letters, digits, - and _. */
 function importName(root: string, ref: string): string {
-  const folder = basename(root)
-    .replace(/[^A-Za-z0-9_-]+/g, '-')
-    .replace(/^-+|-+$/g, '');
+  const folder = trimWhere(basename(root).replace(/[^A-Za-z0-9_-]+/g, '-'), (ch) => ch === '-');
   const name = ref.slice(PROJECT_PREFIX.length);
   return (folder ? `${folder}-${name}` : name).slice(0, 64);
 }

@@ -1,3 +1,4 @@
+import { capQuoted } from '../../shared/linear-text.js';
 import type { Objection } from './types.js';
 
 const WRITABLE = 'ask a person to mark this connection writable with hanactl (--allow-write)';
@@ -48,9 +49,13 @@ export const CATEGORIES = {
 
 export type Category = keyof typeof CATEGORIES;
 
-/** The refusal for a statement of `category`; `label` is the keyword(s) as the agent wrote them. */
-export function categoryObjection(category: Category, label: string): Objection {
+/**
+ * The refusal for a statement of `category`; `label` is the keyword(s) as the agent wrote them
+ * (which may quote a string literal: it is cut short).
+ */
+export function categoryObjection(category: Category, written: string): Objection {
   const entry = CATEGORIES[category];
+  const label = capQuoted(written);
   if ('hint' in entry) {
     return objection(category, `Refused: ${label} ${entry.does}, which hanactl does not allow on any connection.`, entry.hint);
   }

@@ -1,3 +1,4 @@
+import { capQuoted, isWhitespace, trimEndWhere } from '../../shared/linear-text.js';
 import { deniedFunctionName } from './denied-functions.js';
 import { sqlArgumentObjection } from './embedded-sql.js';
 import { categoryObjection, contextSettingObjection, isContextSetting, objection } from './objections.js';
@@ -41,7 +42,8 @@ export function postgresParserObjection(
     }
     // The server's grammar may read what this one rejects (system_user is reserved since 16), so
     // text this check cannot read is not run: otherwise the token rules alone would vouch for it.
-    const reason = parsed.message.replace(/[.\s]+$/, '');
+    // The message quotes the statement, so it is trimmed by a linear scan and cut short.
+    const reason = capQuoted(trimEndWhere(parsed.message, (ch) => ch === '.' || isWhitespace(ch)));
     return objection(
       'parser-rejects',
       `Refused: PostgreSQL's parser could not read this statement: ${reason}.`,

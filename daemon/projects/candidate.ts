@@ -1,4 +1,5 @@
 import type { Target } from '../../shared/connection-url.js';
+import { trimWhere } from '../../shared/linear-text.js';
 
 /**
  * A connection one source yields, before it becomes a `project:<name>` record. `password`
@@ -22,10 +23,8 @@ export function makeCandidate(fields: Omit<Candidate, 'password'>, password: str
 
 /** A connection name from a binding or service name: letters, digits, - and _, up to 64. */
 export function toConnectionName(raw: string | undefined, fallback: string): string {
-  const cleaned = (raw ?? '')
-    .replace(/[^A-Za-z0-9_-]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 64);
+  // trimWhere, not /^-+|-+$/g, which is quadratic on a long run of dashes.
+  const cleaned = trimWhere((raw ?? '').replace(/[^A-Za-z0-9_-]+/g, '-'), (ch) => ch === '-').slice(0, 64);
   return cleaned || fallback;
 }
 

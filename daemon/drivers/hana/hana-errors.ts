@@ -62,8 +62,14 @@ export function connectError(
 ): HanactlError {
   const raw = messageOf(err) || 'no reason given';
   const tenant = where.databaseName ? ` (tenant ${where.databaseName})` : '';
-  const sentence = `Could not connect to SAP HANA at ${where.serverNode}${tenant}: ${raw.replace(/\.?\s*$/, '.')} ${connectAdvice(err, raw, where.timeoutMs)}`;
+  const sentence = `Could not connect to SAP HANA at ${where.serverNode}${tenant}: ${asSentence(raw)} ${connectAdvice(err, raw, where.timeoutMs)}`;
   return normaliseDriverError(new Error(scrubSecrets(sentence, secrets)), 'CONNECT_FAILED', secrets, errorFacts(err));
+}
+
+/** `raw` ending in exactly one full stop, trailing whitespace removed (linear: HANA quotes the statement). */
+function asSentence(raw: string): string {
+  const trimmed = raw.trimEnd();
+  return `${trimmed.endsWith('.') ? trimmed.slice(0, -1) : trimmed}.`;
 }
 
 /** A failed statement as QUERY_FAILED, HANA's message scrubbed, code and SQLSTATE kept. */

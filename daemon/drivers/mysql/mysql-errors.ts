@@ -52,7 +52,9 @@ function build(code: ErrorCode, sentence: string, err: unknown, ctx: ErrorContex
 
 function driverText(err: unknown): string {
   const text = err instanceof Error ? err.message : String(err);
-  return text.replace(/\s+$/, '').replace(/\.$/, '');
+  // trimEnd, not /\s+$/: the text quotes the statement, and that regex is quadratic on it.
+  const trimmed = text.trimEnd();
+  return trimmed.endsWith('.') ? trimmed.slice(0, -1) : trimmed;
 }
 
 /** A failure to open a connection, as a sentence that names host:port and what to check. */

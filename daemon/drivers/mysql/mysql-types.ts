@@ -83,7 +83,29 @@ export function cellReader(field: MysqlField): (value: unknown) => JsonValue {
 const NATIVE_HASH = /\*[0-9A-Fa-f]{40}(?![0-9A-Fa-f])/g;
 /** Where an account's authentication starts in SHOW GRANTS / SHOW CREATE USER text. */
 const IDENTIFIED = /\bIDENTIFIED\s+(?:BY|VIA|WITH)\b/i;
-const QUOTED = /'(?:[^'\\]|\\.|'')*'/g;
+
+/**
+ * `text` with every single-quoted value (`\x` and `''` inside) as `'***'`; an unclosed one is
+ * masked to the end. A scan, not `/'(?:[^'\\]|\\.|'')*'/g`, which is quadratic on a cell an agent's
+ * query can build (`'\'` repeated).
+ */
+function maskQuoted(text: string): string {
+  let out = '';
+  let copied = 0;
+  for (let open = text.indexOf("'"); open >= 0; open = text.indexOf("'", copied)) {
+    let at = open + 1;
+    while (at < text.length) {
+      const ch = text.charAt(at);
+      if (ch === '\\') at += 2;
+      else if (ch === "'" && text.charAt(at + 1) === "'") at += 2;
+      else if (ch === "'") break;
+      else at++;
+    }
+    out += `${text.slice(copied, open)}'***'`;
+    copied = Math.min(at + 1, text.length);
+  }
+  return copied === 0 ? text : out + text.slice(copied);
+}
 
 /**
  * A second layer behind the statement policy, which refuses SHOW GRANTS and the credential
@@ -94,6 +116,6 @@ const QUOTED = /'(?:[^'\\]|\\.|'')*'/g;
 export function maskCredentials(text: string): string {
   let out = text;
   const at = out.search(IDENTIFIED);
-  if (at >= 0) out = out.slice(0, at) + out.slice(at).replace(QUOTED, "'***'");
+  if (at >= 0) out = out.slice(0, at) + maskQuoted(out.slice(at));
   return out.includes('*') ? out.replace(NATIVE_HASH, '*** (password hash hidden)') : out;
 }
