@@ -1,4 +1,5 @@
 import type { JsonValue } from '../../../shared/schemas.js';
+import { maskCellValue, maskSecretText } from '../credential-mask.js';
 import { toJsonValue } from '../values.js';
 import type { MysqlField } from './mysql-module.js';
 
@@ -70,52 +71,22 @@ export function columnTypeName(field: MysqlField): string {
 /**
  * How one column's cells become JSON. BIGINT arrives as an exact string (`bigNumberStrings`);
  * it goes through BigInt so `toJsonValue` gives a number when it is safe and the exact string
- * beyond 2^53. DECIMAL stays a string; everything else is `toJsonValue` as is.
+ * beyond 2^53. DECIMAL stays a string; everything else is `toJsonValue` with credentials masked
+ * (`maskCellValue`), JSON documents included.
  */
 export function cellReader(field: MysqlField): (value: unknown) => JsonValue {
   if (field.columnType === LONGLONG) {
     return (value) => (typeof value === 'string' && /^-?\d+$/.test(value) ? toJsonValue(BigInt(value)) : toJsonValue(value));
   }
-  return (value) => (typeof value === 'string' ? maskCredentials(toJsonValue(value) as string) : toJsonValue(value));
-}
-
-/** A mysql_native_password hash: `*` and 40 hex digits. */
-const NATIVE_HASH = /\*[0-9A-Fa-f]{40}(?![0-9A-Fa-f])/g;
-/** Where an account's authentication starts in SHOW GRANTS / SHOW CREATE USER text. */
-const IDENTIFIED = /\bIDENTIFIED\s+(?:BY|VIA|WITH)\b/i;
-
-/**
- * `text` with every single-quoted value (`\x` and `''` inside) as `'***'`; an unclosed one is
- * masked to the end. A scan, not `/'(?:[^'\\]|\\.|'')*'/g`, which is quadratic on a cell an agent's
- * query can build (`'\'` repeated).
- */
-function maskQuoted(text: string): string {
-  let out = '';
-  let copied = 0;
-  for (let open = text.indexOf("'"); open >= 0; open = text.indexOf("'", copied)) {
-    let at = open + 1;
-    while (at < text.length) {
-      const ch = text.charAt(at);
-      if (ch === '\\') at += 2;
-      else if (ch === "'" && text.charAt(at + 1) === "'") at += 2;
-      else if (ch === "'") break;
-      else at++;
-    }
-    out += `${text.slice(copied, open)}'***'`;
-    copied = Math.min(at + 1, text.length);
-  }
-  return copied === 0 ? text : out + text.slice(copied);
+  return (value) => maskCellValue(toJsonValue(value));
 }
 
 /**
  * A second layer behind the statement policy, which refuses SHOW GRANTS and the credential
- * tables: text shaped like a password hash, and every quoted value after `IDENTIFIED BY|VIA|WITH`
- * (`BY PASSWORD '*...'`, `VIA ed25519 USING '...'`, `WITH plugin AS '...'`), is masked before a
- * cell leaves the driver. Linear in the text.
+ * tables: password hashes and passwords written in statement text (`IDENTIFIED BY|VIA|WITH`,
+ * `PASSWORD('...')`, `MASTER_PASSWORD='...'`) are masked before a cell leaves the driver.
+ * Linear in the text (see `maskSecretText`).
  */
 export function maskCredentials(text: string): string {
-  let out = text;
-  const at = out.search(IDENTIFIED);
-  if (at >= 0) out = out.slice(0, at) + maskQuoted(out.slice(at));
-  return out.includes('*') ? out.replace(NATIVE_HASH, '*** (password hash hidden)') : out;
+  return maskSecretText(text);
 }

@@ -3,6 +3,7 @@ import type { Param } from '../../../shared/schemas.js';
 import type { DriverConnection, ExecuteOptions, StatementResult } from '../driver.js';
 import { contextChanged, contextNotKept, contextUnavailable } from '../../context/context-unavailable.js';
 import { normaliseDriverError } from '../scrub.js';
+import { maskCellValue } from '../credential-mask.js';
 import { toJsonValue, uniqueColumnNames } from '../values.js';
 import { type BatchResult, BatchStepError, PgBatch, type PgRowParser } from './postgres-batch.js';
 import { type CallPlan, changedMarker, costGate, notKeptMarker, planCall, planOpening } from './postgres-call.js';
@@ -185,7 +186,7 @@ export class PostgresConnection implements DriverConnection {
     const rows = kept.map((values) => {
       const row: Record<string, ReturnType<typeof toJsonValue>> = {};
       names.forEach((name, i) => {
-        row[name] = toJsonValue(values[i]);
+        row[name] = maskCellValue(toJsonValue(values[i]));
       });
       return row;
     });
