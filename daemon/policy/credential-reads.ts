@@ -29,25 +29,58 @@ function nameAt(tokens: readonly Token[], i: number): string | undefined {
 }
 
 /**
- * MySQL/MariaDB statements that show credentials: SHOW GRANTS, SHOW CREATE USER and SHOW CREATE
- * SERVER (which print `IDENTIFIED BY PASSWORD '*...'` and server passwords), and any mention of
- * mysql.user, mysql.global_priv, mysql.servers or mysql.password_history. Refused on every
- * connection, whatever the connection's user may read: the promise is that no secret reaches a
- * tool result. Names are compared in lower case, so another spelling only refuses more.
+ * Tables in the `mysql` schema that hold other sessions' statement text (a DBA's `SET PASSWORD ...
+ * PASSWORD('...')` or `CREATE USER ... IDENTIFIED BY '...'` in clear): the general and slow query logs.
  */
-export function mysqlCredentialObjection(tokens: readonly Token[]): Objection | undefined {
+const MYSQL_LOG_TABLES = ['general_log', 'slow_log'];
+
+const refuseLog = (what: string): Objection =>
+  objection(
+    'credential-read',
+    `Refused: ${what} holds the text of other sessions' statements, passwords written in them included, which hanactl does not return on any connection.`,
+    'Ask a person for the log entries you need; hanactl does not read the server\'s statement logs.',
+  );
+
+/** The refusal for reading the table `table` (lower case) of the `mysql` schema, or undefined. */
+function mysqlTableObjection(table: string): Objection | undefined {
+  if (MYSQL_CREDENTIAL_TABLES.includes(table)) return refuse(`mysql.${table}`);
+  return MYSQL_LOG_TABLES.includes(table) ? refuseLog(`mysql.${table}`) : undefined;
+}
+
+/**
+ * MySQL/MariaDB statements that show credentials: SHOW GRANTS, SHOW CREATE USER and SHOW CREATE
+ * SERVER (which print `IDENTIFIED BY PASSWORD '*...'` and server passwords), SHOW BINLOG EVENTS and
+ * SHOW RELAYLOG EVENTS (statement text as replicated), and any mention of mysql.user,
+ * mysql.global_priv, mysql.servers, mysql.password_history, mysql.general_log or mysql.slow_log;
+ * on a connection whose default database is `mysql`, those tables unqualified too. Refused on
+ * every connection, whatever the connection's user may read: the promise is that no secret
+ * reaches a tool result. Names are compared in lower case, so another spelling only refuses more.
+ */
+export function mysqlCredentialObjection(
+  tokens: readonly Token[],
+  _allowWrite = false,
+  database?: string,
+): Objection | undefined {
   const at = leadIndex(tokens);
   if (isWord(tokens[at], 'SHOW')) {
     if (isWord(tokens[at + 1], 'GRANTS')) return refuse('SHOW GRANTS');
     if (isWord(tokens[at + 1], 'CREATE') && isWord(tokens[at + 2], 'USER', 'SERVER')) return refuse(`SHOW CREATE ${tokens[at + 2]?.text}`);
+    if (isWord(tokens[at + 1], 'BINLOG', 'RELAYLOG')) return refuseLog(`SHOW ${tokens[at + 1]?.text} EVENTS`);
   }
+  const inMysql = database?.toLowerCase() === 'mysql';
   for (let k = 0; k < tokens.length; k++) {
     const name = nameAt(tokens, k);
     if (name === undefined) continue;
     if (ANYWHERE.includes(name)) return refuse(name);
     const table = nameAt(tokens, k + 2);
-    if (name === 'mysql' && isPunct(tokens[k + 1], '.') && table && MYSQL_CREDENTIAL_TABLES.includes(table)) {
-      return refuse(`mysql.${table}`);
+    if (name === 'mysql' && isPunct(tokens[k + 1], '.') && table) {
+      const refused = mysqlTableObjection(table);
+      if (refused) return refused;
+    }
+    // Unqualified, the name is a table of the default database: `SELECT * FROM user` there.
+    if (inMysql && !isPunct(tokens[k - 1], '.') && !isPunct(tokens[k + 1], '.') && !isPunct(tokens[k + 1], '(')) {
+      const refused = mysqlTableObjection(name);
+      if (refused) return refused;
     }
   }
   return undefined;

@@ -69,7 +69,7 @@ export interface DialectPolicy {
   /** `EXPLAIN t` and `DESCRIBE t` describe a table (MySQL). */
   readonly explainNamesTable: boolean;
   /** Rules on the engine's own functions, views and tables (PostgreSQL: classified from pg_proc; MySQL: the tables holding credentials). */
-  readonly catalogRules?: (tokens: readonly Token[], allowWrite: boolean) => Objection | undefined;
+  readonly catalogRules?: (tokens: readonly Token[], allowWrite: boolean, database?: string) => Objection | undefined;
   /** The engine's own parser as a second, independent check (PostgreSQL: libpg-query). */
   readonly parserCheck?: ParserCheck;
   /** `:=` assigns a variable (everywhere but PostgreSQL, where it only names a function argument). */

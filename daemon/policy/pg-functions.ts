@@ -87,6 +87,13 @@ function lastPart(text: string): string {
  */
 const CREDENTIAL_RELATIONS = new Set(['pg_authid', 'pg_shadow', 'pg_user_mapping', 'pg_user_mappings', 'pg_subscription']);
 
+/**
+ * Planner statistics: sample values of every column the role may read, pg_authid.rolpassword and
+ * pg_user_mapping.umoptions included for a superuser or a pg_read_all_data member. Which rows a
+ * query keeps cannot be proven from its text, so they are refused whole.
+ */
+const STATISTICS_RELATIONS = new Set(['pg_statistic', 'pg_statistic_ext_data', 'pg_stats', 'pg_stats_ext', 'pg_stats_ext_exprs']);
+
 /** The refusal for reading the relation `name` (as written, quotes folded), or undefined. */
 export function deniedRelationObjection(name: string): Objection | undefined {
   if (CREDENTIAL_RELATIONS.has(name.toLowerCase())) {
@@ -94,6 +101,13 @@ export function deniedRelationObjection(name: string): Objection | undefined {
       'credential-read',
       `Refused: ${name} holds password hashes or connection passwords, which hanactl does not return on any connection.`,
       'Read roles from pg_roles (which masks passwords) and mappings from pg_foreign_server instead.',
+    );
+  }
+  if (STATISTICS_RELATIONS.has(name.toLowerCase())) {
+    return objection(
+      'credential-read',
+      `Refused: ${name} holds sample values of every column, password hashes in the catalogs included, which hanactl does not return on any connection.`,
+      'For row counts and plans use list_tables (row estimates), describe_table or explain_query.',
     );
   }
   const through = DENIED_RELATIONS.get(name.toLowerCase());
@@ -123,6 +137,14 @@ export function namedRelationObjection(
   for (const position of NAMES_RELATION.get(name)?.[argCount] ?? []) {
     const value = text(position);
     if (value === undefined) return unchecked;
+    // regclass input reads digits as an OID ('1260' is pg_authid): only a name can be checked.
+    if (/^\s*[0-9+-]/.test(value) || value.trim() === '') {
+      return objection(
+        'embedded-sql',
+        `Refused: ${name}() is given the relation as a number (an OID) or nothing, which names no relation this check can judge.`,
+        'Name the table as one plain string literal (schema.table), or SELECT from it directly.',
+      );
+    }
     const denied = deniedRelationObjection(lastPart(value));
     if (denied) return denied;
   }

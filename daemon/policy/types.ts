@@ -6,6 +6,12 @@ export interface PolicyOptions {
   readonly dialect: Engine;
   /** A person marked the connection writable with `hanactl`; no tool can set this. */
   readonly allowWrite: boolean;
+  /**
+   * The database the connection opens, where an unqualified name resolves on MySQL/MariaDB (a
+   * connection to the `mysql` database reads `user` as mysql.user). Absent: only qualified names
+   * of system tables are recognised.
+   */
+  readonly database?: string;
 }
 
 /**

@@ -12,7 +12,7 @@ import { costGuardUnavailable } from '../drivers/plan-cost.js';
 /** Decides before any network work whether a statement may run, and as what. */
 export interface StatementPolicy {
   /** Returns the kind of statement, or throws (or rejects with) STATEMENT_REFUSED. */
-  check(sql: string, options: { dialect: Engine; allowWrite: boolean }): 'read' | 'write' | Promise<'read' | 'write'>;
+  check(sql: string, options: { dialect: Engine; allowWrite: boolean; database?: string }): 'read' | 'write' | Promise<'read' | 'write'>;
 }
 
 /** Where a `project:<name>` connection is looked up: the caller's project folder and session. */
@@ -50,7 +50,11 @@ export class QueryService {
       ...(request.session ? { session: request.session } : {}),
     });
     if (!options.curated) refuseOnCuratedOnly(record, 'free SQL');
-    const kind = await this.#deps.policy.check(request.sql, { dialect: record.target.engine, allowWrite: record.allowWrite });
+    const kind = await this.#deps.policy.check(request.sql, {
+      dialect: record.target.engine,
+      allowWrite: record.allowWrite,
+      ...(record.target.database ? { database: record.target.database } : {}),
+    });
     // Cut here, before anything serializes the rows: every transport gets the capped result.
     const guard = kind === 'read' ? costGuardOf(record) : undefined;
     // A limit kept across `hanactl add --replace` onto an engine with no estimate cannot be held.

@@ -75,4 +75,68 @@ describe('statements that show credentials', () => {
   test('PostgreSQL: pg_roles, which masks passwords itself, still runs', () => {
     expect(checkStatement('SELECT rolname, rolpassword FROM pg_roles', pgRead)).toEqual({ ok: true, kind: 'read' });
   });
+
+  test.each([
+    "SELECT table_to_xml('1260', true, false, '')",
+    "SELECT substr(x, strpos(x, 'SCRAM'), 140) FROM (SELECT table_to_xml('1260', true, false, '')::text AS x) s",
+    "SELECT table_to_xml(' 1418', true, false, '')",
+    "SELECT table_to_xmlschema('+1260', true, false, '')",
+    "SELECT table_to_xml_and_xmlschema('', true, false, '')",
+    "SELECT table_to_xml(1260::regclass, true, false, '')",
+    "SELECT table_to_xml('pg_catalog.pg_authid'::regclass, true, false, '')",
+    "SELECT table_to_xml('PG_CATALOG.\"pg_user_mapping\"', true, false, '')",
+  ])('PostgreSQL: %s (a relation by OID or expression) is refused', (sql) => {
+    for (const options of [pgRead, { ...pgRead, allowWrite: true }]) {
+      expect(checkStatement(sql, options), sql).toMatchObject({ ok: false });
+    }
+  });
+
+  test.each([
+    "SELECT histogram_bounds::text FROM pg_stats WHERE tablename = 'pg_authid' AND attname = 'rolpassword'",
+    'SELECT most_common_vals FROM pg_catalog.pg_stats',
+    'SELECT stavalues1::text FROM pg_statistic WHERE starelid = 1260',
+    'SELECT * FROM "pg_statistic"',
+    'SELECT * FROM pg_stats_ext',
+    'SELECT * FROM pg_stats_ext_exprs',
+    'SELECT * FROM pg_statistic_ext_data',
+    'SELECT 1 WHERE EXISTS (SELECT 1 FROM pg_stats s WHERE s.null_frac > 0)',
+  ])('PostgreSQL: planner statistics (%s) are refused as a credential read', (sql) => {
+    for (const options of [pgRead, { ...pgRead, allowWrite: true }]) {
+      const verdict = checkStatement(sql, options);
+      expect(verdict, sql).toMatchObject({ ok: false, rule: 'credential-read' });
+      if (!verdict.ok) expect(verdict.message).toMatch(/sample values of every column/);
+    }
+  });
+
+  test("PostgreSQL: table_to_xml of an ordinary table named as a literal still runs", () => {
+    expect(checkStatement("SELECT table_to_xml('public.orders', true, false, '')", pgRead)).toEqual({ ok: true, kind: 'read' });
+  });
+
+  test.each([
+    'SELECT * FROM mysql.general_log',
+    'SELECT argument FROM `mysql`.`general_log`',
+    'SELECT sql_text FROM MYSQL.SLOW_LOG',
+    'SHOW BINLOG EVENTS',
+    "SHOW BINLOG EVENTS IN 'mysql-bin.000001'",
+    'SHOW RELAYLOG EVENTS',
+  ])('MariaDB: %s (other sessions\' statement text) is refused', (sql) => {
+    for (const options of [readOnly, writable]) {
+      const verdict = checkStatement(sql, options);
+      expect(verdict, sql).toMatchObject({ ok: false, rule: 'credential-read' });
+      if (!verdict.ok) expect(verdict.message).toMatch(/other sessions' statements|authentication data/);
+    }
+  });
+
+  test.each(['SELECT * FROM user', 'SELECT Priv FROM `global_priv`', 'SELECT * FROM general_log', 'select * from SLOW_LOG', 'SELECT * FROM servers'])(
+    'MariaDB: %s is refused on a connection whose default database is mysql',
+    (sql) => {
+      expect(checkStatement(sql, { ...readOnly, database: 'mysql' })).toMatchObject({ ok: false, rule: 'credential-read' });
+      expect(checkStatement(sql, { ...readOnly, database: 'MySQL' })).toMatchObject({ ok: false, rule: 'credential-read' });
+    },
+  );
+
+  test('MariaDB: unqualified user still runs on a connection to another database', () => {
+    expect(checkStatement('SELECT * FROM user', { ...readOnly, database: 'app' })).toEqual({ ok: true, kind: 'read' });
+    expect(checkStatement('SELECT user FROM t', readOnly)).toEqual({ ok: true, kind: 'read' });
+  });
 });
