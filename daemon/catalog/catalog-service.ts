@@ -114,6 +114,7 @@ export class CatalogService {
     const table = await this.#table(call, req.schema, req.table);
     const limit = req.limit ?? DEFAULT_SAMPLE_ROWS;
     const statement = call.catalog.sampleStatement(table, limit + 1);
+    await this.#refuseRefusedReads(call, table, statement.sql);
     const result = await this.#deps.queries.runTrusted(
       call.connection,
       statement.sql,
@@ -124,6 +125,29 @@ export class CatalogService {
     );
     const { columns, rows, rowCount, truncated, cut } = capQueryResult(result, this.#budget(req));
     return { schema: table.schema, table: table.table, columns, rows, rowCount, truncated, ...(cut ? { cut } : {}) };
+  }
+
+  /**
+   * sample_rows builds its own SQL, and it meets the same rules as run_query's: the statement
+   * goes through the validator (which refuses credential tables, statistics and server files by
+   * their catalog spelling), and the relation, resolved to its identity, must not be or read
+   * through views one of those (a view over pg_authid).
+   */
+  async #refuseRefusedReads(call: Call, table: TableRef, sql: string): Promise<void> {
+    const refuse = (verdict: StatementVerdict): void => {
+      if (verdict.ok) return;
+      throw new HanactlError('STATEMENT_REFUSED', verdict.message, { rule: verdict.rule, hint: verdict.hint });
+    };
+    refuse(await this.#deps.validate(sql, call.catalog.engine));
+    const reads = await call.catalog.refusedRead?.(call.run, table);
+    if (reads === undefined) return;
+    const verdict = await this.#deps.validate(`SELECT * FROM ${reads}`, call.catalog.engine);
+    const what = `${table.schema}.${table.table}`;
+    refuse(
+      verdict.ok
+        ? { ok: false, rule: 'credential-read', message: `Refused: ${what} reads ${reads}, whose rows hanactl does not return.`, hint: 'Sample an ordinary table instead.' }
+        : { ...verdict, message: `Refused: ${what} reads ${reads}. ${verdict.message}` },
+    );
   }
 
   /** The plan of one read statement, which must pass the validator first; it is never run. */

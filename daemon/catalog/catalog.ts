@@ -70,6 +70,13 @@ export interface Catalog {
   describeTable(run: CatalogExecutor, table: TableRef): Promise<TableDescription>;
   listRoutines(run: CatalogExecutor, query: ListQuery): Promise<RoutineList>;
   search(run: CatalogExecutor, query: { pattern: string; kinds: readonly ObjectKind[]; limit: number }): Promise<SearchResult>;
+  /**
+   * A system relation whose rows the statement policy refuses (credentials, statistics, server
+   * files) that the proven `table` is or reads through its views, found by identity rather than
+   * by name, qualified so the policy can judge `SELECT * FROM` it; undefined when there is none.
+   * Catalogs without it rely on the policy's check of `sampleStatement` alone.
+   */
+  refusedRead?(run: CatalogExecutor, table: TableRef): Promise<string | undefined>;
   /** `SELECT *` of a proven table with its identifiers quoted, the row limit bound. */
   sampleStatement(table: TableRef, limit: number): BoundStatement;
   /** The plan of `sql` (already validated as one read, trailing `;` removed), never running it. */

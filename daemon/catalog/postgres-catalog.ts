@@ -3,6 +3,7 @@ import type { BoundStatement, Catalog, CatalogExecutor, ListQuery, TableRef } fr
 import { binder, capInfo, LIKE_ESCAPE, likePattern, name, num, quoteWith, text } from './catalog-sql.js';
 import { describePostgresTable } from './postgres-describe.js';
 import { postgresPlanText } from './postgres-plan.js';
+import { postgresRefusedRead } from './postgres-reads.js';
 import { runSearch, type SearchBranches, searchColumns } from './search-sql.js';
 
 const KIND = `CASE c.relkind WHEN 'v' THEN 'view' WHEN 'm' THEN 'materialized view' WHEN 'f' THEN 'foreign table' ELSE 'table' END`;
@@ -114,6 +115,11 @@ export class PostgresCatalog implements Catalog {
          WHERE ${relation("'r', 'p', 'v', 'm', 'f'")} AND a.attnum > 0 AND NOT a.attisdropped AND ${like('a.attname')}`,
     };
     return runSearch(run, branches, b, query);
+  }
+
+  async refusedRead(run: CatalogExecutor, table: TableRef): Promise<string | undefined> {
+    const refused = await postgresRefusedRead(run, table);
+    return refused === undefined ? undefined : `pg_catalog.${this.quoteIdentifier(refused)}`;
   }
 
   sampleStatement(table: TableRef, limit: number): BoundStatement {

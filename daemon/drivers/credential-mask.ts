@@ -19,7 +19,7 @@ export const MASK = '***';
 const HASH_HIDDEN = '*** (password hash hidden)';
 
 /** What starts a masking decision; each alternative has a fixed shape, so a failed try is cheap. */
-const TRIGGER = /password|identified\s+(?:by|via|with)\b|scram-sha-256\$|md5[0-9a-f]{32}(?![0-9a-f])|\*[0-9a-f]{40}(?![0-9a-f])/gi;
+const TRIGGER = /password|authentication_string|identified\s+(?:by|via|with)\b|scram-sha-256\$|md5[0-9a-f]{32}(?![0-9a-f])|\*[0-9a-f]{40}(?![0-9a-f])/gi;
 /** Characters of a SCRAM verifier after its `SCRAM-SHA-256$` prefix (base64, iterations, separators). */
 const SCRAM_CHAR = /[A-Za-z0-9+/=:$]/;
 const SECRET_KEYS = new Set(['password', 'passwd', 'authentication_string', 'rolpassword', 'umoptions', 'srvoptions', 'subconninfo']);
@@ -149,6 +149,7 @@ export function maskSecretText(text: string): string {
       out += `${text.slice(last, at)}${HASH_HIDDEN}`;
       last = at + match[0].length;
     } else {
+      // PASSWORD or authentication_string: the value that follows it, if any.
       const value = passwordValue(text, at + match[0].length);
       if (value) {
         out += text.slice(last, value.start) + value.shown;

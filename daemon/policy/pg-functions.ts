@@ -94,6 +94,13 @@ const CREDENTIAL_RELATIONS = new Set(['pg_authid', 'pg_shadow', 'pg_user_mapping
  */
 const STATISTICS_RELATIONS = new Set(['pg_statistic', 'pg_statistic_ext_data', 'pg_stats', 'pg_stats_ext', 'pg_stats_ext_exprs']);
 
+/** Every pg_catalog relation whose rows are refused: credentials, statistics and views that read server files. */
+export const PG_REFUSED_RELATION_NAMES: readonly string[] = [
+  ...CREDENTIAL_RELATIONS,
+  ...STATISTICS_RELATIONS,
+  ...Object.keys(PG_DENIED_RELATIONS),
+].sort();
+
 /** The refusal for reading the relation `name` (as written, quotes folded), or undefined. */
 export function deniedRelationObjection(name: string): Objection | undefined {
   if (CREDENTIAL_RELATIONS.has(name.toLowerCase())) {

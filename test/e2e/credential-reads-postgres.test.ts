@@ -1,0 +1,140 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PG_URL, serverAvailable } from '../helpers/engines.js';
+import { TestHome } from '../helpers/hanactl-home.js';
+import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
+
+const available = await serverAvailable('postgres');
+const TAG = `hanactl_cred_${process.pid}`;
+const FDW_PASSWORD = `FdwPassw0rd-${process.pid}`;
+const LEAK = `LeakMe-${process.pid}`;
+
+/**
+ * No secret reaches a tool result on a PostgreSQL connection whose login role is a superuser,
+ * even marked read-only: not through sample_rows, not through run_query by OID or statistics,
+ * not through a view over pg_authid, not through another session's statement text.
+ */
+describe.skipIf(!available)('PostgreSQL credentials stay out of tool results on a superuser connection', () => {
+  const home = new TestHome();
+  const admin = new pg.Client({ connectionString: PG_URL });
+  const other = new pg.Client({ connectionString: PG_URL });
+  let db: pg.Client | undefined;
+  let shim: ShimHandle;
+  /** The key material of every planted SCRAM verifier (what must never show). */
+  const verifiers: string[] = [];
+
+  beforeAll(async () => {
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${TAG}`);
+    for (const n of [1, 2, 3]) await admin.query(`CREATE ROLE ${TAG}_${n} LOGIN PASSWORD 'S3cretPlanted-${n}'`);
+    const url = new URL(PG_URL);
+    url.pathname = `/${TAG}`;
+    db = new pg.Client({ connectionString: url.toString() });
+    await db.connect();
+    await db.query('CREATE EXTENSION IF NOT EXISTS postgres_fdw');
+    await db.query(`CREATE SERVER ${TAG}_srv FOREIGN DATA WRAPPER postgres_fdw OPTIONS (host 'localhost')`);
+    await db.query(`CREATE USER MAPPING FOR CURRENT_USER SERVER ${TAG}_srv OPTIONS (user 'x', password '${FDW_PASSWORD}')`);
+    await db.query('CREATE VIEW public.role_list AS SELECT rolname, rolpassword FROM pg_catalog.pg_authid');
+    await db.query('CREATE VIEW public.role_list2 AS SELECT * FROM public.role_list');
+    await db.query('CREATE VIEW public.mappings AS SELECT umuser, umoptions FROM pg_catalog.pg_user_mapping');
+    await db.query('ANALYZE pg_catalog.pg_authid');
+    const rows = await admin.query(`SELECT rolpassword FROM pg_authid WHERE rolname LIKE '${TAG}_%'`);
+    for (const r of rows.rows) verifiers.push(String(r.rolpassword).split('$').at(-1) as string);
+    expect(verifiers).toHaveLength(3);
+    await home.ok(['add', '--no-test', '--no-password', 'pgsu', url.toString()]);
+    shim = await startShim(home.env, ['--connection', 'pgsu']);
+  });
+
+  afterAll(async () => {
+    await shim?.close();
+    await home.dispose();
+    await db?.end();
+    await other.end().catch(() => {});
+    await admin.query(`DROP DATABASE IF EXISTS ${TAG} WITH (FORCE)`).catch(() => {});
+    for (const n of [1, 2, 3, 4]) await admin.query(`DROP ROLE IF EXISTS ${TAG}_${n}`).catch(() => {});
+    await admin.end();
+  });
+
+  /** The whole result as a client receives it holds none of the planted secrets. */
+  const noSecret = (result: unknown) => {
+    const all = JSON.stringify(result);
+    for (const v of verifiers) expect(all).not.toContain(v.slice(0, 20));
+    expect(all).not.toContain(FDW_PASSWORD);
+    expect(all).not.toContain(LEAK);
+    expect(all).not.toMatch(/SCRAM-SHA-256\$\d+:/);
+  };
+
+  it.each([
+    'pg_authid',
+    'pg_shadow',
+    'pg_user_mapping',
+    'pg_user_mappings',
+    'pg_hba_file_rules',
+    'pg_file_settings',
+    'pg_statistic',
+    'pg_stats',
+    'PG_AUTHID',
+  ])('sample_rows of pg_catalog.%s is refused', async (table) => {
+    const result = await shim.call('sample_rows', { table, schema: 'pg_catalog', limit: 100 });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/Refused: .*(password|files on the database host|sample values)/);
+    noSecret(result);
+  });
+
+  it('sample_rows of a view over pg_authid, or of a view over that view, is refused by what it reads', async () => {
+    for (const table of ['role_list', 'role_list2']) {
+      const result = await shim.call('sample_rows', { table, schema: 'public' });
+      expect(result.isError, table).toBe(true);
+      expect(textOf(result)).toMatch(new RegExp(`Refused: public\\.${table} reads pg_catalog\\."pg_authid"\\. Refused: pg_authid holds password hashes`));
+      noSecret(result);
+    }
+  });
+
+  it('sample_rows of an ordinary table still answers', async () => {
+    await db?.query('CREATE TABLE public.plain(id int)');
+    await db?.query('INSERT INTO public.plain VALUES (1), (2)');
+    const result = await shim.call('sample_rows', { table: 'plain' });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({ rows: [{ id: 1 }, { id: 2 }] });
+  });
+
+  it.each([
+    "SELECT substr(x, strpos(x, 'SCRAM'), 140) AS hash FROM (SELECT table_to_xml('1260', true, false, '')::text AS x) s",
+    "SELECT substr(x, strpos(x, 'password='), 40) AS opt FROM (SELECT table_to_xml('1418', true, false, '')::text AS x) s",
+    "SELECT histogram_bounds::text FROM pg_stats WHERE tablename = 'pg_authid' AND attname = 'rolpassword'",
+    "SELECT stavalues1::text FROM pg_statistic WHERE starelid = 1260 AND stavalues1::text LIKE '%SCRAM%'",
+  ])('run_query refuses %s', async (sql) => {
+    const result = await shim.call('run_query', { sql });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/^STATEMENT_REFUSED: Refused: /);
+    noSecret(result);
+  });
+
+  it('masks hashes and mapping passwords that a view or an XML export still reaches', async () => {
+    for (const sql of [
+      'SELECT * FROM role_list',
+      "SELECT table_to_xml('public.role_list', true, false, '')::text AS x",
+      'SELECT * FROM mappings',
+      'SELECT umoptions::text AS o FROM mappings',
+    ]) {
+      const result = await shim.call('run_query', { sql });
+      expect(result.isError, `${sql}: ${textOf(result)}`).toBeFalsy();
+      noSecret(result);
+    }
+    const view = await shim.call('run_query', { sql: `SELECT rolpassword FROM role_list WHERE rolname = '${TAG}_1'` });
+    expect(view.structuredContent).toMatchObject({ rows: [{ rolpassword: '*** (password hash hidden)' }] });
+    const mappings = await shim.call('run_query', { sql: 'SELECT umoptions FROM mappings' });
+    expect(mappings.structuredContent).toMatchObject({ rows: [{ umoptions: ['user=x', 'password=***'] }] });
+  });
+
+  it("masks the password in another session's ALTER ROLE shown by pg_stat_activity", async () => {
+    await admin.query(`CREATE ROLE ${TAG}_4 LOGIN`);
+    await other.connect();
+    await other.query(`ALTER ROLE ${TAG}_4 PASSWORD '${LEAK}'`);
+    // The other session is idle now, and pg_stat_activity keeps its last statement.
+    const result = await shim.call('run_query', { sql: `SELECT query FROM pg_stat_activity WHERE query LIKE 'ALTER ROLE ${TAG}%'` });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({ rows: [{ query: `ALTER ROLE ${TAG}_4 PASSWORD '***'` }] });
+    noSecret(result);
+  });
+});
