@@ -145,7 +145,12 @@ export class CatalogService {
     const what = `${table.schema}.${table.table}`;
     refuse(
       verdict.ok
-        ? { ok: false, rule: 'credential-read', message: `Refused: ${what} reads ${reads}, whose rows hanactl does not return.`, hint: 'Sample an ordinary table instead.' }
+        ? {
+            ok: false,
+            rule: 'credential-read',
+            message: `Refused: ${what} reads ${reads}, whose rows hanactl does not return.`,
+            hint: 'Sample an ordinary table instead.',
+          }
         : { ...verdict, message: `Refused: ${what} reads ${reads}. ${verdict.message}` },
     );
   }

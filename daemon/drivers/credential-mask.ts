@@ -19,7 +19,8 @@ export const MASK = '***';
 const HASH_HIDDEN = '*** (password hash hidden)';
 
 /** What starts a masking decision; each alternative has a fixed shape, so a failed try is cheap. */
-const TRIGGER = /password|authentication_string|identified\s+(?:by|via|with)\b|scram-sha-256\$|md5[0-9a-f]{32}(?![0-9a-f])|\*[0-9a-f]{40}(?![0-9a-f])/gi;
+const TRIGGER =
+  /password|authentication_string|identified\s+(?:by|via|with)\b|scram-sha-256\$|md5[0-9a-f]{32}(?![0-9a-f])|\*[0-9a-f]{40}(?![0-9a-f])/gi;
 /** Characters of a SCRAM verifier after its `SCRAM-SHA-256$` prefix (base64, iterations, separators). */
 const SCRAM_CHAR = /[A-Za-z0-9+/=:$]/;
 const SECRET_KEYS = new Set(['password', 'passwd', 'authentication_string', 'rolpassword', 'umoptions', 'srvoptions', 'subconninfo']);

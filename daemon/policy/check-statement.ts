@@ -83,7 +83,8 @@ function judge(lexed: Lexed, dialect: DialectPolicy, options: PolicyOptions, emb
     embeddedSql(tokens, embedded);
   if (refusal) return refusal;
   // On a writable connection this decides the kind: anything the read-only rules refuse is a write.
-  const readRefusal = deniedFunction(tokens, false) ?? dialect.catalogRules?.(tokens, false, options.database) ?? readObjection(tokens, dialect);
+  const readRefusal =
+    deniedFunction(tokens, false) ?? dialect.catalogRules?.(tokens, false, options.database) ?? readObjection(tokens, dialect);
   if (!readRefusal) return { ok: true, kind: 'read' };
   return options.allowWrite ? { ok: true, kind: 'write' } : readRefusal;
 }

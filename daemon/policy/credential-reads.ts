@@ -38,7 +38,7 @@ const refuseLog = (what: string): Objection =>
   objection(
     'credential-read',
     `Refused: ${what} holds the text of other sessions' statements, passwords written in them included, which hanactl does not return on any connection.`,
-    'Ask a person for the log entries you need; hanactl does not read the server\'s statement logs.',
+    "Ask a person for the log entries you need; hanactl does not read the server's statement logs.",
   );
 
 /** The refusal for reading the table `table` (lower case) of the `mysql` schema, or undefined. */
@@ -56,11 +56,7 @@ function mysqlTableObjection(table: string): Objection | undefined {
  * every connection, whatever the connection's user may read: the promise is that no secret
  * reaches a tool result. Names are compared in lower case, so another spelling only refuses more.
  */
-export function mysqlCredentialObjection(
-  tokens: readonly Token[],
-  _allowWrite = false,
-  database?: string,
-): Objection | undefined {
+export function mysqlCredentialObjection(tokens: readonly Token[], _allowWrite = false, database?: string): Objection | undefined {
   const at = leadIndex(tokens);
   if (isWord(tokens[at], 'SHOW')) {
     if (isWord(tokens[at + 1], 'GRANTS')) return refuse('SHOW GRANTS');

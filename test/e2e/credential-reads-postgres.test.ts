@@ -85,7 +85,9 @@ describe.skipIf(!available)('PostgreSQL credentials stay out of tool results on 
     for (const table of ['role_list', 'role_list2']) {
       const result = await shim.call('sample_rows', { table, schema: 'public' });
       expect(result.isError, table).toBe(true);
-      expect(textOf(result)).toMatch(new RegExp(`Refused: public\\.${table} reads pg_catalog\\."pg_authid"\\. Refused: pg_authid holds password hashes`));
+      expect(textOf(result)).toMatch(
+        new RegExp(`Refused: public\\.${table} reads pg_catalog\\."pg_authid"\\. Refused: pg_authid holds password hashes`),
+      );
       noSecret(result);
     }
   });

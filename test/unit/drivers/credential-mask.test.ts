@@ -1,8 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { maskCellValue, maskSecretText } from '../../../daemon/drivers/credential-mask.js';
 
-const SCRAM =
-  'SCRAM-SHA-256$4096:c2FsdHNhbHQ=$Zm9vYmFyYmF6cXV4Zm9vYmFyYmF6cXV4Zm9vYmFyYmE=:YmF6cXV4Zm9vYmFyYmF6cXV4Zm9vYmFyYmF6cXV4YmE=';
+const SCRAM = 'SCRAM-SHA-256$4096:c2FsdHNhbHQ=$Zm9vYmFyYmF6cXV4Zm9vYmFyYmF6cXV4Zm9vYmFyYmE=:YmF6cXV4Zm9vYmFyYmF6cXV4Zm9vYmFyYmF6cXV4YmE=';
 
 describe('credential masking in result cells', () => {
   test.each([
@@ -11,7 +10,11 @@ describe('credential masking in result cells', () => {
     ['SCRAM verifiers in a statistics array', `{${SCRAM},${SCRAM.replace('Zm9v', 'QUJD')}}`, 'QUJD'],
     ['an md5 hash', 'md5a3556571e93b0d20722ba62be61e8c2d', 'a3556571e93b0d20722ba62be61e8c2d'],
     ['a MySQL native hash in JSON text', '{"authentication_string":"*477A6DCD4E0F2D4D6C84AE1E38AB0DD6F5D6EE0E"}', '477A6DCD'],
-    ['an ed25519 value in JSON text', '{"authentication_string": "ZIgUREUg5PVgQ6LskhXmO+eZLS0nC8be6HPjYWR4YJY", "plugin": "ed25519"}', 'ZIgUREUg5'],
+    [
+      'an ed25519 value in JSON text',
+      '{"authentication_string": "ZIgUREUg5PVgQ6LskhXmO+eZLS0nC8be6HPjYWR4YJY", "plugin": "ed25519"}',
+      'ZIgUREUg5',
+    ],
     ['a user-mapping option', 'password=FdwPassw0rd!', 'FdwPassw0rd'],
     ['an options array as text', '{user=x,password=FdwPassw0rd!}', 'FdwPassw0rd'],
     ['an options array element with a comma', '{user=x,"password=Fdw,Passw0rd!"}', 'Passw0rd'],

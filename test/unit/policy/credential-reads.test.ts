@@ -108,7 +108,7 @@ describe('statements that show credentials', () => {
     }
   });
 
-  test("PostgreSQL: table_to_xml of an ordinary table named as a literal still runs", () => {
+  test('PostgreSQL: table_to_xml of an ordinary table named as a literal still runs', () => {
     expect(checkStatement("SELECT table_to_xml('public.orders', true, false, '')", pgRead)).toEqual({ ok: true, kind: 'read' });
   });
 
@@ -119,7 +119,7 @@ describe('statements that show credentials', () => {
     'SHOW BINLOG EVENTS',
     "SHOW BINLOG EVENTS IN 'mysql-bin.000001'",
     'SHOW RELAYLOG EVENTS',
-  ])('MariaDB: %s (other sessions\' statement text) is refused', (sql) => {
+  ])("MariaDB: %s (other sessions' statement text) is refused", (sql) => {
     for (const options of [readOnly, writable]) {
       const verdict = checkStatement(sql, options);
       expect(verdict, sql).toMatchObject({ ok: false, rule: 'credential-read' });
@@ -127,13 +127,16 @@ describe('statements that show credentials', () => {
     }
   });
 
-  test.each(['SELECT * FROM user', 'SELECT Priv FROM `global_priv`', 'SELECT * FROM general_log', 'select * from SLOW_LOG', 'SELECT * FROM servers'])(
-    'MariaDB: %s is refused on a connection whose default database is mysql',
-    (sql) => {
-      expect(checkStatement(sql, { ...readOnly, database: 'mysql' })).toMatchObject({ ok: false, rule: 'credential-read' });
-      expect(checkStatement(sql, { ...readOnly, database: 'MySQL' })).toMatchObject({ ok: false, rule: 'credential-read' });
-    },
-  );
+  test.each([
+    'SELECT * FROM user',
+    'SELECT Priv FROM `global_priv`',
+    'SELECT * FROM general_log',
+    'select * from SLOW_LOG',
+    'SELECT * FROM servers',
+  ])('MariaDB: %s is refused on a connection whose default database is mysql', (sql) => {
+    expect(checkStatement(sql, { ...readOnly, database: 'mysql' })).toMatchObject({ ok: false, rule: 'credential-read' });
+    expect(checkStatement(sql, { ...readOnly, database: 'MySQL' })).toMatchObject({ ok: false, rule: 'credential-read' });
+  });
 
   test('MariaDB: unqualified user still runs on a connection to another database', () => {
     expect(checkStatement('SELECT * FROM user', { ...readOnly, database: 'app' })).toEqual({ ok: true, kind: 'read' });

@@ -1,0 +1,125 @@
+import mysql from 'mysql2/promise';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MYSQL_URL, serverAvailable } from '../helpers/engines.js';
+import { TestHome } from '../helpers/hanactl-home.js';
+import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
+
+const available = await serverAvailable('mysql');
+const USER = `hanactl_cred_${process.pid}`;
+const PLANTED = `S3cretPlanted-${process.pid}`;
+const LEAK = `LeakMe-${process.pid}`;
+
+function connectionOptions(database?: string) {
+  const u = new URL(MYSQL_URL);
+  return { host: u.hostname, port: Number(u.port || 3306), user: decodeURIComponent(u.username), ...(database ? { database } : {}) };
+}
+
+/**
+ * No secret reaches a tool result on a MariaDB connection as root, marked read-only: not through
+ * sample_rows, the statement logs, the binary log, a connection whose database is `mysql`, or
+ * another session's statement text in the process list.
+ */
+describe.skipIf(!available)('MariaDB credentials stay out of tool results on a root connection', () => {
+  const home = new TestHome();
+  let admin: mysql.Connection;
+  let shim: ShimHandle;
+  let inMysql: ShimHandle;
+  let hash = '';
+
+  beforeAll(async () => {
+    admin = await mysql.createConnection(connectionOptions());
+    await admin.query(`CREATE USER '${USER}'@'%' IDENTIFIED BY '${PLANTED}'`);
+    const [rows] = await admin.query(`SELECT authentication_string AS h FROM mysql.user WHERE User = ?`, [USER]);
+    hash = String((rows as { h: string }[])[0]?.h ?? '');
+    expect(hash).toMatch(/^\*[0-9A-F]{40}$/);
+    const mysqlUrl = new URL(MYSQL_URL);
+    mysqlUrl.pathname = '/mysql';
+    await home.ok(['add', '--no-test', '--no-password', 'maria', MYSQL_URL]);
+    await home.ok(['add', '--no-test', '--no-password', 'mariasys', mysqlUrl.toString()]);
+    shim = await startShim(home.env, ['--connection', 'maria']);
+    inMysql = await startShim(home.env, ['--connection', 'mariasys']);
+  });
+
+  afterAll(async () => {
+    await shim?.close();
+    await inMysql?.close();
+    await home.dispose();
+    await admin?.query(`DROP USER IF EXISTS '${USER}'@'%'`).catch(() => {});
+    await admin?.end();
+  });
+
+  const noSecret = (result: unknown) => {
+    const all = JSON.stringify(result);
+    expect(all).not.toContain(hash.slice(1, 21));
+    expect(all).not.toContain(PLANTED);
+    expect(all).not.toContain(LEAK);
+  };
+
+  it.each(['global_priv', 'user', 'GLOBAL_PRIV', 'general_log', 'slow_log', 'servers'])(
+    'sample_rows of mysql.%s is refused',
+    async (table) => {
+      const result = await shim.call('sample_rows', { table, schema: 'mysql', limit: 50 });
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toMatch(/Refused: mysql\.\w+ (shows authentication data|holds the text of other sessions' statements)/);
+      noSecret(result);
+    },
+  );
+
+  it('on a connection to the mysql database, unqualified credential tables are refused in run_query and sample_rows', async () => {
+    for (const sql of ['SELECT * FROM user', 'SELECT Priv FROM global_priv', 'SELECT * FROM general_log']) {
+      const result = await inMysql.call('run_query', { sql });
+      expect(result.isError, sql).toBe(true);
+      expect(textOf(result)).toMatch(/rule: credential-read/);
+      noSecret(result);
+    }
+    const sample = await inMysql.call('sample_rows', { table: 'global_priv' });
+    expect(sample.isError).toBe(true);
+    noSecret(sample);
+  });
+
+  it.each(['SELECT * FROM mysql.general_log', 'SELECT sql_text FROM mysql.slow_log', 'SHOW BINLOG EVENTS', 'SHOW RELAYLOG EVENTS'])(
+    'run_query refuses %s',
+    async (sql) => {
+      const result = await shim.call('run_query', { sql });
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toMatch(/Refused: .*other sessions' statements.*\(rule: credential-read\)/);
+    },
+  );
+
+  it("masks the password in another session's statement shown by the process list", async () => {
+    const other = await mysql.createConnection(connectionOptions());
+    const [idRows] = await other.query('SELECT CONNECTION_ID() AS id');
+    const id = (idRows as { id: number }[])[0]?.id;
+    const running = other.query(`SELECT SLEEP(60) AS s, PASSWORD('${LEAK}') AS p, 'IDENTIFIED BY "${LEAK}"' AS q`).catch(() => undefined);
+    try {
+      // Wait for the statement to be on the server (polled, not slept).
+      for (;;) {
+        const [rows] = await admin.query('SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE ID = ? AND INFO LIKE ?', [
+          id,
+          '%SLEEP(60)%',
+        ]);
+        if (Number((rows as { n: number }[])[0]?.n) > 0) break;
+      }
+      for (const sql of [`SELECT INFO FROM information_schema.PROCESSLIST WHERE ID = ${id}`, 'SHOW FULL PROCESSLIST', 'SHOW PROCESSLIST']) {
+        const result = await shim.call('run_query', { sql });
+        expect(result.isError, sql).toBeFalsy();
+        noSecret(result);
+        expect(JSON.stringify(result), sql).toMatch(/PASSWORD\('\*\*\*'\)/);
+      }
+    } finally {
+      await admin.query(`KILL QUERY ${Number(id)}`).catch(() => {});
+      await running;
+      await other.end();
+    }
+  });
+
+  it('masks the hash inside a JSON privilege document that a query still reaches', async () => {
+    const result = await shim.call('run_query', {
+      sql: `SELECT JSON_OBJECT('plugin', 'mysql_native_password', 'authentication_string', '${hash}') AS priv,
+                   JSON_OBJECT('authentication_string', 'ZIgUREUg5PVgQ6LskhXmO+eZLS0nC8be6HPjYWR4YJY') AS ed`,
+    });
+    expect(result.isError).toBeFalsy();
+    noSecret(result);
+    expect(JSON.stringify(result)).not.toContain('ZIgUREUg5PVgQ6Lskh');
+  });
+});
