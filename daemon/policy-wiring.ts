@@ -1,3 +1,4 @@
+import { cliCommand } from '../shared/cli-command.js';
 import type { Engine } from '../shared/connection-url.js';
 import { HanactlError } from '../shared/errors.js';
 import type { StatementVerdict } from './catalog/catalog-service.js';
@@ -35,7 +36,7 @@ export function loadStatementPolicy(): Promise<LoadedPolicy> {
       throw new HanactlError(
         'STATEMENT_REFUSED',
         `Refused: the daemon could not load its statement policy (${err instanceof Error ? err.message : String(err)}), so it runs no statement.`,
-        { rule: 'policy-unavailable', hint: 'Restart the daemon (hanactl daemon stop, then hanactl daemon start); if this persists, reinstall hanactl.' },
+        { rule: 'policy-unavailable', hint: `Restart the daemon (${cliCommand()} daemon stop, then ${cliCommand()} daemon start); if this persists, reinstall hanactl.` },
       );
     },
   );

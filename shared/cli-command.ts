@@ -32,3 +32,22 @@ export function hanactlCommand(env: NodeJS.ProcessEnv = process.env): string {
   const home = env.HANACTL_HOME ? `HANACTL_HOME=${shellQuote(realpathOr(env.HANACTL_HOME) ?? env.HANACTL_HOME)} ` : '';
   return `${home}${onPath ? 'hanactl' : `node ${shellQuote(bin)}`}`;
 }
+
+const made = new Map<string, string>();
+
+/**
+ * A hanactl command line for a person to run, as printed in advice and errors:
+ * `cliCommand('daemon start')` is `hanactl daemon start` when that is this installation on
+ * PATH, else `node /abs/path/bin/hanactl.js daemon start`, with this process's HANACTL_HOME in
+ * front when set. The daemon and the relay print it too, for the person behind the agent: they
+ * run from the same installation and home as the CLI that reaches them.
+ */
+export function cliCommand(args = '', env: NodeJS.ProcessEnv = process.env): string {
+  const key = `${env.PATH ?? ''}\0${env.HANACTL_HOME ?? ''}`;
+  let command = made.get(key);
+  if (command === undefined) {
+    command = hanactlCommand(env);
+    made.set(key, command);
+  }
+  return args ? `${command} ${args}` : command;
+}

@@ -1,37 +1,38 @@
 import type { Agent } from 'node:http';
 import { createRequire } from 'node:module';
 import type { z } from 'zod';
+import { cliCommand } from './cli-command.js';
 import { CLIENT_HEADER } from './client-header.js';
-import { HanactlError, fromWire } from './errors.js';
+import { fromWire, HanactlError } from './errors.js';
 import { assertPrivateRunDir, type RunDirPaths } from './private-run-dir.js';
-import { explainSocketError, UNREACHABLE } from './socket-errors.js';
 import type { ProjectScope } from './project-schemas.js';
 import {
   type AddConnectionRequest,
   type ConnectionInfo,
-  type ContextSqlRequest,
-  type ContextSqlResult,
-  ContextSqlResultSchema,
   ConnectionInfoSchema,
   type ConnectionList,
   ConnectionListSchema,
   type ConnectionTestResult,
   ConnectionTestResultSchema,
+  type ContextSqlRequest,
+  type ContextSqlResult,
+  ContextSqlResultSchema,
   type Health,
   HealthSchema,
   type OpenSessionRequest,
-  type PoolStats,
   PoolListSchema,
+  type PoolStats,
   type QueryRequest,
   type QueryResult,
   QueryResultSchema,
   type SessionInfo,
   SessionInfoSchema,
   type SessionUpdate,
-  type UpdateConnectionRequest,
   type Status,
   StatusSchema,
+  type UpdateConnectionRequest,
 } from './schemas.js';
+import { explainSocketError, UNREACHABLE } from './socket-errors.js';
 
 export interface DaemonClientOptions {
   readonly socketPath: string;
@@ -96,7 +97,7 @@ function settle<T>(method: string, path: string, status: number, text: string, s
   if (parsed.success) return parsed.data;
   throw new HanactlError(
     'INTERNAL',
-    `The daemon's answer to ${method} ${path} does not match this client's version; restart the daemon (\`hanactl daemon stop\`).`,
+    `The daemon's answer to ${method} ${path} does not match this client's version; restart the daemon (\`${cliCommand()} daemon stop\`).`,
   );
 }
 

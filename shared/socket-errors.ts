@@ -1,3 +1,4 @@
+import { cliCommand } from './cli-command.js';
 import { HanactlError, isHanactlError } from './errors.js';
 
 /** Socket errors that mean no daemon is there to answer (one may be started). */
@@ -20,7 +21,7 @@ export function explainSocketError(err: unknown, socket: string): unknown {
           : 'there is no socket';
     return new HanactlError(
       'DAEMON_UNAVAILABLE',
-      `No hanactl daemon is answering on ${socket}: ${why}. Start it with \`hanactl daemon start\` (or check \`hanactl daemon status\`).`,
+      `No hanactl daemon is answering on ${socket}: ${why}. Start it with \`${cliCommand()} daemon start\` (or check \`${cliCommand()} daemon status\`).`,
     );
   }
   if (DENIED.has(code)) {

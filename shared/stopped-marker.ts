@@ -1,4 +1,5 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cliCommand } from './cli-command.js';
 import { HanactlError } from './errors.js';
 import type { Paths } from './paths.js';
 import { assertPrivateRunDir } from './private-run-dir.js';
@@ -34,9 +35,9 @@ export function readStopped(paths: Paths): StoppedMarker | undefined {
   }
   try {
     const parsed = JSON.parse(text) as Partial<StoppedMarker>;
-    return { at: String(parsed.at ?? ''), restart: typeof parsed.restart === 'string' ? parsed.restart : 'hanactl daemon start' };
+    return { at: String(parsed.at ?? ''), restart: typeof parsed.restart === 'string' ? parsed.restart : cliCommand('daemon start') };
   } catch {
-    return { at: '', restart: 'hanactl daemon start' }; // unreadable, yet someone stopped it
+    return { at: '', restart: cliCommand('daemon start') }; // unreadable, yet someone stopped it
   }
 }
 

@@ -1,10 +1,11 @@
 import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import type { Broker } from './broker.js';
+import { cliCommand } from '../shared/cli-command.js';
 import { HanactlError } from '../shared/errors.js';
 import { isProjectRef } from '../shared/project-schemas.js';
 import { ConnectionRefSchema, DEFAULT_MAX_ROWS, MAX_MAX_ROWS, ParamSchema } from '../shared/schemas.js';
 import { renderTable } from '../shared/text-table.js';
+import type { Broker } from './broker.js';
 import { withProgress } from './progress.js';
 import { projectScope } from './project-scope.js';
 import { renderQueryResult } from './render.js';
@@ -64,7 +65,7 @@ export function registerTools(
         const note = project && project.status !== 'ok' && project.message ? `\n${project.message}` : '';
         const projectView = project ? { project } : {};
         if (connections.length === 0) {
-          const none = 'No connections are registered. Ask a person to add one with `hanactl add <name> <url>`.';
+          const none = `No connections are registered. Ask a person to add one with \`${cliCommand()} add <name> <url>\`.`;
           return ok(`${none}${note}`, { connections: [], active: state.active, ...projectView });
         }
         const rows = connections.map((c) => ({

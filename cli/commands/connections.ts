@@ -1,3 +1,4 @@
+import { cliCommand } from '../../shared/cli-command.js';
 import { parseConnectionUrl } from '../../shared/connection-url.js';
 import { HanactlError } from '../../shared/errors.js';
 import { assertConnectionName } from '../../shared/names.js';
@@ -34,7 +35,7 @@ export async function add(ctx: CliContext, name: string, url: string, options: A
     // Storing no password because nobody could be asked would only fail later, at the first call.
     throw new HanactlError(
       'INVALID_REQUEST',
-      `Standard input is not a terminal, so hanactl cannot ask for the password of "${name}". Pipe it with --password-stdin (e.g. \`hanactl add ${name} <url> --password-stdin < pw.txt\`), or pass --no-password for a user that has none.`,
+      `Standard input is not a terminal, so hanactl cannot ask for the password of "${name}". Pipe it with --password-stdin (e.g. \`${cliCommand()} add ${name} <url> --password-stdin < pw.txt\`), or pass --no-password for a user that has none.`,
     );
   } else if (asks) {
     const typed = await promptHidden(
@@ -65,7 +66,7 @@ export async function add(ctx: CliContext, name: string, url: string, options: A
     .finally(() => progress?.done());
   if (options.json) return printJson(ctx, info);
   ctx.out(`Added "${info.name}" (${info.engine}, ${info.allowWrite ? 'read-write' : 'read-only'}): ${info.url}`);
-  ctx.out(testing ? 'The connection test passed.' : `Saved untested; check it with: hanactl test ${info.name}`);
+  ctx.out(testing ? 'The connection test passed.' : `Saved untested; check it with: ${cliCommand()} test ${info.name}`);
 }
 
 function query(options: Readonly<Record<string, string>>): string {
@@ -78,7 +79,7 @@ export async function list(ctx: CliContext, options: { json?: boolean }): Promis
   const { connections } = await ctx.daemon.listConnections();
   if (options.json) return printJson(ctx, { connections });
   if (connections.length === 0) {
-    ctx.out('No connections yet. Add one with: hanactl add <name> <url>');
+    ctx.out(`No connections yet. Add one with: ${cliCommand()} add <name> <url>`);
     return;
   }
   const rows = connections.map((c) => ({
@@ -140,7 +141,7 @@ export async function set(ctx: CliContext, name: string, options: SetOptions): P
   ctx.out(`"${info.name}" is now ${info.allowWrite ? 'read-write' : 'read-only'}${scoped}${signed}${cap}${curated}${cost}.`);
   if (options.signedContext === true) {
     ctx.err(
-      `Install the verifying function once, as the database owner: hanactl context-sql ${info.name} | psql -U <owner> -d <database> -v ON_ERROR_STOP=1`,
+      `Install the verifying function once, as the database owner: ${cliCommand()} context-sql ${info.name} | psql -U <owner> -d <database> -v ON_ERROR_STOP=1`,
     );
   }
 }
@@ -160,7 +161,7 @@ export async function contextSql(ctx: CliContext, name: string, options: Context
   if (process.stdout.isTTY && !options.toTerminal) {
     throw new HanactlError(
       'INVALID_REQUEST',
-      `The SQL holds "${name}"'s context signing key, so hanactl does not print it to a terminal. Pipe it into psql as the database owner (hanactl context-sql ${name} | psql -U <owner> -d <database> -v ON_ERROR_STOP=1), or pass --to-terminal to see it.`,
+      `The SQL holds "${name}"'s context signing key, so hanactl does not print it to a terminal. Pipe it into psql as the database owner (${cliCommand()} context-sql ${name} | psql -U <owner> -d <database> -v ON_ERROR_STOP=1), or pass --to-terminal to see it.`,
     );
   }
   const { sql } = await ctx.daemon.contextSql(name, {

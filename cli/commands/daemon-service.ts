@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { DAEMON_NODE_FLAGS, hanactlBinPath } from '../../shared/auto-start.js';
+import { cliCommand } from '../../shared/cli-command.js';
 import { isHanactlError } from '../../shared/errors.js';
 import { type CliContext, printJson } from '../context.js';
 import { CliExit, EXIT } from '../exit.js';
@@ -92,7 +93,7 @@ interface Target {
 function currentPlatform(): ServicePlatform {
   if (process.platform === 'linux') return 'linux';
   if (process.platform === 'darwin') return 'macos';
-  throw new CliExit(EXIT.failure, `hanactl installs a service on Linux (systemd) and macOS (launchd), not on ${process.platform}; start the daemon at logon with \`hanactl daemon start\`.`);
+  throw new CliExit(EXIT.failure, `hanactl installs a service on Linux (systemd) and macOS (launchd), not on ${process.platform}; start the daemon at logon with \`${cliCommand('daemon start')}\`.`);
 }
 
 function answers(command: string, args: readonly string[]): boolean {
@@ -183,7 +184,7 @@ async function keyWarnings(ctx: CliContext): Promise<string[]> {
   const warnings: string[] = [];
   if (process.env.HANACTL_REGISTRY_KEY) {
     warnings.push(
-      'HANACTL_REGISTRY_KEY is set in this shell, but the service does not see it (hanactl never writes the key into a unit file). Use the OS keychain or a key file (`hanactl daemon start --key-file`) with the service.',
+      `HANACTL_REGISTRY_KEY is set in this shell, but the service does not see it (hanactl never writes the key into a unit file). Use the OS keychain or a key file (\`${cliCommand('daemon start --key-file')}\`) with the service.`,
     );
   }
   const { keyAdvice } = await import('./key-advice.js');

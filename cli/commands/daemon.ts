@@ -1,11 +1,11 @@
 import type { DaemonLock } from '../../daemon/lifecycle/daemon-lock.js';
 import type { RunningDaemon } from '../../daemon/main.js';
 import { startDaemonInBackground } from '../../shared/auto-start.js';
+import { cliCommand, hanactlCommand } from '../../shared/cli-command.js';
 import { readConfig, writeConfig } from '../../shared/config.js';
 import { isHanactlError } from '../../shared/errors.js';
 import type { Health } from '../../shared/schemas.js';
 import { markStopped } from '../../shared/stopped-marker.js';
-import { hanactlCommand } from '../../shared/cli-command.js';
 import { type CliContext, printJson } from '../context.js';
 import { CliExit, EXIT } from '../exit.js';
 import { progressLine } from '../style.js';
@@ -37,7 +37,7 @@ async function checkHttp(address: string | undefined): Promise<void> {
 
 /** Where MCP over HTTP answers, for the start and status lines. */
 const httpLine = (health: Health) =>
-  health.mcpHttp ? `MCP over HTTP at ${health.mcpHttp}/mcp/<connection> (a bearer token from \`hanactl token create\`)` : undefined;
+  health.mcpHttp ? `MCP over HTTP at ${health.mcpHttp}/mcp/<connection> (a bearer token from \`${cliCommand()} token create\`)` : undefined;
 
 /** `hanactl daemon start [--foreground] [--key-file] [--audit-days N] [--http 127.0.0.1:PORT]`. */
 export async function start(
@@ -67,7 +67,7 @@ export async function start(
   const health = before ?? (await ctx.probe.health());
   if (before && options.http && !health.mcpHttp?.endsWith(`//${options.http}`)) {
     ctx.err(
-      `The running daemon ${health.mcpHttp ? `serves MCP over HTTP at ${health.mcpHttp}` : 'does not serve MCP over HTTP'}; stop it (\`hanactl daemon stop\`) and start it again with --http ${options.http}.`,
+      `The running daemon ${health.mcpHttp ? `serves MCP over HTTP at ${health.mcpHttp}` : 'does not serve MCP over HTTP'}; stop it (\`${cliCommand()} daemon stop\`) and start it again with --http ${options.http}.`,
     );
   }
   if (options.json) return printJson(ctx, { ...health, alreadyRunning: Boolean(before) });
@@ -168,7 +168,7 @@ export async function status(ctx: CliContext, options: { json?: boolean }): Prom
       ].join('\n'),
     );
   } else {
-    ctx.out(`The daemon is not running (socket ${ctx.paths.socket}). Start it with: hanactl daemon start`);
+    ctx.out(`The daemon is not running (socket ${ctx.paths.socket}). Start it with: ${cliCommand()} daemon start`);
   }
   if (!health) throw new CliExit(EXIT.failure);
 }

@@ -2,6 +2,7 @@ import { existsSync, lstatSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { ensurePrivateDir } from '../../daemon/lifecycle/run-dir.js';
+import { cliCommand } from '../../shared/cli-command.js';
 import { readConfig } from '../../shared/config.js';
 import type { DaemonClient } from '../../shared/daemon-client.js';
 import { isHanactlError } from '../../shared/errors.js';
@@ -44,7 +45,7 @@ export function checkNode(version: string = process.versions.node): Check {
     : fail(
         'node',
         `v${version} is too old; hanactl needs Node 20 or later.`,
-        'Install Node 20 or later, then run `npm install` again in the hanactl folder.',
+        `Install Node 20 or later, then run \`npm install\` again in ${installRoot()}.`,
       );
 }
 
@@ -90,7 +91,7 @@ export async function checkKeyringModule(keychainInUse: boolean): Promise<Check>
     return ok(name, '@napi-rs/keyring loads');
   } catch (err) {
     const message = `@napi-rs/keyring does not load: ${reason(err)}`;
-    const fix = `Reinstall it: \`npm install\` in ${installRoot()}; or use HANACTL_REGISTRY_KEY or a key file (\`hanactl daemon start --key-file\`).`;
+    const fix = `Reinstall it: \`npm install\` in ${installRoot()}; or use HANACTL_REGISTRY_KEY or a key file (\`${cliCommand()} daemon start --key-file\`).`;
     return keychainInUse ? fail(name, message, fix) : warn(name, `${message} (not needed: the key does not come from the keychain)`, fix);
   }
 }
@@ -118,7 +119,7 @@ export async function checkKey(paths: Paths, env: NodeJS.ProcessEnv, timeoutMs: 
       fail(
         name,
         `${slots.current.source}: ${reason(err)}`,
-        isHanactlError(err) ? undefined : 'Unlock the keychain, or use HANACTL_REGISTRY_KEY or `hanactl daemon start --key-file`.',
+        isHanactlError(err) ? undefined : `Unlock the keychain, or use HANACTL_REGISTRY_KEY or \`${cliCommand()} daemon start --key-file\`.`,
       ),
     ];
   }
@@ -144,7 +145,7 @@ export async function checkKey(paths: Paths, env: NodeJS.ProcessEnv, timeoutMs: 
       warn(
         'key change',
         `a new key waits in ${slots.next?.description}: a key rotation or import was interrupted.`,
-        'Start the daemon (`hanactl daemon start`); it finishes the change at start-up.',
+        `Start the daemon (\`${cliCommand()} daemon start\`); it finishes the change at start-up.`,
       ),
     );
   if (registryExists) {
@@ -158,7 +159,7 @@ export async function checkKey(paths: Paths, env: NodeJS.ProcessEnv, timeoutMs: 
         fail(
           'registry',
           `${paths.registry} does not open with the key from ${slots.current.description}.`,
-          'Use the key it was created with (after `hanactl key rotate --print-new-key`, the printed one).',
+          `Use the key it was created with (after \`${cliCommand()} key rotate --print-new-key\`, the printed one).`,
         ),
       );
     }
@@ -212,7 +213,7 @@ export async function checkDaemon(probe: DaemonClient, expectedKeySource: string
           warn(
             name,
             'not running (it starts on demand when an editor or a command needs it)',
-            'Start it with `hanactl daemon start` to test the connections too.',
+            `Start it with \`${cliCommand()} daemon start\` to test the connections too.`,
           ),
         ],
       };
@@ -222,7 +223,7 @@ export async function checkDaemon(probe: DaemonClient, expectedKeySource: string
         fail(
           name,
           `does not answer properly: ${reason(err)}`,
-          'Restart it: `hanactl daemon stop && hanactl daemon start`; see `hanactl daemon logs`.',
+          `Restart it: \`${cliCommand()} daemon stop && ${cliCommand()} daemon start\`; see \`${cliCommand()} daemon logs\`.`,
         ),
       ],
     };
@@ -235,7 +236,7 @@ export async function checkDaemon(probe: DaemonClient, expectedKeySource: string
       : warn(
           name,
           `running version ${health.version} (pid ${health.pid}), but this command is version ${cli}.`,
-          'Restart it so both match: `hanactl daemon stop && hanactl daemon start`.',
+          `Restart it so both match: \`${cliCommand()} daemon stop && ${cliCommand()} daemon start\`.`,
         ),
   );
   if (expectedKeySource && health.keySource !== expectedKeySource) {
@@ -275,7 +276,7 @@ export async function checkConnections(
   } catch (err) {
     return [fail('connections', `could not be listed: ${reason(err)}`)];
   }
-  if (names.length === 0) return [ok('connections', 'none registered yet (add one with `hanactl add <name> <url>`)')];
+  if (names.length === 0) return [ok('connections', `none registered yet (add one with \`${cliCommand()} add <name> <url>\`)`)];
   let done = 0;
   onProgress?.(0, names.length);
   return Promise.all(
@@ -295,7 +296,7 @@ export async function checkConnections(
         return fail(
           label,
           timedOut ? `did not answer within ${timeoutMs / 1000} s` : reason(err),
-          `Check the server and the URL (\`hanactl list\`); fix it with \`hanactl add ${name} <url> --replace\`, or remove it with \`hanactl remove ${name}\`.`,
+          `Check the server and the URL (\`${cliCommand()} list\`); fix it with \`${cliCommand()} add ${name} <url> --replace\`, or remove it with \`${cliCommand()} remove ${name}\`.`,
         );
       } finally {
         onProgress?.(++done, names.length);

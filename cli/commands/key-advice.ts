@@ -1,3 +1,4 @@
+import { cliCommand } from '../../shared/cli-command.js';
 import { readConfig } from '../../shared/config.js';
 import type { Paths } from '../../shared/paths.js';
 
@@ -12,7 +13,7 @@ export interface KeyAdvice {
 }
 
 const KEY_FILE_FIX =
-  'Opt into a key file once: `hanactl daemon start --key-file` (remembered in config.json; a 0600 file beside the registry, weaker than a keychain).';
+  `Opt into a key file once: \`${cliCommand()} daemon start --key-file\` (remembered in config.json; a 0600 file beside the registry, weaker than a keychain).`;
 
 /**
  * An editor starts its MCP session with its own environment, not this shell's: a key in
@@ -27,7 +28,7 @@ export async function keyAdvice(paths: Paths, env: NodeJS.ProcessEnv = process.e
       editorReady: false,
       message:
         "The registry key comes from HANACTL_REGISTRY_KEY in this shell. An editor does not inherit this shell's environment, and hanactl never writes the key into a config file: a daemon an editor starts would not find it.",
-      fix: `Start the daemon from this shell before the editor needs it (\`hanactl daemon start\`), or move the key into a key file: \`hanactl key export --out FILE\`, \`hanactl daemon stop\`, then with HANACTL_REGISTRY_KEY unset \`hanactl key import --in FILE --force --key-file\`.`,
+      fix: `Start the daemon from this shell before the editor needs it (\`${cliCommand()} daemon start\`), or move the key into a key file: \`${cliCommand()} key export --out FILE\`, \`${cliCommand()} daemon stop\`, then with HANACTL_REGISTRY_KEY unset \`${cliCommand()} key import --in FILE --force --key-file\`.`,
     };
   }
   let useKeyFile = false;

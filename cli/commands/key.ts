@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { cliCommand } from '../../shared/cli-command.js';
 import { readConfig, writeConfig } from '../../shared/config.js';
 import { HanactlError } from '../../shared/errors.js';
 import { exportRegistry, rotateKey } from '../../shared/key-client.js';
@@ -38,7 +39,7 @@ export async function exportKey(ctx: CliContext, options: { out: string; passphr
   }
   writeFileSync(file, `${JSON.stringify(doc, null, 2)}\n`, { mode: 0o600, flag: options.force ? 'w' : 'wx' });
   if (options.json) return printJson(ctx, { file, createdAt: doc.createdAt, bytes: Buffer.from(doc.registry.bytes, 'base64').length });
-  ctx.out(`Wrote ${file}: the registry and its key, the key wrapped by your passphrase. On the other machine: hanactl key import --in ${options.out}`);
+  ctx.out(`Wrote ${file}: the registry and its key, the key wrapped by your passphrase. On the other machine: ${cliCommand()} key import --in ${options.out}`);
   ctx.out('Anyone with the file and the passphrase can read every password in it; keep the file private and delete it once imported.');
 }
 
@@ -87,5 +88,5 @@ export async function importKey(
     ctx.err('Set HANACTL_REGISTRY_KEY to this key before starting the daemon; it is shown only now:');
     ctx.out(result.newKey);
   }
-  ctx.out('Check it with: hanactl list');
+  ctx.out(`Check it with: ${cliCommand()} list`);
 }

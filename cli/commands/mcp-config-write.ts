@@ -1,7 +1,8 @@
-import { applyEdits, modify, type ParseError, parse, printParseErrorCode } from 'jsonc-parser';
-import { chmodSync, copyFileSync, constants, existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, constants, copyFileSync, existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
+import { applyEdits, modify, type ParseError, parse, printParseErrorCode } from 'jsonc-parser';
+import { cliCommand } from '../../shared/cli-command.js';
 import { HanactlError } from '../../shared/errors.js';
 import type { CliContext } from '../context.js';
 import { contextNote, declaredContext, type McpClientName, mcpConfigText, type ServerEntry, serverEntry } from './mcp-config.js';
@@ -146,11 +147,11 @@ function parseObject(file: string, text: string, client: McpClientName): Record<
   if (first) {
     throw new HanactlError(
       'INVALID_REQUEST',
-      `${file} is not valid JSON (${printParseErrorCode(first.error)} at offset ${first.offset}); hanactl left it untouched. Fix the file, or add the entry by hand: \`hanactl mcp-config --client ${client}\` prints it.`,
+      `${file} is not valid JSON (${printParseErrorCode(first.error)} at offset ${first.offset}); hanactl left it untouched. Fix the file, or add the entry by hand: \`${cliCommand()} mcp-config --client ${client}\` prints it.`,
     );
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new HanactlError('INVALID_REQUEST', `${file} does not hold a JSON object; hanactl left it untouched. Fix the file, or add the entry by hand: \`hanactl mcp-config --client ${client}\` prints it.`);
+    throw new HanactlError('INVALID_REQUEST', `${file} does not hold a JSON object; hanactl left it untouched. Fix the file, or add the entry by hand: \`${cliCommand()} mcp-config --client ${client}\` prints it.`);
   }
   return parsed as Record<string, unknown>;
 }

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
-import { detectProject, importProjectConnection } from '../../shared/project-client.js';
+import { cliCommand } from '../../shared/cli-command.js';
 import { hanaCliFromEnv } from '../../shared/hana-cli-env.js';
+import { detectProject, importProjectConnection } from '../../shared/project-client.js';
 import type { DetectResult } from '../../shared/project-schemas.js';
 import { type CliContext, printJson } from '../context.js';
 
@@ -66,5 +67,5 @@ export async function importProject(ctx: CliContext, dir: string, options: Impor
   });
   if (options.json) return printJson(ctx, info);
   ctx.out(`Imported "${info.name}" (${info.engine}, read-only): ${info.url}`);
-  ctx.out(`Check it with: hanactl test ${info.name}`);
+  ctx.out(`Check it with: ${cliCommand()} test ${info.name}`);
 }

@@ -1,3 +1,4 @@
+import { cliCommand } from '../../shared/cli-command.js';
 import { isHanactlError } from '../../shared/errors.js';
 import { cancelQuery, listSessions, runningQueries } from '../../shared/operator-client.js';
 import type { RunningQuery, SessionInfo } from '../../shared/schemas.js';
@@ -71,6 +72,6 @@ export async function cancel(ctx: CliContext, id: string, options: { json?: bool
   ctx.out(
     result.stopped
       ? `Cancelled ${id}: the statement stopped on the server.`
-      : `Cancel sent to ${id}; the statement has not stopped yet. Check with \`hanactl queries\`.`,
+      : `Cancel sent to ${id}; the statement has not stopped yet. Check with \`${cliCommand()} queries\`.`,
   );
 }

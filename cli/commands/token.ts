@@ -1,3 +1,4 @@
+import { cliCommand } from '../../shared/cli-command.js';
 import { renderTable } from '../../shared/text-table.js';
 import { createToken, listTokens, revokeToken } from '../../shared/token-client.js';
 import { type CliContext, printJson } from '../context.js';
@@ -21,7 +22,7 @@ export async function list(ctx: CliContext, options: { json?: boolean }): Promis
   const tokens = await listTokens(ctx.daemon);
   if (options.json) return printJson(ctx, { tokens });
   if (tokens.length === 0) {
-    ctx.out('No tokens. Create one with `hanactl token create <label> [--connection NAME]`.');
+    ctx.out(`No tokens. Create one with \`${cliCommand()} token create <label> [--connection NAME]\`.`);
     return;
   }
   const rows = tokens.map((t) => ({

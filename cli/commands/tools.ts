@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
+import { cliCommand } from '../../shared/cli-command.js';
 import {
   type CuratedImportRequest,
   CuratedImportRequestSchema,
@@ -86,7 +87,7 @@ export async function importTools(
   const doc = readToolFile(path);
   const top = doc.value;
   if (!top || typeof top !== 'object' || Array.isArray(top) || !('tools' in top))
-    refuse([`${path}: the file has no "tools:" list at the top; see \`hanactl tools import --help\` for its shape.`]);
+    refuse([`${path}: the file has no "tools:" list at the top; see \`${cliCommand()} tools import --help\` for its shape.`]);
   const parsed = CuratedImportRequestSchema.safeParse({
     tools: (top as { tools: unknown }).tools,
     ...(options.replace ? { replace: true } : {}),
@@ -128,7 +129,7 @@ export async function listTools(ctx: CliContext, connection: string | undefined,
   if (options.json) return printJson(ctx, { tools });
   if (tools.length === 0) {
     ctx.out(
-      `No curated tools${connection ? ` on "${connection}"` : ''}. Declare some with \`hanactl tools import <connection> <file.yaml>\`.`,
+      `No curated tools${connection ? ` on "${connection}"` : ''}. Declare some with \`${cliCommand()} tools import <connection> <file.yaml>\`.`,
     );
     return;
   }

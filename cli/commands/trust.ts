@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { cliCommand } from '../../shared/cli-command.js';
 import { listTrusted, trustFolder, untrustFolder } from '../../shared/project-client.js';
 import { renderTable } from '../../shared/text-table.js';
 import { type CliContext, printJson } from '../context.js';
@@ -14,7 +15,7 @@ export async function trust(ctx: CliContext, dir: string, options: { json?: bool
   ctx.out(
     'hanactl now reads connection files inside it (.cdsrc-private.json, package.json, default-env.json, .env, ...) for agents working there.',
   );
-  ctx.out(`See what it finds with: hanactl explain-project ${result.path}`);
+  ctx.out(`See what it finds with: ${cliCommand()} explain-project ${result.path}`);
 }
 
 /** `hanactl untrust <dir>`. */
@@ -29,7 +30,7 @@ export async function trusted(ctx: CliContext, options: { json?: boolean }): Pro
   const folders = await listTrusted(ctx.daemon);
   if (options.json) return printJson(ctx, { trusted: folders });
   if (folders.length === 0) {
-    ctx.out('No folder is trusted yet. Trust a project with: hanactl trust <dir>');
+    ctx.out(`No folder is trusted yet. Trust a project with: ${cliCommand()} trust <dir>`);
     return;
   }
   ctx.out(

@@ -1,3 +1,4 @@
+import { cliCommand } from '../../shared/cli-command.js';
 import {
   bindCurated,
   CURATED_LIST_SHARE,
@@ -81,7 +82,7 @@ export class CuratedService {
       if (clash)
         throw new HanactlError(
           'CONNECTION_EXISTS',
-          `Nothing was imported: "${connection}" has a curated tool named "${clash.name}" already; remove it first (\`hanactl tools remove ${connection} ${clash.name}\`) or import with --replace to swap the whole set.`,
+          `Nothing was imported: "${connection}" has a curated tool named "${clash.name}" already; remove it first (\`${cliCommand()} tools remove ${connection} ${clash.name}\`) or import with --replace to swap the whole set.`,
         );
     }
     const { left, bytes } = offeredTools(all, record.curatedOnly === true);
@@ -90,7 +91,7 @@ export class CuratedService {
       const share = record.curatedOnly ? CURATED_LIST_SHARE.curatedOnly : CURATED_LIST_SHARE.mixed;
       const widen = record.curatedOnly
         ? ''
-        : ` A curated-only connection (\`hanactl set ${connection} --curated-only\`) has ${CURATED_LIST_SHARE.curatedOnly} bytes, since run_query is not offered.`;
+        : ` A curated-only connection (\`${cliCommand()} set ${connection} --curated-only\`) has ${CURATED_LIST_SHARE.curatedOnly} bytes, since run_query is not offered.`;
       throw new HanactlError(
         'INVALID_REQUEST',
         `Nothing was imported: "${connection}"'s curated tools would take ${need} bytes of the tool list an agent loads, and they have ${share} (the first ${bytes} bytes fit, up to "${left[0]?.name}" which does not). Shorten descriptions, or import fewer tools.${widen}`,
@@ -187,7 +188,7 @@ export class CuratedService {
     if (isProjectRef(connection))
       throw new HanactlError(
         'INVALID_REQUEST',
-        `Curated tools belong to registry connections; "${connection}" is a project connection. Import it first (\`hanactl import <dir> --as <name>\`).`,
+        `Curated tools belong to registry connections; "${connection}" is a project connection. Import it first (\`${cliCommand()} import <dir> --as <name>\`).`,
       );
     return this.#deps.connections.resolve(connection);
   }

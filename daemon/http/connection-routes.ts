@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { cliCommand } from '../../shared/cli-command.js';
 import { isProjectRef } from '../../shared/project-schemas.js';
 import { AddConnectionRequestSchema, ContextSqlRequestSchema, UpdateConnectionRequestSchema } from '../../shared/schemas.js';
 import { HanactlError } from '../../shared/errors.js';
@@ -53,25 +54,25 @@ export function connectionRoutes(deps: Pick<AppDeps, 'connections' | 'queries' |
     return c.json(toConnectionInfo(deps.connections.resolve(name)));
   });
   app.post('/connections', async (c) => {
-    requireCli(c, 'register a connection (`hanactl add`)');
+    requireCli(c, `register a connection (\`${cliCommand()} add\`)`);
     const body = await readBody(c, AddConnectionRequestSchema);
     const record = await deps.connections.add(body, body.test ? (candidate) => deps.queries.testRecord(candidate) : undefined);
     return c.json(toConnectionInfo(record), 201);
   });
   app.post('/connections/:name/settings', async (c) => {
-    requireCli(c, 'change write access or context parameters (`hanactl set`)');
+    requireCli(c, `change write access or context parameters (\`${cliCommand()} set\`)`);
     const body = await readBody(c, UpdateConnectionRequestSchema);
     const name = c.req.param('name');
     if (typeof body.maxCost === 'number') await assertServerEstimates(deps, name);
     return c.json(toConnectionInfo(deps.connections.update(name, body)));
   });
   app.post('/connections/:name/context-sql', async (c) => {
-    requireCli(c, 'see the SQL that installs the context signing key (`hanactl context-sql`)');
+    requireCli(c, `see the SQL that installs the context signing key (\`${cliCommand()} context-sql\`)`);
     const body = await readBody(c, ContextSqlRequestSchema);
     return c.json({ sql: deps.connections.contextSql(c.req.param('name'), body) });
   });
   app.delete('/connections/:name', async (c) => {
-    requireCli(c, 'remove a connection (`hanactl remove`)');
+    requireCli(c, `remove a connection (\`${cliCommand()} remove\`)`);
     await deps.connections.remove(c.req.param('name'));
     return c.json({ removed: c.req.param('name') });
   });

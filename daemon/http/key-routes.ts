@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { cliCommand } from '../../shared/cli-command.js';
 import { ExportKeyRequestSchema, RotateKeyRequestSchema } from '../../shared/key-schemas.js';
 import type { KeyService } from '../keys/key-service.js';
 import { requireCli } from './require-cli.js';
@@ -12,11 +13,11 @@ import { readBody } from './validate.js';
 export function keyRoutes(deps: { readonly keys: KeyService }): Hono {
   const app = new Hono();
   app.post('/keys/rotate', async (c) => {
-    requireCli(c, 'change or export the registry key (`hanactl key ...`)');
+    requireCli(c, `change or export the registry key (\`${cliCommand()} key ...\`)`);
     return c.json(await deps.keys.rotate(await readBody(c, RotateKeyRequestSchema)));
   });
   app.post('/keys/export', async (c) => {
-    requireCli(c, 'change or export the registry key (`hanactl key ...`)');
+    requireCli(c, `change or export the registry key (\`${cliCommand()} key ...\`)`);
     const { passphrase } = await readBody(c, ExportKeyRequestSchema);
     return c.json(await deps.keys.exportRegistry(passphrase));
   });

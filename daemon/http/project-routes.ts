@@ -1,5 +1,6 @@
 import { basename } from 'node:path';
 import { Hono } from 'hono';
+import { cliCommand } from '../../shared/cli-command.js';
 import { formatTarget } from '../../shared/connection-url.js';
 import { HanactlError } from '../../shared/errors.js';
 import { trimWhere } from '../../shared/linear-text.js';
@@ -45,7 +46,7 @@ export function projectRoutes(deps: ProjectRouteDeps): Hono {
     if (!ref) {
       throw new HanactlError(
         'CONNECTION_NOT_FOUND',
-        `The project ${found.root} yields no connection; \`hanactl explain-project ${found.root}\` shows why.`,
+        `The project ${found.root} yields no connection; \`${cliCommand()} explain-project ${found.root}\` shows why.`,
       );
     }
     if (!ref.startsWith(PROJECT_PREFIX))

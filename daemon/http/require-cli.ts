@@ -1,4 +1,5 @@
 import type { Context, MiddlewareHandler } from 'hono';
+import { cliCommand } from '../../shared/cli-command.js';
 import { CLI_CLIENT_NAME, CLIENT_HEADER } from '../../shared/client-header.js';
 import { HanactlError } from '../../shared/errors.js';
 import { requestHeader } from './node-request.js';
@@ -35,24 +36,24 @@ export const AGENT_ROUTES: readonly (readonly [method: string, path: RegExp])[] 
 
 /** What the operator's routes do, in the words of the refusal (the first match wins). */
 const OPERATOR_WORDS: readonly (readonly [method: string, path: RegExp, what: string])[] = [
-  ['POST', /^\/v1\/shutdown$/, 'stop the daemon (`hanactl daemon stop`)'],
-  ['GET', /^\/v1\/(status|pools|sessions)$/, "see the daemon's sessions and pools (`hanactl status`, `hanactl pools`)"],
-  ['GET', /^\/v1\/audit$/, 'read the audit trail (`hanactl audit`)'],
-  ['*', /^\/v1\/queries(\/|$)/, 'list or cancel the calls in flight (`hanactl queries`, `hanactl cancel`)'],
-  ['POST', /^\/v1\/connections$/, 'register a connection (`hanactl add`)'],
-  ['POST', /^\/v1\/connections\/[^/]+\/settings$/, 'change write access or context parameters (`hanactl set`)'],
-  ['DELETE', /^\/v1\/connections\/[^/]+$/, 'remove a connection (`hanactl remove`)'],
-  ['POST', /^\/v1\/connections\/[^/]+\/test$/, 'test a connection (`hanactl test`)'],
-  ['POST', /^\/v1\/connections\/[^/]+\/context-sql$/, 'see the SQL that installs the context signing key (`hanactl context-sql`)'],
-  ['*', /^\/v1\/keys(\/|$)/, 'change or export the registry key (`hanactl key ...`)'],
-  ['*', /^\/v1\/tokens(\/|$)/, 'create, list or revoke MCP over HTTP tokens (`hanactl token ...`)'],
+  ['POST', /^\/v1\/shutdown$/, `stop the daemon (\`${cliCommand()} daemon stop\`)`],
+  ['GET', /^\/v1\/(status|pools|sessions)$/, `see the daemon's sessions and pools (\`${cliCommand()} status\`, \`${cliCommand()} pools\`)`],
+  ['GET', /^\/v1\/audit$/, `read the audit trail (\`${cliCommand()} audit\`)`],
+  ['*', /^\/v1\/queries(\/|$)/, `list or cancel the calls in flight (\`${cliCommand()} queries\`, \`${cliCommand()} cancel\`)`],
+  ['POST', /^\/v1\/connections$/, `register a connection (\`${cliCommand()} add\`)`],
+  ['POST', /^\/v1\/connections\/[^/]+\/settings$/, `change write access or context parameters (\`${cliCommand()} set\`)`],
+  ['DELETE', /^\/v1\/connections\/[^/]+$/, `remove a connection (\`${cliCommand()} remove\`)`],
+  ['POST', /^\/v1\/connections\/[^/]+\/test$/, `test a connection (\`${cliCommand()} test\`)`],
+  ['POST', /^\/v1\/connections\/[^/]+\/context-sql$/, `see the SQL that installs the context signing key (\`${cliCommand()} context-sql\`)`],
+  ['*', /^\/v1\/keys(\/|$)/, `change or export the registry key (\`${cliCommand()} key ...\`)`],
+  ['*', /^\/v1\/tokens(\/|$)/, `create, list or revoke MCP over HTTP tokens (\`${cliCommand()} token ...\`)`],
   ['POST', /^\/v1\/trust$/, 'trust a folder'],
   ['POST', /^\/v1\/trust\/remove$/, 'untrust a folder'],
-  ['GET', /^\/v1\/trust$/, 'list the trusted folders (`hanactl trust`)'],
+  ['GET', /^\/v1\/trust$/, `list the trusted folders (\`${cliCommand()} trust\`)`],
   ['POST', /^\/v1\/projects\/import$/, 'copy a project connection into the registry'],
-  ['GET', /^\/v1\/tools$/, 'list curated tools (`hanactl tools list`)'],
-  ['POST', /^\/v1\/connections\/[^/]+\/tools$/, 'declare curated tools (`hanactl tools import`)'],
-  ['DELETE', /^\/v1\/connections\/[^/]+\/tools\/[^/]+$/, 'remove a curated tool (`hanactl tools remove`)'],
+  ['GET', /^\/v1\/tools$/, `list curated tools (\`${cliCommand()} tools list\`)`],
+  ['POST', /^\/v1\/connections\/[^/]+\/tools$/, `declare curated tools (\`${cliCommand()} tools import\`)`],
+  ['DELETE', /^\/v1\/connections\/[^/]+\/tools\/[^/]+$/, `remove a curated tool (\`${cliCommand()} tools remove\`)`],
 ];
 
 const matches =

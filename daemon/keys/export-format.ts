@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes, scrypt } from 'node:crypto';
+import { cliCommand } from '../../shared/cli-command.js';
 import { HanactlError } from '../../shared/errors.js';
 import { type ExportDocument, ExportDocumentSchema } from '../../shared/key-schemas.js';
 import { KEY_BYTES } from '../keystore/key-store.js';
@@ -47,7 +48,7 @@ export async function sealExport(input: SealInput): Promise<ExportDocument> {
     return {
       format: 'hanactl-registry-export',
       version: 1,
-      note: 'A hanactl registry and its key. The key is encrypted with a passphrase (scrypt, AES-256-GCM); the registry is encrypted with the key. Import it with: hanactl key import --in <this file>',
+      note: `A hanactl registry and its key. The key is encrypted with a passphrase (scrypt, AES-256-GCM); the registry is encrypted with the key. Import it with: ${cliCommand()} key import --in <this file>`,
       createdAt: (input.now ?? new Date()).toISOString(),
       hanactlVersion: input.hanactlVersion,
       kdf: { name: 'scrypt', salt: salt.toString('base64'), ...EXPORT_KDF },
@@ -66,7 +67,7 @@ export function parseExport(text: string, file: string): ExportDocument {
   try {
     json = JSON.parse(text);
   } catch {
-    throw new HanactlError('INVALID_REQUEST', `${file} is not a hanactl export (it is not JSON). Make one with \`hanactl key export --out FILE\`.`);
+    throw new HanactlError('INVALID_REQUEST', `${file} is not a hanactl export (it is not JSON). Make one with \`${cliCommand()} key export --out FILE\`.`);
   }
   const result = ExportDocumentSchema.safeParse(json);
   if (!result.success) {

@@ -1,4 +1,5 @@
 import { existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cliCommand } from '../../shared/cli-command.js';
 import { HanactlError } from '../../shared/errors.js';
 import type { ExportDocument } from '../../shared/key-schemas.js';
 import type { Paths } from '../../shared/paths.js';
@@ -39,7 +40,7 @@ export async function importRegistry(options: ImportOptions): Promise<ImportResu
   const { paths } = options;
   ensurePrivateDir(paths);
   const lock = acquireDaemonLock(paths.lockFile, paths.pidFile);
-  if (!lock) throw new HanactlError('INVALID_REQUEST', 'The daemon is running; stop it first with `hanactl daemon stop`, then import.');
+  if (!lock) throw new HanactlError('INVALID_REQUEST', `The daemon is running; stop it first with \`${cliCommand()} daemon stop\`, then import.`);
   try {
     const replaced = existsSync(paths.registry);
     if (replaced && !options.force) {

@@ -1,3 +1,4 @@
+import { cliCommand } from '../../shared/cli-command.js';
 import { HanactlError } from '../../shared/errors.js';
 import { KEY_BYTES, type WritableKeyStore } from './key-store.js';
 
@@ -82,6 +83,6 @@ function unreachable(err: unknown): HanactlError {
   const reason = err instanceof Error ? err.message : String(err);
   return new HanactlError(
     'REGISTRY_LOCKED',
-    `No OS keychain is reachable (${reason.split('\n')[0]}). On a headless machine either set HANACTL_REGISTRY_KEY to base64 of 32 random bytes (for example \`export HANACTL_REGISTRY_KEY=$(openssl rand -base64 32)\`), or opt into a 0600 key file beside the registry with \`hanactl daemon start --key-file\` (weaker: anyone who can read your files can read the key).`,
+    `No OS keychain is reachable (${reason.split('\n')[0]}). On a headless machine either set HANACTL_REGISTRY_KEY to base64 of 32 random bytes (for example \`export HANACTL_REGISTRY_KEY=$(openssl rand -base64 32)\`), or opt into a 0600 key file beside the registry with \`${cliCommand()} daemon start --key-file\` (weaker: anyone who can read your files can read the key).`,
   );
 }

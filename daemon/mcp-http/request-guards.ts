@@ -1,4 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
+import { cliCommand } from '../../shared/cli-command.js';
 import type { TokenGrant } from '../tokens/token-service.js';
 import { rpcError } from './rpc-error.js';
 
@@ -44,7 +45,7 @@ export function bearerAuth(tokens: { verify(token: string): TokenGrant | undefin
     if (!token) {
       return rpcError(
         401,
-        'This endpoint needs a bearer token: send `Authorization: Bearer <token>`; a person creates one with `hanactl token create <label>`.',
+        `This endpoint needs a bearer token: send \`Authorization: Bearer <token>\`; a person creates one with \`${cliCommand()} token create <label>\`.`,
         undefined,
         {
           'www-authenticate': 'Bearer realm="hanactl"',
@@ -55,7 +56,7 @@ export function bearerAuth(tokens: { verify(token: string): TokenGrant | undefin
     if (!grant) {
       return rpcError(
         401,
-        'The bearer token is not valid (unknown or revoked); a person creates one with `hanactl token create <label>`.',
+        `The bearer token is not valid (unknown or revoked); a person creates one with \`${cliCommand()} token create <label>\`.`,
         undefined,
         {
           'www-authenticate': 'Bearer realm="hanactl", error="invalid_token"',

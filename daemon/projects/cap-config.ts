@@ -1,3 +1,4 @@
+import { cliCommand } from '../../shared/cli-command.js';
 import { asObject, asText } from './source-error.js';
 
 /** CAP's `requires.db` for one profile (null: the default, with `[development]` laid over it). */
@@ -103,6 +104,6 @@ export function bindingNote(file: string, entry: CapDbEntry): string {
   return (
     `${file} holds only a cloud binding reference for ${where} (${what}), not credentials; hanactl does not log in to the cloud to resolve it. ` +
     `A person resolves it with \`cds bind --exec${profile} -- <command>\` (or re-binds with \`cds bind db --to <instance>\`), ` +
-    `then registers the credentials with \`hanactl add\` or writes them to default-env.json.`
+    `then registers the credentials with \`${cliCommand()} add\` or writes them to default-env.json.`
   );
 }

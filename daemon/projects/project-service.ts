@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { cliCommand } from '../../shared/cli-command.js';
 import { HanactlError, isHanactlError } from '../../shared/errors.js';
 import { type DetectRequest, type DetectResult, PROJECT_PREFIX, type ProjectScope } from '../../shared/project-schemas.js';
 import type { ConnectionInfo, ProjectStatus } from '../../shared/schemas.js';
@@ -43,7 +44,7 @@ export function shellPath(path: string): string {
 
 /** The error an agent gets for a folder nobody trusted: it names the exact command. */
 export function untrustedError(root: string): HanactlError {
-  const command = `hanactl trust ${shellPath(root)}`;
+  const command = `${cliCommand()} trust ${shellPath(root)}`;
   return new HanactlError(
     'FORBIDDEN',
     `The project folder ${root} is not trusted, so hanactl did not read its connection files. Ask a person to run \`${command}\` (only a person can trust a folder; no tool can).`,
@@ -138,7 +139,7 @@ export class ProjectService {
     if (!scope.project) {
       throw new HanactlError(
         'CONNECTION_NOT_FOUND',
-        `"${ref}" is a project connection, and this call names no project folder; a person can copy it into the registry with \`hanactl import <dir> --connection ${ref}\`.`,
+        `"${ref}" is a project connection, and this call names no project folder; a person can copy it into the registry with \`${cliCommand()} import <dir> --connection ${ref}\`.`,
       );
     }
     const loaded = this.#load(scope.project, extras ?? this.#deps.sessions.get(scope.session));
@@ -147,7 +148,7 @@ export class ProjectService {
     const known = loaded.records.map((r) => r.name).join(', ');
     throw new HanactlError(
       'CONNECTION_NOT_FOUND',
-      `The project ${loaded.root.root} has no connection named "${ref}". ${known ? `It has: ${known}.` : `Its sources yield none; \`hanactl explain-project ${shellPath(loaded.root.root)}\` shows why.`}`,
+      `The project ${loaded.root.root} has no connection named "${ref}". ${known ? `It has: ${known}.` : `Its sources yield none; \`${cliCommand()} explain-project ${shellPath(loaded.root.root)}\` shows why.`}`,
     );
   }
 

@@ -1,4 +1,5 @@
 import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { cliCommand } from '../../shared/cli-command.js';
 import type { HanaCliEnv } from '../../shared/hana-cli-env.js';
 import { hanaEndpointDefaults } from '../../shared/hana-endpoint.js';
 import { makeCandidate } from './candidate.js';
@@ -124,7 +125,7 @@ function envJson(ctx: SourceContext, path: string, label: string, hint = ''): So
 const connFileSource: ProjectSource = {
   label: 'connection file',
   find(ctx) {
-    if (!ctx.connFile) return { kind: 'absent', reason: 'No connection file was named (`hanactl mcp --conn-file <file>`).' };
+    if (!ctx.connFile) return { kind: 'absent', reason: `No connection file was named (\`${cliCommand()} mcp --conn-file <file>\`).` };
     const name = ctx.connFile;
     // As hana-cli's --conn: the project first, then ~/.hana-cli/<name>.
     const places = isAbsolute(name) ? [name] : [resolve(ctx.root, name), join(ctx.hanaCliHome, name)];
@@ -185,7 +186,7 @@ const hanaCliSource: ProjectSource = {
     const where = `${env.user ? `${env.user}@` : ''}${host}:${endpoint.port}${database ? `/${database}` : ''}`;
     const register =
       `hanactl never takes a password from an editor's environment${env.passwordSet ? ' (HANA_CLI_PASSWORD is ignored)' : ''}: ` +
-      `a person registers it once with \`hanactl add <name> hana://${where}\` (it prompts for the password) and the editor uses \`--connection <name>\`.`;
+      `a person registers it once with \`${cliCommand()} add <name> hana://${where}\` (it prompts for the password) and the editor uses \`--connection <name>\`.`;
     return {
       kind: 'found',
       found: {
@@ -216,7 +217,7 @@ const hanaCliConnFileSource: ProjectSource = {
       for (let dir = ctx.root, i = 0; i < HANA_CLI_FILE_DEPTH; i++, dir = dirname(dir))
         if (!places.includes(join(dir, name))) places.push(join(dir, name));
     for (const path of places) {
-      const finding = envJson(ctx, path, `HANA_CLI_CONN_FILE ${name}`, ` To use it, a person runs \`hanactl trust ${dirname(path)}\`.`);
+      const finding = envJson(ctx, path, `HANA_CLI_CONN_FILE ${name}`, ` To use it, a person runs \`${cliCommand()} trust ${dirname(path)}\`.`);
       if (finding.kind !== 'absent') return finding;
     }
     return { kind: 'absent', reason: `HANA_CLI_CONN_FILE names ${name}, which does not exist (looked for ${places.join(', ')}).` };
@@ -252,7 +253,7 @@ export const PROJECT_SOURCES: readonly ProjectSource[] = [
         ctx,
         join(ctx.hanaCliHome, 'default.json'),
         '~/.hana-cli/default.json',
-        ` To use it, a person runs \`hanactl trust ${ctx.hanaCliHome}\`.`,
+        ` To use it, a person runs \`${cliCommand()} trust ${ctx.hanaCliHome}\`.`,
       ),
   },
   dotenvSource,

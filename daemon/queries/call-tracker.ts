@@ -1,8 +1,9 @@
-import { randomHex } from '../../shared/random-hex.js';
+import { cliCommand } from '../../shared/cli-command.js';
 import { HanactlError, isHanactlError } from '../../shared/errors.js';
+import { randomHex } from '../../shared/random-hex.js';
 import type { CancelResult, RunningQuery } from '../../shared/schemas.js';
-import type { AuditEntry } from '../audit/audit-store.js';
 import type { AuditSink } from '../audit/audit-log.js';
+import type { AuditEntry } from '../audit/audit-store.js';
 
 /** Who made a call, from the session table (absent when the caller named no session). */
 export interface CallSession {
@@ -101,7 +102,7 @@ export class CallTracker {
       if (call.cancelling && code === 'QUERY_CANCELLED') {
         throw new HanactlError(
           'QUERY_CANCELLED',
-          'A person cancelled this statement with `hanactl cancel`; it was stopped on the server. Do not retry it unchanged.',
+          `A person cancelled this statement with \`${cliCommand()} cancel\`; it was stopped on the server. Do not retry it unchanged.`,
         );
       }
       throw err;
@@ -137,7 +138,7 @@ export class CallTracker {
     if (!call)
       throw new HanactlError(
         'NOT_FOUND',
-        `No statement with id ${JSON.stringify(id)} is running; \`hanactl queries\` lists those that are.`,
+        `No statement with id ${JSON.stringify(id)} is running; \`${cliCommand()} queries\` lists those that are.`,
       );
     call.cancelling = true;
     call.controller.abort(new HanactlError('QUERY_CANCELLED', 'Cancelled by a person.'));

@@ -1,3 +1,4 @@
+import { cliCommand } from '../../shared/cli-command.js';
 import type { Engine } from '../../shared/connection-url.js';
 import { HanactlError, isHanactlError } from '../../shared/errors.js';
 import { DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS, type QueryRequest, type QueryResult } from '../../shared/schemas.js';
@@ -166,6 +167,6 @@ function refuseOnCuratedOnly(record: ConnectionRecord, what: string): void {
   if (!record.curatedOnly) return;
   throw new HanactlError(
     'FORBIDDEN',
-    `The connection "${record.name}" is curated-only: it answers only its curated tools, not ${what}. Use one of its tools (list them with tools/list); a person can allow free SQL with \`hanactl set ${record.name} --no-curated-only\`.`,
+    `The connection "${record.name}" is curated-only: it answers only its curated tools, not ${what}. Use one of its tools (list them with tools/list); a person can allow free SQL with \`${cliCommand()} set ${record.name} --no-curated-only\`.`,
   );
 }

@@ -1,3 +1,4 @@
+import { cliCommand } from '../../shared/cli-command.js';
 import { isProjectRef } from '../../shared/project-schemas.js';
 import { DEFAULT_MAX_RESULT_BYTES, MAX_MAX_RESULT_BYTES, type QueryResult, type ResultCut } from '../../shared/schemas.js';
 
@@ -64,7 +65,7 @@ function cutNote(budget: ResultBudget, what: string, narrow: string): string {
   const kib = budget.bytes % 1024 === 0 ? `${budget.bytes / 1024} KiB` : `${budget.bytes} bytes`;
   const raise = isProjectRef(budget.connection)
     ? ''
-    : ` A person can raise the cap with \`hanactl set ${budget.connection} --max-result-bytes <bytes>\` (at most ${MAX_MAX_RESULT_BYTES}).`;
+    : ` A person can raise the cap with \`${cliCommand()} set ${budget.connection} --max-result-bytes <bytes>\` (at most ${MAX_MAX_RESULT_BYTES}).`;
   return `Cut to fit ${kib} per result: ${what}. ${narrow}${raise}`;
 }
 

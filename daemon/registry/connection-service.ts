@@ -1,3 +1,4 @@
+import { cliCommand } from '../../shared/cli-command.js';
 import { formatTarget, parseConnectionUrl } from '../../shared/connection-url.js';
 import { HanactlError } from '../../shared/errors.js';
 import { assertConnectionName } from '../../shared/names.js';
@@ -68,7 +69,7 @@ export class ConnectionService {
     const known =
       names.length > 0
         ? `Known connections: ${names.join(', ')}.`
-        : 'No connections are registered yet; a person adds one with `hanactl add <name> <url>`.';
+        : `No connections are registered yet; a person adds one with \`${cliCommand()} add <name> <url>\`.`;
     throw new HanactlError('CONNECTION_NOT_FOUND', `There is no connection named "${name}". ${known}`);
   }
 
@@ -127,7 +128,7 @@ export class ConnectionService {
       const details = err instanceof HanactlError ? err.details : {};
       throw new HanactlError(
         code,
-        `The connection test failed, so "${record.name}" was not saved: ${cause.replace(/\.?$/, '.')} Fix the URL or the password and run \`hanactl add\` again, or save it untested with --no-test.`,
+        `The connection test failed, so "${record.name}" was not saved: ${cause.replace(/\.?$/, '.')} Fix the URL or the password and run \`${cliCommand()} add\` again, or save it untested with --no-test.`,
         details,
       );
     } finally {
@@ -183,7 +184,7 @@ export class ConnectionService {
       throw new HanactlError('INVALID_REQUEST', `Signed context values are available on PostgreSQL connections only; "${name}" is ${record.target.engine}.`);
     }
     if (!record.signedContext || !record.contextKey) {
-      throw new HanactlError('INVALID_REQUEST', `"${name}" does not sign its context values; switch it on first with \`hanactl set ${name} --signed-context\`.`);
+      throw new HanactlError('INVALID_REQUEST', `"${name}" does not sign its context values; switch it on first with \`${cliCommand()} set ${name} --signed-context\`.`);
     }
     const role = options.role ?? record.target.user;
     if (!role) throw new HanactlError('INVALID_REQUEST', `"${name}" has no user in its URL; name the role that should call the function with --role.`);

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { createRequire } from 'node:module';
 import { chmodSync, closeSync, existsSync, openSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { cliCommand } from '../../shared/cli-command.js';
 import type { Target } from '../../shared/connection-url.js';
 import { HanactlError } from '../../shared/errors.js';
-import { opensWith, rekeyCipher, unlockCipher } from './cipher.js';
 import { newContextKey } from '../context/signed-context.js';
+import { opensWith, rekeyCipher, unlockCipher } from './cipher.js';
 import { type ConnectionRecord, makeRecord } from './connection-record.js';
 
 const require = createRequire(import.meta.url);
@@ -246,7 +247,7 @@ export class Registry {
         if (taken.get(connection, row.name))
           throw new HanactlError(
             'CONNECTION_EXISTS',
-            `The connection "${connection}" has a curated tool named "${row.name}" already; remove it first (\`hanactl tools remove ${connection} ${row.name}\`) or import with --replace to swap the whole set.`,
+            `The connection "${connection}" has a curated tool named "${row.name}" already; remove it first (\`${cliCommand()} tools remove ${connection} ${row.name}\`) or import with --replace to swap the whole set.`,
           );
         const { n } = next.get(connection) as { n: number };
         insert.run(connection, row.name, n, row.description, row.sql, row.parameters, row.kind, row.created_at);

@@ -1,10 +1,11 @@
 import { Hono } from 'hono';
+import { cliCommand } from '../../shared/cli-command.js';
 import { CreateTokenRequestSchema } from '../../shared/token-schemas.js';
 import { requireCli } from '../http/require-cli.js';
 import { readBody } from '../http/validate.js';
 import type { TokenService } from './token-service.js';
 
-const WHAT = 'create, list or revoke MCP over HTTP tokens (`hanactl token ...`)';
+const WHAT = `create, list or revoke MCP over HTTP tokens (\`${cliCommand()} token ...\`)`;
 
 /**
  * `GET|POST /v1/tokens`, `DELETE /v1/tokens/:label`. Only the `hanactl` command line may call

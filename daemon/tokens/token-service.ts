@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { cliCommand } from '../../shared/cli-command.js';
 import { HanactlError } from '../../shared/errors.js';
 import type { CreatedToken, CreateTokenRequest, TokenInfo } from '../../shared/token-schemas.js';
 import type { TokenRow } from '../registry/registry.js';
@@ -66,7 +67,7 @@ export class TokenService {
     if (!this.#store.addToken(row)) {
       throw new HanactlError(
         'INVALID_REQUEST',
-        `A token labelled "${request.label}" exists already; revoke it first (\`hanactl token revoke ${request.label}\`) or choose another label.`,
+        `A token labelled "${request.label}" exists already; revoke it first (\`${cliCommand()} token revoke ${request.label}\`) or choose another label.`,
       );
     }
     return { ...info({ ...row, last_used_at: null }), token };

@@ -10,7 +10,7 @@ describe('hanactl on the command line', () => {
   it('reports a stopped daemon with exit 1 and tells how to start it', async () => {
     const result = await home.run(['daemon', 'status']);
     expect(result.code).toBe(1);
-    expect(result.stdout).toMatch(/not running.*hanactl daemon start/s);
+    expect(result.stdout).toMatch(/not running.*hanactl(?:\.js)? daemon start/s);
     const json = JSON.parse((await home.run(['daemon', 'status', '--json'])).stdout);
     expect(json).toMatchObject({ running: false });
   });

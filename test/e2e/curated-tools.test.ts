@@ -205,7 +205,7 @@ describe.each([sqliteEngine, postgresEngine, mariadbEngine])('curated tools on $
     try {
       const refused = await elsewhere.call('run_query', { sql: `SELECT * FROM ${TABLE}`, connection: 'shop' });
       expect(refused.isError).toBe(true);
-      expect(textOf(refused)).toMatch(/^FORBIDDEN: .*curated-only.*hanactl set shop --no-curated-only/);
+      expect(textOf(refused)).toMatch(/^FORBIDDEN: .*curated-only.*hanactl(?:\.js)? set shop --no-curated-only/);
       const sampled = await elsewhere.call('sample_rows', { table: TABLE, connection: 'shop' });
       expect(sampled.isError).toBe(true);
       expect(textOf(sampled)).toMatch(/^FORBIDDEN: .*curated-only.*sample_rows/);

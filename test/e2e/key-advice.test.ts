@@ -35,9 +35,9 @@ describe('what an editor needs for the registry key', () => {
     expect(printed.stdout).not.toContain('HANACTL_REGISTRY_KEY');
     expect(printed.stdout).not.toContain(home.env.HANACTL_REGISTRY_KEY);
     expect(printed.stderr).toMatch(/^warning: The registry key comes from HANACTL_REGISTRY_KEY in this shell\. An editor does not inherit/m);
-    expect(printed.stderr).toContain('`hanactl key import --in FILE --force --key-file`');
+    expect(printed.stderr).toContain(`\`${home.cli} key import --in FILE --force --key-file\``);
     const doctor = await home.run(['doctor', '--json']);
-    expect(editorsCheck(doctor.stdout)).toMatchObject({ status: 'warn', fix: expect.stringMatching(/hanactl daemon start/) });
+    expect(editorsCheck(doctor.stdout)).toMatchObject({ status: 'warn', fix: expect.stringMatching(/hanactl(?:\.js)? daemon start/) });
     const dry = await home.ok(['daemon', 'install', '--dry-run'], {});
     expect(dry.stderr).toMatch(/^warning: HANACTL_REGISTRY_KEY is set in this shell, but the service does not see it/m);
   });
@@ -46,7 +46,7 @@ describe('what an editor needs for the registry key', () => {
     const home = newHome({ keyInEnv: false, extraEnv: NO_KEYCHAIN });
     const printed = await home.ok(['mcp-config', '--client', 'vscode']);
     expect(printed.stderr).toMatch(/^warning: No OS keychain answers here \(.+\), so a daemon an editor starts cannot get its registry key/m);
-    expect(printed.stderr).toContain('`hanactl daemon start --key-file`');
+    expect(printed.stderr).toContain(`\`${home.cli} daemon start --key-file\``);
     const doctor = await home.run(['doctor', '--json']);
     expect(editorsCheck(doctor.stdout)).toMatchObject({ status: 'warn', message: expect.stringMatching(/No OS keychain answers here/) });
     const dry = JSON.parse((await home.ok(['daemon', 'install', '--dry-run', '--json'])).stdout) as { warnings: string[]; written: boolean };

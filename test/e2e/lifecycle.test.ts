@@ -19,7 +19,7 @@ describe('the shim and the daemon’s life', () => {
     try {
       const result = await shim.call('list_connections');
       expect(result.isError).toBeFalsy();
-      expect(textOf(result)).toMatch(/No connections are registered.*hanactl add/);
+      expect(textOf(result)).toMatch(/No connections are registered.*hanactl(?:\.js)? add/);
       expect((await home.run(['daemon', 'status'])).code).toBe(0);
     } finally {
       await shim.close();

@@ -41,7 +41,7 @@ describe('list_connections asks for trust only where there are connection files'
 
   it('still names `hanactl trust` for a folder holding a .env', async () => {
     const result = await listIn(withEnv);
-    expect(textOf(result)).toContain(`hanactl trust ${withEnv}`);
+    expect(textOf(result)).toContain(`${home.cli} trust ${withEnv}`);
     expect(result.structuredContent).toMatchObject({ project: { status: 'untrusted' } });
   });
 });

@@ -68,7 +68,7 @@ describe('hanactl doctor on a broken set-up', () => {
 
   it('names the connection to a closed port, and what to do about it', () => {
     const dead = checks.find((c) => c.name === 'connection dead');
-    expect(dead).toMatchObject({ status: 'fail', message: expect.stringMatching(/Cannot reach PostgreSQL at 127\.0\.0\.1:\d+/), fix: expect.stringContaining('hanactl add dead <url> --replace') });
+    expect(dead).toMatchObject({ status: 'fail', message: expect.stringMatching(/Cannot reach PostgreSQL at 127\.0\.0\.1:\d+/), fix: expect.stringContaining(`${home.cli} add dead <url> --replace`) });
     expect(text.stdout).toMatch(/^fail {2}connection dead +Cannot reach PostgreSQL/m);
   });
 

@@ -161,7 +161,7 @@ describe('key export and import move the registry to a fresh home', () => {
   it('exports one 0600 file in which neither the key nor any secret is readable', async () => {
     const r = await source.run(['key', 'export', '--out', exportFile, '--passphrase-stdin'], { input: `${PASSPHRASE}\n` });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/hanactl key import --in/);
+    expect(r.stdout).toMatch(/hanactl(?:\.js)? key import --in/);
     expect(statSync(exportFile).mode & 0o777).toBe(0o600);
     const doc = JSON.parse(readFileSync(exportFile, 'utf8'));
     expect(doc).toMatchObject({ format: 'hanactl-registry-export', version: 1, kdf: { name: 'scrypt' }, cipher: { name: 'aes-256-gcm' } });
@@ -190,7 +190,7 @@ describe('key export and import move the registry to a fresh home', () => {
   it('refuses to import while the daemon runs, and over an existing registry without --force', async () => {
     const running = await target.run(['key', 'import', '--in', exportFile, '--passphrase-stdin', '--force'], { input: PASSPHRASE });
     expect(running.code).toBe(1);
-    expect(running.stderr).toMatch(/daemon is running; stop it first with `hanactl daemon stop`/);
+    expect(running.stderr).toMatch(/daemon is running; stop it first with `[^`]*hanactl(?:\.js)? daemon stop`/);
     await target.ok(['daemon', 'stop']);
     const existing = await target.run(['key', 'import', '--in', exportFile, '--passphrase-stdin'], { input: PASSPHRASE });
     expect(existing.code).toBe(1);

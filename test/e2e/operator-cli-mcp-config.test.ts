@@ -74,7 +74,7 @@ describe('hanactl mcp-config --write', () => {
     const result = await runIn(home, dir, ['mcp-config', '--client', client, '--write', '--config-file', file], env);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`${file} is not valid JSON`);
-    expect(result.stderr).toMatch(/left it untouched.*Fix the file, or add the entry by hand: `hanactl mcp-config --client/s);
+    expect(result.stderr).toMatch(/left it untouched.*Fix the file, or add the entry by hand: `[^`]*hanactl(?:\.js)? mcp-config --client/s);
     expect(readFileSync(file, 'utf8')).toBe(text);
     expect(readdirSync(dir)).toEqual(['config.json']);
   });

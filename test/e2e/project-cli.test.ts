@@ -43,7 +43,7 @@ describe('hanactl trust, explain-project and import', () => {
     expect((await home.ok(['untrust', cap])).stdout).toContain(`${cap} is no longer trusted.`);
     const refused = await home.run(['explain-project', cap]);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain(`hanactl trust ${cap}`);
+    expect(refused.stderr).toContain(`${home.cli} trust ${cap}`);
     expect((await home.run(['trust', join(base.dir, 'nope')])).stderr).toMatch(/does not exist/);
   });
 
@@ -102,7 +102,7 @@ describe('hanactl trust, explain-project and import', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/ 1\. HANA_CLI_\* \(environment\): used/);
     expect(result.stdout).toContain('HANA_CLI_PASSWORD is ignored');
-    expect(result.stdout).toContain('hanactl add <name> hana://DEV@db.example.com:30013/SYSTEMDB');
+    expect(result.stdout).toContain(`${home.cli} add <name> hana://DEV@db.example.com:30013/SYSTEMDB`);
     expect(result.stdout + result.stderr).not.toContain(planted);
   });
 

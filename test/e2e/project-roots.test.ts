@@ -88,10 +88,10 @@ describe('a session follows its editor’s MCP roots to the project’s own data
   it('does not read an untrusted project, and tells the agent to ask a person', async () => {
     await shim.setRoots([delta]);
     expect(await title(shim)).toBe('registry book');
-    expect(textOf(await call('list_connections'))).toContain(`Ask a person to run \`hanactl trust ${delta}\``);
+    expect(textOf(await call('list_connections'))).toContain(`Ask a person to run \`${home.cli} trust ${delta}\``);
     const detect = await call('detect_project');
     expect(detect.isError).toBe(true);
-    expect(textOf(detect)).toMatch(new RegExp(`^FORBIDDEN: .*hanactl trust ${delta}`));
+    expect(textOf(detect)).toMatch(new RegExp(`^FORBIDDEN: .*hanactl(?:\\.js)? trust ${delta}`));
     const use = await call('use_connection', { name: 'project:db' });
     expect(use.isError).toBe(true);
     const { tools } = await shim.client.listTools();

@@ -1,6 +1,6 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestHome } from '../helpers/hanactl-home.js';
 import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
@@ -58,7 +58,7 @@ describe('tool results are capped in bytes by the daemon', () => {
     const text = textOf(result);
     expect(text).toMatch(new RegExp(`${s.rowCount} of the 200 rows read are shown`));
     expect(text).toMatch(/select fewer or narrower columns.*lower maxRows, or add a WHERE/);
-    expect(text).toContain('hanactl set wide --max-result-bytes');
+    expect(text).toContain(`${home.cli} set wide --max-result-bytes`);
     // The same cut in both forms: the structured cell is what the text shows.
     const first = String(s.rows[0]?.h);
     expect(first).toMatch(/^[0-9A-F]+…\[cut\]$/);

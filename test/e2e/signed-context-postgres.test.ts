@@ -47,14 +47,14 @@ describe.skipIf(!available)('hanactl set --signed-context and context-sql, end t
   it('context-sql refuses a connection that does not sign, naming the command that switches it on', async () => {
     const result = await home.run(['context-sql', 'shop']);
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('hanactl set shop --signed-context');
+    expect(result.stderr).toContain(`${home.cli} set shop --signed-context`);
     expect(result.stdout).toBe('');
   });
 
   it('switches signing on, installs the function through psql-like piping, and the agent sees its own rows only', async () => {
     const set = await home.ok(['set', 'shop', '--signed-context']);
     expect(set.stdout).toContain('context values signed');
-    expect(set.stderr).toContain('hanactl context-sql shop |');
+    expect(set.stderr).toContain(`${home.cli} context-sql shop |`);
     const { connections } = JSON.parse((await home.ok(['list', '--json'])).stdout);
     expect(connections[0]).toMatchObject({ name: 'shop', signedContext: true });
 

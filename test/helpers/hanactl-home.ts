@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { hanactlCommand } from '../../shared/cli-command.js';
 
 export const REPO = resolve(import.meta.dirname, '../..');
 export const BIN = join(REPO, 'bin/hanactl.js');
@@ -28,6 +29,11 @@ export class TestHome {
       ...(options.keyInEnv === false ? {} : { HANACTL_REGISTRY_KEY: randomBytes(32).toString('base64') }),
       ...options.extraEnv,
     };
+  }
+
+  /** How hanactl names itself, for this home, in the commands it prints (shared/cli-command.ts). */
+  get cli(): string {
+    return hanactlCommand(this.env);
   }
 
   /** Runs `hanactl ...args` to completion. */

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_BODY_BYTES } from '../../daemon/http/app.js';
+import { cliCommand } from '../../shared/cli-command.js';
 import { CLIENT_HEADER } from '../../shared/client-header.js';
 import { inProcessDaemon, request } from '../helpers/in-process-daemon.js';
 
@@ -62,7 +63,7 @@ describe('the daemon API refuses bad input with a clear error and keeps serving'
     const shim = { [CLIENT_HEADER]: 'hanactl-shim' };
     const add = await call('POST', '/v1/connections', JSON.stringify({ name: 'sneaky', url: 'sqlite::memory:' }), shim);
     expect(add.status).toBe(403);
-    expect(await add.json()).toMatchObject({ error: { code: 'FORBIDDEN', message: expect.stringContaining('hanactl add') } });
+    expect(await add.json()).toMatchObject({ error: { code: 'FORBIDDEN', message: expect.stringContaining(`${cliCommand()} add`) } });
     const widen = await call('POST', '/v1/connections/mem/settings', JSON.stringify({ allowWrite: true }), shim);
     expect(widen.status).toBe(403);
     expect((await call('DELETE', '/v1/connections/mem', undefined, shim)).status).toBe(403);

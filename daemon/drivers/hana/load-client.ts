@@ -1,4 +1,6 @@
+import { cliCommand } from '../../../shared/cli-command.js';
 import { HanactlError } from '../../../shared/errors.js';
+import { installRoot } from '../../../shared/install-root.js';
 import type { HanaClientModule } from './hana-client-types.js';
 
 /** Loads the client module; injected so tests can simulate a missing package. */
@@ -35,7 +37,7 @@ export async function loadHanaClient(loader: HanaClientLoader = importHanaClient
 function unavailable(why: string): HanactlError {
   return new HanactlError(
     'DRIVER_UNAVAILABLE',
-    `The SAP HANA driver ${PACKAGE} is not usable: ${why}. Install it with "npm install ${PACKAGE}" in hanactl's folder ` +
-      '(it ships prebuilt binaries for Linux x64/arm64, macOS and Windows x64), then restart the daemon with "hanactl daemon stop".',
+    `The SAP HANA driver ${PACKAGE} is not usable: ${why}. Install it with "npm install ${PACKAGE}" in ${installRoot()} ` +
+      `(it ships prebuilt binaries for Linux x64/arm64, macOS and Windows x64), then restart the daemon with "${cliCommand()} daemon stop".`,
   );
 }

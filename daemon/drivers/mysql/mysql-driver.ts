@@ -1,5 +1,6 @@
 import type { Target } from '../../../shared/connection-url.js';
 import { HanactlError } from '../../../shared/errors.js';
+import { installRoot } from '../../../shared/install-root.js';
 import type { Driver, DriverCapabilities, DriverConnection, DriverFactory, DriverSecret, DriverSettings } from '../driver.js';
 import { MysqlConnection } from './mysql-connection.js';
 import { connectError, type ErrorContext } from './mysql-errors.js';
@@ -107,7 +108,7 @@ export class MysqlDriver implements Driver {
     try {
       mysql = await this.#load();
     } catch {
-      throw new HanactlError('DRIVER_UNAVAILABLE', 'The MySQL driver (mysql2) could not be loaded; run npm install in the hanactl folder.');
+      throw new HanactlError('DRIVER_UNAVAILABLE', `The MySQL driver (mysql2) could not be loaded; run npm install in ${installRoot()}.`);
     }
     const ssl = await tlsOptions(this.#plan);
     let raw: MysqlRawConnection;

@@ -1,3 +1,4 @@
+import { cliCommand } from '../../../shared/cli-command.js';
 import { type ErrorCode, HanactlError } from '../../../shared/errors.js';
 import { normaliseDriverError } from '../scrub.js';
 import type { MysqlError } from './mysql-module.js';
@@ -104,7 +105,7 @@ export function connectError(err: unknown, ctx: ErrorContext): HanactlError {
   if (e?.errno === 1045 || e?.errno === 1698) {
     return build(
       'CONNECT_FAILED',
-      `${at}: the server refused user${as || ' (none given)'} (access denied). Check the user name and the password stored with hanactl (hanactl add ... --password-stdin).`,
+      `${at}: the server refused user${as || ' (none given)'} (access denied). Check the user name and the password stored with hanactl (${cliCommand()} add ... --password-stdin).`,
       err,
       ctx,
     );

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { cliCommand } from '../../../shared/cli-command.js';
 import { type Target, URL_OPTIONS } from '../../../shared/connection-url.js';
 import { HanactlError } from '../../../shared/errors.js';
 import type { Driver, DriverCapabilities, DriverConnection, DriverFactory, DriverSecret, DriverSettings } from '../driver.js';
@@ -47,7 +48,7 @@ export const createSqliteDriver: DriverFactory = (target: Target, _secret: Drive
     poolDefaults: POOL_DEFAULTS,
     async connect(): Promise<DriverConnection> {
       if (path !== ':memory:' && !existsSync(path)) {
-        throw new HanactlError('CONNECT_FAILED', `The SQLite file ${path} does not exist; check the path given to \`hanactl add\`.`);
+        throw new HanactlError('CONNECT_FAILED', `The SQLite file ${path} does not exist; check the path given to \`${cliCommand()} add\`.`);
       }
       return SqliteConnection.open({ path, readonly, connectTimeoutMs: Math.max(settings.connectTimeoutMs, HOST_START_MS) });
     },

@@ -103,7 +103,7 @@ describe('CallTracker', () => {
     const [listed] = calls.list();
     const result = await calls.cancel(listed?.id ?? '');
     expect(result).toEqual({ id: listed?.id, cancelled: true, stopped: true });
-    await expect(running).rejects.toMatchObject({ code: 'QUERY_CANCELLED', message: expect.stringMatching(/hanactl cancel/) });
+    await expect(running).rejects.toMatchObject({ code: 'QUERY_CANCELLED', message: expect.stringMatching(/hanactl(?:\.js)? cancel/) });
     expect(records[0]).toMatchObject({ outcome: 'error', errorCode: 'QUERY_CANCELLED' });
   });
 
@@ -126,7 +126,7 @@ describe('CallTracker', () => {
   it('refuses an unknown id with NOT_FOUND', async () => {
     await expect(tracker().calls.cancel('nope')).rejects.toMatchObject({
       code: 'NOT_FOUND',
-      message: expect.stringMatching(/hanactl queries/),
+      message: expect.stringMatching(/hanactl(?:\.js)? queries/),
     });
   });
 

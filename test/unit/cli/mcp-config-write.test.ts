@@ -121,7 +121,7 @@ describe('writeServerEntry', () => {
     expect(error).toBeInstanceOf(HanactlError);
     expect((error as Error).message).toMatch(message);
     expect((error as Error).message).toContain(file);
-    expect((error as Error).message).toMatch(/hanactl mcp-config --client|fix that key by hand/);
+    expect((error as Error).message).toMatch(/hanactl(?:\.js)? mcp-config --client|fix that key by hand/);
     expect(readFileSync(file, 'utf8')).toBe(text);
     expect(readdirSync(dir)).toEqual(['config.json']);
   });

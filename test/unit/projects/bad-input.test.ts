@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { cliCommand } from '../../../shared/cli-command.js';
 import { capSqliteProject, fixtureRoot, hanaBinding, json, link, writeTree } from '../../helpers/project-fixtures.js';
 import { projectService, SECRET } from './setup.js';
 
@@ -73,15 +74,15 @@ describe('bad input: a clear sentence naming the file and the problem, and the c
       error = err as typeof error;
     }
     expect(error.code).toBe('FORBIDDEN');
-    expect(error.message).toContain(`Ask a person to run \`hanactl trust ${root}\``);
-    expect(error.details?.hint).toBe(`hanactl trust ${root}`);
+    expect(error.message).toContain(`Ask a person to run \`${cliCommand()} trust ${root}\``);
+    expect(error.details?.hint).toBe(`${cliCommand()} trust ${root}`);
   });
 
   it('`..` that climbs out of a trusted folder is judged by where it lands', () => {
     const trusted = folder(capSqliteProject('t'));
     const outside = folder(capSqliteProject('o'));
     const { service } = projectService([trusted]);
-    expect(() => service.detect({ path: `${trusted}/../${outside.split('/').pop()}` })).toThrow(`hanactl trust ${outside}`);
+    expect(() => service.detect({ path: `${trusted}/../${outside.split('/').pop()}` })).toThrow(`${cliCommand()} trust ${outside}`);
     expect(service.detect({ path: `${outside}/../${trusted.split('/').pop()}/srv/..` }).root).toBe(trusted);
   });
 
@@ -105,7 +106,7 @@ describe('bad input: a clear sentence naming the file and the problem, and the c
     const real = folder(capSqliteProject('r'));
     const trusted = folder({ sneaky: link(real) });
     const { service } = projectService([trusted]);
-    expect(() => service.detect({ path: join(trusted, 'sneaky') })).toThrow(`hanactl trust ${real}`);
+    expect(() => service.detect({ path: join(trusted, 'sneaky') })).toThrow(`${cliCommand()} trust ${real}`);
   });
 
   it('a SQLite url that climbs out with ../ is refused; a missing file is named', () => {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { resolveSources } from '../../../daemon/projects/project-resolver.js';
 import type { SourceContext } from '../../../daemon/projects/sources.js';
+import { cliCommand } from '../../../shared/cli-command.js';
 import { capSqliteProject, fixtureRoot, hanaBinding, json, postgresBinding, writeTree } from '../../helpers/project-fixtures.js';
 import { projectService, SECRET } from './setup.js';
 
@@ -133,7 +134,7 @@ describe('the connection chain, source by source', () => {
     expect(c?.password).toBeUndefined();
     const used = r.sources[0];
     expect(used?.reason).toContain('HANA_CLI_PASSWORD is ignored');
-    expect(used?.reason).toContain('hanactl add <name> hana://DEV@db.example.com:30013/SYSTEMDB');
+    expect(used?.reason).toContain(`${cliCommand()} add <name> hana://DEV@db.example.com:30013/SYSTEMDB`);
     expect(status(r)['default-env.json']).toBe('skipped');
     expect(JSON.stringify(r)).not.toContain(SECRET);
   });
@@ -192,7 +193,7 @@ describe('the connection chain, source by source', () => {
     const untrusted = chain(depth4, { hanaCli: { connFile: 'team.json' } }, [depth4]);
     expect(untrusted.sources.find((s) => s.source === 'HANA_CLI_CONN_FILE (environment)')).toMatchObject({
       status: 'skipped',
-      reason: expect.stringContaining(`hanactl trust ${top}`),
+      reason: expect.stringContaining(`${cliCommand()} trust ${top}`),
     });
     expect(chain(depth5, { hanaCli: { connFile: join(top, 'team.json') } }, [top]).used?.preferred).toBe('team');
   });
@@ -235,7 +236,7 @@ describe('the connection chain, source by source', () => {
     const untrusted = chain(root, { hanaCliHome: home });
     const entry = untrusted.sources.find((s) => s.source === '~/.hana-cli/default.json');
     expect(entry).toMatchObject({ status: 'skipped' });
-    expect(entry?.reason).toContain(`hanactl trust ${home}`);
+    expect(entry?.reason).toContain(`${cliCommand()} trust ${home}`);
     expect(untrusted.used).toBeUndefined();
     expect(chain(root, { hanaCliHome: home }, [root, home]).used?.label).toBe('~/.hana-cli/default.json');
   });

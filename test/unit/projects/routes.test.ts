@@ -5,6 +5,7 @@ import { ProjectFiles } from '../../../daemon/projects/project-files.js';
 import { ProjectService } from '../../../daemon/projects/project-service.js';
 import { SessionSources } from '../../../daemon/projects/session-sources.js';
 import { TrustStore } from '../../../daemon/projects/trust-store.js';
+import { cliCommand } from '../../../shared/cli-command.js';
 import { inProcessDaemon, requestJson } from '../../helpers/in-process-daemon.js';
 import { capSqliteProject, fixtureRoot, writeTree } from '../../helpers/project-fixtures.js';
 
@@ -37,7 +38,7 @@ describe('the project and trust API', () => {
   it('refuses detection of an untrusted folder with 403 naming hanactl trust', async () => {
     const res = await call('POST', '/v1/projects/detect', { path: project });
     expect(res.status).toBe(403);
-    expect(res.body.error).toMatchObject({ code: 'FORBIDDEN', category: 'agent', hint: `hanactl trust ${project}` });
+    expect(res.body.error).toMatchObject({ code: 'FORBIDDEN', category: 'agent', hint: `${cliCommand()} trust ${project}` });
   });
 
   it('lets only the CLI change trust: the shim’s header is refused', async () => {

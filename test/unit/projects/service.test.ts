@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TrustStore } from '../../../daemon/projects/trust-store.js';
 import { Registry } from '../../../daemon/registry/registry.js';
+import { cliCommand } from '../../../shared/cli-command.js';
 import { capSqliteProject, fixtureRoot, hanaBinding, json, link, writeTree } from '../../helpers/project-fixtures.js';
 import { projectService, SECRET } from './setup.js';
 
@@ -92,7 +93,7 @@ describe('project connections', () => {
       `The project ${root} has no connection named "project:nope". It has: project:my-hdi.`,
     );
     expect(() => service.resolve('project:my-hdi', {})).toThrow(
-      /names no project folder; .*hanactl import <dir> --connection project:my-hdi/,
+      /names no project folder; .*hanactl(?:\.js)? import <dir> --connection project:my-hdi/,
     );
   });
 
@@ -100,7 +101,7 @@ describe('project connections', () => {
     const { service } = projectService([]);
     expect(service.listing({ project: root })).toEqual({
       connections: [],
-      project: { path: root, status: 'untrusted', message: expect.stringContaining(`hanactl trust ${root}`) },
+      project: { path: root, status: 'untrusted', message: expect.stringContaining(`${cliCommand()} trust ${root}`) },
     });
     expect(service.listing({ project: join(root, 'gone') }).project).toMatchObject({
       status: 'error',

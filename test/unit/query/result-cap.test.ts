@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { capCatalogResult, capQueryResult, resultBudget } from '../../../daemon/query/result-cap.js';
+import { cliCommand } from '../../../shared/cli-command.js';
 
 const budget = resultBudget('shop', 8 * 1024);
 const size = (v: unknown) => 2 * Buffer.byteLength(JSON.stringify(v));
@@ -19,7 +20,7 @@ describe('capCatalogResult', () => {
     expect(capped.tables[0]?.comment).toMatch(/^x{100}…\[cut\]$/);
     expect(capped.cut?.rowsLeftOut).toBe(500 - capped.tables.length);
     expect(capped.cut?.note).toMatch(/entries left out; 1 text of comment cut to 100 characters\. For less, pass a pattern/);
-    expect(capped.cut?.note).toContain('hanactl set shop --max-result-bytes');
+    expect(capped.cut?.note).toContain(`${cliCommand()} set shop --max-result-bytes`);
   });
 
   it('does not offer `hanactl set` for a project connection', () => {
@@ -27,7 +28,7 @@ describe('capCatalogResult', () => {
       { hits: Array.from({ length: 900 }, (_, i) => ({ name: `n${i}` })), total: 900, truncated: false },
       resultBudget('project:app', 4096),
     );
-    expect(capped.cut?.note).not.toContain('hanactl set');
+    expect(capped.cut?.note).not.toContain(`${cliCommand()} set`);
   });
 });
 
