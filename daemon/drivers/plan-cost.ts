@@ -44,11 +44,14 @@ const finite = (v: unknown): number | undefined => {
   return typeof n === 'number' && Number.isFinite(n) ? n : undefined;
 };
 
-/** PostgreSQL `EXPLAIN (FORMAT JSON)` (text or parsed): the top plan node's total cost. */
-export function postgresPlanCost(plan: unknown): number | undefined {
-  const parsed = typeof plan === 'string' ? JSON.parse(plan) : plan;
-  const root = Array.isArray(parsed) ? (parsed[0] as { Plan?: Record<string, unknown> } | undefined)?.Plan : undefined;
-  return finite(root?.['Total Cost']);
+/**
+ * The total cost on the first line of PostgreSQL's text `EXPLAIN` (the top plan node:
+ * `Limit  (cost=710.47..710.59 rows=50 width=30)`). PostgreSQL prints costs with two decimals,
+ * always in the C locale.
+ */
+export function postgresTopCost(line: string | null): number | undefined {
+  const m = line ? /\(cost=\d+(?:\.\d+)?\.\.(\d+(?:\.\d+)?) rows=/.exec(line) : null;
+  return m ? finite(m[1]) : undefined;
 }
 
 /**

@@ -75,6 +75,14 @@ describe.skipIf(!pgUp)('the cost guard on PostgreSQL, through the real shim and 
     expect(next.structuredContent).toMatchObject({ rows: [{ customer: '7' }] });
   });
 
+  it("reports a read the planner rejects with the database's own error, and the next call runs", async () => {
+    const result = await shim.call('run_query', { sql: 'SELECT no_such_column FROM pg_catalog.pg_class' });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/column "no_such_column" does not exist/);
+    const next = await shim.call('run_query', { sql: "SELECT current_setting('mcp.customer_id') AS customer" });
+    expect(next.structuredContent).toMatchObject({ rows: [{ customer: '7' }] });
+  });
+
   it('lets statements PostgreSQL cannot EXPLAIN pass without an estimate', async () => {
     const result = await shim.call('run_query', { sql: 'SHOW server_version' });
     expect(result.isError).toBeFalsy();

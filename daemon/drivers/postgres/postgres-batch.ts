@@ -7,6 +7,8 @@ export interface BatchStep {
   readonly values?: readonly (string | Buffer | null)[];
   /** The step whose rows are the call's answer: described, and executed for at most `maxRows` rows. */
   readonly answer?: { readonly maxRows: number };
+  /** Only the first row of a step that is not the answer is wanted: executed for one row. */
+  readonly firstRowOnly?: boolean;
 }
 
 /** What a batch answered: the answer step's fields, rows and command tag, and each other step's first row (raw text). */
@@ -107,7 +109,7 @@ export class PgBatch {
       wire.parse({ text: step.text });
       wire.bind({ values: step.values ?? [] });
       if (step.answer) wire.describe({ type: 'P', name: '' });
-      wire.execute({ portal: '', rows: step.answer ? step.answer.maxRows : 0 });
+      wire.execute({ portal: '', rows: step.answer ? step.answer.maxRows : step.firstRowOnly ? 1 : 0 });
     }
   }
 
@@ -147,11 +149,15 @@ export class PgBatch {
 
   handleCommandComplete(msg: unknown): void {
     if (this.#current?.answer) this.#parser.addCommandComplete(msg);
-    if (this.#waiting && this.#step === this.#gate?.step && !this.#open(this.#waiting)) return;
-    this.#step++;
+    this.#stepDone();
   }
 
   handlePortalSuspended(): void {
+    this.#stepDone();
+  }
+
+  #stepDone(): void {
+    if (this.#waiting && this.#step === this.#gate?.step && !this.#open(this.#waiting)) return;
     this.#step++;
   }
 

@@ -4,7 +4,7 @@ import { signatureSetting, signContextValue } from '../../context/signed-context
 import type { ExecuteOptions } from '../driver.js';
 import type { BatchGate, BatchStep } from './postgres-batch.js';
 import { CLEANUP_STATEMENTS, DBLINK_PRESENT } from './postgres-cleanup.js';
-import { explainable, postgresPlanCost } from '../plan-cost.js';
+import { explainable, postgresTopCost } from '../plan-cost.js';
 
 /** One call as one batch, and where its steps sit in it. */
 export interface CallPlan {
@@ -14,7 +14,7 @@ export interface CallPlan {
   /** The step that sets the statement limit and the context values. */
   readonly settings: number;
   readonly statement: number;
-  /** The cost guard's `EXPLAIN (FORMAT JSON)` of the statement, just before it; -1 without a guard. */
+  /** The cost guard's `EXPLAIN` of the statement, just before it; -1 without a guard. */
   readonly explain: number;
   /** The step that reads the context values back; -1 without any. */
   readonly readBack: number;
@@ -108,7 +108,8 @@ export function planCall(
   let explain = -1;
   if (options.costGuard && options.readOnly && explainable(sql, 'postgres')) {
     explain = steps.length;
-    steps.push({ text: `EXPLAIN (FORMAT JSON) ${sql}`, values: params });
+    // Text, first row only: the top node's line, `Node (cost=startup..total rows=n width=w)`.
+    steps.push({ text: `EXPLAIN ${sql}`, values: params, firstRowOnly: true });
   }
   const statement = steps.length;
   steps.push({ text: sql, values: params, answer: { maxRows: options.maxRows + 1 } });
@@ -143,12 +144,7 @@ export function costGate(plan: CallPlan, maxCost: number): BatchGate & { refused
   return {
     step: plan.explain,
     decide(firstRow) {
-      let estimate: number | undefined;
-      try {
-        estimate = postgresPlanCost(firstRow?.[0] ?? null);
-      } catch {
-        estimate = undefined;
-      }
+      const estimate = postgresTopCost(firstRow?.[0] ?? null);
       const rest = plan.steps.slice(plan.explain + 1);
       if (estimate !== undefined && estimate <= maxCost) return rest;
       refused = estimate ?? 'unknown';

@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { costGuardUnavailable, explainable, leadingWord, mysqlPlanCost, postgresPlanCost } from '../../../daemon/drivers/plan-cost.js';
+import { costGuardUnavailable, explainable, leadingWord, mysqlPlanCost, postgresTopCost } from '../../../daemon/drivers/plan-cost.js';
 
 describe('plan costs as each engine states them', () => {
-  it('reads the top node of a PostgreSQL EXPLAIN (FORMAT JSON), as text or parsed', () => {
-    const plan = [{ Plan: { 'Node Type': 'Nested Loop', 'Startup Cost': 0, 'Total Cost': 125000250.5, Plans: [{ 'Total Cost': 10 }] } }];
-    expect(postgresPlanCost(JSON.stringify(plan))).toBe(125000250.5);
-    expect(postgresPlanCost(plan)).toBe(125000250.5);
-    expect(postgresPlanCost([{}])).toBeUndefined();
+  it("reads the top node's total cost from the first line of PostgreSQL's EXPLAIN", () => {
+    expect(postgresTopCost('Limit  (cost=710.47..710.59 rows=50 width=30)')).toBe(710.59);
+    expect(postgresTopCost('Nested Loop  (cost=0.00..125000250.50 rows=10000000000 width=4)')).toBe(125000250.5);
+    expect(postgresTopCost('Result  (cost=0.00..0.01 rows=1 width=4)')).toBe(0.01);
+    expect(postgresTopCost('JIT:')).toBeUndefined();
+    expect(postgresTopCost(null)).toBeUndefined();
   });
 
   it("reads MySQL's query_cost (a string) and MariaDB 11's cost; MariaDB 10 has none", () => {
