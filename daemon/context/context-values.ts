@@ -23,6 +23,8 @@ export interface ContextCheck {
    * Lenient: it is ignored (a shim's environment may hold unrelated MCP_CONTEXT_ variables).
    */
   readonly strict: boolean;
+  /** The connection's name, for the refusal of a scoped caller on an unscoped connection. */
+  readonly connection?: string;
   /** How the caller sets a missing value, ending the refusal; default: `set MCP_CONTEXT_<NAME> in the MCP client's configuration`. */
   readonly remedy?: (name: string) => string;
 }
@@ -33,10 +35,20 @@ function refuse(message: string): HanactlError {
 
 /**
  * The context values a call places in the database session: exactly one non-empty value per
- * declared name, within the engine's byte limit. Every refusal names the parameter; a refusal
- * means the call does not run.
+ * declared name, within the engine's byte limit. A caller that carries values may not use a
+ * connection that declares none. Every refusal names the parameter; a refusal means the call
+ * does not run.
  */
 export function resolveContextValues(check: ContextCheck): Record<string, string> {
+  const carried = Object.keys(check.supplied).map((name) => name.trim().toUpperCase());
+  if (!check.strict && check.declared.length === 0 && carried.length > 0) {
+    // A caller scoped by context values does not step out of its scope by choosing a connection
+    // that applies none: its calls there would see every row.
+    const where = check.connection ? `connection "${check.connection}"` : 'this connection';
+    throw refuse(
+      `This session carries context values (${carried.join(', ')}) and ${where} declares none, so its calls there would run unscoped. Use a connection that declares them, or give this connection its own MCP server entry without MCP_CONTEXT_ variables.`,
+    );
+  }
   const values: Record<string, string> = {};
   for (const [rawName, value] of Object.entries(check.supplied)) {
     const name = rawName.trim().toUpperCase();

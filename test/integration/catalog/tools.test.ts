@@ -68,18 +68,22 @@ beforeAll(async () => {
     sessions,
     calls: new CallTracker(),
   });
+  client = await sessionClient(new SessionState(daemon, { connection: 'lite' }));
+  // Caches each tool's outputSchema: from here on the SDK client checks every structuredContent against it.
+  await client.listTools();
+});
+
+/** An MCP client of one session with `state` (context values come from the shim's configuration). */
+async function sessionClient(state: SessionState): Promise<Client> {
   const server = new McpServer({ name: 'hanactl', version: '0.0.0' });
-  // Context values come from the shim's configuration; connections that declare none ignore them.
-  const state = new SessionState(daemon, { connection: 'lite', context: { CUSTOMER_ID: '1' } });
   registerTools(server, daemon, state);
   registerCatalogTools(server, daemon, state);
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
-  client = new Client({ name: 'catalog-test', version: '1.0.0' });
-  await client.connect(clientSide);
-  // Caches each tool's outputSchema: from here on the SDK client checks every structuredContent against it.
-  await client.listTools();
-});
+  const session = new Client({ name: 'catalog-test', version: '1.0.0' });
+  await session.connect(clientSide);
+  return session;
+}
 
 afterAll(async () => {
   await client?.close();
@@ -156,7 +160,9 @@ describe('catalog tools on the daemon services', () => {
   });
 
   it("sends the session's context values, so a scoped view shows only the caller's rows", async () => {
-    const mine = await call('sample_rows', { table: 'my_orders', connection: 'lite-scoped' });
+    const scoped = await sessionClient(new SessionState(daemon, { connection: 'lite-scoped', context: { CUSTOMER_ID: '1' } }));
+    const mine = await scoped.callTool({ name: 'sample_rows', arguments: { table: 'my_orders' } });
+    await scoped.close();
     expect(mine.structuredContent).toMatchObject({ rowCount: 2, rows: [{ customer_id: 1 }, { customer_id: 1 }] });
     await expect(harness.catalog.sample({ connection: 'lite-scoped', table: 'my_orders' })).rejects.toMatchObject({
       code: 'CONTEXT_INVALID',
