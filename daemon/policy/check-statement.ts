@@ -2,6 +2,7 @@ import { HanactlError } from '../../shared/errors.js';
 import { hostAccessAnywhere, sessionChangeAnywhere } from './anywhere-rules.js';
 import { deniedFunction } from './denied-functions.js';
 import { DIALECTS, type DialectPolicy, type LexicalSyntax } from './dialects.js';
+import { contextCodeRule } from './context-code.js';
 import { embeddedSql } from './embedded-sql.js';
 import { type Lexed, lex, MAX_COMMENT_DEPTH } from './lexer.js';
 import { CATEGORIES, categoryObjection, objection } from './objections.js';
@@ -80,7 +81,8 @@ function judge(lexed: Lexed, dialect: DialectPolicy, options: PolicyOptions, emb
     hostAccessAnywhere(tokens) ??
     deniedFunction(tokens, options.allowWrite) ??
     dialect.catalogRules?.(tokens, options.allowWrite, options.database) ??
-    embeddedSql(tokens, embedded);
+    embeddedSql(tokens, embedded) ??
+    contextCodeRule(tokens, options.dialect, options.unsignedContext);
   if (refusal) return refusal;
   // On a writable connection this decides the kind: anything the read-only rules refuse is a write.
   const readRefusal =

@@ -1,6 +1,7 @@
 import { capQuoted, isWhitespace, trimEndWhere } from '../../shared/linear-text.js';
 import { deniedFunctionName } from './denied-functions.js';
 import { sqlArgumentObjection } from './embedded-sql.js';
+import { contextCodeObjection } from './context-code.js';
 import { categoryObjection, contextSettingObjection, isContextSetting, objection } from './objections.js';
 import { deniedRelationObjection, namedRelationObjection, pgFunctionObjection, sqlArgumentPositions } from './pg-functions.js';
 import { parsePostgres } from './pg-parser.js';
@@ -61,6 +62,8 @@ export function postgresParserObjection(
   const setting = parsed.settings.find(isContextSetting);
   if (setting) return contextSettingObjection(setting);
   if (parsed.updated.includes('pg_settings')) return categoryObjection('session-change', 'UPDATE pg_settings');
+  const code = parsed.code[0];
+  if (options.unsignedContext && code) return contextCodeObjection(code, 'postgres');
   for (const relation of parsed.relations) {
     const denied = deniedRelationObjection(relation);
     if (denied) return denied;

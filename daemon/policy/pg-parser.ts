@@ -27,11 +27,25 @@ export type Parsed =
       readonly settings: readonly string[];
       /** Every relation an UPDATE writes, unqualified, as PostgreSQL folds it. */
       readonly updated: readonly string[];
+      /** Every node anywhere in the tree that defines or runs code (CODE_KEYS), by node name. */
+      readonly code: readonly string[];
     }
   | { readonly ok: false; readonly message: string };
 
 type Node = Record<string, unknown>;
 const isNode = (value: unknown): value is Node => typeof value === 'object' && value !== null;
+
+/** Nodes that define code which runs later, or run an anonymous block (context-code.ts). */
+const CODE_KEYS: ReadonlyMap<string, string> = new Map([
+  ['CreateFunctionStmt', 'CREATE FUNCTION'],
+  ['AlterFunctionStmt', 'ALTER FUNCTION'],
+  ['DoStmt', 'DO'],
+  ['CreateTrigStmt', 'CREATE TRIGGER'],
+  ['CreateEventTrigStmt', 'CREATE EVENT TRIGGER'],
+  ['RuleStmt', 'CREATE RULE'],
+  ['CreatePLangStmt', 'CREATE LANGUAGE'],
+  ['CreateTransformStmt', 'CREATE TRANSFORM'],
+]);
 
 /** Keys whose presence anywhere under a statement makes it change data or take locks. */
 const WRITE_KEYS = new Set(['InsertStmt', 'UpdateStmt', 'DeleteStmt', 'MergeStmt']);
@@ -61,6 +75,7 @@ interface Found {
   readonly relations: string[];
   readonly settings: string[];
   readonly updated: string[];
+  readonly code: string[];
 }
 
 /**
@@ -82,6 +97,8 @@ function walk(root: unknown, found: Found): boolean {
       if (WRITE_KEYS.has(key) || key === 'intoClause' || (key === 'lockingClause' && Array.isArray(child) && child.length > 0))
         writes = true;
       if (key === 'FuncCall' && isNode(child)) found.calls.push(callOf(child));
+      const code = CODE_KEYS.get(key);
+      if (code) found.code.push(code);
       if (key === 'RangeVar' && isNode(child) && typeof child.relname === 'string') found.relations.push(child.relname);
       // A SET statement, or the SET clause of CREATE/ALTER FUNCTION, ALTER ROLE/DATABASE/SYSTEM.
       if ((key === 'VariableSetStmt' || key === 'setstmt') && isNode(child) && typeof child.name === 'string')
@@ -111,7 +128,7 @@ export function parsePostgres(sql: string): Parsed {
     return { ok: false, message: err instanceof Error ? err.message : String(err) };
   }
   const stmts = isNode(tree) && Array.isArray(tree.stmts) ? tree.stmts : [];
-  const found: Found = { calls: [], relations: [], settings: [], updated: [] };
+  const found: Found = { calls: [], relations: [], settings: [], updated: [], code: [] };
   const statements = stmts.map((raw: unknown) => {
     const stmt = isNode(raw) && isNode(raw.stmt) ? raw.stmt : {};
     const [kind = 'unknown', body] = Object.entries(stmt)[0] ?? [];

@@ -12,6 +12,12 @@ export interface PolicyOptions {
    * of system tables are recognised.
    */
   readonly database?: string;
+  /**
+   * The connection declares context values that are not signed: code the checks cannot read
+   * (routines, triggers, anonymous blocks) could overwrite them, so the agent may not add or run
+   * such code (context-code.ts).
+   */
+  readonly unsignedContext?: boolean;
 }
 
 /**

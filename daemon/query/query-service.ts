@@ -13,7 +13,10 @@ import { costGuardUnavailable } from '../drivers/plan-cost.js';
 /** Decides before any network work whether a statement may run, and as what. */
 export interface StatementPolicy {
   /** Returns the kind of statement, or throws (or rejects with) STATEMENT_REFUSED. */
-  check(sql: string, options: { dialect: Engine; allowWrite: boolean; database?: string }): 'read' | 'write' | Promise<'read' | 'write'>;
+  check(
+    sql: string,
+    options: { dialect: Engine; allowWrite: boolean; database?: string; unsignedContext?: boolean },
+  ): 'read' | 'write' | Promise<'read' | 'write'>;
 }
 
 /** Where a `project:<name>` connection is looked up: the caller's project folder and session. */
@@ -55,6 +58,8 @@ export class QueryService {
       dialect: record.target.engine,
       allowWrite: record.allowWrite,
       ...(record.target.database ? { database: record.target.database } : {}),
+      // A person's curated statement is theirs to trust; an agent's text may not add code on a connection with unsigned values.
+      ...(!options.curated && record.context.length > 0 && !record.signedContext ? { unsignedContext: true } : {}),
     });
     // Cut here, before anything serializes the rows: every transport gets the capped result.
     const guard = kind === 'read' ? costGuardOf(record) : undefined;
@@ -114,6 +119,7 @@ export class QueryService {
       supplied: request.context ?? {},
       engine: record.target.engine,
       strict: false,
+      connection: record.name,
     });
     const started = performance.now();
     const { pool } = await this.#deps.poolFor(record);

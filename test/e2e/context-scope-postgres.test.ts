@@ -1,0 +1,75 @@
+/**
+ * A session scoped by a context value stays in its scope through the real shim and daemon: it
+ * cannot add code that would set the value to another customer's while it runs (the value is not
+ * signed), and it cannot step out to a connection that applies no value.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PG_URL, serverAvailable } from '../helpers/engines.js';
+import { TestHome } from '../helpers/hanactl-home.js';
+import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
+import { foreignRows, RlsFixture } from '../helpers/rls-fixture.js';
+
+const available = await serverAvailable('postgres');
+
+describe.skipIf(!available)('a session scoped by a context value, on PostgreSQL', () => {
+  const rls = new RlsFixture({ role: 'hctx_scope', table: 'scope_orders' });
+  const home = new TestHome();
+  const fn = `${rls.table}_peek`;
+  let shim: ShimHandle;
+
+  /** The attack: a function that reads under another customer's value and sets the caller's back. */
+  const peek = `CREATE FUNCTION ${fn}() RETURNS SETOF ${rls.table} LANGUAGE plpgsql AS $$
+    BEGIN
+      EXECUTE 'SELECT set_' || 'config(''mcp.customer_id'', ''2'', true)';
+      RETURN QUERY SELECT * FROM ${rls.table};
+      EXECUTE 'SELECT set_' || 'config(''mcp.customer_id'', ''1'', true)';
+    END $$`;
+
+  beforeAll(async () => {
+    await rls.setUp();
+    await rls.admin.query(`GRANT CREATE ON SCHEMA public TO ${rls.role}`);
+    await rls.addConnection(home, 'shop');
+    await home.ok(['set', 'shop', '--allow-write']);
+    await home.ok(['add', '--no-test', 'everything', PG_URL, '--no-password']);
+    shim = await startShim({ ...home.env, MCP_CONTEXT_CUSTOMER_ID: '1' }, ['--connection', 'shop']);
+  });
+
+  afterAll(async () => {
+    await shim?.close();
+    await home.dispose();
+    await rls.admin?.query(`DROP FUNCTION IF EXISTS ${fn}()`).catch(() => {});
+    await rls.admin?.query(`REVOKE CREATE ON SCHEMA public FROM ${rls.role}`).catch(() => {});
+    await rls.dispose();
+  });
+
+  it('reads its own rows', async () => {
+    expect(foreignRows(await shim.call('run_query', { sql: rls.select }), 1, { rows: 5 })).toBe(0);
+  });
+
+  it('may not create a function on a writable connection whose value is not signed', async () => {
+    const result = await shim.call('run_query', { sql: peek });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/CREATE FUNCTION adds or runs code the checks cannot read/);
+    expect(textOf(result)).toContain('--signed-context');
+    const { rows } = await rls.admin.query('SELECT count(*)::int AS n FROM pg_proc WHERE proname = $1', [fn]);
+    expect(rows[0].n).toBe(0);
+    const block = await shim.call('run_query', { sql: "DO $$BEGIN EXECUTE 'SELECT 1'; END$$" });
+    expect(textOf(block)).toMatch(/DO adds or runs code/);
+  });
+
+  it('may add code once the value is signed (policies then read the verified value, hanactl.context())', async () => {
+    await home.ok(['set', 'shop', '--signed-context']);
+    const created = await shim.call('run_query', { sql: peek });
+    expect(created.isError, textOf(created)).toBeFalsy();
+  });
+
+  it('may not step out to a connection that applies no value, by parameter or by switching', async () => {
+    const direct = await shim.call('run_query', { sql: rls.select, connection: 'everything' });
+    expect(direct.isError).toBe(true);
+    expect(textOf(direct)).toMatch(/carries context values \(CUSTOMER_ID\) and connection "everything" declares none/);
+    await shim.call('use_connection', { name: 'everything' });
+    const switched = await shim.call('sample_rows', { table: rls.table });
+    expect(switched.isError).toBe(true);
+    expect(textOf(switched)).toMatch(/declares none/);
+  });
+});
