@@ -3,6 +3,7 @@ import type { Engine } from '../shared/connection-url.js';
 import { HanactlError } from '../shared/errors.js';
 import type { StatementVerdict } from './catalog/catalog-service.js';
 import type { OffThreadPolicy } from './policy/off-thread.js';
+import type { PolicyOptions, Verdict } from './policy/types.js';
 import type { StatementPolicy } from './query/query-service.js';
 
 interface LoadedPolicy {
@@ -43,11 +44,30 @@ export function loadStatementPolicy(): Promise<LoadedPolicy> {
   return loading;
 }
 
-/** The read-only validator's verdict on `sql` as a read (explain_query), once the policy has loaded. */
-export function checkRead(sql: string, engine: Engine): StatementVerdict | Promise<StatementVerdict> {
-  const judge = (policy: LoadedPolicy) => policy.checkStatement(sql, { dialect: engine, allowWrite: false });
-  return loaded ? judge(loaded) : loadStatementPolicy().then(judge);
+/** The worker thread the daemon's checks share (started by the first long statement). */
+let sharedWorker: OffThreadPolicy | undefined;
+
+/** The verdict on the loop for a short statement, on the worker thread for a long one (OFF_THREAD_CHARS). */
+function verdictOf(policy: LoadedPolicy, sql: string, options: PolicyOptions, worker: () => OffThreadPolicy): Verdict | Promise<Verdict> {
+  return sql.length < policy.OFF_THREAD_CHARS ? policy.checkStatement(sql, options) : worker().check(sql, options);
 }
+
+/**
+ * The read-only validator's verdict on `sql` as a read (explain_query), once the policy has
+ * loaded; long statements on the worker thread, as for run_query.
+ */
+export function createReadCheck(
+  offThread?: OffThreadPolicy,
+): (sql: string, engine: Engine) => StatementVerdict | Promise<StatementVerdict> {
+  return (sql, engine) => {
+    const judge = (policy: LoadedPolicy) =>
+      verdictOf(policy, sql, { dialect: engine, allowWrite: false }, () => offThread ?? (sharedWorker ??= new policy.OffThreadPolicy()));
+    return loaded ? judge(loaded) : loadStatementPolicy().then(judge);
+  };
+}
+
+/** The read check the daemon uses (see createReadCheck). */
+export const checkRead = createReadCheck();
 
 /**
  * The statement policy the daemon runs before borrowing a connection: the read-only
@@ -56,11 +76,10 @@ export function checkRead(sql: string, engine: Engine): StatementVerdict | Promi
  * (OffThreadPolicy), so that the daemon keeps answering meanwhile.
  */
 export function createStatementPolicy(offThread?: OffThreadPolicy): StatementPolicy {
-  let worker = offThread;
   const judge: StatementPolicy['check'] = (sql, options) => {
     const policy = loaded as LoadedPolicy;
     if (sql.length < policy.OFF_THREAD_CHARS) return policy.assertStatementAllowed(sql, options);
-    worker ??= new policy.OffThreadPolicy();
+    const worker = offThread ?? (sharedWorker ??= new policy.OffThreadPolicy());
     return worker.check(sql, options).then((verdict) => {
       if (!verdict.ok) throw new HanactlError('STATEMENT_REFUSED', verdict.message, { rule: verdict.rule, hint: verdict.hint });
       return verdict.kind;
