@@ -41,7 +41,11 @@ describe.skipIf(!available)('one hostile call does not hold the daemon (review F
   }, async () => {
     const [pg, lite, other] = shims as [ShimHandle, ShimHandle, ShimHandle];
     const done: string[] = [];
-    const settle = <T>(what: string, p: Promise<T>) => p.then((v) => (done.push(what), v));
+    const settle = <T>(what: string, p: Promise<T>) =>
+      p.then((v) => {
+        done.push(what);
+        return v;
+      });
     const [refused, planned, answer, health] = await Promise.all([
       settle('run_query', pg.call('run_query', { sql: PARSER_MESSAGE })),
       settle('explain_query', lite.call('explain_query', { sql: EXPLAIN_TEXT })),
