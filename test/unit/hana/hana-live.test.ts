@@ -170,6 +170,22 @@ describe.skipIf(!LIVE_URL)('live SAP HANA', () => {
     expect(plan.text).toMatch(/\S/);
   });
 
+  it('plans a guarded read with its binds: a cheap one runs, a cross join over the limit is refused unrun', async () => {
+    const guard = (maxCost: number) => ({
+      maxCost,
+      over: (estimate: number) => Object.assign(new Error(`over: ${estimate}`), { estimate }),
+      unavailable: (reason: string) => new Error(reason),
+    });
+    const cheap = await conn.execute('SELECT DUMMY FROM DUMMY WHERE 1 = ?', [1], { ...READ, costGuard: guard(1e9) });
+    expect(cheap.rows).toEqual([{ DUMMY: 'X' }]);
+    const err = await conn
+      .execute('SELECT COUNT(*) FROM SYS.OBJECTS A, SYS.OBJECTS B WHERE A.OBJECT_OID > ?', [0], { ...READ, costGuard: guard(0.000001) })
+      .catch((e: unknown) => e as Error & { estimate?: number });
+    expect((err as { estimate?: number }).estimate).toBeGreaterThan(0.000001);
+    const left = await conn.execute("SELECT COUNT(*) AS N FROM EXPLAIN_PLAN_TABLE WHERE STATEMENT_NAME LIKE 'HANACTL_COST_%'", [], READ);
+    expect(Number(left.rows[0]?.N)).toBe(0);
+  });
+
   it('times out a statement HANA cannot optimise away, and the session stays usable', async () => {
     const started = Date.now();
     const err = await rejection(conn.execute(SLEEP(30), [], { ...WRITE, timeoutMs: 1_500 }));
