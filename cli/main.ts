@@ -1,4 +1,5 @@
 import { Command, CommanderError, Option } from 'commander';
+import { runnableHelp } from '../shared/cli-command.js';
 import { isHanactlError } from '../shared/errors.js';
 import { hanactlVersion } from '../shared/version.js';
 import { type CliContext, createContext } from './context.js';
@@ -16,12 +17,12 @@ export function buildProgram(ctx: () => CliContext): Command {
     .showSuggestionAfterError()
     .addHelpText(
       'after',
-      `
+      runnableHelp(`
 Examples:
   hanactl add shop postgres://app@localhost:5432/shop --password-stdin < pw.txt
   hanactl list
   hanactl mcp-config --client claude-code --connection shop
-Exit codes: 0 ok, 1 failure, 2 usage.`,
+Exit codes: 0 ok, 1 failure, 2 usage.`),
     );
   program.exitOverride();
   const json = () => new Option('--json', 'print JSON');
@@ -105,9 +106,9 @@ URLs:
     .option('--to-terminal', 'print even when standard output is a terminal (the key then shows on screen)')
     .addHelpText(
       'after',
-      `
+      runnableHelp(`
 Example (as the database owner; the key goes from hanactl to psql, never to the screen):
-  hanactl context-sql shop | psql -U owner -d shop -v ON_ERROR_STOP=1`,
+  hanactl context-sql shop | psql -U owner -d shop -v ON_ERROR_STOP=1`),
     )
     .action(async (name, opts) => (await import('./commands/connections.js')).contextSql(ctx(), name, opts));
   program
@@ -213,12 +214,12 @@ Example (as the database owner; the key goes from hanactl to psql, never to the 
     .option('--config-file <path>', 'with --write: the file to merge into, instead of the editor’s usual one')
     .addHelpText(
       'after',
-      `
+      runnableHelp(`
 Examples:
   hanactl mcp-config --client cursor --connection shop
   hanactl mcp-config --client claude-desktop --write
   hanactl mcp-config --client vscode --write          (.vscode/mcp.json in this folder)
-  hanactl mcp-config --client claude-code --write --config-file .mcp.json`,
+  hanactl mcp-config --client claude-code --write --config-file .mcp.json`),
     )
     .action(async (opts) => (await import('./commands/mcp-config.js')).mcpConfig(ctx(), opts));
   program
@@ -235,7 +236,7 @@ Examples:
     .addOption(json())
     .addHelpText(
       'after',
-      '\nExamples:\n  hanactl token create laptop-agent --connection shop\n  curl -H "Authorization: Bearer $TOKEN" ...',
+      runnableHelp('\nExamples:\n  hanactl token create laptop-agent --connection shop\n  curl -H "Authorization: Bearer $TOKEN" ...'),
     )
     .action(async (label, opts) => (await import('./commands/token.js')).create(ctx(), label, opts));
   token

@@ -1,8 +1,9 @@
 import { Argument, type Command, Option } from 'commander';
+import { runnableHelp } from '../shared/cli-command.js';
 import type { CliContext } from './context.js';
 
 const json = () => new Option('--json', 'print JSON');
-const examples = (...lines: string[]) => `\nExamples:\n${lines.map((l) => `  ${l}`).join('\n')}`;
+const examples = (...lines: string[]) => runnableHelp(`\nExamples:\n${lines.map((l) => `  ${l}`).join('\n')}`);
 
 /**
  * The operator's commands: `doctor`, `key rotate|export|import`, `daemon install|uninstall|logs`

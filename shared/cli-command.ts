@@ -51,3 +51,12 @@ export function cliCommand(args = '', env: NodeJS.ProcessEnv = process.env): str
   }
   return args ? `${command} ${args}` : command;
 }
+
+/**
+ * Help text whose example lines (`hanactl ...` at a line's start or after a pipe) name this
+ * installation as `cliCommand` does; the completion examples keep `hanactl`, the name their
+ * scripts complete. For commander's `addHelpText`, which calls it when the help is shown.
+ */
+export function runnableHelp(text: string): () => string {
+  return () => text.replace(/(^|\n {2}|\| )hanactl (?!completion)/g, (_m, lead: string) => `${lead}${cliCommand()} `);
+}

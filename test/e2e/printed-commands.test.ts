@@ -76,8 +76,8 @@ describe('the commands in advice and errors work exactly as printed, from a clon
     const cli = home.cli;
     expect(cli).toBe(`HANACTL_HOME=${home.dir} node ${BIN}`);
     /** The commands a text prints for this installation and home, placeholders (`<name>`) left out. */
-    const printed = (text: string): string[] => {
-      expect(text).not.toMatch(BARE);
+    const printed = (text: string, bare = false): string[] => {
+      if (!bare) expect(text).not.toMatch(BARE);
       const at = new RegExp(`${cli.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} [^\`\n]*`, 'g');
       return [...text.matchAll(at)].map((m) => m[0].replace(/[.;,]$/, '')).filter((c) => !c.includes('<'));
     };
@@ -118,6 +118,11 @@ describe('the commands in advice and errors work exactly as printed, from a clon
       const resumed = await shim.call('list_connections');
       expect(resumed.isError, textOf(resumed)).toBeFalsy();
       expect(textOf(resumed)).toContain('lite');
+
+      // --help's examples (its usage line and descriptions name the commands as `hanactl`).
+      const help = await home.ok(['--help']);
+      expect(printed(help.stdout, true)).toContain(`${cli} list`);
+      expect(runs(`${cli} list`)).toMatch(/lite/);
     } finally {
       await shim.close();
     }

@@ -105,7 +105,7 @@ describe('argv of the operator commands', () => {
       let text = '';
       cmd?.configureOutput({ writeOut: (s) => (text += s), writeErr: (s) => (text += s) });
       cmd?.outputHelp();
-      expect(text, path).toMatch(/Examples:\n {2}\S*hanactl|Examples:\n {2}source/);
+      expect(text, path).toMatch(/Examples:\n {2}.*hanactl|Examples:\n {2}source/);
     }
   });
 });
