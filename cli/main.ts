@@ -96,6 +96,13 @@ URLs:
       costOption,
     )
     .option('--no-max-cost', 'clear the cost limit')
+    .option('--approve-writes', 'each write waits for a person: `hanactl approve|deny <query-id>` (needs --allow-write)')
+    .option('--no-approve-writes', 'writes run without waiting for approval again')
+    .option(
+      '--approval-timeout <seconds>',
+      'how long a write waits for a decision before it expires unrun (default 300; "default" resets)',
+      (value: string) => (value === 'default' ? value : intOption(1, 86_400)(value)),
+    )
     .addOption(json())
     .action(async (name, opts) => (await import('./commands/connections.js')).set(ctx(), name, opts));
   program
@@ -155,7 +162,7 @@ Example (as the database owner; the key goes from hanactl to psql, never to the 
     .action(async (opts) => (await import('./commands/queries.js')).sessions(ctx(), opts));
   program
     .command('queries')
-    .description('the statements running now: id, session, connection, age, SQL')
+    .description('the statements running now (id, session, connection, age, SQL) and the writes waiting for approval, whole')
     .addOption(json())
     .action(async (opts) => (await import('./commands/queries.js')).queries(ctx(), opts));
   program
@@ -163,6 +170,17 @@ Example (as the database owner; the key goes from hanactl to psql, never to the 
     .description('cancel a running statement on the database server (ids from `hanactl queries`)')
     .addOption(json())
     .action(async (id, opts) => (await import('./commands/queries.js')).cancel(ctx(), id, opts));
+  program
+    .command('approve <query-id>')
+    .description('let a write that waits for approval run (ids from `hanactl queries`)')
+    .addOption(json())
+    .action(async (id, opts) => (await import('./commands/queries.js')).decide(ctx(), id, true, opts));
+  program
+    .command('deny <query-id>')
+    .description('refuse a write that waits for approval; it never runs')
+    .option('--reason <text>', 'why, told to the agent')
+    .addOption(json())
+    .action(async (id, opts) => (await import('./commands/queries.js')).decide(ctx(), id, false, opts));
   program
     .command('mcp')
     .description('run the MCP stdio server for one agent session (what an editor starts)')

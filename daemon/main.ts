@@ -23,6 +23,7 @@ import { DEFAULT_POOL_OPTIONS } from './pools/pool.js';
 import { PoolManager } from './pools/pool-manager.js';
 import { checkRead, createStatementPolicy, loadStatementPolicy } from './policy-wiring.js';
 import { CallTracker } from './queries/call-tracker.js';
+import { ApprovalDesk } from './approvals/approval-desk.js';
 import { QueryService } from './query/query-service.js';
 import { ConnectionService } from './registry/connection-service.js';
 import { createConnectionResolver } from './projects/connection-resolver.js';
@@ -118,14 +119,17 @@ export async function runDaemon(options: RunDaemonOptions = {}): Promise<Running
       onReplaced: (previous) => void pools.forget(previous),
     });
     const resolveConnection = createConnectionResolver(connections, projects);
+    const calls = new CallTracker({ audit: audit.log });
+    // Writes on `--approve-writes` connections wait here; the tracker lists them and audits the decision.
+    const approvals = new ApprovalDesk(calls);
     const queries = new QueryService({
       resolve: resolveConnection,
       poolFor: (record) => pools.poolFor(record),
       policy: createStatementPolicy(),
+      approvals,
     });
     const curated = new CuratedService({ registry, connections, policy: createStatementPolicy() });
     const sessions = new SessionTable();
-    const calls = new CallTracker({ audit: audit.log });
     const tokens = new TokenService(registry, { assertConnection: (name) => void connections.resolve(name) });
     let mcpHttp: RunningMcpHttp | undefined;
     const startedAt = Date.now();
@@ -154,6 +158,7 @@ export async function runDaemon(options: RunDaemonOptions = {}): Promise<Running
       sessions,
       pools,
       calls,
+      approvals,
       audit: audit.log,
       projects,
       trust,
@@ -242,6 +247,8 @@ export async function runDaemon(options: RunDaemonOptions = {}): Promise<Running
     const stop = (reason: string): Promise<void> => {
       stopping ??= (async () => {
         log.info({ reason }, 'daemon stopping');
+        // Writes waiting for a person end unrun now; their sessions hear why before the relays close.
+        approvals.stopAll();
         const httpClosed = mcpHttp?.close();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections?.();

@@ -16,6 +16,10 @@ export const ERROR_CODES = {
   QUERY_FAILED: { status: 422, category: 'agent' },
   QUERY_TIMEOUT: { status: 408, category: 'agent' },
   QUERY_CANCELLED: { status: 499, category: 'agent' },
+  /** A person denied a write that awaited approval; it did not run. */
+  WRITE_DENIED: { status: 403, category: 'agent' },
+  /** No person decided on a write within its approval timeout; it did not run. */
+  APPROVAL_EXPIRED: { status: 408, category: 'agent' },
   CONTEXT_INVALID: { status: 400, category: 'agent' },
   /** The statement changed a context value; its result was refused. */
   CONTEXT_CHANGED: { status: 403, category: 'agent' },

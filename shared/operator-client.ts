@@ -1,5 +1,7 @@
 import type { Requester } from './daemon-client.js';
 import {
+  type ApprovalResult,
+  ApprovalResultSchema,
   type AuditList,
   AuditListSchema,
   type AuditQuery,
@@ -37,4 +39,14 @@ export function runningQueries(client: Requester): Promise<RunningQueryList> {
 /** `POST /v1/queries/:id/cancel`: cancels a running statement on the database server. */
 export function cancelQuery(client: Requester, id: string): Promise<CancelResult> {
   return client.request('POST', `/v1/queries/${encodeURIComponent(id)}/cancel`, {}, CancelResultSchema);
+}
+
+/** `POST /v1/queries/:id/approve|deny`: a person's decision on a write waiting for approval. */
+export function decideWrite(
+  client: Requester,
+  id: string,
+  approve: boolean,
+  body: { user?: string; reason?: string },
+): Promise<ApprovalResult> {
+  return client.request('POST', `/v1/queries/${encodeURIComponent(id)}/${approve ? 'approve' : 'deny'}`, body, ApprovalResultSchema);
 }

@@ -85,6 +85,37 @@ export const AddConnectionRequestSchema = z.strictObject({
 });
 export type AddConnectionRequest = z.infer<typeof AddConnectionRequestSchema>;
 
+/** How long a write waits for a person's decision unless `hanactl set --approval-timeout` says otherwise. */
+export const DEFAULT_APPROVAL_TIMEOUT_SECONDS = 300;
+export const MIN_APPROVAL_TIMEOUT_SECONDS = 1;
+export const MAX_APPROVAL_TIMEOUT_SECONDS = 86_400;
+
+/** How a write that awaited a person ended, and who decided (`cli` with the OS user, `elicitation` with the client). */
+export const ApprovalDecisionSchema = z.object({
+  decision: z.enum(['approved', 'denied', 'expired', 'cancelled', 'stopped']),
+  by: z.enum(['cli', 'elicitation']).nullable(),
+  who: z.string().nullable(),
+  reason: z.string().nullable(),
+  waitedMs: z.number(),
+});
+export type ApprovalDecision = z.infer<typeof ApprovalDecisionSchema>;
+
+/** `POST /v1/queries/:id/approve|deny`: the OS user deciding, and (deny) why. */
+export const ApprovalRequestSchema = z.strictObject({
+  user: z.string().max(100).optional(),
+  reason: z.string().max(1000).optional(),
+});
+export type ApprovalRequest = z.infer<typeof ApprovalRequestSchema>;
+
+/** What `hanactl approve|deny` answers: the write's id, connection and statement, and the decision. */
+export const ApprovalResultSchema = z.object({
+  id: z.string(),
+  connection: z.string(),
+  sql: z.string(),
+  decision: ApprovalDecisionSchema,
+});
+export type ApprovalResult = z.infer<typeof ApprovalResultSchema>;
+
 /** What a person may change on a registered connection (`hanactl set`). */
 export const UpdateConnectionRequestSchema = z.strictObject({
   allowWrite: z.boolean().optional(),
@@ -98,6 +129,10 @@ export const UpdateConnectionRequestSchema = z.strictObject({
   curatedOnly: z.boolean().optional(),
   /** Reads whose plan estimate is above this are refused before they run; null clears it. */
   maxCost: z.number().positive().max(MAX_MAX_COST).nullable().optional(),
+  /** Each write waits for a person's approval (`hanactl approve`); only on a connection open for writes. */
+  approveWrites: z.boolean().optional(),
+  /** How long a write waits for a decision before it expires unrun; null goes back to the default. */
+  approvalTimeoutSeconds: z.number().int().min(MIN_APPROVAL_TIMEOUT_SECONDS).max(MAX_APPROVAL_TIMEOUT_SECONDS).nullable().optional(),
 });
 export type UpdateConnectionRequest = z.infer<typeof UpdateConnectionRequestSchema>;
 
@@ -119,6 +154,10 @@ export const ConnectionInfoSchema = z.object({
   curatedOnly: z.boolean().optional(),
   /** The plan cost above which its reads are refused (`hanactl set --max-cost`). */
   maxCost: z.number().optional(),
+  /** Each write waits for a person's approval (`hanactl set --approve-writes`). */
+  approveWrites: z.boolean().optional(),
+  /** An approval timeout a person set (else DEFAULT_APPROVAL_TIMEOUT_SECONDS). */
+  approvalTimeoutSeconds: z.number().int().optional(),
   /** Project connections only: the file (or variable) it was found in. */
   source: z.string().optional(),
 });
@@ -230,6 +269,8 @@ export const QueryResultSchema = z.object({
   durationMs: z.number(),
   /** Present when the byte cap cut cells or left rows out. */
   cut: ResultCutSchema.optional(),
+  /** A write that awaited a person: who approved it, after how long. */
+  approval: ApprovalDecisionSchema.optional(),
 });
 export type QueryResult = z.infer<typeof QueryResultSchema>;
 
@@ -291,6 +332,8 @@ export const AuditRecordSchema = z.object({
   errorCode: z.string().nullable(),
   /** The policy rule that refused the statement. */
   rule: z.string().nullable(),
+  /** A write that awaited a person: the decision and who made it. */
+  approval: ApprovalDecisionSchema.nullable().optional(),
 });
 export type AuditRecord = z.infer<typeof AuditRecordSchema>;
 
@@ -327,6 +370,8 @@ export const RunningQuerySchema = z.object({
   sql: z.string(),
   /** A cancel was asked for and the statement has not stopped yet. */
   cancelling: z.boolean(),
+  /** A write waiting for a person (`hanactl approve|deny <id>`); its `sql` is then the whole statement. */
+  awaitingApproval: z.object({ timeoutSeconds: z.number().int(), expiresAt: z.string(), leftMs: z.number() }).optional(),
 });
 export type RunningQuery = z.infer<typeof RunningQuerySchema>;
 

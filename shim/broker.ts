@@ -1,3 +1,4 @@
+import type { WaitHooks } from '../shared/approval.js';
 import type {
   DescribeRequest,
   ExplainRequest,
@@ -51,7 +52,8 @@ export interface Broker {
   /** Registry connections, plus the project's (`project:<name>`) when the scope names a project. */
   listConnections(scope: ProjectScope): Promise<ConnectionList>;
   getConnection(name: string, scope?: ProjectScope): Promise<ConnectionInfo>;
-  query(request: QueryRequest, signal?: AbortSignal): Promise<QueryResult>;
+  /** `approval`: told when a write waits for a person (`hanactl set --approve-writes`), to ask in the editor too. */
+  query(request: QueryRequest, signal?: AbortSignal, approval?: WaitHooks): Promise<QueryResult>;
   listSchemas(request: SchemasRequest, signal?: AbortSignal): Promise<SchemaList>;
   listTables(request: TablesRequest, signal?: AbortSignal): Promise<TableList>;
   describeTable(request: DescribeRequest, signal?: AbortSignal): Promise<TableDescription>;
@@ -67,7 +69,7 @@ export interface Broker {
    */
   curatedTools(connection: string | null): Promise<{ tools: CuratedToolInfo[]; curatedOnly: boolean }>;
   /** Runs a curated tool: the daemon binds its registered statement and runs it as run_query runs SQL. */
-  callCurated(request: CuratedCallRequest, signal?: AbortSignal): Promise<QueryResult>;
+  callCurated(request: CuratedCallRequest, signal?: AbortSignal, approval?: WaitHooks): Promise<QueryResult>;
   /** Calls `listener` with a connection's name when a person changes its curated tools or settings; returns the unsubscribe. */
   onCuratedChange?(listener: (connection: string) => void): () => void;
   /** Lists the session in `hanactl status`. */

@@ -8,6 +8,7 @@ import { projectScope } from './project-scope.js';
 import { renderQueryResult } from './render.js';
 import type { SessionState } from './session-state.js';
 import { guarded, ok } from './tool-result.js';
+import { approvalNote, WriteApproval } from './write-approval.js';
 
 function argSchema(p: CuratedParam): z.ZodType {
   const base = p.type === 'string' ? z.string() : p.type === 'integer' ? z.number().int() : p.type === 'number' ? z.number() : z.boolean();
@@ -45,9 +46,10 @@ export function registerCuratedTools(
       (args: Record<string, unknown>, extra) =>
         guarded(async () => {
           const { session, project } = await projectScope(state);
+          const approval = new WriteApproval(server, extra.requestId);
           const result = await withProgress(
             extra,
-            (seconds) => `${tool.name} on "${connection}" is still running (${seconds} s).`,
+            (seconds) => approval.progress() ?? `${tool.name} on "${connection}" is still running (${seconds} s).`,
             () =>
               daemon.callCurated(
                 {
@@ -59,10 +61,17 @@ export function registerCuratedTools(
                   ...(Object.keys(state.context).length > 0 ? { context: state.context } : {}),
                 },
                 extra.signal,
+                approval.hooks,
               ),
           );
           const { columns, rows, rowCount, truncated, cut } = result;
-          return ok(renderQueryResult(result, DEFAULT_MAX_ROWS), { columns, rows, rowCount, truncated, ...(cut ? { cut } : {}) });
+          return ok(`${approvalNote(result)}${renderQueryResult(result, DEFAULT_MAX_ROWS)}`, {
+            columns,
+            rows,
+            rowCount,
+            truncated,
+            ...(cut ? { cut } : {}),
+          });
         }),
     );
 

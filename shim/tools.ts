@@ -11,6 +11,7 @@ import { projectScope } from './project-scope.js';
 import { renderQueryResult } from './render.js';
 import type { SessionState } from './session-state.js';
 import { guarded, ok } from './tool-result.js';
+import { approvalNote, WriteApproval } from './write-approval.js';
 
 const connectionArg = ConnectionRefSchema.optional().describe('Run against this connection for this call only.');
 
@@ -154,9 +155,10 @@ export function registerTools(
       guarded(async () => {
         const { session, project } = await projectScope(state);
         const name = pickConnection(state, connection);
+        const approval = new WriteApproval(server, extra.requestId);
         const result = await withProgress(
           extra,
-          (seconds) => `The statement on "${name}" is still running (${seconds} s).`,
+          (seconds) => approval.progress() ?? `The statement on "${name}" is still running (${seconds} s).`,
           () =>
             daemon.query(
               {
@@ -170,10 +172,17 @@ export function registerTools(
                 tool: 'run_query',
               },
               extra.signal,
+              approval.hooks,
             ),
         );
         const { columns, rows, rowCount, truncated, cut } = result;
-        return ok(renderQueryResult(result, maxRows ?? DEFAULT_MAX_ROWS), { columns, rows, rowCount, truncated, ...(cut ? { cut } : {}) });
+        return ok(`${approvalNote(result)}${renderQueryResult(result, maxRows ?? DEFAULT_MAX_ROWS)}`, {
+          columns,
+          rows,
+          rowCount,
+          truncated,
+          ...(cut ? { cut } : {}),
+        });
       }),
   );
   let writable = false;

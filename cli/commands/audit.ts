@@ -33,11 +33,19 @@ function row(r: AuditRecord): Record<(typeof COLUMNS)[number], string> {
     client: r.client ? `${r.client}${r.clientVersion ? ` ${r.clientVersion}` : ''}` : '',
     connection: r.connection,
     tool: r.tool ?? '',
-    outcome: r.outcome === 'ok' ? 'ok' : r.outcome === 'refused' ? `refused ${r.rule ?? ''}`.trim() : `error ${r.errorCode ?? ''}`.trim(),
+    outcome: `${r.outcome === 'ok' ? 'ok' : r.outcome === 'refused' ? `refused ${r.rule ?? ''}`.trim() : `error ${r.errorCode ?? ''}`.trim()}${approvalText(r)}`,
     rows: r.rows === null ? '' : `${r.rows}${r.truncated ? '+' : ''}`,
     ms: String(Math.round(r.durationMs)),
     statement: statement.length > STATEMENT_CHARS ? `${statement.slice(0, STATEMENT_CHARS)}…` : statement,
   };
+}
+
+/** A write that awaited a person: `, approved by cli (alice)`, `, denied in elicitation (Claude Code)`, `, expired`. */
+function approvalText(r: AuditRecord): string {
+  const a = r.approval;
+  if (!a) return '';
+  const who = a.by ? ` by ${a.by}${a.who ? ` (${a.who})` : ''}` : '';
+  return `, ${a.decision}${who}`;
 }
 
 /** Column widths when following: fixed, so lines printed over time stay aligned (the statement runs on). */

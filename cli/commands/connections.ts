@@ -2,7 +2,7 @@ import { cliCommand } from '../../shared/cli-command.js';
 import { parseConnectionUrl } from '../../shared/connection-url.js';
 import { HanactlError } from '../../shared/errors.js';
 import { assertConnectionName } from '../../shared/names.js';
-import { DEFAULT_MAX_RESULT_BYTES } from '../../shared/schemas.js';
+import { DEFAULT_APPROVAL_TIMEOUT_SECONDS, DEFAULT_MAX_RESULT_BYTES } from '../../shared/schemas.js';
 import { renderTable } from '../../shared/text-table.js';
 import { type CliContext, printJson } from '../context.js';
 import { promptHidden, readPasswordFromStdin } from '../password.js';
@@ -85,7 +85,7 @@ export async function list(ctx: CliContext, options: { json?: boolean }): Promis
   const rows = connections.map((c) => ({
     name: c.name,
     engine: c.engine,
-    access: c.allowWrite ? 'read-write' : 'read-only',
+    access: c.allowWrite ? `read-write${c.approveWrites ? ' (writes approved)' : ''}` : 'read-only',
     context: c.context.join(','),
     url: c.url,
     description: c.description ?? '',
@@ -105,6 +105,10 @@ export interface SetOptions {
   readonly curatedOnly?: boolean;
   /** The plan cost above which reads are refused; `false` (`--no-max-cost`, `--max-cost none`) clears it. */
   readonly maxCost?: number | false;
+  /** Each write waits for a person (`--approve-writes`, `--no-approve-writes`). */
+  readonly approveWrites?: boolean;
+  /** `default` goes back to the default wait. */
+  readonly approvalTimeout?: number | 'default';
   readonly json?: boolean;
 }
 
@@ -124,11 +128,15 @@ export async function set(ctx: CliContext, name: string, options: SetOptions): P
     ...(options.signedContext !== undefined ? { signedContext: options.signedContext } : {}),
     ...(options.curatedOnly !== undefined ? { curatedOnly: options.curatedOnly } : {}),
     ...(options.maxCost !== undefined ? { maxCost: options.maxCost === false ? null : options.maxCost } : {}),
+    ...(options.approveWrites !== undefined ? { approveWrites: options.approveWrites } : {}),
+    ...(options.approvalTimeout !== undefined
+      ? { approvalTimeoutSeconds: options.approvalTimeout === 'default' ? null : options.approvalTimeout }
+      : {}),
   };
   if (Object.keys(changes).length === 0) {
     throw new HanactlError(
       'INVALID_REQUEST',
-      'Nothing to change; give --allow-write, --read-only, --context N1,N2, --no-context, --description, --max-result-bytes, --[no-]signed-context, --[no-]curated-only or --max-cost <n>|--no-max-cost.',
+      'Nothing to change; give --allow-write, --read-only, --context N1,N2, --no-context, --description, --max-result-bytes, --[no-]signed-context, --[no-]curated-only, --max-cost <n>|--no-max-cost, --[no-]approve-writes or --approval-timeout.',
     );
   }
   const info = await ctx.daemon.updateConnection(name, changes);
@@ -138,7 +146,18 @@ export async function set(ctx: CliContext, name: string, options: SetOptions): P
   const signed = info.signedContext ? ', context values signed' : '';
   const curated = info.curatedOnly ? ', curated-only (its sessions get its curated tools, not run_query)' : '';
   const cost = info.maxCost !== undefined ? `, reads over plan cost ${info.maxCost} refused` : '';
-  ctx.out(`"${info.name}" is now ${info.allowWrite ? 'read-write' : 'read-only'}${scoped}${signed}${cap}${curated}${cost}.`);
+  const wait = info.approvalTimeoutSeconds ?? DEFAULT_APPROVAL_TIMEOUT_SECONDS;
+  const approval = info.approveWrites
+    ? info.allowWrite
+      ? `, each write waits for a person's approval (up to ${wait} s; \`${cliCommand('queries')}\`, \`${cliCommand('approve <id>')}\`)`
+      : ', write approval set but without effect while read-only'
+    : '';
+  ctx.out(`"${info.name}" is now ${info.allowWrite ? 'read-write' : 'read-only'}${scoped}${signed}${cap}${curated}${cost}${approval}.`);
+  if (options.approvalTimeout !== undefined && !info.approveWrites) {
+    ctx.err(
+      `The approval timeout is kept, but writes on "${info.name}" do not wait for approval until \`${cliCommand(`set ${info.name} --approve-writes`)}\`.`,
+    );
+  }
   if (options.signedContext === true) {
     ctx.err(
       `Install the verifying function once, as the database owner: ${cliCommand()} context-sql ${info.name} | psql -U <owner> -d <database> -v ON_ERROR_STOP=1`,

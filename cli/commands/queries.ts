@@ -1,6 +1,7 @@
+import { userInfo } from 'node:os';
 import { cliCommand } from '../../shared/cli-command.js';
 import { isHanactlError } from '../../shared/errors.js';
-import { cancelQuery, listSessions, runningQueries } from '../../shared/operator-client.js';
+import { cancelQuery, decideWrite, listSessions, runningQueries } from '../../shared/operator-client.js';
 import type { RunningQuery, SessionInfo } from '../../shared/schemas.js';
 import { renderTable } from '../../shared/text-table.js';
 import { type CliContext, printJson } from '../context.js';
@@ -45,23 +46,64 @@ export async function sessions(ctx: CliContext, options: { json?: boolean }): Pr
   );
 }
 
-/** `hanactl queries [--json]`: the statements running now, oldest first. */
+/**
+ * `hanactl queries [--json]`: the statements running now, oldest first, then the writes waiting
+ * for a person, each with its whole statement, who asked, and how long is left.
+ */
 export async function queries(ctx: CliContext, options: { json?: boolean }): Promise<void> {
   const list = await whenRunning(ctx, () => runningQueries(ctx.probe), { queries: [] as RunningQuery[] });
   if (options.json) return printJson(ctx, list);
-  if (list.queries.length === 0) return ctx.out('No statements are running.');
+  const running = list.queries.filter((q) => !q.awaitingApproval);
+  const waiting = list.queries.filter((q) => q.awaitingApproval);
+  if (running.length === 0 && waiting.length === 0) return ctx.out('No statements are running.');
+  if (running.length > 0) {
+    ctx.out(
+      renderTable(
+        ['id', 'session', 'client', 'connection', 'age', 'sql'],
+        running.map((q) => ({
+          id: q.id,
+          session: q.session?.slice(0, 8) ?? '',
+          client: q.client ?? '',
+          connection: q.connection,
+          age: `${formatAge(q.ageMs)}${q.cancelling ? ' (cancelling)' : ''}`,
+          sql: q.sql.replace(/\s+/g, ' ').trim(),
+        })),
+      ),
+    );
+  }
+  if (waiting.length === 0) return;
+  if (running.length > 0) ctx.out('');
+  ctx.out(`${waiting.length === 1 ? 'A write waits' : `${waiting.length} writes wait`} for a person's approval:`);
+  for (const q of waiting) {
+    const left = q.awaitingApproval ? formatAge(q.awaitingApproval.leftMs) : '';
+    const who = [q.client, q.session ? `session ${q.session.slice(0, 8)}` : ''].filter(Boolean).join(', ');
+    ctx.out('');
+    ctx.out(`${q.id}  on ${q.connection}${who ? `, asked by ${who}` : ''}${q.tool ? ` (${q.tool})` : ''}; ${left} left`);
+    for (const line of q.sql.split('\n')) ctx.out(`    ${line}`);
+  }
+  ctx.out('');
+  ctx.out(`Approve with \`${cliCommand('approve <id>')}\`, deny with \`${cliCommand('deny <id> [--reason text]')}\`.`);
+}
+
+/** `hanactl approve <query-id>` / `hanactl deny <query-id> [--reason text]`: a person's decision on a waiting write. */
+export async function decide(ctx: CliContext, id: string, approve: boolean, options: { reason?: string; json?: boolean }): Promise<void> {
+  let user: string | undefined;
+  try {
+    user = userInfo().username;
+  } catch {
+    user = undefined;
+  }
+  const result = await decideWrite(ctx.probe, id, approve, {
+    ...(user ? { user } : {}),
+    ...(options.reason !== undefined ? { reason: options.reason } : {}),
+  });
+  if (options.json) return printJson(ctx, result);
+  const sql = result.sql.replace(/\s+/g, ' ').trim();
+  const shown = sql.length > 120 ? `${sql.slice(0, 120)}…` : sql;
   ctx.out(
-    renderTable(
-      ['id', 'session', 'client', 'connection', 'age', 'sql'],
-      list.queries.map((q) => ({
-        id: q.id,
-        session: q.session?.slice(0, 8) ?? '',
-        client: q.client ?? '',
-        connection: q.connection,
-        age: `${formatAge(q.ageMs)}${q.cancelling ? ' (cancelling)' : ''}`,
-        sql: q.sql.replace(/\s+/g, ' ').trim(),
-      })),
-    ),
+    approve
+      ? `Approved ${id} on ${result.connection}: it runs now. (${shown})`
+      : `Denied ${id} on ${result.connection}: it will not run. (${shown})`,
   );
 }
 

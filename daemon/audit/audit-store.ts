@@ -48,6 +48,7 @@ interface Row {
   outcome: AuditRecord['outcome'];
   error_code: string | null;
   rule: string | null;
+  approval: string | null;
 }
 
 // AUTOINCREMENT: an id is never reused after a prune, so `--follow`'s cursor stays valid.
@@ -69,7 +70,8 @@ CREATE TABLE IF NOT EXISTS calls (
   duration_ms REAL NOT NULL,
   outcome TEXT NOT NULL,
   error_code TEXT,
-  rule TEXT
+  rule TEXT,
+  approval TEXT
 );
 CREATE INDEX IF NOT EXISTS calls_at ON calls (at);
 CREATE INDEX IF NOT EXISTS calls_session ON calls (session, id);
@@ -77,9 +79,9 @@ CREATE INDEX IF NOT EXISTS calls_connection ON calls (connection, id);
 `;
 
 const INSERT = `INSERT INTO calls (at, query_id, session, client, client_version, project, connection, tool, statement,
-  param_count, rows, truncated, duration_ms, outcome, error_code, rule)
+  param_count, rows, truncated, duration_ms, outcome, error_code, rule, approval)
   VALUES (@at, @queryId, @session, @client, @clientVersion, @project, @connection, @tool, @statement,
-  @paramCount, @rows, @truncated, @durationMs, @outcome, @errorCode, @rule)`;
+  @paramCount, @rows, @truncated, @durationMs, @outcome, @errorCode, @rule, @approval)`;
 
 /**
  * The audit trail on disk: one SQLite file (statements, never secrets), encrypted under a key kept
@@ -133,6 +135,9 @@ export class AuditStore {
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
       db.exec(SCHEMA);
+      // A file from before approvals: the decision column is added, its records keep null.
+      const columns = db.prepare('PRAGMA table_info(calls)').all() as { name: string }[];
+      if (!columns.some((c) => c.name === 'approval')) db.exec('ALTER TABLE calls ADD COLUMN approval TEXT');
     } catch (err) {
       db.close();
       throw err;
@@ -144,7 +149,12 @@ export class AuditStore {
   insert(entries: readonly AuditEntry[]): void {
     if (entries.length === 0) return;
     const write = this.#db.transaction((batch: readonly AuditEntry[]) => {
-      for (const e of batch) this.#insert.run({ ...e, truncated: e.truncated === null ? null : e.truncated ? 1 : 0 });
+      for (const e of batch)
+        this.#insert.run({
+          ...e,
+          truncated: e.truncated === null ? null : e.truncated ? 1 : 0,
+          approval: e.approval ? JSON.stringify(e.approval) : null,
+        });
     });
     write(entries);
   }
@@ -197,5 +207,6 @@ function toRecord(r: Row): AuditRecord {
     outcome: r.outcome,
     errorCode: r.error_code,
     rule: r.rule,
+    approval: r.approval ? (JSON.parse(r.approval) as AuditRecord['approval']) : null,
   };
 }

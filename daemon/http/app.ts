@@ -3,11 +3,12 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { HanactlError, isHanactlError } from '../../shared/errors.js';
 import { CLIENT_HEADER } from '../../shared/client-header.js';
 import type { Health } from '../../shared/schemas.js';
+import type { ApprovalDesk } from '../approvals/approval-desk.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { PoolManager } from '../pools/pool-manager.js';
 import type { ProjectService } from '../projects/project-service.js';
-import type { TrustStore } from '../projects/trust-store.js';
 import type { KeyService } from '../keys/key-service.js';
+import type { TrustStore } from '../projects/trust-store.js';
 import type { CallTracker } from '../queries/call-tracker.js';
 import type { QueryService } from '../query/query-service.js';
 import type { ConnectionService } from '../registry/connection-service.js';
@@ -29,6 +30,8 @@ export interface AppDeps {
   readonly queries: QueryService;
   readonly sessions: SessionTable;
   readonly pools: Pick<PoolManager, 'stats'>;
+  /** The writes waiting for a person (`/v1/queries/:id/approve|deny`). */
+  readonly approvals?: Pick<ApprovalDesk, 'decide'>;
   /** Tracks running calls (`/v1/queries`) and audits each; without it calls run untracked. */
   readonly calls?: CallTracker;
   /** The audit trail's read side (`/v1/audit`); with `calls`, mounts the operator routes. */
@@ -111,7 +114,8 @@ export function createApp(deps: AppDeps): Hono {
   app.route('/v1', connectionRoutes(deps));
   app.route('/v1', sessionRoutes(deps));
   app.route('/v1', queryRoutes(deps));
-  if (deps.calls && deps.audit) app.route('/v1', operatorRoutes({ calls: deps.calls, audit: deps.audit }));
+  if (deps.calls && deps.audit)
+    app.route('/v1', operatorRoutes({ calls: deps.calls, audit: deps.audit, ...(deps.approvals ? { approvals: deps.approvals } : {}) }));
   if (deps.keys) app.route('/v1', keyRoutes({ keys: deps.keys }));
   if (deps.projects && deps.trust)
     app.route('/v1', projectRoutes({ projects: deps.projects, trust: deps.trust, connections: deps.connections, sessions: deps.sessions }));

@@ -16,7 +16,7 @@ export function queryRoutes(deps: Pick<AppDeps, 'queries' | 'sessions' | 'calls'
     const body = await readBody(c, QueryRequestSchema);
     const session = body.session ? deps.sessions.touch(body.session, {}, true) : undefined;
     const signal = clientGone(c);
-    const run = (s: AbortSignal) => deps.queries.run(body, s);
+    const run = (s: AbortSignal, queryId?: string) => deps.queries.run(body, s, queryId === undefined ? {} : { queryId });
     const result = deps.calls ? await deps.calls.track(queryCallInfo(body, session), signal, run, summarizeRows) : await run(signal);
     return c.json(result);
   });

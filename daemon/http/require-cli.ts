@@ -39,7 +39,7 @@ const OPERATOR_WORDS: readonly (readonly [method: string, path: RegExp, what: st
   ['POST', /^\/v1\/shutdown$/, `stop the daemon (\`${cliCommand()} daemon stop\`)`],
   ['GET', /^\/v1\/(status|pools|sessions)$/, `see the daemon's sessions and pools (\`${cliCommand()} status\`, \`${cliCommand()} pools\`)`],
   ['GET', /^\/v1\/audit$/, `read the audit trail (\`${cliCommand()} audit\`)`],
-  ['*', /^\/v1\/queries(\/|$)/, `list or cancel the calls in flight (\`${cliCommand()} queries\`, \`${cliCommand()} cancel\`)`],
+  ['*', /^\/v1\/queries(\/|$)/, `list, cancel, approve or deny the calls in flight (\`${cliCommand()} queries\`, \`${cliCommand()} cancel\`, \`${cliCommand()} approve\`, \`${cliCommand()} deny\`)`],
   ['POST', /^\/v1\/connections$/, `register a connection (\`${cliCommand()} add\`)`],
   ['POST', /^\/v1\/connections\/[^/]+\/settings$/, `change write access or context parameters (\`${cliCommand()} set\`)`],
   ['DELETE', /^\/v1\/connections\/[^/]+$/, `remove a connection (\`${cliCommand()} remove\`)`],

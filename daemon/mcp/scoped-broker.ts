@@ -17,9 +17,9 @@ export function scopedBroker(broker: Broker, scope: string): Broker {
   >(
     key: K,
   ): Call<K> =>
-    ((request: { connection: string }, signal?: AbortSignal) => {
+    ((request: { connection: string }, signal?: AbortSignal, ...rest: unknown[]) => {
       only(request.connection);
-      return (broker[key] as (r: unknown, s?: AbortSignal) => unknown)(request, signal);
+      return (broker[key] as (r: unknown, s?: AbortSignal, ...more: unknown[]) => unknown)(request, signal, ...rest);
     }) as Call<K>;
   return {
     listConnections: async () => ({ connections: [await broker.getConnection(scope)] }),
@@ -36,9 +36,9 @@ export function scopedBroker(broker: Broker, scope: string): Broker {
     sampleRows: checked('sampleRows'),
     searchObjects: checked('searchObjects'),
     curatedTools: (connection) => broker.curatedTools(connection === scope ? scope : null),
-    callCurated: (request, signal) => {
+    callCurated: (request, signal, approval) => {
       only(request.connection);
-      return broker.callCurated(request, signal);
+      return broker.callCurated(request, signal, approval);
     },
     ...(broker.onCuratedChange ? { onCuratedChange: broker.onCuratedChange.bind(broker) } : {}),
     detectProject: async () => {

@@ -1,13 +1,14 @@
 import type { z } from 'zod';
+import type { WaitHooks } from '../../shared/approval.js';
 import {
   type DescribeRequest,
   DescribeRequestSchema,
-  type ExplainRequest,
   type RoutinesRequest,
   type SampleRequest,
   type SchemasRequest,
   type SearchRequest,
   type TablesRequest,
+  type ExplainRequest,
   ExplainRequestSchema,
   RoutinesRequestSchema,
   SampleRequestSchema,
@@ -18,8 +19,8 @@ import {
 import { HanactlError } from '../../shared/errors.js';
 import { isProjectRef, type ProjectScope } from '../../shared/project-schemas.js';
 import { MAX_SQL_LENGTH, type OpenSessionRequest, type QueryRequest, type SessionInfo } from '../../shared/schemas.js';
-import type { Broker, CuratedCallRequest, SessionReport } from '../../shim/broker.js';
 import type { CuratedService } from '../curated/curated-service.js';
+import type { Broker, CuratedCallRequest, SessionReport } from '../../shim/broker.js';
 import type { CatalogService } from '../catalog/catalog-service.js';
 import { parseWith } from '../http/validate.js';
 import type { ProjectService } from '../projects/project-service.js';
@@ -94,7 +95,7 @@ export class ServiceBroker implements Broker {
     return toConnectionInfo(this.#services.connections.resolve(name));
   }
 
-  query(request: QueryRequest, signal?: AbortSignal) {
+  query(request: QueryRequest, signal?: AbortSignal, approval?: WaitHooks) {
     // What the API's body schema adds to the tool's own: the sizes.
     if (request.sql.length > MAX_SQL_LENGTH)
       throw new HanactlError('INVALID_REQUEST', `Invalid request: sql: the statement is longer than ${MAX_SQL_LENGTH} characters.`);
@@ -102,7 +103,12 @@ export class ServiceBroker implements Broker {
       throw new HanactlError('INVALID_REQUEST', `Invalid request: params: at most ${MAX_PARAMS} values.`);
     const { sessions, calls, queries } = this.#services;
     const session = request.session ? sessions.touch(request.session, {}, true) : undefined;
-    return calls.track(queryCallInfo(request, session), signal, (s) => queries.run(request, s), summarizeRows);
+    return calls.track(
+      queryCallInfo(request, session),
+      signal,
+      (s, queryId) => queries.run(request, s, { queryId, ...(approval ? { approval } : {}) }),
+      summarizeRows,
+    );
   }
 
   async curatedTools(connection: string | null) {
@@ -110,7 +116,7 @@ export class ServiceBroker implements Broker {
   }
 
   /** A curated tool's call: its registered statement, bound, through the same tracking, audit and QueryService.run as run_query. */
-  callCurated(request: CuratedCallRequest, signal?: AbortSignal) {
+  callCurated(request: CuratedCallRequest, signal?: AbortSignal, approval?: WaitHooks) {
     const { curated, sessions, calls, queries } = this.#services;
     if (!curated) throw new HanactlError('NOT_FOUND', 'Curated tools are not available in this broker.');
     const { sql, params } = curated.bind(request.connection, request.tool, request.args);
@@ -124,7 +130,12 @@ export class ServiceBroker implements Broker {
       tool: request.tool,
     };
     const session = query.session ? sessions.touch(query.session, {}, true) : undefined;
-    return calls.track(queryCallInfo(query, session), signal, (s) => queries.run(query, s, { curated: true }), summarizeRows);
+    return calls.track(
+      queryCallInfo(query, session),
+      signal,
+      (s, queryId) => queries.run(query, s, { curated: true, queryId, ...(approval ? { approval } : {}) }),
+      summarizeRows,
+    );
   }
 
   onCuratedChange(listener: (connection: string) => void): () => void {

@@ -1,7 +1,7 @@
 import { cliCommand } from '../../shared/cli-command.js';
 import { HanactlError, isHanactlError } from '../../shared/errors.js';
 import { randomHex } from '../../shared/random-hex.js';
-import type { CancelResult, RunningQuery } from '../../shared/schemas.js';
+import type { ApprovalDecision, CancelResult, RunningQuery } from '../../shared/schemas.js';
 import type { AuditSink } from '../audit/audit-log.js';
 import type { AuditEntry } from '../audit/audit-store.js';
 
@@ -43,6 +43,10 @@ interface InFlight {
   readonly controller: AbortController;
   readonly done: Promise<void>;
   cancelling: boolean;
+  /** While a write waits for a person: its timeout and when it expires. */
+  awaiting?: { readonly timeoutSeconds: number; readonly expiresAt: Date } | undefined;
+  /** How a wait for a person ended, for the audit record. */
+  approval?: ApprovalDecision | undefined;
 }
 
 /** How much of a running statement `hanactl queries` shows. */
@@ -70,7 +74,7 @@ export class CallTracker {
   async track<T>(
     info: CallInfo,
     signal: AbortSignal | undefined,
-    run: (signal: AbortSignal) => Promise<T>,
+    run: (signal: AbortSignal, queryId: string) => Promise<T>,
     summarize: (result: T) => CallSummary,
   ): Promise<T> {
     const id = this.#newId();
@@ -86,9 +90,10 @@ export class CallTracker {
       ...describe(call),
       durationMs: Math.round((performance.now() - started) * 1000) / 1000,
       ...end,
+      ...(call.approval ? { approval: call.approval } : {}),
     });
     try {
-      const result = await run(controller.signal);
+      const result = await run(controller.signal, id);
       const summary = summarize(result);
       this.#audit?.record(
         entry({ outcome: 'ok', errorCode: null, rule: null, rows: summary.rows ?? null, truncated: summary.truncated ?? null }),
@@ -99,7 +104,7 @@ export class CallTracker {
       const refused = code === 'STATEMENT_REFUSED';
       const rule = refused && isHanactlError(err) ? (err.details.rule ?? null) : null;
       this.#audit?.record(entry({ outcome: refused ? 'refused' : 'error', errorCode: code, rule, rows: null, truncated: null }));
-      if (call.cancelling && code === 'QUERY_CANCELLED') {
+      if (call.cancelling && code === 'QUERY_CANCELLED' && call.approval?.decision !== 'cancelled') {
         throw new HanactlError(
           'QUERY_CANCELLED',
           `A person cancelled this statement with \`${cliCommand()} cancel\`; it was stopped on the server. Do not retry it unchanged.`,
@@ -124,9 +129,33 @@ export class CallTracker {
       tool: c.info.tool ?? null,
       startedAt: c.startedAt.toISOString(),
       ageMs: Math.max(0, now - c.startedAt.getTime()),
-      sql: c.info.statement.slice(0, SQL_PREVIEW_CHARS),
+      // A write waiting for a person shows whole: the person decides on what would run.
+      sql: c.awaiting ? c.info.statement : c.info.statement.slice(0, SQL_PREVIEW_CHARS),
       cancelling: c.cancelling,
+      ...(c.awaiting
+        ? {
+            awaitingApproval: {
+              timeoutSeconds: c.awaiting.timeoutSeconds,
+              expiresAt: c.awaiting.expiresAt.toISOString(),
+              leftMs: Math.max(0, c.awaiting.expiresAt.getTime() - now),
+            },
+          }
+        : {}),
     }));
+  }
+
+  /** A tracked write now waits for a person (listed so by `list`). */
+  waiting(id: string, pending: { timeoutSeconds: number; expiresAt: Date }): void {
+    const call = this.#running.get(id);
+    if (call) call.awaiting = { timeoutSeconds: pending.timeoutSeconds, expiresAt: pending.expiresAt };
+  }
+
+  /** A tracked write's wait ended: its audit record carries the decision. */
+  decided(id: string, decision: ApprovalDecision): void {
+    const call = this.#running.get(id);
+    if (!call) return;
+    call.awaiting = undefined;
+    call.approval = decision;
   }
 
   /**

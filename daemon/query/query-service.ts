@@ -1,11 +1,20 @@
 import { cliCommand } from '../../shared/cli-command.js';
+import type { WaitHooks } from '../../shared/approval.js';
 import type { Engine } from '../../shared/connection-url.js';
 import { HanactlError, isHanactlError } from '../../shared/errors.js';
-import { DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS, type QueryRequest, type QueryResult } from '../../shared/schemas.js';
+import {
+  type ApprovalDecision,
+  DEFAULT_APPROVAL_TIMEOUT_SECONDS,
+  DEFAULT_MAX_ROWS,
+  DEFAULT_TIMEOUT_MS,
+  type QueryRequest,
+  type QueryResult,
+} from '../../shared/schemas.js';
+import type { ApprovalDesk } from '../approvals/approval-desk.js';
+import { resolveContextValues } from '../context/context-values.js';
 import type { CostGuard, Driver } from '../drivers/driver.js';
 import type { Pool } from '../pools/pool.js';
 import type { ConnectionRecord } from '../registry/connection-record.js';
-import { resolveContextValues } from '../context/context-values.js';
 import { capQueryResult, type ResultBudget, resultBudget } from './result-cap.js';
 import { costGuardOf } from './cost-guard.js';
 import { costGuardUnavailable } from '../drivers/plan-cost.js';
@@ -31,6 +40,16 @@ export interface QueryServiceDeps {
   poolFor(record: ConnectionRecord): Promise<{ pool: Pool; driver: Driver }>;
   readonly policy: StatementPolicy;
   readonly defaultTimeoutMs?: number;
+  /** Where writes on a connection with `--approve-writes` wait for a person; without it such writes are refused. */
+  readonly approvals?: Pick<ApprovalDesk, 'wait'>;
+}
+
+/** How one call runs: a curated tool's, and the call's id and hooks for a write that waits for a person. */
+export interface RunOptions {
+  readonly curated?: boolean;
+  /** The tracked call's id: the id a person approves or denies. */
+  readonly queryId?: string;
+  readonly approval?: WaitHooks;
 }
 
 /**
@@ -48,7 +67,7 @@ export class QueryService {
    * `curated`: the statement is a curated tool's, bound from the registry (CuratedService.bind);
    * only such calls reach a curated-only connection. Both take the same path from here on.
    */
-  async run(request: QueryRequest, signal?: AbortSignal, options: { curated?: boolean } = {}): Promise<QueryResult> {
+  async run(request: QueryRequest, signal?: AbortSignal, options: RunOptions = {}): Promise<QueryResult> {
     const record = this.#deps.resolve(request.connection, {
       ...(request.project ? { project: request.project } : {}),
       ...(request.session ? { session: request.session } : {}),
@@ -61,13 +80,40 @@ export class QueryService {
       // A person's curated statement is theirs to trust; an agent's text may not add code on a connection with unsigned values.
       ...(!options.curated && record.context.length > 0 && !record.signedContext ? { unsignedContext: true } : {}),
     });
+    // Before any connection is borrowed: a waiting write holds none, so reads go on meanwhile.
+    const approval =
+      kind === 'write' && record.allowWrite && record.approveWrites ? await this.#approve(record, request, signal, options) : undefined;
     // Cut here, before anything serializes the rows: every transport gets the capped result.
     const guard = kind === 'read' ? costGuardOf(record) : undefined;
     // A limit kept across `hanactl add --replace` onto an engine with no estimate cannot be held.
     const unavailable = guard && costGuardUnavailable(record.target.engine);
     if (guard && unavailable) throw guard.unavailable(unavailable);
     const result = await this.#execute(record, request, kind === 'read' || !record.allowWrite, signal, guard);
-    return capQueryResult(result, resultBudget(record.name, record.maxResultBytes));
+    const capped = capQueryResult(result, resultBudget(record.name, record.maxResultBytes));
+    return approval ? { ...capped, approval } : capped;
+  }
+
+  /** Waits for a person's approval of a write; throws unless it was approved. */
+  async #approve(
+    record: ConnectionRecord,
+    request: QueryRequest,
+    signal: AbortSignal | undefined,
+    options: RunOptions,
+  ): Promise<ApprovalDecision> {
+    const { approvals } = this.#deps;
+    if (!approvals || options.queryId === undefined) {
+      throw new HanactlError(
+        'FORBIDDEN',
+        `Writes on "${record.name}" need a person's approval, which this way of calling cannot ask for; use an MCP session.`,
+      );
+    }
+    const write = {
+      queryId: options.queryId,
+      connection: record.name,
+      sql: request.sql,
+      timeoutSeconds: record.approvalTimeoutSeconds ?? DEFAULT_APPROVAL_TIMEOUT_SECONDS,
+    };
+    return approvals.wait(write, signal, options.approval);
   }
 
   /**

@@ -22,6 +22,10 @@ export interface ConnectionRecord {
   readonly curatedOnly?: boolean;
   /** Reads whose plan estimate is above this are refused before they run (`hanactl set --max-cost`). */
   readonly maxCost?: number;
+  /** Each write waits for a person's approval (`hanactl set --approve-writes`); only meaningful with allowWrite. */
+  readonly approveWrites?: boolean;
+  /** How long a write may wait for a decision (`hanactl set --approval-timeout`); else the default. */
+  readonly approvalTimeoutSeconds?: number;
 }
 
 /** Builds a record whose password and context signing key cannot be enumerated. */

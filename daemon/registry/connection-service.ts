@@ -32,6 +32,8 @@ export function toConnectionInfo(record: ConnectionRecord): ConnectionInfo {
     ...(record.signedContext ? { signedContext: true } : {}),
     ...(record.curatedOnly ? { curatedOnly: true } : {}),
     ...(record.maxCost !== undefined ? { maxCost: record.maxCost } : {}),
+    ...(record.approveWrites ? { approveWrites: true } : {}),
+    ...(record.approvalTimeoutSeconds !== undefined ? { approvalTimeoutSeconds: record.approvalTimeoutSeconds } : {}),
   };
 }
 
@@ -149,13 +151,20 @@ export class ConnectionService {
       const unavailable = costGuardUnavailable(current.target.engine);
       if (unavailable) throw new HanactlError('INVALID_REQUEST', `${unavailable} "${name}" keeps no cost limit.`);
     }
+    const allowWrite = changes.allowWrite ?? current.allowWrite;
+    if (changes.approveWrites === true && !allowWrite) {
+      throw new HanactlError(
+        'INVALID_REQUEST',
+        `"${name}" is read-only: every write is refused there, so there is nothing to approve. Open it for writes in the same command: \`${cliCommand(`set ${name} --allow-write --approve-writes`)}\`.`,
+      );
+    }
     const { password: _p, signedContext: _s, ...fields } = { ...current, password: undefined };
     const description = changes.description ?? current.description;
     const record = makeRecord(
       {
         ...fields,
         ...(description ? { description } : {}),
-        allowWrite: changes.allowWrite ?? current.allowWrite,
+        allowWrite,
         context: changes.context ? normaliseContextNames(changes.context) : [...current.context],
       },
       current.password,
@@ -165,6 +174,12 @@ export class ConnectionService {
     if (changes.signedContext !== undefined) this.#registry.setSignedContext(name, changes.signedContext);
     if (changes.curatedOnly !== undefined) this.#registry.setCuratedOnly(name, changes.curatedOnly);
     if (changes.maxCost !== undefined) this.#registry.setCostLimit(name, changes.maxCost);
+    if (changes.approveWrites !== undefined || changes.approvalTimeoutSeconds !== undefined) {
+      this.#registry.setApproval(name, {
+        ...(changes.approveWrites !== undefined ? { approveWrites: changes.approveWrites } : {}),
+        ...(changes.approvalTimeoutSeconds !== undefined ? { timeoutSeconds: changes.approvalTimeoutSeconds } : {}),
+      });
+    }
     this.#cache.delete(record.name);
     const updated = this.resolve(name);
     for (const listener of this.#listeners) listener(name);

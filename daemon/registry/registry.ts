@@ -37,6 +37,8 @@ interface Row {
   signed_context: number | null;
   curated_only: number | null;
   max_cost: number | null;
+  approve_writes: number | null;
+  approval_timeout_seconds: number | null;
 }
 
 /** A curated tool as kept: its parameters as JSON. */
@@ -79,6 +81,7 @@ CREATE TABLE IF NOT EXISTS connection_limits (name TEXT PRIMARY KEY, max_result_
 CREATE TABLE IF NOT EXISTS context_keys (name TEXT PRIMARY KEY, context_key TEXT NOT NULL, signed_context INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS connection_modes (name TEXT PRIMARY KEY, curated_only INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS connection_costs (name TEXT PRIMARY KEY, max_cost REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS connection_approvals (name TEXT PRIMARY KEY, approve_writes INTEGER NOT NULL DEFAULT 0, approval_timeout_seconds INTEGER);
 CREATE TABLE IF NOT EXISTS curated_tools (
   connection TEXT NOT NULL,
   name TEXT NOT NULL,
@@ -102,7 +105,7 @@ CREATE TABLE IF NOT EXISTS tokens (
 
 /** A connection row with the limits a person set for it (kept in their own table). */
 const SELECT_RECORD =
-  'SELECT * FROM connections LEFT JOIN connection_limits USING (name) LEFT JOIN context_keys USING (name) LEFT JOIN connection_modes USING (name) LEFT JOIN connection_costs USING (name)';
+  'SELECT * FROM connections LEFT JOIN connection_limits USING (name) LEFT JOIN context_keys USING (name) LEFT JOIN connection_modes USING (name) LEFT JOIN connection_costs USING (name) LEFT JOIN connection_approvals USING (name)';
 
 /**
  * The credential registry: one SQLite file, whole-file encrypted with SQLCipher settings
@@ -224,6 +227,24 @@ export class Registry {
     else this.#db.prepare('INSERT OR REPLACE INTO connection_costs (name, max_cost) VALUES (?, ?)').run(name, maxCost);
   }
 
+  /**
+   * Sets whether each write on a connection waits for a person's approval, and how long it may
+   * wait (null: the default); what is not given stays. Kept across `--replace`, gone with `remove`.
+   */
+  setApproval(name: string, changes: { approveWrites?: boolean; timeoutSeconds?: number | null }): void {
+    const write = this.#db.transaction(() => {
+      this.#db.prepare('INSERT OR IGNORE INTO connection_approvals (name) VALUES (?)').run(name);
+      if (changes.approveWrites !== undefined)
+        this.#db.prepare('UPDATE connection_approvals SET approve_writes = ? WHERE name = ?').run(changes.approveWrites ? 1 : 0, name);
+      if (changes.timeoutSeconds !== undefined)
+        this.#db.prepare('UPDATE connection_approvals SET approval_timeout_seconds = ? WHERE name = ?').run(changes.timeoutSeconds, name);
+      this.#db
+        .prepare('DELETE FROM connection_approvals WHERE name = ? AND approve_writes = 0 AND approval_timeout_seconds IS NULL')
+        .run(name);
+    });
+    write();
+  }
+
   /** Curated tools, of one connection or all, in the order they were imported. */
   listCurated(connection?: string): CuratedRow[] {
     if (connection === undefined)
@@ -293,6 +314,7 @@ export class Registry {
     this.#db.prepare('DELETE FROM context_keys WHERE name = ?').run(name);
     this.#db.prepare('DELETE FROM connection_modes WHERE name = ?').run(name);
     this.#db.prepare('DELETE FROM connection_costs WHERE name = ?').run(name);
+    this.#db.prepare('DELETE FROM connection_approvals WHERE name = ?').run(name);
     this.#db.prepare('DELETE FROM curated_tools WHERE connection = ?').run(name);
     return this.#db.prepare('DELETE FROM connections WHERE name = ?').run(name).changes > 0;
   }
@@ -373,6 +395,8 @@ function toRecord(row: Row): ConnectionRecord {
       ...(row.signed_context === 1 ? { signedContext: true } : {}),
       ...(row.curated_only === 1 ? { curatedOnly: true } : {}),
       ...(row.max_cost !== null && row.max_cost !== undefined ? { maxCost: row.max_cost } : {}),
+      ...(row.approve_writes === 1 ? { approveWrites: true } : {}),
+      ...(typeof row.approval_timeout_seconds === 'number' ? { approvalTimeoutSeconds: row.approval_timeout_seconds } : {}),
     },
     row.password ?? undefined,
     row.context_key ? Buffer.from(row.context_key, 'hex') : undefined,

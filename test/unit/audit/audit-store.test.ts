@@ -33,6 +33,26 @@ describe('AuditStore', () => {
     expect(statSync(path).mode & 0o777).toBe(0o600);
   });
 
+  it('keeps the decision on a write that awaited a person, in a file from before approvals too', () => {
+    const path = join(tmp.dir, 'before-approvals.db');
+    const old = new Database(path);
+    old.exec(`CREATE TABLE calls (id INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, query_id TEXT NOT NULL, session TEXT,
+      client TEXT, client_version TEXT, project TEXT, connection TEXT NOT NULL, tool TEXT, statement TEXT NOT NULL,
+      param_count INTEGER NOT NULL, rows INTEGER, truncated INTEGER, duration_ms REAL NOT NULL, outcome TEXT NOT NULL,
+      error_code TEXT, rule TEXT)`);
+    old
+      .prepare(`INSERT INTO calls (at, query_id, connection, statement, param_count, duration_ms, outcome) VALUES (?, 'old', 'db', 'SELECT 1', 0, 1, 'ok')`)
+      .run(new Date().toISOString());
+    old.close();
+    const store = AuditStore.open(path);
+    const denied = { decision: 'denied' as const, by: 'cli' as const, who: 'alice', reason: 'not now', waitedMs: 1200 };
+    store.insert([entry({ queryId: 'new', outcome: 'error', errorCode: 'WRITE_DENIED', rows: null, approval: denied })]);
+    const [before, after] = store.list({ limit: 10 });
+    expect(AuditRecordSchema.parse(before)).toMatchObject({ queryId: 'old', approval: null });
+    expect(AuditRecordSchema.parse(after)).toMatchObject({ queryId: 'new', errorCode: 'WRITE_DENIED', approval: denied });
+    store.close();
+  });
+
   it('round-trips every field, nulls included, as the shared schema describes', () => {
     const store = AuditStore.open(join(tmp.dir, 'fields.db'));
     store.insert([
