@@ -7,9 +7,7 @@ import { CONNECTION_NAME_PATTERN } from './names.js';
  * drift between the three programs.
  */
 
-export const ConnectionNameSchema = z
-  .string()
-  .regex(CONNECTION_NAME_PATTERN, 'use 1-64 letters, digits, - or _');
+export const ConnectionNameSchema = z.string().regex(CONNECTION_NAME_PATTERN, 'use 1-64 letters, digits, - or _');
 
 /**
  * A reference to a connection in a call: a registry name, or `project:<name>` for one the
@@ -160,6 +158,8 @@ export const ConnectionInfoSchema = z.object({
   approvalTimeoutSeconds: z.number().int().optional(),
   /** Project connections only: the file (or variable) it was found in. */
   source: z.string().optional(),
+  /** `POST /v1/connections` with a test only: warnings for the person, as `ConnectionTestResult.advice`. */
+  advice: z.array(z.string()).optional(),
 });
 export type ConnectionInfo = z.infer<typeof ConnectionInfoSchema>;
 
@@ -194,6 +194,8 @@ export const ConnectionTestResultSchema = z.object({
   ok: z.literal(true),
   latencyMs: z.number(),
   serverVersion: z.string().optional(),
+  /** Warnings for the person: the login can read credentials (a superuser, pg_read_all_data, SELECT on mysql.*). */
+  advice: z.array(z.string()).optional(),
 });
 export type ConnectionTestResult = z.infer<typeof ConnectionTestResultSchema>;
 

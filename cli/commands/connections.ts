@@ -64,6 +64,7 @@ export async function add(ctx: CliContext, name: string, url: string, options: A
       ...(testing ? { test: true } : {}),
     })
     .finally(() => progress?.done());
+  for (const advice of info.advice ?? []) ctx.err(`warning: ${advice}`);
   if (options.json) return printJson(ctx, info);
   ctx.out(`Added "${info.name}" (${info.engine}, ${info.allowWrite ? 'read-write' : 'read-only'}): ${info.url}`);
   ctx.out(testing ? 'The connection test passed.' : `Saved untested; check it with: ${cliCommand()} test ${info.name}`);
@@ -207,6 +208,7 @@ export async function test(ctx: CliContext, name: string, options: { json?: bool
   } finally {
     progress.done();
   }
+  for (const advice of result.advice ?? []) ctx.err(`warning: ${advice}`);
   if (options.json) return printJson(ctx, result);
   ctx.out(`"${name}" answers in ${result.latencyMs} ms${result.serverVersion ? ` (${result.serverVersion})` : ''}.`);
 }

@@ -56,8 +56,14 @@ export function connectionRoutes(deps: Pick<AppDeps, 'connections' | 'queries' |
   app.post('/connections', async (c) => {
     requireCli(c, `register a connection (\`${cliCommand()} add\`)`);
     const body = await readBody(c, AddConnectionRequestSchema);
-    const record = await deps.connections.add(body, body.test ? (candidate) => deps.queries.testRecord(candidate) : undefined);
-    return c.json(toConnectionInfo(record), 201);
+    let advice: string[] | undefined;
+    const test = async (candidate: Parameters<typeof deps.queries.testRecord>[0]) => {
+      const result = await deps.queries.testRecord(candidate);
+      advice = result.advice;
+      return result;
+    };
+    const record = await deps.connections.add(body, body.test ? test : undefined);
+    return c.json({ ...toConnectionInfo(record), ...(advice ? { advice } : {}) }, 201);
   });
   app.post('/connections/:name/settings', async (c) => {
     requireCli(c, `change write access or context parameters (\`${cliCommand()} set\`)`);

@@ -18,6 +18,7 @@ import type { ConnectionRecord } from '../registry/connection-record.js';
 import { capQueryResult, type ResultBudget, resultBudget } from './result-cap.js';
 import { costGuardOf } from './cost-guard.js';
 import { costGuardUnavailable } from '../drivers/plan-cost.js';
+import { privilegeAdvice } from './privilege-advice.js';
 
 /** Decides before any network work whether a statement may run, and as what. */
 export interface StatementPolicy {
@@ -192,12 +193,15 @@ export class QueryService {
   }
 
   /** Opens (or borrows) a connection and proves it answers. */
-  async test(name: string): Promise<{ latencyMs: number; serverVersion?: string }> {
+  async test(name: string): Promise<{ latencyMs: number; serverVersion?: string; advice?: string[] }> {
     return this.testRecord(this.#deps.resolve(name));
   }
 
-  /** Opens (or borrows) a connection for `record`, which need not be registered, and pings it. */
-  async testRecord(record: ConnectionRecord): Promise<{ latencyMs: number; serverVersion?: string }> {
+  /**
+   * Opens (or borrows) a connection for `record`, which need not be registered, and pings it.
+   * `advice` warns when the login can read credentials (a superuser, pg_read_all_data, SELECT on mysql.*).
+   */
+  async testRecord(record: ConnectionRecord): Promise<{ latencyMs: number; serverVersion?: string; advice?: string[] }> {
     const started = performance.now();
     const { pool } = await this.#deps.poolFor(record);
     const lease = await pool.acquire();
@@ -205,7 +209,9 @@ export class QueryService {
     try {
       await lease.connection.ping();
       const serverVersion = await lease.connection.serverVersion();
-      return { latencyMs: Math.round((performance.now() - started) * 100) / 100, ...(serverVersion ? { serverVersion } : {}) };
+      const latencyMs = Math.round((performance.now() - started) * 100) / 100;
+      const advice = await privilegeAdvice(lease.connection, record.target.engine, record.name);
+      return { latencyMs, ...(serverVersion ? { serverVersion } : {}), ...(advice.length > 0 ? { advice } : {}) };
     } catch (err) {
       failure = err;
       throw err;

@@ -45,6 +45,7 @@ describe.skipIf(!available)('MariaDB credentials stay out of tool results on a r
     await inMysql?.close();
     await home.dispose();
     await admin?.query(`DROP USER IF EXISTS '${USER}'@'%'`).catch(() => {});
+    await admin?.query(`DROP USER IF EXISTS '${USER}_a'@'%'`).catch(() => {});
     await admin?.end();
   });
 
@@ -111,6 +112,21 @@ describe.skipIf(!available)('MariaDB credentials stay out of tool results on a r
       await running;
       await other.end();
     }
+  });
+
+  it('hanactl test and add warn when the login can read mysql.*, and not for a least-privilege user', async () => {
+    const tested = await home.ok(['test', 'maria']);
+    expect(tested.stderr).toMatch(/warning: "maria" logs in with SELECT on every database, mysql\.\* .*least-privilege/);
+    await admin.query(`CREATE USER '${USER}_a'@'%'`);
+    await admin.query(`GRANT SELECT ON test.* TO '${USER}_a'@'%'`);
+    const url = new URL(MYSQL_URL);
+    url.username = `${USER}_a`;
+    const added = await home.ok(['add', '--no-password', 'agent', url.toString()]);
+    expect(added.stdout).toMatch(/The connection test passed/);
+    expect(added.stderr).not.toMatch(/warning/);
+    await admin.query(`GRANT SELECT ON mysql.* TO '${USER}_a'@'%'`);
+    const granted = await home.ok(['test', 'agent']);
+    expect(granted.stderr).toMatch(/warning: "agent" logs in with SELECT on the mysql database/);
   });
 
   it('masks the hash inside a JSON privilege document that a query still reaches', async () => {

@@ -51,7 +51,7 @@ describe.skipIf(!available)('PostgreSQL credentials stay out of tool results on 
     await db?.end();
     await other.end().catch(() => {});
     await admin.query(`DROP DATABASE IF EXISTS ${TAG} WITH (FORCE)`).catch(() => {});
-    for (const n of [1, 2, 3, 4]) await admin.query(`DROP ROLE IF EXISTS ${TAG}_${n}`).catch(() => {});
+    for (const n of [1, 2, 3, 4, 5]) await admin.query(`DROP ROLE IF EXISTS ${TAG}_${n}`).catch(() => {});
     await admin.end();
   });
 
@@ -127,6 +127,21 @@ describe.skipIf(!available)('PostgreSQL credentials stay out of tool results on 
     expect(view.structuredContent).toMatchObject({ rows: [{ rolpassword: '*** (password hash hidden)' }] });
     const mappings = await shim.call('run_query', { sql: 'SELECT umoptions FROM mappings' });
     expect(mappings.structuredContent).toMatchObject({ rows: [{ umoptions: ['user=x', 'password=***'] }] });
+  });
+
+  it('hanactl test and add warn when the login is a superuser, and not for a least-privilege role', async () => {
+    const tested = await home.ok(['test', 'pgsu']);
+    expect(tested.stderr).toMatch(/warning: "pgsu" logs in as a PostgreSQL superuser, .*least-privilege/);
+    await admin.query(`CREATE ROLE ${TAG}_5 LOGIN`);
+    const url = new URL(PG_URL);
+    url.username = `${TAG}_5`;
+    url.pathname = `/${TAG}`;
+    const added = await home.ok(['add', '--no-password', 'pgagent', url.toString()]);
+    expect(added.stdout).toMatch(/The connection test passed/);
+    expect(added.stderr).not.toMatch(/warning/);
+    await admin.query(`GRANT pg_read_all_data TO ${TAG}_5`);
+    const member = await home.ok(['test', 'pgagent']);
+    expect(member.stderr).toMatch(/warning: "pgagent" logs in as a member of pg_read_all_data/);
   });
 
   it("masks the password in another session's ALTER ROLE shown by pg_stat_activity", async () => {
