@@ -127,11 +127,13 @@ export function registerTools(
         const info = await daemon.getConnection(state.active, scope);
         const scoped = info.context.length > 0 ? `; context parameters: ${info.context.join(', ')}` : '';
         const found = info.source ? ` (found in ${info.source})` : '';
-        return ok(`Active: "${info.name}" (${info.engine}, ${info.allowWrite ? 'read-write' : 'read-only'}) ${info.url}${scoped}${found}`, {
+        const cost = info.maxCost !== undefined ? `; reads whose plan costs more than ${info.maxCost} are refused unrun` : '';
+        return ok(`Active: "${info.name}" (${info.engine}, ${info.allowWrite ? 'read-write' : 'read-only'}) ${info.url}${scoped}${cost}${found}`, {
           active: info.name,
           engine: info.engine,
           allowWrite: info.allowWrite,
           context: info.context,
+          ...(info.maxCost !== undefined ? { maxCost: info.maxCost } : {}),
         });
       }),
   );

@@ -40,6 +40,10 @@ describe.skipIf(!pgUp)('the cost guard on PostgreSQL, through the real shim and 
     expect(set.stdout).toMatch(/"pg" is now read-only, context CUSTOMER_ID, .*reads over plan cost 1000 refused\./);
     const { connections } = JSON.parse((await home.ok(['list', '--json'])).stdout);
     expect(connections[0].maxCost).toBe(1000);
+    // The agent is told too, before it writes a statement.
+    const current = await shim.call('current_connection');
+    expect(textOf(current)).toMatch(/reads whose plan costs more than 1000 are refused unrun/);
+    expect(current.structuredContent).toMatchObject({ active: 'pg', maxCost: 1000 });
   });
 
   it('lets a cheap read run, with bound parameters and the context values in place', async () => {
