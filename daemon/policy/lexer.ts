@@ -114,6 +114,24 @@ function tclVariableEnd(sql: string, i: number): number {
   return n > 0 ? j : i;
 }
 
+/**
+ * MySQL's executable-comment mark after `/*` at `i` (`!`, `!NNNNN`, `!NNNNNN`, `M!...`), as
+ * `/^(M?)!(\d{5}\d?)?/` would match it, without slicing or a regex per comment: a megabyte can hold
+ * tens of thousands of comments. `versioned` when it has `M` or a version.
+ */
+function executableMark(sql: string, i: number): { readonly text: string; readonly versioned: boolean } | undefined {
+  let j = i;
+  const maria = sql[j] === 'M';
+  if (maria) j++;
+  if (sql[j] !== '!') return undefined;
+  j++;
+  let digits = 0;
+  while (digits < 6 && isDigit(code(sql, j + digits))) digits++;
+  const version = digits >= 5 ? digits : 0;
+  const end = j + version;
+  return { text: sql.slice(i, end), versioned: maria || version > 0 };
+}
+
 /** Shared punctuation tokens: most tokens of a long text are punctuation, and tokens are never changed. */
 const PUNCT = new Map<string, Token>();
 function punct(char: string, spaced: boolean): Token {
@@ -143,6 +161,7 @@ export function lex(sql: string, syntax: LexicalSyntax, maxTokens = Number.POSIT
   let nul = false;
   let depth = 0;
   let deepest = 0;
+  const hasNul = sql.includes('\0');
   const push = (kind: Token['kind'], text: string, shown: string, opaque = false): void => {
     tokens.push({ kind, text, shown, spaced, opaque });
     spaced = false;
@@ -189,29 +208,33 @@ export function lex(sql: string, syntax: LexicalSyntax, maxTokens = Number.POSIT
     }
     if (c === '/' && next === '*') {
       const start = i;
-      const mark = syntax.executableComments ? /^(M?)!(\d{5}\d?)?/.exec(sql.slice(i + 2, i + 10)) : null;
+      const mark = syntax.executableComments ? executableMark(sql, i + 2) : undefined;
       if (mark && executable) return done({ ambiguous: 'an executable comment inside another' });
-      if (mark && (mark[1] || mark[2])) {
+      if (mark?.versioned) {
         // One version key means one server reading for all of them: all code, or all comments.
-        if (versioned && versionKey !== mark[0]) return done({ ambiguous: 'executable comments with different versions' });
+        if (versioned && versionKey !== mark.text) return done({ ambiguous: 'executable comments with different versions' });
         versioned = true;
-        versionKey = mark[0];
+        versionKey = mark.text;
       }
-      if (mark && (syntax.executableComments === 'code' || !(mark[1] || mark[2]))) {
+      if (mark && (syntax.executableComments === 'code' || !mark.versioned)) {
         executable = true;
-        i += 2 + mark[0].length;
-      } else {
+        i += 2 + mark.text.length;
+      } else if (mark || (syntax.executableComments && sql[i + 2] === '+')) {
         const close = sql.indexOf('*/', i + 2);
         const inner = close < 0 ? '' : sql.slice(i + 2, close);
         if (mark && inner.includes('/*')) return done({ ambiguous: 'a comment inside a versioned comment' });
-        if (syntax.executableComments && next === '*' && sql[i + 2] === '+' && /['"`]/.test(inner)) {
-          return done({ ambiguous: 'a quote inside an optimizer hint' });
-        }
+        if (!mark && /['"`]/.test(inner)) return done({ ambiguous: 'a quote inside an optimizer hint' });
         i = mark ? (close < 0 ? -1 : close + 2) : blockEnd(sql, i, syntax.nestedComments);
+      } else {
+        i = blockEnd(sql, i, syntax.nestedComments);
       }
       if (i === -2) return done({ commentTooDeep: true });
       if (i < 0) return done({ unterminated: 'a /* comment' });
-      nul ||= sql.slice(start, i).includes('\0');
+      // Most texts hold no NUL at all: then no comment needs looking through for one.
+      if (hasNul && !nul) {
+        const at = sql.indexOf('\0', start);
+        nul = at >= 0 && at < i;
+      }
       spaced = true;
       continue;
     }
