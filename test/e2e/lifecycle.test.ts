@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -29,28 +29,42 @@ describe('the shim and the daemon’s life', () => {
   it.skipIf(!pgAvailable)('SIGTERM lets an in-flight call finish, then removes the socket', async () => {
     await home.ok(['add', '--no-test', 'pg', PG_URL, '--no-password']);
     const shim = await startShim(home.env, ['--connection', 'pg']);
+    const table = `lifecycle_held_${process.pid}`;
+    const admin = new pg.Client({ connectionString: PG_URL });
+    const watcher = new pg.Client({ connectionString: PG_URL });
+    await admin.connect();
+    await watcher.connect();
     try {
+      await admin.query(`CREATE TABLE ${table} (a int)`);
+      // The call waits on a lock the test holds, so it is in flight for exactly as long as the
+      // test wants, however loaded the machine is.
+      await admin.query('BEGIN');
+      await admin.query(`LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`);
       const status = JSON.parse((await home.ok(['daemon', 'status', '--json'])).stdout);
-      const inFlight = shim.call('run_query', { sql: 'SELECT count(*) > 0 AS slept FROM generate_series(1, 20000001)' });
-      // SIGTERM once the statement runs on the server, however slow the machine is to get it there.
-      const admin = new pg.Client({ connectionString: PG_URL });
-      await admin.connect();
-      try {
-        const running = async () =>
-          Number(
-            (await admin.query("SELECT count(*) AS n FROM pg_stat_activity WHERE query LIKE '%20000001)%' AND pid <> pg_backend_pid()"))
-              .rows[0].n,
-          ) > 0;
-        let settled = false;
-        void inFlight.finally(() => (settled = true));
-        while (!settled && !(await running())) await new Promise((r) => setTimeout(r, 20));
-      } finally {
-        await admin.end();
-      }
+      const inFlight = shim.call('run_query', { sql: `SELECT count(*) AS n FROM ${table}` });
+      let settled = false;
+      void inFlight.finally(() => (settled = true));
+      // Read in its own transaction each time: inside the lock's transaction the view would be a snapshot.
+      const waiting = async () =>
+        Number(
+          (
+            await watcher.query(
+              "SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%' || $1 || '%' AND pid <> pg_backend_pid()",
+              [table],
+            )
+          ).rows[0].n,
+        ) > 0;
+      while (!settled && !(await waiting())) await new Promise((r) => setTimeout(r, 20));
+      expect(settled).toBe(false);
       process.kill(status.pid, 'SIGTERM');
+      // Once the daemon says it is stopping, the call is released and must still be answered.
+      const log = join(home.dir, 'logs', 'daemon.log');
+      const stopping = () => existsSync(log) && readFileSync(log, 'utf8').includes('daemon stopping');
+      while (!stopping()) await new Promise((r) => setTimeout(r, 20));
+      await admin.query('COMMIT');
       const result = await inFlight;
       expect(result.isError, textOf(result)).toBeFalsy();
-      expect(result.structuredContent).toMatchObject({ rows: [{ slept: true }] });
+      expect(result.structuredContent).toMatchObject({ rows: [{ n: 0 }] });
       const deadline = Date.now() + 10_000;
       while (existsSync(status.socket) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
       expect(existsSync(status.socket)).toBe(false);
@@ -58,6 +72,10 @@ describe('the shim and the daemon’s life', () => {
       const after = await shim.call('run_query', { sql: 'SELECT 1 AS one' });
       expect(after.structuredContent, textOf(after)).toMatchObject({ rows: [{ one: 1 }] });
     } finally {
+      await admin.query('ROLLBACK').catch(() => {});
+      await admin.query(`DROP TABLE IF EXISTS ${table}`).catch(() => {});
+      await admin.end();
+      await watcher.end();
       await shim.close();
     }
   });
