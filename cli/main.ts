@@ -35,9 +35,17 @@ Exit codes: 0 ok, 1 failure, 2 usage.`),
     .option('--key-file', 'keep the registry key in a 0600 file beside the registry (for machines without a keychain; weaker)')
     .option('--audit-days <days>', 'keep audit records this many days (default 30; remembered for later starts)', intOption(1, 3650))
     .option(
-      '--http <host:port>',
-      'also serve MCP over HTTP on this loopback address, e.g. 127.0.0.1:8765 (for every start: "http" in config.json)',
+      '--http [host:port]',
+      'also serve MCP over HTTP on this address, e.g. 127.0.0.1:8765 (for every start: "http" in config.json); loopback only without TLS',
     )
+    .option('--listen <host:port>', 'the MCP over HTTP address, for `--http --listen host:port`')
+    .option('--oauth-issuer <url>', 'accept access tokens of this identity provider (issuer URL) on MCP over HTTP ("oauth" in config.json)')
+    .option(
+      '--oauth-audience <aud>',
+      "the audience those tokens must be issued for: this broker's public MCP URL, e.g. https://db.example.com/mcp",
+    )
+    .option('--tls-cert <file>', 'serve MCP over HTTP with TLS: the certificate (PEM); required beyond loopback ("tls" in config.json)')
+    .option('--tls-key <file>', 'the TLS private key (PEM) for --tls-cert')
     .addOption(json())
     .action(async (opts) => (await import('./commands/daemon.js')).start(ctx(), opts));
   daemon
@@ -222,7 +230,9 @@ Example (as the database owner; the key goes from hanactl to psql, never to the 
     .command('mcp-config')
     .description('print the configuration that points an editor at hanactl')
     .addOption(
-      new Option('--client <name>', 'the editor').choices(['claude-code', 'claude-desktop', 'vscode', 'cursor', 'windsurf', 'gemini-cli', 'zed', 'codex', 'cline', 'continue']).makeOptionMandatory(),
+      new Option('--client <name>', 'the editor')
+        .choices(['claude-code', 'claude-desktop', 'vscode', 'cursor', 'windsurf', 'gemini-cli', 'zed', 'codex', 'cline', 'continue'])
+        .makeOptionMandatory(),
     )
     .option('--connection <name>', 'the connection the session starts with')
     .option(

@@ -1,4 +1,5 @@
-import { chmodSync, mkdirSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { HanactlError } from '../shared/errors.js';
 import type { Server } from 'node:http';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -49,6 +50,10 @@ export interface RunDaemonOptions {
   readonly keyFile?: boolean;
   /** MCP over HTTP on this loopback `host:port` (`--http`); else the config's `http`; else off. */
   readonly http?: string;
+  /** Accept this identity provider's access tokens on MCP over HTTP (`--oauth-issuer`, `--oauth-audience`); else the config's `oauth`. */
+  readonly oauth?: { readonly issuer: string; readonly audience: string };
+  /** TLS certificate and key files for MCP over HTTP (`--tls-cert`, `--tls-key`); else the config's `tls`. */
+  readonly tls?: { readonly cert: string; readonly key: string };
   /** Called once the socket answers. */
   readonly onReady?: (info: { socket: string; pid: number; keySource: string }) => void;
   /** The daemon lock, already taken by the caller (which then need not load the daemon to learn it lost). */
@@ -90,7 +95,16 @@ export async function runDaemon(options: RunDaemonOptions = {}): Promise<Running
     const config = readConfig(paths.config);
     // A non-loopback address is refused here, before the registry is opened or anything listens.
     const httpSetting = options.http ?? config.http;
-    const httpAddress = httpSetting ? await resolveListenAddress(httpSetting) : undefined;
+    const tlsFiles = options.tls ?? config.tls;
+    const httpAddress = httpSetting ? await resolveListenAddress(httpSetting, undefined, { tls: Boolean(tlsFiles) }) : undefined;
+    const oauth = options.oauth ? { ...config.oauth, ...options.oauth } : config.oauth;
+    if ((oauth || tlsFiles) && !httpAddress) {
+      throw new HanactlError(
+        'INVALID_REQUEST',
+        'OAuth and TLS settings apply to MCP over HTTP; give --http too (or "http" in config.json).',
+      );
+    }
+    const tls = tlsFiles ? readTlsFiles(tlsFiles) : undefined;
     // The key store and its "next" slot; an interrupted key rotation or import is finished here.
     const slots = keySlots(paths, env, options.keyFile === true || config.keyFile === true);
     const store = slots.current;
@@ -207,13 +221,15 @@ export async function runDaemon(options: RunDaemonOptions = {}): Promise<Running
       const running = await startMcpHttp({
         address: httpAddress,
         tokens,
+        ...(oauth ? { oauth } : {}),
+        ...(tls ? { tls } : {}),
         broker: new ServiceBroker(services),
         createServer: (broker, { connection, context }) => createShimServer(broker, { connection, context, transport: 'http' }),
         onError: (err, path) => log.error({ path, err: err instanceof Error ? err.message : String(err) }, 'unexpected error'),
       });
       mcpHttp = running;
       cleanup.push(() => running.close());
-      log.info({ url: running.url }, 'MCP over HTTP listening');
+      log.info({ url: running.url, oauthIssuer: oauth?.issuer, oauthAudience: oauth?.audience }, 'MCP over HTTP listening');
     }
 
     if (process.platform !== 'win32') rmSync(paths.socket, { force: true }); // we hold the lock: any socket here is stale
@@ -240,7 +256,8 @@ export async function runDaemon(options: RunDaemonOptions = {}): Promise<Running
     // The statement policy loads after the socket listens; statements wait for it (policy-wiring.ts).
     loadStatementPolicy().then(
       () => log.info('statement policy ready'),
-      (err) => log.error({ err: err instanceof Error ? err.message : String(err) }, 'statement policy failed to load: statements are refused'),
+      (err) =>
+        log.error({ err: err instanceof Error ? err.message : String(err) }, 'statement policy failed to load: statements are refused'),
     );
     void shimServer();
 
@@ -272,4 +289,17 @@ export async function runDaemon(options: RunDaemonOptions = {}): Promise<Running
     await runCleanup();
     throw err;
   }
+}
+
+/** The PEM certificate and key, read once at start; an unreadable file is a sentence naming it. */
+function readTlsFiles(files: { readonly cert: string; readonly key: string }): { cert: string; key: string } {
+  const read = (path: string, what: string): string => {
+    try {
+      return readFileSync(path, 'utf8');
+    } catch (err) {
+      const why = (err as NodeJS.ErrnoException).code ?? 'unreadable';
+      throw new HanactlError('INVALID_REQUEST', `The TLS ${what} file ${path} cannot be read (${why}).`);
+    }
+  };
+  return { cert: read(files.cert, 'certificate'), key: read(files.key, 'key') };
 }

@@ -19,6 +19,17 @@ export const ConfigSchema = z.object({
   auditDays: z.number().int().min(1).max(3650).optional(),
   /** MCP over HTTP on this loopback `host:port` (e.g. `127.0.0.1:8765`) at every start; off when absent. */
   http: z.string().min(1).max(300).optional(),
+  /** Signed-in callers on MCP over HTTP: JWT access tokens of this issuer for this audience. */
+  oauth: z
+    .object({
+      issuer: z.url({ protocol: /^https?$/ }),
+      audience: z.string().min(1).max(500),
+      /** After a JWKS fetch, none again for this long (default 30 000): bounds fetches for unknown key ids. */
+      jwksCooldownMillis: z.number().int().min(0).max(3_600_000).optional(),
+    })
+    .optional(),
+  /** MCP over HTTP with TLS: PEM files of the certificate (chain) and its key; required beyond loopback. */
+  tls: z.object({ cert: z.string().min(1), key: z.string().min(1) }).optional(),
 });
 export type Config = z.infer<typeof ConfigSchema>;
 
@@ -36,7 +47,8 @@ export function readConfig(path: string): Config {
     throw new HanactlError('INVALID_REQUEST', `${path} is not valid JSON; fix or remove it.`);
   }
   const result = ConfigSchema.safeParse(parsed);
-  if (!result.success) throw new HanactlError('INVALID_REQUEST', `${path} has an invalid setting: ${result.error.issues[0]?.path.join('.')}.`);
+  if (!result.success)
+    throw new HanactlError('INVALID_REQUEST', `${path} has an invalid setting: ${result.error.issues[0]?.path.join('.')}.`);
   return result.data;
 }
 

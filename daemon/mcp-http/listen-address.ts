@@ -13,6 +13,11 @@ export interface HttpListenAddress {
   readonly hosts: readonly string[];
   /** Origin header values accepted, when a request carries one. */
   readonly origins: readonly string[];
+  /**
+   * Listening beyond loopback (with TLS): a team's broker is reached by names a reverse proxy
+   * or DNS gives it, so any Host is accepted; callers prove who they are with their tokens.
+   */
+  readonly remote?: boolean;
 }
 
 /** Resolves a host name to its addresses (node:dns by default; tests inject one). */
@@ -31,6 +36,9 @@ export function isLoopback(ip: string): boolean {
   if (isIP(v4) === 4) return LOOPBACK.check(v4, 'ipv4');
   return isIP(ip) === 6 && LOOPBACK.check(ip, 'ipv6');
 }
+
+/** Said with every refusal of a non-loopback address: what makes one acceptable. */
+export const BEYOND_LOOPBACK = 'To listen beyond loopback, serve TLS: add --tls-cert <file> --tls-key <file>';
 
 function refuse(message: string): HanactlError {
   return new HanactlError('INVALID_REQUEST', message);
@@ -53,13 +61,19 @@ function split(text: string): { host: string; port: number } {
 }
 
 /**
- * Checks and resolves `--http host:port` (or the config's `http`). MCP over HTTP is served on
- * loopback only: an address for every interface (0.0.0.0, ::), a LAN address, or a host name
- * that resolves to anything but loopback is refused with a sentence, before anything listens.
+ * Checks and resolves `--http host:port` (or the config's `http`). Without TLS, MCP over HTTP
+ * is served on loopback only: an address for every interface (0.0.0.0, ::), a LAN address, or
+ * a host name that resolves to anything but loopback is refused with a sentence, before
+ * anything listens. With TLS (`--tls-cert`, `--tls-key`) any address may be used.
  */
-export async function resolveListenAddress(text: string, lookup: HostLookup = systemLookup): Promise<HttpListenAddress> {
+export async function resolveListenAddress(
+  text: string,
+  lookup: HostLookup = systemLookup,
+  options: { readonly tls?: boolean } = {},
+): Promise<HttpListenAddress> {
   const { host: given, port } = split(text.trim());
-  const useInstead = `hanactl serves MCP over HTTP on loopback only; use 127.0.0.1:${port}`;
+  if (options.tls) return remoteAddress(given, port, lookup);
+  const useInstead = `hanactl serves MCP over HTTP on loopback only; use 127.0.0.1:${port}. ${BEYOND_LOOPBACK}`;
   let ip: string;
   if (isIP(given)) {
     if (/^0+(\.0+){3}$/.test(given) || /^[0:]+$/.test(given)) {
@@ -87,4 +101,23 @@ export async function resolveListenAddress(text: string, lookup: HostLookup = sy
     ...new Set([`${urlHost}:${port}`, `localhost:${port}`, ...(isIP(given) ? [] : [`${given}:${port}`])].map((h) => h.toLowerCase())),
   ];
   return { host: ip, port, url: `http://${urlHost}:${port}`, hosts, origins: hosts.map((h) => `http://${h}`) };
+}
+
+/** Any address, served with TLS. */
+async function remoteAddress(given: string, port: number, lookup: HostLookup): Promise<HttpListenAddress> {
+  let ip = given;
+  if (!isIP(given)) {
+    try {
+      const addresses = await lookup(given);
+      ip = addresses.find((a) => isIP(a) === 4) ?? (addresses[0] as string);
+    } catch {
+      throw refuse(`The MCP over HTTP host "${given}" does not resolve.`);
+    }
+    if (!ip) throw refuse(`The MCP over HTTP host "${given}" does not resolve.`);
+  }
+  const urlHost = isIP(given) === 6 ? `[${given}]` : given;
+  const url = `https://${urlHost}:${port}`;
+  if (!isLoopback(ip)) return { host: ip, port, url, hosts: [], origins: [], remote: true };
+  const hosts = [...new Set([`${urlHost}:${port}`, `localhost:${port}`].map((h) => h.toLowerCase()))];
+  return { host: ip, port, url, hosts, origins: hosts.map((h) => `https://${h}`) };
 }

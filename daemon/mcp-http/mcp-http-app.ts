@@ -8,14 +8,16 @@ import type { TokenGrant } from '../tokens/token-service.js';
 import type { HttpSessions } from './http-sessions.js';
 import { sameBinding } from './http-sessions.js';
 import { contextFromQuery, rawQueryOf } from './query-context.js';
-import { type BearerVariables, bearerAuth, hostAndOrigin } from './request-guards.js';
+import { type BearerAuthDeps, type BearerVariables, bearerAuth, hostAndOrigin } from './request-guards.js';
 import { RPC, rpcError, rpcErrorFor } from './rpc-error.js';
 
 /** What the endpoint needs; the composition root builds it. */
 export interface McpHttpAppDeps {
   /** Host and Origin values that name this endpoint. */
-  readonly address: { readonly hosts: readonly string[]; readonly origins: readonly string[] };
+  readonly address: { readonly hosts: readonly string[]; readonly origins: readonly string[]; readonly remote?: boolean };
   readonly tokens: { verify(token: string): TokenGrant | undefined };
+  /** The identity provider's access tokens are accepted too, and the protected-resource metadata is served. */
+  readonly oauth?: BearerAuthDeps['oauth'];
   /** A registry connection's declared context names and engine; rejects with CONNECTION_NOT_FOUND. */
   describe(connection: string): Promise<{ readonly name: string; readonly context: readonly string[]; readonly engine: Engine }>;
   readonly sessions: HttpSessions;
@@ -41,7 +43,23 @@ export function createMcpHttpApp(deps: McpHttpAppDeps): Hono<{ Variables: Bearer
   });
   app.notFound((c) => rpcError(404, `No such endpoint: ${c.req.path}. MCP over HTTP is served at /mcp/<connection>.`));
   app.use('*', hostAndOrigin(deps.address));
-  app.use('/mcp/*', bearerAuth(deps.tokens));
+  const oauth = deps.oauth;
+  if (oauth) {
+    // RFC 9728: at the root, and with the resource's path appended as the MCP clients look for it.
+    const metadata = () =>
+      new Response(
+        JSON.stringify({
+          resource: oauth.settings.audience,
+          authorization_servers: [oauth.settings.issuer],
+          bearer_methods_supported: ['header'],
+          resource_name: 'hanactl',
+        }),
+        { headers: { 'content-type': 'application/json', 'cache-control': 'max-age=300' } },
+      );
+    app.get('/.well-known/oauth-protected-resource', metadata);
+    app.get('/.well-known/oauth-protected-resource/*', metadata);
+  }
+  app.use('/mcp/*', bearerAuth({ tokens: deps.tokens, ...(oauth ? { oauth } : {}) }));
   app.use(
     '/mcp/*',
     bodyLimit({

@@ -5,6 +5,7 @@ import { HttpSessions, type McpSession, type SessionBinding } from './http-sessi
 import { listenMcpHttp } from './listen.js';
 import type { HttpListenAddress } from './listen-address.js';
 import { createMcpHttpApp } from './mcp-http-app.js';
+import { OAuthVerifier, type OAuthSettings } from './oauth-verifier.js';
 
 /** The client header an MCP over HTTP agent's requests to the daemon API carry: an agent's, never the CLI's. */
 export const HTTP_CLIENT_NAME = 'hanactl-http';
@@ -12,6 +13,10 @@ export const HTTP_CLIENT_NAME = 'hanactl-http';
 export interface McpHttpOptions {
   readonly address: HttpListenAddress;
   readonly tokens: { verify(token: string): TokenGrant | undefined };
+  /** Accept the identity provider's access tokens too (`--oauth-issuer`, `--oauth-audience`). */
+  readonly oauth?: OAuthSettings;
+  /** Serve HTTPS with this certificate and key (PEM); required beyond loopback. */
+  readonly tls?: { readonly cert: string; readonly key: string };
   /** The daemon's services as the tools use them (daemon/mcp/service-broker.ts). */
   readonly broker: Broker;
   /** Builds one session's MCP server: the shim's `createShimServer`, the same tool definitions. */
@@ -67,11 +72,12 @@ export async function startMcpHttp(options: McpHttpOptions): Promise<RunningMcpH
   const app = createMcpHttpApp({
     address: options.address,
     tokens: options.tokens,
+    ...(options.oauth ? { oauth: new OAuthVerifier(options.oauth) } : {}),
     describe: (name) => broker.getConnection(name),
     sessions,
     ...(options.onError ? { onError: options.onError } : {}),
   });
-  const listener = await listenMcpHttp(app.fetch, options.address);
+  const listener = await listenMcpHttp(app.fetch, options.address, options.tls);
   let closing: Promise<void> | undefined;
   return {
     url: options.address.url,

@@ -185,22 +185,22 @@ describe('MCP over HTTP listens on loopback only', () => {
     [
       'every IPv4 interface',
       '0.0.0.0',
-      'The MCP over HTTP address 0.0.0.0 would listen on every network interface; hanactl serves MCP over HTTP on loopback only; use 127.0.0.1:PORT.',
+      'The MCP over HTTP address 0.0.0.0 would listen on every network interface; hanactl serves MCP over HTTP on loopback only; use 127.0.0.1:PORT. To listen beyond loopback, serve TLS: add --tls-cert <file> --tls-key <file>.',
     ],
     [
       'every IPv6 interface',
       '[::]',
-      'The MCP over HTTP address :: would listen on every network interface; hanactl serves MCP over HTTP on loopback only; use 127.0.0.1:PORT.',
+      'The MCP over HTTP address :: would listen on every network interface; hanactl serves MCP over HTTP on loopback only; use 127.0.0.1:PORT. To listen beyond loopback, serve TLS: add --tls-cert <file> --tls-key <file>.',
     ],
     [
       'a LAN address',
       lan,
-      `The MCP over HTTP address ${lan} is not a loopback address; hanactl serves MCP over HTTP on loopback only; use 127.0.0.1:PORT.`,
+      `The MCP over HTTP address ${lan} is not a loopback address; hanactl serves MCP over HTTP on loopback only; use 127.0.0.1:PORT. To listen beyond loopback, serve TLS: add --tls-cert <file> --tls-key <file>.`,
     ],
     [
       'a host name that does not resolve to loopback',
       'no-such-host.invalid',
-      'The MCP over HTTP host "no-such-host.invalid" does not resolve; hanactl serves MCP over HTTP on loopback only; use 127.0.0.1:PORT.',
+      'The MCP over HTTP host "no-such-host.invalid" does not resolve; hanactl serves MCP over HTTP on loopback only; use 127.0.0.1:PORT. To listen beyond loopback, serve TLS: add --tls-cert <file> --tls-key <file>.',
     ],
   ])('refuses %s at start with a sentence (exit 2), starting nothing', async (_what, host, sentence) => {
     const port = await freePort();

@@ -6,7 +6,8 @@ const lookup = (table: Record<string, string[]>) => async (host: string) => {
   if (!found) throw new Error('ENOTFOUND');
   return found;
 };
-const ONLY_LOOPBACK = 'hanactl serves MCP over HTTP on loopback only; use 127.0.0.1:8765.';
+const ONLY_LOOPBACK =
+  'hanactl serves MCP over HTTP on loopback only; use 127.0.0.1:8765. To listen beyond loopback, serve TLS: add --tls-cert <file> --tls-key <file>.';
 
 describe('resolveListenAddress', () => {
   it('accepts an IPv4 loopback address; Host and Origin may name it or localhost', async () => {
@@ -42,6 +43,32 @@ describe('resolveListenAddress', () => {
   ])('refuses %s', async (text, sentence) => {
     const dns = lookup({ 'lan-box': ['10.0.0.5'], split: ['127.0.0.1', '10.0.0.6'] });
     await expect(resolveListenAddress(text, dns)).rejects.toThrow(sentence);
+  });
+
+  it('with TLS, accepts any address: https, any Host beyond loopback, the loopback names on loopback', async () => {
+    expect(await resolveListenAddress('0.0.0.0:8443', undefined, { tls: true })).toEqual({
+      host: '0.0.0.0',
+      port: 8443,
+      url: 'https://0.0.0.0:8443',
+      hosts: [],
+      origins: [],
+      remote: true,
+    });
+    expect(await resolveListenAddress('lan-box:8443', lookup({ 'lan-box': ['10.0.0.5'] }), { tls: true })).toMatchObject({
+      host: '10.0.0.5',
+      url: 'https://lan-box:8443',
+      remote: true,
+    });
+    expect(await resolveListenAddress('127.0.0.1:8443', undefined, { tls: true })).toEqual({
+      host: '127.0.0.1',
+      port: 8443,
+      url: 'https://127.0.0.1:8443',
+      hosts: ['127.0.0.1:8443', 'localhost:8443'],
+      origins: ['https://127.0.0.1:8443', 'https://localhost:8443'],
+    });
+    await expect(resolveListenAddress('nowhere:8443', lookup({}), { tls: true })).rejects.toThrow(
+      'The MCP over HTTP host "nowhere" does not resolve.',
+    );
   });
 
   it.each([

@@ -1,0 +1,102 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { exportJWK, generateKeyPair, type JWK } from 'jose';
+import Provider from 'oidc-provider';
+
+/** A client of the provider: the client credentials grant, as a machine client signs in. */
+export const OIDC_CLIENT = { id: 'mcp-agent', secret: 'agent-secret-for-the-test-provider' } as const;
+
+export interface TestOidcProvider {
+  /** `http://127.0.0.1:PORT`: the issuer. */
+  readonly issuer: string;
+  /** The private signing keys, newest first (the first one signs). */
+  readonly keys: readonly JWK[];
+  /** An access token from the token endpoint for this resource (its audience). */
+  token(resource: string): Promise<string>;
+  /** A new signing key, published first in the JWKS; the old one stays published. */
+  rotateKey(): Promise<JWK>;
+  close(): Promise<void>;
+}
+
+async function signingKey(kid: string): Promise<JWK> {
+  const { privateKey } = await generateKeyPair('RS256', { extractable: true });
+  return { ...(await exportJWK(privateKey)), kid, alg: 'RS256', use: 'sig' };
+}
+
+function build(issuer: string, keys: readonly JWK[]): Provider {
+  return new Provider(issuer, {
+    clients: [
+      {
+        client_id: OIDC_CLIENT.id,
+        client_secret: OIDC_CLIENT.secret,
+        grant_types: ['client_credentials'],
+        redirect_uris: [],
+        response_types: [],
+        token_endpoint_auth_method: 'client_secret_basic',
+      },
+    ],
+    jwks: { keys: keys.map((k) => ({ ...k })) as never },
+    scopes: ['mcp'],
+    ttl: { ClientCredentials: 300 },
+    features: {
+      devInteractions: { enabled: false },
+      clientCredentials: { enabled: true },
+      // JWT access tokens are issued only for a resource server whose format is 'jwt'.
+      resourceIndicators: {
+        enabled: true,
+        useGrantedResource: () => true,
+        getResourceServerInfo: (_ctx, resource) => ({ scope: 'mcp', audience: resource, accessTokenFormat: 'jwt', accessTokenTTL: 300 }),
+      },
+    },
+  });
+}
+
+/**
+ * A real OpenID provider (the `oidc-provider` package) on a free loopback port, in this process.
+ * A key rotation swaps in a provider built with the new key first: the same issuer, the same
+ * port, the old key still in its JWKS, as a provider rotates keys in production.
+ */
+export async function startOidcProvider(): Promise<TestOidcProvider> {
+  let current: Provider | undefined;
+  const server = http.createServer((req, res) => {
+    if (!current) {
+      res.statusCode = 503;
+      res.end();
+      return;
+    }
+    void current.callback()(req, res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const keys: JWK[] = [await signingKey('key-1')];
+  current = build(issuer, keys);
+  return {
+    issuer,
+    keys,
+    token: async (resource) => {
+      const response = await fetch(`${issuer}/token`, {
+        method: 'POST',
+        headers: {
+          authorization: `Basic ${Buffer.from(`${OIDC_CLIENT.id}:${OIDC_CLIENT.secret}`).toString('base64')}`,
+          'content-type': 'application/x-www-form-urlencoded',
+        },
+        body: new URLSearchParams({ grant_type: 'client_credentials', resource, scope: 'mcp' }),
+      });
+      const body = (await response.json()) as { access_token?: string; error?: string; error_description?: string };
+      if (!response.ok || !body.access_token)
+        throw new Error(`token endpoint: ${response.status} ${body.error}: ${body.error_description}`);
+      return body.access_token;
+    },
+    rotateKey: async () => {
+      const next = await signingKey(`key-${keys.length + 1}`);
+      keys.unshift(next);
+      current = build(issuer, keys);
+      return next;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
