@@ -162,6 +162,18 @@ export function lex(sql: string, syntax: LexicalSyntax, maxTokens = Number.POSIT
   let depth = 0;
   let deepest = 0;
   const hasNul = sql.includes('\0');
+  // Word tokens of this text, shared like PUNCT: a long text repeats the same few words, and
+  // tokens are never changed. Bounded, so a text of distinct words costs no more than without it.
+  const seen: [Map<string, Token>, Map<string, Token>] = [new Map(), new Map()];
+  const wordToken = (word: string, before: boolean): Token => {
+    const cache = seen[before ? 1 : 0];
+    let token = cache.get(word);
+    if (!token) {
+      token = { kind: 'word', text: upperAscii(word), shown: word, spaced: before, opaque: false };
+      if (word.length <= 64 && cache.size < 4096) cache.set(word, token);
+    }
+    return token;
+  };
   const push = (kind: Token['kind'], text: string, shown: string, opaque = false): void => {
     tokens.push({ kind, text, shown, spaced, opaque });
     spaced = false;
@@ -292,7 +304,8 @@ export function lex(sql: string, syntax: LexicalSyntax, maxTokens = Number.POSIT
         if (i < 0) return done({ unterminated: OPEN[rule.kind] });
         continue;
       }
-      push('word', upperAscii(word), word);
+      tokens.push(wordToken(word, spaced));
+      spaced = false;
       i = end;
       continue;
     }
