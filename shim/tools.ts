@@ -42,6 +42,11 @@ export function pickConnection(state: SessionState, override: string | undefined
   return name;
 }
 
+/** How a connection's access reads to the agent: writes that wait for a person say so before the agent sends one. */
+function accessOf(c: { allowWrite: boolean; approveWrites?: boolean | undefined }): string {
+  return c.allowWrite ? (c.approveWrites ? "read-write, each write waits for a person's approval" : 'read-write') : 'read-only';
+}
+
 const READ_ONLY_ANNOTATIONS = { readOnlyHint: true, destructiveHint: false, openWorldHint: false };
 const WRITABLE_ANNOTATIONS = { readOnlyHint: false, destructiveHint: true, openWorldHint: false };
 
@@ -73,7 +78,7 @@ export function registerTools(
           name: c.name,
           active: c.name === state.active ? '*' : '',
           engine: c.engine,
-          access: c.allowWrite ? 'read-write' : 'read-only',
+          access: accessOf(c),
           description: c.description ?? '',
         }));
         const text = renderTable(['name', 'active', 'engine', 'access', 'description'], rows);
@@ -106,7 +111,7 @@ export function registerTools(
           state.pinned = !isProjectRef(info.name);
           policy.onActive(info.allowWrite);
           void state.announce();
-          return ok(`Now using "${info.name}" (${info.engine}, ${info.allowWrite ? 'read-write' : 'read-only'}).`, {
+          return ok(`Now using "${info.name}" (${info.engine}, ${accessOf(info)}).`, {
             active: info.name,
             engine: info.engine,
           });
@@ -128,7 +133,7 @@ export function registerTools(
         const scoped = info.context.length > 0 ? `; context parameters: ${info.context.join(', ')}` : '';
         const found = info.source ? ` (found in ${info.source})` : '';
         const cost = info.maxCost !== undefined ? `; reads whose plan costs more than ${info.maxCost} are refused unrun` : '';
-        return ok(`Active: "${info.name}" (${info.engine}, ${info.allowWrite ? 'read-write' : 'read-only'}) ${info.url}${scoped}${cost}${found}`, {
+        return ok(`Active: "${info.name}" (${info.engine}, ${accessOf(info)}) ${info.url}${scoped}${cost}${found}`, {
           active: info.name,
           engine: info.engine,
           allowWrite: info.allowWrite,

@@ -205,6 +205,8 @@ describe.each([sqliteEngine, postgresEngine, mariadbEngine])('writes approved by
     const { connections } = JSON.parse((await home.ok(['list', '--json'])).stdout);
     expect(connections.find((c: { name: string }) => c.name === 'shop')).toMatchObject({ allowWrite: true, approveWrites: true });
     expect((await home.ok(['list'])).stdout).toMatch(/read-write \(writes approved\)/);
+    // The agent learns it before it sends a write.
+    expect(textOf(await terminal.call('current_connection', {}))).toMatch(/read-write, each write waits for a person's approval/);
     new Database(join(home.dir, 'ro.db')).close();
     await home.ok(['add', 'ro', `sqlite:${join(home.dir, 'ro.db')}`]);
     const refused = await home.run(['set', 'ro', '--approve-writes']);
