@@ -278,6 +278,21 @@ Examples:
     .description('revoke a token; requests with it are refused from now on')
     .addOption(json())
     .action(async (label, opts) => (await import('./commands/token.js')).revoke(ctx(), label, opts));
+  program
+    .command('grant <connection> <principal>')
+    .description("let signed-in callers of MCP over HTTP use a connection: a subject, a group or role, or '*' for every signed-in caller")
+    .addOption(json())
+    .action(async (connection, principal, opts) => (await import('./commands/grant.js')).grant(ctx(), connection, principal, opts));
+  program
+    .command('revoke <connection> <principal>')
+    .description('take back a grant; requests of those callers are refused from the next one')
+    .addOption(json())
+    .action(async (connection, principal, opts) => (await import('./commands/grant.js')).revoke(ctx(), connection, principal, opts));
+  program
+    .command('grants')
+    .description('list which signed-in callers may use which connection')
+    .addOption(json())
+    .action(async (opts) => (await import('./commands/grant.js')).list(ctx(), opts));
   const tools = program
     .command('tools')
     .description('curated tools: named, parameterized statements a connection offers agents as MCP tools');

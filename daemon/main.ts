@@ -41,6 +41,7 @@ import { dispatchConnections } from './mcp/socket-dispatch.js';
 import { resolveListenAddress } from './mcp-http/listen-address.js';
 import type { RunningMcpHttp } from './mcp-http/mcp-http.js';
 import { TokenService, tokenRoutes } from './tokens/index.js';
+import { GrantService, grantRoutes } from './grants/index.js';
 import { CuratedService } from './curated/curated-service.js';
 import { curatedRoutes } from './http/curated-routes.js';
 
@@ -145,6 +146,7 @@ export async function runDaemon(options: RunDaemonOptions = {}): Promise<Running
     const curated = new CuratedService({ registry, connections, policy: createStatementPolicy() });
     const sessions = new SessionTable();
     const tokens = new TokenService(registry, { assertConnection: (name) => void connections.resolve(name) });
+    const grants = new GrantService(registry, { assertConnection: (name) => void connections.resolve(name) });
     let mcpHttp: RunningMcpHttp | undefined;
     const startedAt = Date.now();
     let stopping: Promise<void> | undefined;
@@ -198,6 +200,7 @@ export async function runDaemon(options: RunDaemonOptions = {}): Promise<Running
     });
     app.route('/v1', catalogRoutes({ catalog, sessions, calls }));
     app.route('/v1', tokenRoutes({ tokens }));
+    app.route('/v1', grantRoutes({ grants }));
     app.route('/v1', curatedRoutes({ curated }));
 
     // The tools call the services directly, for relay sessions and MCP over HTTP alike.
@@ -221,7 +224,7 @@ export async function runDaemon(options: RunDaemonOptions = {}): Promise<Running
       const running = await startMcpHttp({
         address: httpAddress,
         tokens,
-        ...(oauth ? { oauth } : {}),
+        ...(oauth ? { oauth, grants } : {}),
         ...(tls ? { tls } : {}),
         broker: new ServiceBroker(services),
         createServer: (broker, { connection, context }) => createShimServer(broker, { connection, context, transport: 'http' }),

@@ -47,6 +47,7 @@ const OPERATOR_WORDS: readonly (readonly [method: string, path: RegExp, what: st
   ['POST', /^\/v1\/connections\/[^/]+\/context-sql$/, `see the SQL that installs the context signing key (\`${cliCommand()} context-sql\`)`],
   ['*', /^\/v1\/keys(\/|$)/, `change or export the registry key (\`${cliCommand()} key ...\`)`],
   ['*', /^\/v1\/tokens(\/|$)/, `create, list or revoke MCP over HTTP tokens (\`${cliCommand()} token ...\`)`],
+  ['*', /^\/v1\/grants$/, `grant or revoke signed-in callers' access to connections (\`${cliCommand()} grant ...\`)`],
   ['POST', /^\/v1\/trust$/, 'trust a folder'],
   ['POST', /^\/v1\/trust\/remove$/, 'untrust a folder'],
   ['GET', /^\/v1\/trust$/, `list the trusted folders (\`${cliCommand()} trust\`)`],

@@ -1,6 +1,7 @@
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { cliCommand } from '../../shared/cli-command.js';
 import type { Engine } from '../../shared/connection-url.js';
 import { HanactlError } from '../../shared/errors.js';
 import { ConnectionNameSchema } from '../../shared/schemas.js';
@@ -9,6 +10,7 @@ import type { HttpSessions } from './http-sessions.js';
 import { sameBinding } from './http-sessions.js';
 import { contextFromQuery, rawQueryOf } from './query-context.js';
 import { type BearerAuthDeps, type BearerVariables, bearerAuth, hostAndOrigin } from './request-guards.js';
+import type { OAuthCaller } from './oauth-verifier.js';
 import { RPC, rpcError, rpcErrorFor } from './rpc-error.js';
 
 /** What the endpoint needs; the composition root builds it. */
@@ -18,6 +20,8 @@ export interface McpHttpAppDeps {
   readonly tokens: { verify(token: string): TokenGrant | undefined };
   /** The identity provider's access tokens are accepted too, and the protected-resource metadata is served. */
   readonly oauth?: BearerAuthDeps['oauth'];
+  /** Which connections a signed-in caller may use: none without a grant. */
+  readonly grants?: { allows(connection: string, caller: OAuthCaller): boolean };
   /** A registry connection's declared context names and engine; rejects with CONNECTION_NOT_FOUND. */
   describe(connection: string): Promise<{ readonly name: string; readonly context: readonly string[]; readonly engine: Engine }>;
   readonly sessions: HttpSessions;
@@ -73,6 +77,14 @@ export function createMcpHttpApp(deps: McpHttpAppDeps): Hono<{ Variables: Bearer
     const grant = c.get('grant');
     if (grant.connection !== null && grant.connection !== name) {
       return rpcError(403, `The token "${grant.label}" is limited to the connection "${grant.connection}"; it cannot open /mcp/${name}.`);
+    }
+    const caller = c.get('caller');
+    // No grant, no access; the same answer whether or not the connection exists.
+    if (caller && !deps.grants?.allows(name, caller)) {
+      return rpcError(
+        403,
+        `You (${caller.subject}) have no grant for the connection "${name}"; a person gives one with \`${cliCommand()} grant ${name} <subject-or-group>\`.`,
+      );
     }
     if (!ConnectionNameSchema.safeParse(name).success)
       throw new HanactlError('CONNECTION_NOT_FOUND', `There is no connection named "${name}".`);

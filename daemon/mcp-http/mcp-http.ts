@@ -5,7 +5,7 @@ import { HttpSessions, type McpSession, type SessionBinding } from './http-sessi
 import { listenMcpHttp } from './listen.js';
 import type { HttpListenAddress } from './listen-address.js';
 import { createMcpHttpApp } from './mcp-http-app.js';
-import { OAuthVerifier, type OAuthSettings } from './oauth-verifier.js';
+import { type OAuthCaller, type OAuthSettings, OAuthVerifier } from './oauth-verifier.js';
 
 /** The client header an MCP over HTTP agent's requests to the daemon API carry: an agent's, never the CLI's. */
 export const HTTP_CLIENT_NAME = 'hanactl-http';
@@ -15,6 +15,8 @@ export interface McpHttpOptions {
   readonly tokens: { verify(token: string): TokenGrant | undefined };
   /** Accept the identity provider's access tokens too (`--oauth-issuer`, `--oauth-audience`). */
   readonly oauth?: OAuthSettings;
+  /** Which connections signed-in callers may use (`hanactl grant`). */
+  readonly grants?: { allows(connection: string, caller: OAuthCaller): boolean };
   /** Serve HTTPS with this certificate and key (PEM); required beyond loopback. */
   readonly tls?: { readonly cert: string; readonly key: string };
   /** The daemon's services as the tools use them (daemon/mcp/service-broker.ts). */
@@ -73,6 +75,7 @@ export async function startMcpHttp(options: McpHttpOptions): Promise<RunningMcpH
     address: options.address,
     tokens: options.tokens,
     ...(options.oauth ? { oauth: new OAuthVerifier(options.oauth) } : {}),
+    ...(options.grants ? { grants: options.grants } : {}),
     describe: (name) => broker.getConnection(name),
     sessions,
     ...(options.onError ? { onError: options.onError } : {}),

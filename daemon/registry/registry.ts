@@ -57,6 +57,13 @@ interface TrustRow {
   created_at: string;
 }
 
+/** A connection a signed-in caller may use: `principal` is a subject, a group, or `*`. */
+export interface GrantRow {
+  readonly connection: string;
+  readonly principal: string;
+  readonly created_at: string;
+}
+
 /** A bearer token for MCP over HTTP, as kept: its sha256, never the token. */
 export interface TokenRow {
   readonly label: string;
@@ -94,6 +101,12 @@ CREATE TABLE IF NOT EXISTS curated_tools (
   PRIMARY KEY (connection, name)
 );
 CREATE TABLE IF NOT EXISTS trusted_folders (path TEXT PRIMARY KEY, created_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS grants (
+  connection TEXT NOT NULL,
+  principal TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  PRIMARY KEY (connection, principal)
+);
 CREATE TABLE IF NOT EXISTS tokens (
   label TEXT PRIMARY KEY,
   hash TEXT NOT NULL UNIQUE,
@@ -316,6 +329,8 @@ export class Registry {
     this.#db.prepare('DELETE FROM connection_costs WHERE name = ?').run(name);
     this.#db.prepare('DELETE FROM connection_approvals WHERE name = ?').run(name);
     this.#db.prepare('DELETE FROM curated_tools WHERE connection = ?').run(name);
+    // A connection registered later under the same name starts with no grants.
+    this.#db.prepare('DELETE FROM grants WHERE connection = ?').run(name);
     return this.#db.prepare('DELETE FROM connections WHERE name = ?').run(name).changes > 0;
   }
 
@@ -332,6 +347,21 @@ export class Registry {
 
   removeTrusted(path: string): boolean {
     return this.#db.prepare('DELETE FROM trusted_folders WHERE path = ?').run(path).changes > 0;
+  }
+
+  /** Who among signed-in callers may use which connection (`hanactl grant`). */
+  listGrants(): GrantRow[] {
+    return this.#db.prepare('SELECT * FROM grants ORDER BY connection, principal').all() as GrantRow[];
+  }
+
+  /** Adds a grant; false when it exists. */
+  addGrant(row: GrantRow): boolean {
+    const sql = 'INSERT OR IGNORE INTO grants (connection, principal, created_at) VALUES (?, ?, ?)';
+    return this.#db.prepare(sql).run(row.connection, row.principal, row.created_at).changes > 0;
+  }
+
+  removeGrant(connection: string, principal: string): boolean {
+    return this.#db.prepare('DELETE FROM grants WHERE connection = ? AND principal = ?').run(connection, principal).changes > 0;
   }
 
   /** MCP over HTTP bearer tokens (`hanactl token`), by label; each row holds the token's sha256 only. */

@@ -5,7 +5,7 @@ import { decodeJwt, decodeProtectedHeader, importJWK, type JWK, SignJWT } from '
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestHome } from '../helpers/hanactl-home.js';
 import { connectHttp, freePort, rawRequest } from '../helpers/mcp-http.js';
-import { startOidcProvider, type TestOidcProvider } from '../helpers/oidc-provider.js';
+import { OIDC_CLIENT, OIDC_CLIENT_GROUP, startOidcProvider, type TestOidcProvider } from '../helpers/oidc-provider.js';
 
 const require = createRequire(import.meta.url);
 const Database = require('better-sqlite3-multiple-ciphers');
@@ -52,6 +52,10 @@ describe('MCP over HTTP with OAuth: the daemon as a resource server of a real Op
     db.exec("CREATE TABLE items (id INTEGER PRIMARY KEY, label TEXT NOT NULL); INSERT INTO items VALUES (1, 'alpha'), (2, 'beta');");
     db.close();
     await home.ok(['add', '--no-test', 'shop', `sqlite:${file}`]);
+    await home.ok(['add', '--no-test', 'other', `sqlite:${file}`]);
+    expect((await home.ok(['grant', 'shop', OIDC_CLIENT.id])).stdout.trim()).toBe(
+      `Granted: "${OIDC_CLIENT.id}" may use the connection "shop" over MCP over HTTP.`,
+    );
   });
 
   afterAll(async () => {
@@ -158,6 +162,42 @@ describe('MCP over HTTP with OAuth: the daemon as a resource server of a real Op
       await client.close();
     }
     expect(JSON.parse((await home.ok(['daemon', 'status', '--json'])).stdout).pid).toBe(pidBefore);
+  });
+
+  it('refuses a connection without a grant (403); a grant to *, to a group, and each revoke take effect on the next request', async () => {
+    const token = await provider.token(audience);
+    const other = () => rawRequest(port, '/mcp/other', { host: `127.0.0.1:${port}`, authorization: `Bearer ${token}` });
+    const refused = await other();
+    expect(refused.status).toBe(403);
+    expect(JSON.parse(refused.body).error.message).toMatch(
+      new RegExp(`^You \\(${OIDC_CLIENT.id}\\) have no grant for the connection "other"; a person gives one with \`.*hanactl(\\.js)? grant other <subject-or-group>\`\\.$`),
+    );
+    const unknown = await rawRequest(port, '/mcp/nowhere', { host: `127.0.0.1:${port}`, authorization: `Bearer ${token}` });
+    expect(unknown.status).toBe(403);
+
+    for (const principal of ['*', OIDC_CLIENT_GROUP]) {
+      await home.ok(['grant', 'other', principal]);
+      const client = await connectHttp(`${base}/mcp/other`, token, `oauth-grant-${principal}`);
+      try {
+        expect((await client.call('run_query', { sql: 'SELECT 1 AS one' })).structuredContent).toMatchObject({ rows: [{ one: 1 }] });
+        const listed = await client.call('list_connections');
+        expect(JSON.stringify(listed.structuredContent)).toContain('"other"');
+        expect(JSON.stringify(listed.structuredContent)).not.toContain('"shop"');
+      } finally {
+        await client.close();
+      }
+      const grants = JSON.parse((await home.ok(['grants', '--json'])).stdout).grants;
+      expect(grants.map((g: { connection: string; principal: string }) => `${g.connection}:${g.principal}`)).toEqual([
+        `other:${principal}`,
+        `shop:${OIDC_CLIENT.id}`,
+      ]);
+      expect((await home.ok(['revoke', 'other', principal])).stdout.trim()).toBe(
+        `Revoked: ${principal === '*' ? 'every signed-in caller' : `"${principal}"`} may no longer use the connection "other".`,
+      );
+      expect((await other()).status).toBe(403);
+    }
+    await home.ok(['grant', 'other', 'someone-else']);
+    expect((await other()).status).toBe(403);
   });
 
   it('never writes a token to the daemon log', async () => {

@@ -6,6 +6,9 @@ import Provider from 'oidc-provider';
 /** A client of the provider: the client credentials grant, as a machine client signs in. */
 export const OIDC_CLIENT = { id: 'mcp-agent', secret: 'agent-secret-for-the-test-provider' } as const;
 
+/** The group every token of the client names in its `groups` claim. */
+export const OIDC_CLIENT_GROUP = 'analysts';
+
 export interface TestOidcProvider {
   /** `http://127.0.0.1:PORT`: the issuer. */
   readonly issuer: string;
@@ -38,6 +41,8 @@ function build(issuer: string, keys: readonly JWK[]): Provider {
     jwks: { keys: keys.map((k) => ({ ...k })) as never },
     scopes: ['mcp'],
     ttl: { ClientCredentials: 300 },
+    // The client's tokens say it belongs to a group, as a provider's group mapper does.
+    extraTokenClaims: () => ({ groups: [OIDC_CLIENT_GROUP] }),
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },

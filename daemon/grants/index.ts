@@ -1,0 +1,2 @@
+export { grantRoutes } from './grant-routes.js';
+export { EVERYONE, type GrantStore, GrantService, type GrantSubject, principalsOf } from './grant-service.js';
