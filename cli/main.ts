@@ -88,6 +88,16 @@ URLs:
     .option('--context <names>', 'declare context parameters, e.g. CUSTOMER_ID,REGION (replaces the list)')
     .option('--no-context', 'declare no context parameters')
     .option('--description <text>', 'a note shown to agents')
+    .option(
+      '--context-claim <NAME=claim>',
+      "for signed-in callers, take the context value NAME from the access token's claim (repeatable); they cannot choose it on the URL",
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
+    .option(
+      '--remove-context-claim <NAME>',
+      'signed-in callers no longer get NAME from a claim (repeatable)',
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
     .option('--signed-context', 'sign context values for a verifying function in the database (PostgreSQL; see `hanactl context-sql`)')
     .option('--no-signed-context', 'stop signing context values')
     .option(

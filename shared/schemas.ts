@@ -131,6 +131,11 @@ export const UpdateConnectionRequestSchema = z.strictObject({
   approveWrites: z.boolean().optional(),
   /** How long a write waits for a decision before it expires unrun; null goes back to the default. */
   approvalTimeoutSeconds: z.number().int().min(MIN_APPROVAL_TIMEOUT_SECONDS).max(MAX_APPROVAL_TIMEOUT_SECONDS).nullable().optional(),
+  /**
+   * For signed-in callers, the token claim a context name's value comes from; null removes the
+   * mapping of that name, the others stay.
+   */
+  contextClaims: z.record(z.string().max(64), z.string().min(1).max(128).nullable()).optional(),
 });
 export type UpdateConnectionRequest = z.infer<typeof UpdateConnectionRequestSchema>;
 
@@ -156,6 +161,8 @@ export const ConnectionInfoSchema = z.object({
   approveWrites: z.boolean().optional(),
   /** An approval timeout a person set (else DEFAULT_APPROVAL_TIMEOUT_SECONDS). */
   approvalTimeoutSeconds: z.number().int().optional(),
+  /** For signed-in callers, the token claim each context name's value comes from (`hanactl set --context-claim`). */
+  contextClaims: z.record(z.string(), z.string()).optional(),
   /** Project connections only: the file (or variable) it was found in. */
   source: z.string().optional(),
   /** `POST /v1/connections` with a test only: warnings for the person, as `ConnectionTestResult.advice`. */

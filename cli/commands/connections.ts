@@ -110,7 +110,27 @@ export interface SetOptions {
   readonly approveWrites?: boolean;
   /** `default` goes back to the default wait. */
   readonly approvalTimeout?: number | 'default';
+  /** `NAME=claim` pairs (`--context-claim`, repeatable). */
+  readonly contextClaim?: readonly string[];
+  /** Names whose claim mapping goes (`--remove-context-claim`, repeatable). */
+  readonly removeContextClaim?: readonly string[];
   readonly json?: boolean;
+}
+
+/** `--context-claim NAME=claim` and `--remove-context-claim NAME` as one change; undefined when neither is given. */
+function contextClaimChanges(options: SetOptions): Record<string, string | null> | undefined {
+  if (!options.contextClaim?.length && !options.removeContextClaim?.length) return undefined;
+  const changes: Record<string, string | null> = {};
+  for (const pair of options.contextClaim ?? []) {
+    const eq = pair.indexOf('=');
+    const name = eq < 0 ? '' : pair.slice(0, eq).trim();
+    const claim = eq < 0 ? '' : pair.slice(eq + 1).trim();
+    if (name === '' || claim === '')
+      throw new HanactlError('INVALID_REQUEST', `--context-claim takes NAME=claim, e.g. CUSTOMER_ID=customer_id; "${pair}" is not.`);
+    changes[name.toUpperCase()] = claim;
+  }
+  for (const name of options.removeContextClaim ?? []) changes[name.trim().toUpperCase()] = null;
+  return changes;
 }
 
 /** `hanactl set <name>`: what only a person decides — write access, context names, description, result cap. */
@@ -134,16 +154,20 @@ export async function set(ctx: CliContext, name: string, options: SetOptions): P
       ? { approvalTimeoutSeconds: options.approvalTimeout === 'default' ? null : options.approvalTimeout }
       : {}),
   };
+  const contextClaims = contextClaimChanges(options);
+  if (contextClaims) Object.assign(changes, { contextClaims });
   if (Object.keys(changes).length === 0) {
     throw new HanactlError(
       'INVALID_REQUEST',
-      'Nothing to change; give --allow-write, --read-only, --context N1,N2, --no-context, --description, --max-result-bytes, --[no-]signed-context, --[no-]curated-only, --max-cost <n>|--no-max-cost, --[no-]approve-writes or --approval-timeout.',
+      'Nothing to change; give --allow-write, --read-only, --context N1,N2, --no-context, --context-claim NAME=claim, --remove-context-claim NAME, --description, --max-result-bytes, --[no-]signed-context, --[no-]curated-only, --max-cost <n>|--no-max-cost, --[no-]approve-writes or --approval-timeout.',
     );
   }
   const info = await ctx.daemon.updateConnection(name, changes);
   if (options.json) return printJson(ctx, info);
   const scoped = info.context.length > 0 ? `, context ${info.context.join(',')}` : '';
   const cap = `, tool results up to ${info.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES} bytes`;
+  const claims = Object.entries(info.contextClaims ?? {});
+  const fromClaims = claims.length > 0 ? ` (for signed-in callers ${claims.map(([n, c]) => `${n} from the claim ${c}`).join(', ')})` : '';
   const signed = info.signedContext ? ', context values signed' : '';
   const curated = info.curatedOnly ? ', curated-only (its sessions get its curated tools, not run_query)' : '';
   const cost = info.maxCost !== undefined ? `, reads over plan cost ${info.maxCost} refused` : '';
@@ -153,7 +177,9 @@ export async function set(ctx: CliContext, name: string, options: SetOptions): P
       ? `, each write waits for a person's approval (up to ${wait} s; \`${cliCommand('queries')}\`, \`${cliCommand('approve <id>')}\`)`
       : ', write approval set but without effect while read-only'
     : '';
-  ctx.out(`"${info.name}" is now ${info.allowWrite ? 'read-write' : 'read-only'}${scoped}${signed}${cap}${curated}${cost}${approval}.`);
+  ctx.out(
+    `"${info.name}" is now ${info.allowWrite ? 'read-write' : 'read-only'}${scoped}${fromClaims}${signed}${cap}${curated}${cost}${approval}.`,
+  );
   if (options.approvalTimeout !== undefined && !info.approveWrites) {
     ctx.err(
       `The approval timeout is kept, but writes on "${info.name}" do not wait for approval until \`${cliCommand(`set ${info.name} --approve-writes`)}\`.`,

@@ -8,9 +8,9 @@ import { ConnectionNameSchema } from '../../shared/schemas.js';
 import type { TokenGrant } from '../tokens/token-service.js';
 import type { HttpSessions } from './http-sessions.js';
 import { sameBinding } from './http-sessions.js';
-import { contextFromQuery, rawQueryOf } from './query-context.js';
-import { type BearerAuthDeps, type BearerVariables, bearerAuth, hostAndOrigin } from './request-guards.js';
 import type { OAuthCaller } from './oauth-verifier.js';
+import { contextFromClaims, contextFromQuery, rawQueryOf } from './query-context.js';
+import { type BearerAuthDeps, type BearerVariables, bearerAuth, hostAndOrigin } from './request-guards.js';
 import { RPC, rpcError, rpcErrorFor } from './rpc-error.js';
 
 /** What the endpoint needs; the composition root builds it. */
@@ -23,7 +23,13 @@ export interface McpHttpAppDeps {
   /** Which connections a signed-in caller may use: none without a grant. */
   readonly grants?: { allows(connection: string, caller: OAuthCaller): boolean };
   /** A registry connection's declared context names and engine; rejects with CONNECTION_NOT_FOUND. */
-  describe(connection: string): Promise<{ readonly name: string; readonly context: readonly string[]; readonly engine: Engine }>;
+  describe(connection: string): Promise<{
+    readonly name: string;
+    readonly context: readonly string[];
+    readonly engine: Engine;
+    /** For signed-in callers, the token claim each context name's value comes from. */
+    readonly contextClaims?: Readonly<Record<string, string>>;
+  }>;
   readonly sessions: HttpSessions;
   onError?(err: unknown, path: string): void;
 }
@@ -89,7 +95,7 @@ export function createMcpHttpApp(deps: McpHttpAppDeps): Hono<{ Variables: Bearer
     if (!ConnectionNameSchema.safeParse(name).success)
       throw new HanactlError('CONNECTION_NOT_FOUND', `There is no connection named "${name}".`);
     const connection = await deps.describe(name);
-    const context = contextFromQuery(rawQueryOf(c.req.url), connection);
+    const context = contextFromQuery(rawQueryOf(c.req.url), connection, caller ? contextFromClaims(connection, caller) : undefined);
     const binding = { connection: name, context, token: grant.label };
 
     const sessionId = c.req.header('mcp-session-id');

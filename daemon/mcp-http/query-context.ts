@@ -47,13 +47,21 @@ export function rawQueryOf(url: string): string {
 export function contextFromQuery(
   raw: string,
   connection: { readonly name: string; readonly context: readonly string[]; readonly engine: Engine },
+  fromClaims?: Readonly<Record<string, string>>,
 ): Record<string, string> {
   const supplied: Record<string, string> = {};
   for (const [rawName, value] of parseRawQuery(raw)) {
     const name = rawName.trim().toUpperCase();
     if (name in supplied) throw refuse(`The context parameter ${name} is given more than once.`);
+    if (fromClaims && name in fromClaims) {
+      throw new HanactlError(
+        'FORBIDDEN',
+        `The context parameter ${name} of "${connection.name}" comes from your sign-in, not from the URL; remove ${name}=... from the endpoint's query string.`,
+      );
+    }
     supplied[name] = value;
   }
+  Object.assign(supplied, fromClaims);
   return resolveContextValues({
     declared: connection.context,
     supplied,
@@ -61,4 +69,31 @@ export function contextFromQuery(
     strict: true,
     remedy: (name) => `add ${name}=<value> to the endpoint's query string (/mcp/${connection.name}?${name}=...)`,
   });
+}
+
+/**
+ * The context values a signed-in caller carries on a connection whose values come from claims
+ * (`hanactl set --context-claim`): each mapped name's value is the access token's claim, a
+ * string or a number. A missing (or non-scalar) claim is refused, naming it: without it the
+ * caller has no value, and choosing one is not theirs to do.
+ */
+export function contextFromClaims(
+  connection: { readonly name: string; readonly context: readonly string[]; readonly contextClaims?: Readonly<Record<string, string>> },
+  caller: { readonly subject: string; readonly claims: Readonly<Record<string, unknown>> },
+): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const [name, claim] of Object.entries(connection.contextClaims ?? {})) {
+    if (!connection.context.includes(name)) continue;
+    const value = caller.claims[claim];
+    if (typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value))) {
+      values[name] = String(value);
+      continue;
+    }
+    const problem = value === undefined || value === null ? 'has no' : 'has no string or number in its';
+    throw new HanactlError(
+      'FORBIDDEN',
+      `Your access token (${caller.subject}) ${problem} "${claim}" claim, which gives the context parameter ${name} of "${connection.name}"; ask the identity provider's administrator to add it to your tokens.`,
+    );
+  }
+  return values;
 }

@@ -26,6 +26,11 @@ export interface ConnectionRecord {
   readonly approveWrites?: boolean;
   /** How long a write may wait for a decision (`hanactl set --approval-timeout`); else the default. */
   readonly approvalTimeoutSeconds?: number;
+  /**
+   * For signed-in callers (OAuth), the token claim each context name's value comes from
+   * (`hanactl set --context-claim NAME=claim`); such a caller cannot choose it on the URL.
+   */
+  readonly contextClaims?: Readonly<Record<string, string>>;
 }
 
 /** Builds a record whose password and context signing key cannot be enumerated. */

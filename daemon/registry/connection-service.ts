@@ -3,11 +3,11 @@ import { formatTarget, parseConnectionUrl } from '../../shared/connection-url.js
 import { HanactlError } from '../../shared/errors.js';
 import { assertConnectionName } from '../../shared/names.js';
 import type { AddConnectionRequest, ConnectionInfo, UpdateConnectionRequest } from '../../shared/schemas.js';
-import { type ConnectionRecord, makeRecord } from './connection-record.js';
-import type { Registry } from './registry.js';
 import { normaliseContextNames } from '../context/context-names.js';
 import { postgresContextSql } from '../context/signed-context.js';
 import { costGuardUnavailable } from '../drivers/plan-cost.js';
+import { type ConnectionRecord, makeRecord } from './connection-record.js';
+import type { Registry } from './registry.js';
 
 /** How long `hanactl add` waits for its connection test: the connect timeout (10 s by default) and a ping, with room to spare. */
 export const ADD_TEST_MS = 20_000;
@@ -34,6 +34,7 @@ export function toConnectionInfo(record: ConnectionRecord): ConnectionInfo {
     ...(record.maxCost !== undefined ? { maxCost: record.maxCost } : {}),
     ...(record.approveWrites ? { approveWrites: true } : {}),
     ...(record.approvalTimeoutSeconds !== undefined ? { approvalTimeoutSeconds: record.approvalTimeoutSeconds } : {}),
+    ...(record.contextClaims ? { contextClaims: { ...record.contextClaims } } : {}),
   };
 }
 
@@ -100,7 +101,10 @@ export class ConnectionService {
     );
     const previous = this.#registry.get(request.name);
     if (previous && !request.replace) {
-      throw new HanactlError('CONNECTION_EXISTS', `A connection named "${request.name}" already exists; remove it first or add with --replace.`);
+      throw new HanactlError(
+        'CONNECTION_EXISTS',
+        `A connection named "${request.name}" already exists; remove it first or add with --replace.`,
+      );
     }
     if (probe) await this.#tryFirst(record, probe);
     this.#registry.put(record, request.replace ?? false);
@@ -158,6 +162,8 @@ export class ConnectionService {
         `"${name}" is read-only: every write is refused there, so there is nothing to approve. Open it for writes in the same command: \`${cliCommand(`set ${name} --allow-write --approve-writes`)}\`.`,
       );
     }
+    const context = changes.context ? normaliseContextNames(changes.context) : [...current.context];
+    const contextClaims = nextContextClaims(name, current.contextClaims ?? {}, changes.contextClaims, context);
     const { password: _p, signedContext: _s, ...fields } = { ...current, password: undefined };
     const description = changes.description ?? current.description;
     const record = makeRecord(
@@ -165,11 +171,12 @@ export class ConnectionService {
         ...fields,
         ...(description ? { description } : {}),
         allowWrite,
-        context: changes.context ? normaliseContextNames(changes.context) : [...current.context],
+        context,
       },
       current.password,
     );
     this.#registry.put(record, true);
+    if (contextClaims) this.#registry.setContextClaims(name, contextClaims);
     if (changes.maxResultBytes !== undefined) this.#registry.setResultLimit(name, changes.maxResultBytes);
     if (changes.signedContext !== undefined) this.#registry.setSignedContext(name, changes.signedContext);
     if (changes.curatedOnly !== undefined) this.#registry.setCuratedOnly(name, changes.curatedOnly);
@@ -196,13 +203,23 @@ export class ConnectionService {
   contextSql(name: string, options: { role?: string; schema?: string }): string {
     const record = this.resolve(name);
     if (record.target.engine !== 'postgres') {
-      throw new HanactlError('INVALID_REQUEST', `Signed context values are available on PostgreSQL connections only; "${name}" is ${record.target.engine}.`);
+      throw new HanactlError(
+        'INVALID_REQUEST',
+        `Signed context values are available on PostgreSQL connections only; "${name}" is ${record.target.engine}.`,
+      );
     }
     if (!record.signedContext || !record.contextKey) {
-      throw new HanactlError('INVALID_REQUEST', `"${name}" does not sign its context values; switch it on first with \`${cliCommand()} set ${name} --signed-context\`.`);
+      throw new HanactlError(
+        'INVALID_REQUEST',
+        `"${name}" does not sign its context values; switch it on first with \`${cliCommand()} set ${name} --signed-context\`.`,
+      );
     }
     const role = options.role ?? record.target.user;
-    if (!role) throw new HanactlError('INVALID_REQUEST', `"${name}" has no user in its URL; name the role that should call the function with --role.`);
+    if (!role)
+      throw new HanactlError(
+        'INVALID_REQUEST',
+        `"${name}" has no user in its URL; name the role that should call the function with --role.`,
+      );
     return postgresContextSql({ key: record.contextKey, role, ...(options.schema ? { schema: options.schema } : {}) });
   }
 
@@ -213,4 +230,42 @@ export class ConnectionService {
     for (const listener of this.#listeners) listener(name);
     await this.#pools.forget(record);
   }
+}
+
+/**
+ * The context-claim mappings after a change: each given name set to its claim or (null) removed,
+ * mappings of names no longer declared dropped. A name the connection does not declare, or a
+ * claim name that is not a plain claim, is refused. Undefined when nothing changes.
+ */
+function nextContextClaims(
+  connection: string,
+  current: Readonly<Record<string, string>>,
+  changes: Readonly<Record<string, string | null>> | undefined,
+  declared: readonly string[],
+): Record<string, string> | undefined {
+  const next: Record<string, string> = {};
+  for (const [name, claim] of Object.entries(current)) if (declared.includes(name)) next[name] = claim;
+  for (const [rawName, claim] of Object.entries(changes ?? {})) {
+    const name = rawName.trim().toUpperCase();
+    if (claim === null) {
+      delete next[name];
+      continue;
+    }
+    if (!declared.includes(name)) {
+      const names = declared.length > 0 ? `it declares ${declared.join(', ')}` : 'it declares none';
+      throw new HanactlError(
+        'CONTEXT_INVALID',
+        `"${connection}" has no context parameter ${name} (${names}); declare it first: \`${cliCommand(`set ${connection} --context ${[...declared, name].join(',')}`)}\`.`,
+      );
+    }
+    if (!/^[A-Za-z_][A-Za-z0-9_.:/-]*$/.test(claim)) {
+      throw new HanactlError(
+        'CONTEXT_INVALID',
+        `"${claim}" is not a claim name: use the name of a top-level claim of the access token, e.g. customer_id.`,
+      );
+    }
+    next[name] = claim;
+  }
+  const same = Object.keys(next).length === Object.keys(current).length && Object.entries(next).every(([k, v]) => current[k] === v);
+  return same ? undefined : next;
 }

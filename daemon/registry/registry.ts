@@ -39,6 +39,7 @@ interface Row {
   max_cost: number | null;
   approve_writes: number | null;
   approval_timeout_seconds: number | null;
+  context_claims: string | null;
 }
 
 /** A curated tool as kept: its parameters as JSON. */
@@ -89,6 +90,7 @@ CREATE TABLE IF NOT EXISTS context_keys (name TEXT PRIMARY KEY, context_key TEXT
 CREATE TABLE IF NOT EXISTS connection_modes (name TEXT PRIMARY KEY, curated_only INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS connection_costs (name TEXT PRIMARY KEY, max_cost REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS connection_approvals (name TEXT PRIMARY KEY, approve_writes INTEGER NOT NULL DEFAULT 0, approval_timeout_seconds INTEGER);
+CREATE TABLE IF NOT EXISTS connection_context_claims (name TEXT PRIMARY KEY, context_claims TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS curated_tools (
   connection TEXT NOT NULL,
   name TEXT NOT NULL,
@@ -118,7 +120,7 @@ CREATE TABLE IF NOT EXISTS tokens (
 
 /** A connection row with the limits a person set for it (kept in their own table). */
 const SELECT_RECORD =
-  'SELECT * FROM connections LEFT JOIN connection_limits USING (name) LEFT JOIN context_keys USING (name) LEFT JOIN connection_modes USING (name) LEFT JOIN connection_costs USING (name) LEFT JOIN connection_approvals USING (name)';
+  'SELECT * FROM connections LEFT JOIN connection_limits USING (name) LEFT JOIN context_keys USING (name) LEFT JOIN connection_modes USING (name) LEFT JOIN connection_costs USING (name) LEFT JOIN connection_approvals USING (name) LEFT JOIN connection_context_claims USING (name)';
 
 /**
  * The credential registry: one SQLite file, whole-file encrypted with SQLCipher settings
@@ -258,6 +260,18 @@ export class Registry {
     write();
   }
 
+  /**
+   * Sets which token claim gives each context name to signed-in callers (an empty map clears
+   * them); kept across `--replace`, gone with `remove`.
+   */
+  setContextClaims(name: string, claims: Readonly<Record<string, string>>): void {
+    if (Object.keys(claims).length === 0) this.#db.prepare('DELETE FROM connection_context_claims WHERE name = ?').run(name);
+    else
+      this.#db
+        .prepare('INSERT OR REPLACE INTO connection_context_claims (name, context_claims) VALUES (?, ?)')
+        .run(name, JSON.stringify(claims));
+  }
+
   /** Curated tools, of one connection or all, in the order they were imported. */
   listCurated(connection?: string): CuratedRow[] {
     if (connection === undefined)
@@ -328,6 +342,7 @@ export class Registry {
     this.#db.prepare('DELETE FROM connection_modes WHERE name = ?').run(name);
     this.#db.prepare('DELETE FROM connection_costs WHERE name = ?').run(name);
     this.#db.prepare('DELETE FROM connection_approvals WHERE name = ?').run(name);
+    this.#db.prepare('DELETE FROM connection_context_claims WHERE name = ?').run(name);
     this.#db.prepare('DELETE FROM curated_tools WHERE connection = ?').run(name);
     // A connection registered later under the same name starts with no grants.
     this.#db.prepare('DELETE FROM grants WHERE connection = ?').run(name);
@@ -427,6 +442,7 @@ function toRecord(row: Row): ConnectionRecord {
       ...(row.max_cost !== null && row.max_cost !== undefined ? { maxCost: row.max_cost } : {}),
       ...(row.approve_writes === 1 ? { approveWrites: true } : {}),
       ...(typeof row.approval_timeout_seconds === 'number' ? { approvalTimeoutSeconds: row.approval_timeout_seconds } : {}),
+      ...(row.context_claims ? { contextClaims: JSON.parse(row.context_claims) as Record<string, string> } : {}),
     },
     row.password ?? undefined,
     row.context_key ? Buffer.from(row.context_key, 'hex') : undefined,

@@ -9,13 +9,23 @@ export const OIDC_CLIENT = { id: 'mcp-agent', secret: 'agent-secret-for-the-test
 /** The group every token of the client names in its `groups` claim. */
 export const OIDC_CLIENT_GROUP = 'analysts';
 
+/** A machine client of the provider and the claims its access tokens carry. */
+export interface TestOidcClient {
+  readonly id: string;
+  readonly secret: string;
+  readonly claims: Readonly<Record<string, unknown>>;
+}
+
+/** The default: one client whose tokens name its group. */
+const DEFAULT_CLIENTS: readonly TestOidcClient[] = [{ ...OIDC_CLIENT, claims: { groups: [OIDC_CLIENT_GROUP] } }];
+
 export interface TestOidcProvider {
   /** `http://127.0.0.1:PORT`: the issuer. */
   readonly issuer: string;
   /** The private signing keys, newest first (the first one signs). */
   readonly keys: readonly JWK[];
-  /** An access token from the token endpoint for this resource (its audience). */
-  token(resource: string): Promise<string>;
+  /** An access token from the token endpoint for this resource (its audience), for a client (default the first). */
+  token(resource: string, client?: { readonly id: string; readonly secret: string }): Promise<string>;
   /** A new signing key, published first in the JWKS; the old one stays published. */
   rotateKey(): Promise<JWK>;
   close(): Promise<void>;
@@ -26,23 +36,21 @@ async function signingKey(kid: string): Promise<JWK> {
   return { ...(await exportJWK(privateKey)), kid, alg: 'RS256', use: 'sig' };
 }
 
-function build(issuer: string, keys: readonly JWK[]): Provider {
+function build(issuer: string, keys: readonly JWK[], clients: readonly TestOidcClient[]): Provider {
   return new Provider(issuer, {
-    clients: [
-      {
-        client_id: OIDC_CLIENT.id,
-        client_secret: OIDC_CLIENT.secret,
-        grant_types: ['client_credentials'],
-        redirect_uris: [],
-        response_types: [],
-        token_endpoint_auth_method: 'client_secret_basic',
-      },
-    ],
+    clients: clients.map((client) => ({
+      client_id: client.id,
+      client_secret: client.secret,
+      grant_types: ['client_credentials'],
+      redirect_uris: [],
+      response_types: [],
+      token_endpoint_auth_method: 'client_secret_basic',
+    })),
     jwks: { keys: keys.map((k) => ({ ...k })) as never },
     scopes: ['mcp'],
     ttl: { ClientCredentials: 300 },
-    // The client's tokens say it belongs to a group, as a provider's group mapper does.
-    extraTokenClaims: () => ({ groups: [OIDC_CLIENT_GROUP] }),
+    // Each client's tokens carry its claims, as a provider's claim mappers add groups or attributes.
+    extraTokenClaims: (_ctx, token) => ({ ...clients.find((c) => c.id === (token as { clientId?: string }).clientId)?.claims }),
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
@@ -61,7 +69,7 @@ function build(issuer: string, keys: readonly JWK[]): Provider {
  * A key rotation swaps in a provider built with the new key first: the same issuer, the same
  * port, the old key still in its JWKS, as a provider rotates keys in production.
  */
-export async function startOidcProvider(): Promise<TestOidcProvider> {
+export async function startOidcProvider(clients: readonly TestOidcClient[] = DEFAULT_CLIENTS): Promise<TestOidcProvider> {
   let current: Provider | undefined;
   const server = http.createServer((req, res) => {
     if (!current) {
@@ -74,15 +82,15 @@ export async function startOidcProvider(): Promise<TestOidcProvider> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const keys: JWK[] = [await signingKey('key-1')];
-  current = build(issuer, keys);
+  current = build(issuer, keys, clients);
   return {
     issuer,
     keys,
-    token: async (resource) => {
+    token: async (resource, client = clients[0] as TestOidcClient) => {
       const response = await fetch(`${issuer}/token`, {
         method: 'POST',
         headers: {
-          authorization: `Basic ${Buffer.from(`${OIDC_CLIENT.id}:${OIDC_CLIENT.secret}`).toString('base64')}`,
+          authorization: `Basic ${Buffer.from(`${client.id}:${client.secret}`).toString('base64')}`,
           'content-type': 'application/x-www-form-urlencoded',
         },
         body: new URLSearchParams({ grant_type: 'client_credentials', resource, scope: 'mcp' }),
@@ -95,7 +103,7 @@ export async function startOidcProvider(): Promise<TestOidcProvider> {
     rotateKey: async () => {
       const next = await signingKey(`key-${keys.length + 1}`);
       keys.unshift(next);
-      current = build(issuer, keys);
+      current = build(issuer, keys, clients);
       return next;
     },
     close: () =>

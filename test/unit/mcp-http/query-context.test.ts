@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { contextFromQuery, parseRawQuery, rawQueryOf } from '../../../daemon/mcp-http/query-context.js';
+import { contextFromClaims, contextFromQuery, parseRawQuery, rawQueryOf } from '../../../daemon/mcp-http/query-context.js';
 
 const shop = { name: 'shop', context: ['CUSTOMER_ID', 'REGION'], engine: 'postgres' as const };
 
@@ -79,5 +79,34 @@ describe('contextFromQuery: the stdio rules, strictly, on the raw query string',
     expect(() => contextFromQuery(`CUSTOMER_ID=${encodeURIComponent('é'.repeat(2501))}`, hana)).toThrow(
       /5002 bytes long; the limit on this engine is 5000/,
     );
+  });
+});
+
+describe('context values from claims', () => {
+  const mapped = { ...shop, contextClaims: { CUSTOMER_ID: 'customer_id' } };
+  const caller = (claims: Record<string, unknown>) => ({ subject: 'alice', claims });
+
+  it("takes a mapped name's value from a string or number claim and the others from the URL", () => {
+    expect(contextFromClaims(mapped, caller({ customer_id: 7 }))).toEqual({ CUSTOMER_ID: '7' });
+    const fromClaims = contextFromClaims(mapped, caller({ customer_id: 'c-9' }));
+    expect(contextFromQuery('REGION=eu', mapped, fromClaims)).toEqual({ CUSTOMER_ID: 'c-9', REGION: 'eu' });
+  });
+
+  it('refuses a missing or non-scalar claim (403), naming it', () => {
+    for (const claims of [{}, { customer_id: null }, { customer_id: ['1', '2'] }, { customer_id: { id: 1 } }]) {
+      expect(() => contextFromClaims(mapped, caller(claims))).toThrow(
+        /^Your access token \(alice\) has no (string or number in its )?"customer_id" claim/,
+      );
+    }
+  });
+
+  it('refuses a URL value for a mapped name, whatever its value', () => {
+    expect(() => contextFromQuery('customer_id=7&REGION=eu', mapped, { CUSTOMER_ID: '7' })).toThrow(
+      'The context parameter CUSTOMER_ID of "shop" comes from your sign-in, not from the URL',
+    );
+  });
+
+  it('ignores a mapping of a name the connection no longer declares', () => {
+    expect(contextFromClaims({ ...shop, contextClaims: { TENANT: 'tid' } }, caller({}))).toEqual({});
   });
 });
