@@ -21,25 +21,13 @@ export function registerOperatorCommands(program: Command, ctx: () => CliContext
   const key = program
     .command('key')
     .description('rotate, export and import the registry key')
-    .addHelpText(
-      'after',
-      examples('hanactl key rotate', 'hanactl key export --out hanactl-registry.json', 'hanactl key import --in hanactl-registry.json'),
-    );
+    .addHelpText('after', examples('hanactl key rotate', 'hanactl key export --out hanactl-registry.json', 'hanactl key import --in hanactl-registry.json'));
   key
     .command('rotate')
     .description('re-encrypt the registry under a new key (done by the daemon; the old key stops working)')
-    .option(
-      '--print-new-key',
-      'print the new key once (required when the key comes from HANACTL_REGISTRY_KEY, which hanactl cannot change)',
-    )
+    .option('--print-new-key', 'print the new key once (required when the key comes from HANACTL_REGISTRY_KEY, which hanactl cannot change)')
     .addOption(json())
-    .addHelpText(
-      'after',
-      examples(
-        'hanactl key rotate',
-        'hanactl key rotate --print-new-key    # with HANACTL_REGISTRY_KEY: store the printed key, restart with it',
-      ),
-    )
+    .addHelpText('after', examples('hanactl key rotate', 'hanactl key rotate --print-new-key    # with HANACTL_REGISTRY_KEY: store the printed key, restart with it'))
     .action(async (opts) => (await import('./commands/key.js')).rotate(ctx(), opts));
   key
     .command('export')
@@ -48,13 +36,7 @@ export function registerOperatorCommands(program: Command, ctx: () => CliContext
     .option('--passphrase-stdin', 'read the passphrase from standard input instead of a hidden prompt')
     .option('--force', 'overwrite the file if it exists')
     .addOption(json())
-    .addHelpText(
-      'after',
-      examples(
-        'hanactl key export --out ~/hanactl-registry.json',
-        'printf \'%s\' "$PASSPHRASE" | hanactl key export --out reg.json --passphrase-stdin',
-      ),
-    )
+    .addHelpText('after', examples('hanactl key export --out ~/hanactl-registry.json', "printf '%s' \"$PASSPHRASE\" | hanactl key export --out reg.json --passphrase-stdin"))
     .action(async (opts) => (await import('./commands/key.js')).exportKey(ctx(), opts));
   key
     .command('import')
@@ -65,19 +47,12 @@ export function registerOperatorCommands(program: Command, ctx: () => CliContext
     .option('--key-file', 'keep the key in a 0600 file beside the registry (machines without a keychain; weaker)')
     .option('--print-new-key', 'with HANACTL_REGISTRY_KEY as the key source: print the imported key once, to set it')
     .addOption(json())
-    .addHelpText(
-      'after',
-      examples(
-        'hanactl key import --in ~/hanactl-registry.json',
-        'hanactl key import --in reg.json --passphrase-stdin --key-file < passphrase.txt',
-      ),
-    )
+    .addHelpText('after', examples('hanactl key import --in ~/hanactl-registry.json', 'hanactl key import --in reg.json --passphrase-stdin --key-file < passphrase.txt'))
     .action(async (opts) => (await import('./commands/key.js')).importKey(ctx(), opts));
 
   const daemon = program.commands.find((c) => c.name() === 'daemon');
   if (!daemon) throw new Error('hanactl: the daemon command must be registered before the operator commands');
-  const platform = () =>
-    new Option('--platform <name>', 'the service manager to write for (default: this system’s)').choices(['linux', 'macos']);
+  const platform = () => new Option('--platform <name>', 'the service manager to write for (default: this system’s)').choices(['linux', 'macos']);
   daemon
     .command('install')
     .description('run the daemon as a service: a systemd user unit (Linux) or a launchd agent (macOS), enabled and started')
@@ -100,10 +75,7 @@ export function registerOperatorCommands(program: Command, ctx: () => CliContext
     .option('-f, --follow', 'keep printing new lines until Ctrl-C')
     .option('-n, --lines <n>', 'how many of the last lines to print (default 50)')
     .option('--json', 'print the raw JSON lines')
-    .addHelpText(
-      'after',
-      examples('hanactl daemon logs', 'hanactl daemon logs --follow', 'hanactl daemon logs --lines 200 --json | jq .msg'),
-    )
+    .addHelpText('after', examples('hanactl daemon logs', 'hanactl daemon logs --follow', 'hanactl daemon logs --lines 200 --json | jq .msg'))
     .action(async (opts) => (await import('./commands/daemon-logs.js')).logs(ctx(), opts));
 
   program

@@ -17,23 +17,17 @@ export async function readPassphrase(stdin: NodeJS.ReadStream, stderr: NodeJS.Wr
   if (options.fromStdin) {
     const chunks: Buffer[] = [];
     for await (const chunk of stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
-    passphrase = Buffer.concat(chunks)
-      .toString('utf8')
-      .replace(/\r?\n$/, '');
+    passphrase = Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
     if (passphrase === '') throw new HanactlError('INVALID_REQUEST', '--passphrase-stdin was given but stdin was empty.');
   } else {
-    if (!stdin.isTTY)
-      throw new HanactlError('INVALID_REQUEST', 'Cannot prompt for the passphrase without a terminal; pipe it in with --passphrase-stdin.');
+    if (!stdin.isTTY) throw new HanactlError('INVALID_REQUEST', 'Cannot prompt for the passphrase without a terminal; pipe it in with --passphrase-stdin.');
     passphrase = await promptHidden('Passphrase: ', stdin, stderr);
     if (options.confirm && (await promptHidden('The same passphrase again: ', stdin, stderr)) !== passphrase) {
       throw new HanactlError('INVALID_REQUEST', 'The two passphrases differ; nothing was written.');
     }
   }
   if (options.checkLength && passphrase.length < MIN_PASSPHRASE_LENGTH) {
-    throw new HanactlError(
-      'INVALID_REQUEST',
-      `Use a passphrase of at least ${MIN_PASSPHRASE_LENGTH} characters: it alone protects every password in the export.`,
-    );
+    throw new HanactlError('INVALID_REQUEST', `Use a passphrase of at least ${MIN_PASSPHRASE_LENGTH} characters: it alone protects every password in the export.`);
   }
   return passphrase;
 }

@@ -4,9 +4,7 @@ import { HanactlError } from '../shared/errors.js';
 export async function readPasswordFromStdin(stdin: NodeJS.ReadStream): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
-  const text = Buffer.concat(chunks)
-    .toString('utf8')
-    .replace(/\r?\n$/, '');
+  const text = Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
   if (text === '') throw new HanactlError('INVALID_REQUEST', '--password-stdin was given but stdin was empty.');
   return text;
 }

@@ -37,10 +37,7 @@ export function loadStatementPolicy(): Promise<LoadedPolicy> {
       throw new HanactlError(
         'STATEMENT_REFUSED',
         `Refused: the daemon could not load its statement policy (${err instanceof Error ? err.message : String(err)}), so it runs no statement.`,
-        {
-          rule: 'policy-unavailable',
-          hint: `Restart the daemon (${cliCommand()} daemon stop, then ${cliCommand()} daemon start); if this persists, reinstall hanactl.`,
-        },
+        { rule: 'policy-unavailable', hint: `Restart the daemon (${cliCommand()} daemon stop, then ${cliCommand()} daemon start); if this persists, reinstall hanactl.` },
       );
     },
   );

@@ -33,8 +33,7 @@ export function formatLogLine(line: string, style: Style = createStyle({}, {})):
     return line;
   }
   const level = typeof record.level === 'number' ? (LEVELS[record.level] ?? `L${record.level}`) : String(record.level ?? '');
-  const painted =
-    level === 'WARN' ? style.warn(level.padEnd(5)) : level === 'ERROR' || level === 'FATAL' ? style.fail(level.padEnd(5)) : level.padEnd(5);
+  const painted = level === 'WARN' ? style.warn(level.padEnd(5)) : level === 'ERROR' || level === 'FATAL' ? style.fail(level.padEnd(5)) : level.padEnd(5);
   const time = typeof record.time === 'number' ? localTime(record.time) : String(record.time ?? '');
   const fields = Object.entries(record)
     .filter(([k]) => !HIDDEN.has(k))
@@ -127,14 +126,10 @@ async function follow(path: string, start: number, show: (line: string) => void,
       }
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, 250);
-        stop.signal.addEventListener(
-          'abort',
-          () => {
-            clearTimeout(timer);
-            resolve();
-          },
-          { once: true },
-        );
+        stop.signal.addEventListener('abort', () => {
+          clearTimeout(timer);
+          resolve();
+        }, { once: true });
       });
     }
   } finally {

@@ -51,12 +51,8 @@ const xml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replac
 
 /** The launchd agent: started at login, restarted when it exits with a failure. */
 export function launchdPlist(spec: ServiceSpec): string {
-  const args = [spec.node, ...DAEMON_NODE_FLAGS, spec.bin, 'daemon', 'start', '--foreground']
-    .map((a) => `    <string>${xml(a)}</string>`)
-    .join('\n');
-  const env = spec.hanactlHome
-    ? `  <key>EnvironmentVariables</key>\n  <dict>\n    <key>HANACTL_HOME</key>\n    <string>${xml(spec.hanactlHome)}</string>\n  </dict>\n`
-    : '';
+  const args = [spec.node, ...DAEMON_NODE_FLAGS, spec.bin, 'daemon', 'start', '--foreground'].map((a) => `    <string>${xml(a)}</string>`).join('\n');
+  const env = spec.hanactlHome ? `  <key>EnvironmentVariables</key>\n  <dict>\n    <key>HANACTL_HOME</key>\n    <string>${xml(spec.hanactlHome)}</string>\n  </dict>\n` : '';
   return `<?xml version="1.0" encoding="UTF-8"?>
 <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
 <!-- Written by \`hanactl daemon install\`; remove it with \`hanactl daemon uninstall\`. -->
@@ -97,10 +93,7 @@ interface Target {
 function currentPlatform(): ServicePlatform {
   if (process.platform === 'linux') return 'linux';
   if (process.platform === 'darwin') return 'macos';
-  throw new CliExit(
-    EXIT.failure,
-    `hanactl installs a service on Linux (systemd) and macOS (launchd), not on ${process.platform}; start the daemon at logon with \`${cliCommand('daemon start')}\`.`,
-  );
+  throw new CliExit(EXIT.failure, `hanactl installs a service on Linux (systemd) and macOS (launchd), not on ${process.platform}; start the daemon at logon with \`${cliCommand('daemon start')}\`.`);
 }
 
 function answers(command: string, args: readonly string[]): boolean {
@@ -109,12 +102,7 @@ function answers(command: string, args: readonly string[]): boolean {
 }
 
 function target(ctx: CliContext, platform: ServicePlatform, env: NodeJS.ProcessEnv = process.env): Target {
-  const spec: ServiceSpec = {
-    node: process.execPath,
-    bin: hanactlBinPath(),
-    logDir: ctx.paths.logDir,
-    ...(env.HANACTL_HOME ? { hanactlHome: ctx.paths.home } : {}),
-  };
+  const spec: ServiceSpec = { node: process.execPath, bin: hanactlBinPath(), logDir: ctx.paths.logDir, ...(env.HANACTL_HOME ? { hanactlHome: ctx.paths.home } : {}) };
   if (platform === 'linux') {
     const file = join(env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'systemd', 'user', SYSTEMD_UNIT);
     return {
@@ -143,18 +131,14 @@ function target(ctx: CliContext, platform: ServicePlatform, env: NodeJS.ProcessE
   };
 }
 
-const shown = (command: readonly string[]) =>
-  command.map((w) => (/^[A-Za-z0-9_./:=@+-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`)).join(' ');
+const shown = (command: readonly string[]) => command.map((w) => (/^[A-Za-z0-9_./:=@+-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`)).join(' ');
 
 function run(commands: readonly string[][], tolerate = false): void {
   for (const command of commands) {
     const [cmd, ...args] = command as [string, ...string[]];
     const result = spawnSync(cmd, args, { encoding: 'utf8', timeout: 30_000 });
     if (result.status !== 0 && !tolerate) {
-      throw new CliExit(
-        EXIT.failure,
-        `\`${shown(command)}\` failed: ${(result.stderr || result.error?.message || `exit ${result.status}`).trim()}`,
-      );
+      throw new CliExit(EXIT.failure, `\`${shown(command)}\` failed: ${(result.stderr || result.error?.message || `exit ${result.status}`).trim()}`);
     }
   }
 }
@@ -171,15 +155,7 @@ export async function install(ctx: CliContext, options: ServiceOptions): Promise
   // Said before anything is written, a dry run included: a service that cannot find its key never starts.
   const warnings = await keyWarnings(ctx);
   if (options.dryRun) {
-    if (options.json)
-      return printJson(ctx, {
-        file: t.file,
-        platform: t.platform,
-        content: t.text,
-        commands: t.enable.map(shown),
-        written: false,
-        warnings,
-      });
+    if (options.json) return printJson(ctx, { file: t.file, platform: t.platform, content: t.text, commands: t.enable.map(shown), written: false, warnings });
     for (const w of warnings) ctx.err(`warning: ${w}`);
     ctx.err(`Would write ${t.file} and run: ${t.enable.map(shown).join(' && ')}`);
     ctx.out(t.text.trimEnd());
@@ -194,22 +170,10 @@ export async function install(ctx: CliContext, options: ServiceOptions): Promise
     await stopUnmanagedDaemon(ctx);
     run(t.enable);
   }
-  if (options.json)
-    return printJson(ctx, {
-      file: t.file,
-      platform: t.platform,
-      written: !unchanged,
-      enabled: reachable,
-      commands: t.enable.map(shown),
-      warnings,
-    });
+  if (options.json) return printJson(ctx, { file: t.file, platform: t.platform, written: !unchanged, enabled: reachable, commands: t.enable.map(shown), warnings });
   ctx.out(`${unchanged ? 'Unchanged' : 'Wrote'} ${t.file}.`);
-  if (reachable)
-    ctx.out(
-      `The service is enabled and started (${t.platform === 'linux' ? `systemctl --user status ${SYSTEMD_UNIT}` : `launchctl print gui/$(id -u)/${LAUNCHD_LABEL}`} shows it).`,
-    );
-  else
-    ctx.out(`The service manager is not reachable from here; to enable and start the service, run:\n  ${t.enable.map(shown).join('\n  ')}`);
+  if (reachable) ctx.out(`The service is enabled and started (${t.platform === 'linux' ? `systemctl --user status ${SYSTEMD_UNIT}` : `launchctl print gui/$(id -u)/${LAUNCHD_LABEL}`} shows it).`);
+  else ctx.out(`The service manager is not reachable from here; to enable and start the service, run:\n  ${t.enable.map(shown).join('\n  ')}`);
 }
 
 /**
@@ -226,10 +190,7 @@ async function keyWarnings(ctx: CliContext): Promise<string[]> {
   const { keyAdvice } = await import('./key-advice.js');
   const { HANACTL_REGISTRY_KEY: _shellKey, ...serviceEnv } = process.env;
   const advice = await keyAdvice(ctx.paths, serviceEnv);
-  if (!advice.editorReady)
-    warnings.push(
-      `the service would not find a registry key: ${advice.message.replace('a daemon an editor starts', 'the service')} ${advice.fix ?? ''}`.trim(),
-    );
+  if (!advice.editorReady) warnings.push(`the service would not find a registry key: ${advice.message.replace('a daemon an editor starts', 'the service')} ${advice.fix ?? ''}`.trim());
   return warnings;
 }
 
@@ -251,19 +212,8 @@ export async function uninstall(ctx: CliContext, options: ServiceOptions): Promi
   const t = target(ctx, options.platform ?? currentPlatform());
   const present = existsSync(t.file);
   if (options.dryRun) {
-    if (options.json)
-      return printJson(ctx, {
-        file: t.file,
-        platform: t.platform,
-        present,
-        commands: [...t.disable, ...t.afterRemove].map(shown),
-        removed: false,
-      });
-    ctx.out(
-      present
-        ? `Would run ${t.disable.map(shown).join(' && ')}, remove ${t.file}${t.afterRemove.length ? ` and run ${t.afterRemove.map(shown).join(' && ')}` : ''}.`
-        : `Nothing to do: ${t.file} does not exist.`,
-    );
+    if (options.json) return printJson(ctx, { file: t.file, platform: t.platform, present, commands: [...t.disable, ...t.afterRemove].map(shown), removed: false });
+    ctx.out(present ? `Would run ${t.disable.map(shown).join(' && ')}, remove ${t.file}${t.afterRemove.length ? ` and run ${t.afterRemove.map(shown).join(' && ')}` : ''}.` : `Nothing to do: ${t.file} does not exist.`);
     return;
   }
   if (!present) {
@@ -277,9 +227,6 @@ export async function uninstall(ctx: CliContext, options: ServiceOptions): Promi
   if (reachable) run(t.afterRemove, true);
   if (options.json) return printJson(ctx, { file: t.file, platform: t.platform, present: true, removed: true, disabled: reachable });
   ctx.out(`Removed ${t.file}.`);
-  if (!reachable)
-    ctx.out(
-      `The service manager is not reachable from here; if the service was enabled, also run:\n  ${[...t.disable, ...t.afterRemove].map(shown).join('\n  ')}`,
-    );
+  if (!reachable) ctx.out(`The service manager is not reachable from here; if the service was enabled, also run:\n  ${[...t.disable, ...t.afterRemove].map(shown).join('\n  ')}`);
   else ctx.out('The service is stopped and disabled; the daemon now starts on demand again.');
 }

@@ -1,12 +1,12 @@
+import type { RunningDaemon } from '../../daemon/main.js';
 import { existsSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import type { RunningDaemon } from '../../daemon/main.js';
-import { hanactlCommand, shellQuote } from '../../shared/cli-command.js';
 import { readConfig, writeConfig } from '../../shared/config.js';
-import { DaemonClient } from '../../shared/daemon-client.js';
 import { installRoot } from '../../shared/install-root.js';
 import { resolvePaths } from '../../shared/paths.js';
+import { hanactlCommand, shellQuote } from '../../shared/cli-command.js';
+import { DaemonClient } from '../../shared/daemon-client.js';
 import { markStopped } from '../../shared/stopped-marker.js';
 import type { CliContext } from '../context.js';
 import { mcpConfigText } from './mcp-config.js';
@@ -88,9 +88,7 @@ export async function demo(ctx: CliContext): Promise<void> {
     ctx.out(mcpConfigText('cursor', 'demo', editorEnv));
     // Commands that work as printed from any terminal: this installation's CLI, the demo's home.
     const hanactl = hanactlCommand();
-    ctx.out(
-      '\nOther editors (vscode, cursor, windsurf, zed, cline, continue, gemini-cli, codex, ...; --write edits the file), from any terminal:',
-    );
+    ctx.out('\nOther editors (vscode, cursor, windsurf, zed, cline, continue, gemini-cli, codex, ...; --write edits the file), from any terminal:');
     ctx.out(`  ${hanactl} mcp-config --client vscode --connection demo`);
     ctx.out('Check the connection:');
     ctx.out(`  ${hanactl} test demo`);

@@ -119,9 +119,7 @@ export async function checkKey(paths: Paths, env: NodeJS.ProcessEnv, timeoutMs: 
       fail(
         name,
         `${slots.current.source}: ${reason(err)}`,
-        isHanactlError(err)
-          ? undefined
-          : `Unlock the keychain, or use HANACTL_REGISTRY_KEY or \`${cliCommand()} daemon start --key-file\`.`,
+        isHanactlError(err) ? undefined : `Unlock the keychain, or use HANACTL_REGISTRY_KEY or \`${cliCommand()} daemon start --key-file\`.`,
       ),
     ];
   }

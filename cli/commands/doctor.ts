@@ -36,8 +36,7 @@ function expectedKeySource(ctx: CliContext): string | undefined {
  */
 export async function doctor(ctx: CliContext, options: DoctorOptions): Promise<void> {
   const seconds = options.timeout === undefined ? 10 : Number(options.timeout);
-  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 600)
-    throw new CliExit(EXIT.usage, `--timeout takes seconds between 0 and 600, not "${options.timeout}".`);
+  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 600) throw new CliExit(EXIT.usage, `--timeout takes seconds between 0 and 600, not "${options.timeout}".`);
   const timeoutMs = Math.round(seconds * 1000);
   const source = expectedKeySource(ctx);
 
@@ -46,21 +45,14 @@ export async function doctor(ctx: CliContext, options: DoctorOptions): Promise<v
   // What an editor's session needs to start a daemon itself: it has its own environment, not this shell's.
   const { keyAdvice } = await import('./key-advice.js');
   const advice = await keyAdvice(ctx.paths, process.env, Math.min(timeoutMs, 5_000));
-  checks.push({
-    name: 'editors',
-    status: advice.editorReady ? 'ok' : 'warn',
-    message: advice.message,
-    ...(advice.fix ? { fix: advice.fix } : {}),
-  });
+  checks.push({ name: 'editors', status: advice.editorReady ? 'ok' : 'warn', message: advice.message, ...(advice.fix ? { fix: advice.fix } : {}) });
   checks.push(checkRunDir(ctx.paths));
   const daemon = await checkDaemon(ctx.probe, source, timeoutMs);
   checks.push(...daemon.checks);
   if (daemon.health) {
     const progress = progressLine(process.stderr, 'Testing connections…');
     try {
-      checks.push(
-        ...(await checkConnections(ctx.probe, timeoutMs, (done, total) => progress.update(`Testing connections… ${done}/${total}`))),
-      );
+      checks.push(...(await checkConnections(ctx.probe, timeoutMs, (done, total) => progress.update(`Testing connections… ${done}/${total}`))));
     } finally {
       progress.done();
     }
@@ -79,11 +71,7 @@ export async function doctor(ctx: CliContext, options: DoctorOptions): Promise<v
       ctx.out(`${painted}  ${c.name.padEnd(width)}  ${c.message}${c.fix ? ` ${style.dim('→')} ${c.fix}` : ''}`);
     }
     const warned = checks.filter((c) => c.status === 'warn').length;
-    ctx.out(
-      failed === 0
-        ? `\nNo problems found${warned ? ` (${warned} warning${warned > 1 ? 's' : ''})` : ''}.`
-        : `\n${failed} check${failed > 1 ? 's' : ''} failed.`,
-    );
+    ctx.out(failed === 0 ? `\nNo problems found${warned ? ` (${warned} warning${warned > 1 ? 's' : ''})` : ''}.` : `\n${failed} check${failed > 1 ? 's' : ''} failed.`);
   }
   if (failed > 0) throw new CliExit(EXIT.failure);
 }

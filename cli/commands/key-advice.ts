@@ -12,7 +12,8 @@ export interface KeyAdvice {
   readonly fix?: string;
 }
 
-const KEY_FILE_FIX = `Opt into a key file once: \`${cliCommand()} daemon start --key-file\` (remembered in config.json; a 0600 file beside the registry, weaker than a keychain).`;
+const KEY_FILE_FIX =
+  `Opt into a key file once: \`${cliCommand()} daemon start --key-file\` (remembered in config.json; a 0600 file beside the registry, weaker than a keychain).`;
 
 /**
  * An editor starts its MCP session with its own environment, not this shell's: a key in
@@ -35,19 +36,11 @@ export async function keyAdvice(paths: Paths, env: NodeJS.ProcessEnv = process.e
     useKeyFile = readConfig(paths.config).keyFile === true;
   } catch {} // an unreadable config is doctor's to report
   if (useKeyFile) {
-    return {
-      source: 'file',
-      editorReady: true,
-      message: `The daemon reads its registry key from the key file ${paths.keyFile}; an editor that starts it needs nothing more.`,
-    };
+    return { source: 'file', editorReady: true, message: `The daemon reads its registry key from the key file ${paths.keyFile}; an editor that starts it needs nothing more.` };
   }
   const reason = await keychainUnreachable(paths, timeoutMs);
   if (reason === undefined) {
-    return {
-      source: 'keychain',
-      editorReady: true,
-      message: 'The daemon keeps its registry key in the OS keychain; an editor in this desktop session reaches it too.',
-    };
+    return { source: 'keychain', editorReady: true, message: 'The daemon keeps its registry key in the OS keychain; an editor in this desktop session reaches it too.' };
   }
   return {
     source: 'keychain',

@@ -1,16 +1,4 @@
-import {
-  chmodSync,
-  constants,
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  readFileSync,
-  realpathSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { chmodSync, constants, copyFileSync, existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { applyEdits, modify, type ParseError, parse, printParseErrorCode } from 'jsonc-parser';
@@ -104,10 +92,7 @@ export function writeServerEntry(path: string, client: McpClientName, entry: Ser
   const doc = created || original.trim() === '' ? {} : parseObject(file, original, client);
   const servers = doc[key] ?? {};
   if (typeof servers !== 'object' || servers === null || Array.isArray(servers)) {
-    throw new HanactlError(
-      'INVALID_REQUEST',
-      `${file}: "${key}" is not a JSON object, so hanactl cannot add its server there; fix that key by hand and run this again.`,
-    );
+    throw new HanactlError('INVALID_REQUEST', `${file}: "${key}" is not a JSON object, so hanactl cannot add its server there; fix that key by hand and run this again.`);
   }
   const current = (servers as Record<string, unknown>)[SERVER_NAME];
   keepContextValues(current, value);
@@ -166,10 +151,7 @@ function parseObject(file: string, text: string, client: McpClientName): Record<
     );
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new HanactlError(
-      'INVALID_REQUEST',
-      `${file} does not hold a JSON object; hanactl left it untouched. Fix the file, or add the entry by hand: \`${cliCommand()} mcp-config --client ${client}\` prints it.`,
-    );
+    throw new HanactlError('INVALID_REQUEST', `${file} does not hold a JSON object; hanactl left it untouched. Fix the file, or add the entry by hand: \`${cliCommand()} mcp-config --client ${client}\` prints it.`);
   }
   return parsed as Record<string, unknown>;
 }
@@ -206,9 +188,9 @@ const RESTART_HINT: Record<McpClientName, string> = {
   'claude-desktop': 'Quit and reopen Claude Desktop to load it.',
   cursor: 'Reload Cursor (or toggle the server in its MCP settings) to load it.',
   vscode: 'VS Code offers to start the server when it sees the file; or run "MCP: List Servers".',
-  windsurf: "Press Refresh in Windsurf's MCP panel (or restart Windsurf) to load it.",
+  windsurf: 'Press Refresh in Windsurf\'s MCP panel (or restart Windsurf) to load it.',
   'gemini-cli': 'Start Gemini CLI again; /mcp lists the server.',
-  zed: "Zed reloads its settings by itself; the server shows in the Agent Panel's settings.",
+  zed: 'Zed reloads its settings by itself; the server shows in the Agent Panel\'s settings.',
   codex: 'Start Codex again; /mcp lists the server.',
   cline: 'Cline loads it from its MCP Servers panel (Restart Server if it was running).',
   continue: 'Reload the VS Code or JetBrains window to let Continue load it.',
@@ -226,10 +208,7 @@ const NOT_EDITED: Partial<Record<McpClientName, string>> = {
  * `hanactl mcp-config --client NAME --write [--config-file PATH]`. For Claude Code without
  * `--config-file` nothing is written: its `claude mcp add` command is printed instead.
  */
-export async function writeMcpConfig(
-  ctx: CliContext,
-  options: { client: McpClientName; connection?: string; configFile?: string },
-): Promise<void> {
+export async function writeMcpConfig(ctx: CliContext, options: { client: McpClientName; connection?: string; configFile?: string }): Promise<void> {
   const path = options.configFile ? resolve(ctx.cwd, options.configFile) : defaultConfigFile(options.client, { cwd: ctx.cwd });
   const names = await declaredContext(ctx, options.connection);
   if (names.length > 0 && options.connection) ctx.err(contextNote(options.connection, names));

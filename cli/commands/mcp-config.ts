@@ -1,24 +1,13 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { hanactlBinPath } from '../../shared/auto-start.js';
+import { installRoot } from '../../shared/install-root.js';
 import { shellQuote } from '../../shared/cli-command.js';
 import { HanactlError } from '../../shared/errors.js';
-import { installRoot } from '../../shared/install-root.js';
 import type { CliContext } from '../context.js';
 import { CliExit, EXIT } from '../exit.js';
 
-export const MCP_CLIENTS = [
-  'claude-code',
-  'claude-desktop',
-  'vscode',
-  'cursor',
-  'windsurf',
-  'gemini-cli',
-  'zed',
-  'codex',
-  'cline',
-  'continue',
-] as const;
+export const MCP_CLIENTS = ['claude-code', 'claude-desktop', 'vscode', 'cursor', 'windsurf', 'gemini-cli', 'zed', 'codex', 'cline', 'continue'] as const;
 export type McpClientName = (typeof MCP_CLIENTS)[number];
 
 export interface ServerEntry {
@@ -32,11 +21,7 @@ export interface ServerEntry {
  * POSIX it is bin/hanactl-mcp, which starts the shim from its startup snapshot when valid
  * (about half the start-up time of the full CLI) and falls back to `hanactl mcp` otherwise.
  */
-export function serverEntry(
-  connection: string | undefined,
-  env: NodeJS.ProcessEnv = process.env,
-  contextNames: readonly string[] = [],
-): ServerEntry {
+export function serverEntry(connection: string | undefined, env: NodeJS.ProcessEnv = process.env, contextNames: readonly string[] = []): ServerEntry {
   const options = connection ? ['--connection', connection] : [];
   const launcher = join(installRoot(), 'bin', 'hanactl-mcp');
   const entry: ServerEntry =
@@ -84,9 +69,7 @@ export function mcpConfigText(
   const name = 'hanactl';
   switch (client as McpClientName) {
     case 'claude-code': {
-      const envArgs = Object.entries(entry.env ?? {})
-        .map(([k, v]) => `-e ${k}=${shellQuote(v)} `)
-        .join('');
+      const envArgs = Object.entries(entry.env ?? {}).map(([k, v]) => `-e ${k}=${shellQuote(v)} `).join('');
       return `claude mcp add ${name} ${envArgs}-- ${[entry.command, ...entry.args].map(shellQuote).join(' ')}`;
     }
     case 'claude-desktop':
@@ -107,30 +90,21 @@ export function mcpConfigText(
   }
 }
 
+
 /**
  * Codex CLI's table in ~/.codex/config.toml. Written without a TOML library: every value is a
  * string or a list of strings, and a JSON string is a valid TOML basic string (same escapes);
  * keys are hanactl's and environment names, bare keys in TOML.
  */
 function codexToml(name: string, entry: ServerEntry): string {
-  const lines = [
-    `[mcp_servers.${name}]`,
-    `command = ${JSON.stringify(entry.command)}`,
-    `args = [${entry.args.map((a) => JSON.stringify(a)).join(', ')}]`,
-  ];
+  const lines = [`[mcp_servers.${name}]`, `command = ${JSON.stringify(entry.command)}`, `args = [${entry.args.map((a) => JSON.stringify(a)).join(', ')}]`];
   const env = Object.entries(entry.env ?? {});
-  if (env.length > 0)
-    lines.push(
-      `env = { ${env.map(([k, v]) => `${/^[A-Za-z0-9_-]+$/.test(k) ? k : JSON.stringify(k)} = ${JSON.stringify(v)}`).join(', ')} }`,
-    );
+  if (env.length > 0) lines.push(`env = { ${env.map(([k, v]) => `${/^[A-Za-z0-9_-]+$/.test(k) ? k : JSON.stringify(k)} = ${JSON.stringify(v)}`).join(', ')} }`);
   return lines.join('\n');
 }
 
 /** `hanactl mcp-config --client NAME [--connection NAME] [--write [--config-file PATH]]`. */
-export async function mcpConfig(
-  ctx: CliContext,
-  options: { client: string; connection?: string; write?: boolean; configFile?: string },
-): Promise<void> {
+export async function mcpConfig(ctx: CliContext, options: { client: string; connection?: string; write?: boolean; configFile?: string }): Promise<void> {
   if (!options.write) {
     if (options.configFile) throw new CliExit(EXIT.usage, '--config-file names the file that --write merges into; give --write too.');
     const names = await declaredContext(ctx, options.connection);

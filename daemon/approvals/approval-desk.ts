@@ -130,7 +130,9 @@ function endedError(pending: PendingWrite, decision: ApprovalDecision): Error {
   switch (decision.decision) {
     case 'denied': {
       const who =
-        decision.by === 'elicitation' ? `in ${decision.who ?? 'the editor'}` : `in the terminal${decision.who ? ` (${decision.who})` : ''}`;
+        decision.by === 'elicitation'
+          ? `in ${decision.who ?? 'the editor'}`
+          : `in the terminal${decision.who ? ` (${decision.who})` : ''}`;
       const why = decision.reason ? ` Reason: ${decision.reason}` : '';
       return new HanactlError('WRITE_DENIED', `A person denied the write ${id} ${who}; it did not run.${why} Do not retry it unchanged.`);
     }

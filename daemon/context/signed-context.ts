@@ -46,9 +46,7 @@ function signedText(pid: number, name: string, value: string): string {
 
 /** `v1.<key id>.<hex HMAC-SHA256>` of one value for one backend. */
 export function signContextValue(key: Buffer, pid: number, name: string, value: string): string {
-  const mac = createHmac('sha256', key)
-    .update(signedText(pid, name, value), 'utf8')
-    .digest('hex');
+  const mac = createHmac('sha256', key).update(signedText(pid, name, value), 'utf8').digest('hex');
   return `v1.${contextKeyId(key)}.${mac}`;
 }
 

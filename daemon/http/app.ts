@@ -1,13 +1,13 @@
 import { Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { CLIENT_HEADER } from '../../shared/client-header.js';
 import { HanactlError, isHanactlError } from '../../shared/errors.js';
+import { CLIENT_HEADER } from '../../shared/client-header.js';
 import type { Health } from '../../shared/schemas.js';
 import type { ApprovalDesk } from '../approvals/approval-desk.js';
 import type { AuditLog } from '../audit/audit-log.js';
-import type { KeyService } from '../keys/key-service.js';
 import type { PoolManager } from '../pools/pool-manager.js';
 import type { ProjectService } from '../projects/project-service.js';
+import type { KeyService } from '../keys/key-service.js';
 import type { TrustStore } from '../projects/trust-store.js';
 import type { CallTracker } from '../queries/call-tracker.js';
 import type { QueryService } from '../query/query-service.js';
@@ -97,10 +97,7 @@ export function createApp(deps: AppDeps): Hono {
     const answers = new Set(['/v1/health', '/v1/status', '/v1/shutdown']);
     app.use('*', async (c, next) => {
       if (stopping() && !answers.has(c.req.path)) {
-        throw new HanactlError(
-          'SHUTTING_DOWN',
-          'The hanactl daemon is stopping and takes no new request; run the command again in a moment.',
-        );
+        throw new HanactlError('SHUTTING_DOWN', 'The hanactl daemon is stopping and takes no new request; run the command again in a moment.');
       }
       await next();
     });

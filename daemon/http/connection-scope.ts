@@ -2,8 +2,8 @@ import type { MiddlewareHandler } from 'hono';
 import { CONNECTION_SCOPE_HEADER } from '../../shared/client-header.js';
 import { HanactlError } from '../../shared/errors.js';
 import type { ConnectionService } from '../registry/connection-service.js';
-import { toConnectionInfo } from '../registry/connection-service.js';
 import { requestHeader } from './node-request.js';
+import { toConnectionInfo } from '../registry/connection-service.js';
 
 /** Any connection but the endpoint's: refused without naming the others. */
 export function elsewhere(name: string, scope: string): HanactlError {

@@ -15,15 +15,10 @@ const MAX_P = 16;
 function deriveKey(passphrase: string, salt: Buffer, params: { N: number; r: number; p: number }): Promise<Buffer> {
   const { N, r, p } = params;
   if (N < 2 ** 14 || N > MAX_N || (N & (N - 1)) !== 0 || r < 1 || r > MAX_R || p < 1 || p > MAX_P) {
-    throw new HanactlError(
-      'INVALID_REQUEST',
-      `The export's scrypt parameters (N=${N}, r=${r}, p=${p}) are outside what hanactl accepts; the file was not made by hanactl.`,
-    );
+    throw new HanactlError('INVALID_REQUEST', `The export's scrypt parameters (N=${N}, r=${r}, p=${p}) are outside what hanactl accepts; the file was not made by hanactl.`);
   }
   return new Promise((resolve, reject) =>
-    scrypt(passphrase.normalize('NFC'), salt, KEY_BYTES, { N, r, p, maxmem: 256 * N * r + 1024 * 1024 }, (err, key) =>
-      err ? reject(err) : resolve(key),
-    ),
+    scrypt(passphrase.normalize('NFC'), salt, KEY_BYTES, { N, r, p, maxmem: 256 * N * r + 1024 * 1024 }, (err, key) => (err ? reject(err) : resolve(key))),
   );
 }
 
@@ -72,18 +67,12 @@ export function parseExport(text: string, file: string): ExportDocument {
   try {
     json = JSON.parse(text);
   } catch {
-    throw new HanactlError(
-      'INVALID_REQUEST',
-      `${file} is not a hanactl export (it is not JSON). Make one with \`${cliCommand()} key export --out FILE\`.`,
-    );
+    throw new HanactlError('INVALID_REQUEST', `${file} is not a hanactl export (it is not JSON). Make one with \`${cliCommand()} key export --out FILE\`.`);
   }
   const result = ExportDocumentSchema.safeParse(json);
   if (!result.success) {
     const issue = result.error.issues[0];
-    throw new HanactlError(
-      'INVALID_REQUEST',
-      `${file} is not a hanactl export this version reads (${issue?.path.join('.') || 'body'}: ${issue?.message}).`,
-    );
+    throw new HanactlError('INVALID_REQUEST', `${file} is not a hanactl export this version reads (${issue?.path.join('.') || 'body'}: ${issue?.message}).`);
   }
   return result.data;
 }
@@ -95,10 +84,7 @@ export function parseExport(text: string, file: string): ExportDocument {
 export async function openExport(doc: ExportDocument, passphrase: string): Promise<{ registryKey: Buffer; registryBytes: Buffer }> {
   const registryBytes = Buffer.from(doc.registry.bytes, 'base64');
   if (createHash('sha256').update(registryBytes).digest('hex') !== doc.registry.sha256) {
-    throw new HanactlError(
-      'INVALID_REQUEST',
-      'The export is damaged: the registry inside does not match its checksum. Nothing was written.',
-    );
+    throw new HanactlError('INVALID_REQUEST', 'The export is damaged: the registry inside does not match its checksum. Nothing was written.');
   }
   const wrapping = await deriveKey(passphrase, Buffer.from(doc.kdf.salt, 'base64'), doc.kdf);
   try {
@@ -111,8 +97,7 @@ export async function openExport(doc: ExportDocument, passphrase: string): Promi
     } catch {
       throw new HanactlError('INVALID_REQUEST', 'Wrong passphrase (or the export file was changed); nothing was written.');
     }
-    if (registryKey.length !== KEY_BYTES)
-      throw new HanactlError('INVALID_REQUEST', 'The export holds a key of the wrong length; nothing was written.');
+    if (registryKey.length !== KEY_BYTES) throw new HanactlError('INVALID_REQUEST', 'The export holds a key of the wrong length; nothing was written.');
     return { registryKey, registryBytes };
   } finally {
     wrapping.fill(0);

@@ -40,15 +40,11 @@ export async function importRegistry(options: ImportOptions): Promise<ImportResu
   const { paths } = options;
   ensurePrivateDir(paths);
   const lock = acquireDaemonLock(paths.lockFile, paths.pidFile);
-  if (!lock)
-    throw new HanactlError('INVALID_REQUEST', `The daemon is running; stop it first with \`${cliCommand()} daemon stop\`, then import.`);
+  if (!lock) throw new HanactlError('INVALID_REQUEST', `The daemon is running; stop it first with \`${cliCommand()} daemon stop\`, then import.`);
   try {
     const replaced = existsSync(paths.registry);
     if (replaced && !options.force) {
-      throw new HanactlError(
-        'INVALID_REQUEST',
-        `A registry already exists at ${paths.registry}; importing would replace its connections. Give --force to replace it (export it first if you may need it).`,
-      );
+      throw new HanactlError('INVALID_REQUEST', `A registry already exists at ${paths.registry}; importing would replace its connections. Give --force to replace it (export it first if you may need it).`);
     }
     const { registryKey, registryBytes } = await openExport(options.doc, options.passphrase);
     try {
@@ -74,18 +70,11 @@ export async function importRegistry(options: ImportOptions): Promise<ImportResu
       try {
         writeFileSync(tmp, registryBytes, { flag: 'wx', mode: 0o600 });
         if (!Registry.opensWith(tmp, registryKey, true)) {
-          throw new HanactlError(
-            'INVALID_REQUEST',
-            'The key in the export does not open the registry in it; the file was not made by this hanactl. Nothing was written.',
-          );
+          throw new HanactlError('INVALID_REQUEST', 'The key in the export does not open the registry in it; the file was not made by this hanactl. Nothing was written.');
         }
         if (slots.next) {
           await slots.next.replace(registryKey);
-          if (!(await slots.next.load())?.equals(registryKey))
-            throw new HanactlError(
-              'REGISTRY_LOCKED',
-              `The key could not be read back from ${slots.next.description}; nothing was changed.`,
-            );
+          if (!(await slots.next.load())?.equals(registryKey)) throw new HanactlError('REGISTRY_LOCKED', `The key could not be read back from ${slots.next.description}; nothing was changed.`);
         }
         // A stale WAL of the registry being replaced must not be replayed into the new one.
         for (const s of ['-wal', '-shm', '-journal']) rmSync(`${paths.registry}${s}`, { force: true });
@@ -96,10 +85,7 @@ export async function importRegistry(options: ImportOptions): Promise<ImportResu
       if (slots.next) {
         await slots.current.replace(registryKey);
         if (!(await slots.current.load())?.equals(registryKey)) {
-          throw new HanactlError(
-            'REGISTRY_LOCKED',
-            `The key could not be stored in ${slots.current.description}; it waits in ${slots.next.description} and the daemon moves it into place at its next start.`,
-          );
+          throw new HanactlError('REGISTRY_LOCKED', `The key could not be stored in ${slots.current.description}; it waits in ${slots.next.description} and the daemon moves it into place at its next start.`);
         }
         await slots.next.remove();
       }

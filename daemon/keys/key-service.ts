@@ -12,10 +12,7 @@ export interface KeyServiceDeps {
   readonly registry: Pick<Registry, 'rekey' | 'snapshot'>;
   readonly registryPath: string;
   readonly hanactlVersion: string;
-  readonly log?: {
-    info(fields: Record<string, unknown>, message: string): void;
-    error(fields: Record<string, unknown>, message: string): void;
-  };
+  readonly log?: { info(fields: Record<string, unknown>, message: string): void; error(fields: Record<string, unknown>, message: string): void };
 }
 
 /**
@@ -56,18 +53,14 @@ export class KeyService {
           await slots.next.replace(key);
           if (!(await slots.next.load())?.equals(key)) {
             await slots.next.remove();
-            throw new HanactlError(
-              'REGISTRY_LOCKED',
-              `The new key could not be read back from ${slots.next.description}; the registry was not changed.`,
-            );
+            throw new HanactlError('REGISTRY_LOCKED', `The new key could not be read back from ${slots.next.description}; the registry was not changed.`);
           }
         }
         try {
           this.#deps.registry.rekey(key);
         } catch (err) {
           // A rekey that failed leaves the old key in force; a rekey that did not verify leaves the next key for start-up to sort out.
-          if (slots.next && Registry.opensWith(this.#deps.registryPath, (await slots.current.load()) ?? Buffer.alloc(0)))
-            await slots.next.remove();
+          if (slots.next && Registry.opensWith(this.#deps.registryPath, (await slots.current.load()) ?? Buffer.alloc(0))) await slots.next.remove();
           throw err;
         }
         if (slots.next) {

@@ -1,6 +1,6 @@
 import type { Paths } from '../../shared/paths.js';
-import { FileKeyStore } from '../keystore/file-key-store.js';
 import type { KeyStore, WritableKeyStore } from '../keystore/key-store.js';
+import { FileKeyStore } from '../keystore/file-key-store.js';
 import { KeychainKeyStore } from '../keystore/keychain-key-store.js';
 import { selectKeyStore } from '../keystore/resolve-key.js';
 
@@ -33,9 +33,7 @@ export function nextKeyFile(paths: Paths): string {
 
 /** True for the stores hanactl may write (keychain, key file). */
 export function isWritable(store: KeyStore): store is WritableKeyStore {
-  return (
-    typeof (store as Partial<WritableKeyStore>).replace === 'function' && typeof (store as Partial<WritableKeyStore>).remove === 'function'
-  );
+  return typeof (store as Partial<WritableKeyStore>).replace === 'function' && typeof (store as Partial<WritableKeyStore>).remove === 'function';
 }
 
 /** The key store the daemon uses for these paths and this environment, and its next slot. */

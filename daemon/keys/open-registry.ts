@@ -33,16 +33,10 @@ export async function openRegistry(slots: KeySlots, path: string, log?: Recovery
     await current.replace(pending);
     const check = await current.load();
     if (!check?.equals(pending)) {
-      throw new HanactlError(
-        'REGISTRY_LOCKED',
-        `The registry key waiting in ${next.description} could not be moved to ${current.description}; both are left as they are.`,
-      );
+      throw new HanactlError('REGISTRY_LOCKED', `The registry key waiting in ${next.description} could not be moved to ${current.description}; both are left as they are.`);
     }
     await next.remove();
-    log?.warn(
-      { from: next.description, to: current.description },
-      'finished an interrupted key change: the new registry key was moved into place',
-    );
+    log?.warn({ from: next.description, to: current.description }, 'finished an interrupted key change: the new registry key was moved into place');
     stored?.fill(0);
     return openWith(pending, path);
   }

@@ -46,8 +46,7 @@ export class KeychainKeyStore implements WritableKeyStore {
       const value = await entry.getPassword();
       if (value === null) return null;
       const key = Buffer.from(value, 'base64');
-      if (key.length !== KEY_BYTES)
-        throw new HanactlError('REGISTRY_LOCKED', 'The key stored in the OS keychain is not 32 bytes; it was changed outside hanactl.');
+      if (key.length !== KEY_BYTES) throw new HanactlError('REGISTRY_LOCKED', 'The key stored in the OS keychain is not 32 bytes; it was changed outside hanactl.');
       return key;
     } catch (err) {
       if (err instanceof HanactlError) throw err;

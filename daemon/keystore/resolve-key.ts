@@ -41,10 +41,7 @@ export async function loadOrCreateKey(store: KeyStore, registryPath: string): Pr
   await store.save(key);
   const check = await store.load();
   if (!check?.equals(key)) {
-    throw new HanactlError(
-      'REGISTRY_LOCKED',
-      `The new registry key could not be read back from ${store.description}; nothing was written.`,
-    );
+    throw new HanactlError('REGISTRY_LOCKED', `The new registry key could not be read back from ${store.description}; nothing was written.`);
   }
   return key;
 }

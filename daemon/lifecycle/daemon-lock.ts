@@ -1,5 +1,5 @@
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { HanactlError } from '../../shared/errors.js';
 import type { Paths } from '../../shared/paths.js';
 import { ensurePrivateDir } from './run-dir.js';

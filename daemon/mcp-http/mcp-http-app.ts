@@ -8,9 +8,9 @@ import { ConnectionNameSchema } from '../../shared/schemas.js';
 import type { TokenGrant } from '../tokens/token-service.js';
 import type { HttpSessions } from './http-sessions.js';
 import { sameBinding } from './http-sessions.js';
-import type { OAuthCaller } from './oauth-verifier.js';
 import { contextFromClaims, contextFromQuery, rawQueryOf } from './query-context.js';
 import { type BearerAuthDeps, type BearerVariables, bearerAuth, hostAndOrigin } from './request-guards.js';
+import type { OAuthCaller } from './oauth-verifier.js';
 import { RPC, rpcError, rpcErrorFor } from './rpc-error.js';
 
 /** What the endpoint needs; the composition root builds it. */

@@ -123,11 +123,7 @@ export class RelaySessions {
         id,
         pid: hello.pid,
         onReport: (sid, report) =>
-          store.save(sid, {
-            active: report.connection ?? null,
-            pinned: report.pinned ?? false,
-            ...(report.project ? { project: report.project } : {}),
-          }),
+          store.save(sid, { active: report.connection ?? null, pinned: report.pinned ?? false, ...(report.project ? { project: report.project } : {}) }),
       });
       const { server, state } = await this.#deps.createServer(broker, options);
       const transport = new SocketTransport(socket, rest);

@@ -1,8 +1,8 @@
 import { HanactlError } from '../../shared/errors.js';
 import { hostAccessAnywhere, sessionChangeAnywhere } from './anywhere-rules.js';
-import { contextCodeRule } from './context-code.js';
 import { deniedFunction } from './denied-functions.js';
 import { DIALECTS, type DialectPolicy, type LexicalSyntax } from './dialects.js';
+import { contextCodeRule } from './context-code.js';
 import { embeddedSql } from './embedded-sql.js';
 import { type Lexed, lex, MAX_COMMENT_DEPTH } from './lexer.js';
 import { CATEGORIES, categoryObjection, objection } from './objections.js';

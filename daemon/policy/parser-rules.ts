@@ -1,7 +1,7 @@
 import { capQuoted, isWhitespace, trimEndWhere } from '../../shared/linear-text.js';
-import { contextCodeObjection } from './context-code.js';
 import { deniedFunctionName } from './denied-functions.js';
 import { sqlArgumentObjection } from './embedded-sql.js';
+import { contextCodeObjection } from './context-code.js';
 import { categoryObjection, contextSettingObjection, isContextSetting, objection } from './objections.js';
 import { deniedRelationObjection, namedRelationObjection, pgFunctionObjection, sqlArgumentPositions } from './pg-functions.js';
 import { parsePostgres } from './pg-parser.js';

@@ -217,12 +217,7 @@ const hanaCliConnFileSource: ProjectSource = {
       for (let dir = ctx.root, i = 0; i < HANA_CLI_FILE_DEPTH; i++, dir = dirname(dir))
         if (!places.includes(join(dir, name))) places.push(join(dir, name));
     for (const path of places) {
-      const finding = envJson(
-        ctx,
-        path,
-        `HANA_CLI_CONN_FILE ${name}`,
-        ` To use it, a person runs \`${cliCommand()} trust ${dirname(path)}\`.`,
-      );
+      const finding = envJson(ctx, path, `HANA_CLI_CONN_FILE ${name}`, ` To use it, a person runs \`${cliCommand()} trust ${dirname(path)}\`.`);
       if (finding.kind !== 'absent') return finding;
     }
     return { kind: 'absent', reason: `HANA_CLI_CONN_FILE names ${name}, which does not exist (looked for ${places.join(', ')}).` };

@@ -3,11 +3,11 @@ import { formatTarget, parseConnectionUrl } from '../../shared/connection-url.js
 import { HanactlError } from '../../shared/errors.js';
 import { assertConnectionName } from '../../shared/names.js';
 import type { AddConnectionRequest, ConnectionInfo, UpdateConnectionRequest } from '../../shared/schemas.js';
+import { type ConnectionRecord, makeRecord } from './connection-record.js';
+import type { Registry } from './registry.js';
 import { normaliseContextNames } from '../context/context-names.js';
 import { postgresContextSql } from '../context/signed-context.js';
 import { costGuardUnavailable } from '../drivers/plan-cost.js';
-import { type ConnectionRecord, makeRecord } from './connection-record.js';
-import type { Registry } from './registry.js';
 
 /** How long `hanactl add` waits for its connection test: the connect timeout (10 s by default) and a ping, with room to spare. */
 export const ADD_TEST_MS = 20_000;
@@ -101,10 +101,7 @@ export class ConnectionService {
     );
     const previous = this.#registry.get(request.name);
     if (previous && !request.replace) {
-      throw new HanactlError(
-        'CONNECTION_EXISTS',
-        `A connection named "${request.name}" already exists; remove it first or add with --replace.`,
-      );
+      throw new HanactlError('CONNECTION_EXISTS', `A connection named "${request.name}" already exists; remove it first or add with --replace.`);
     }
     if (probe) await this.#tryFirst(record, probe);
     this.#registry.put(record, request.replace ?? false);
@@ -203,23 +200,13 @@ export class ConnectionService {
   contextSql(name: string, options: { role?: string; schema?: string }): string {
     const record = this.resolve(name);
     if (record.target.engine !== 'postgres') {
-      throw new HanactlError(
-        'INVALID_REQUEST',
-        `Signed context values are available on PostgreSQL connections only; "${name}" is ${record.target.engine}.`,
-      );
+      throw new HanactlError('INVALID_REQUEST', `Signed context values are available on PostgreSQL connections only; "${name}" is ${record.target.engine}.`);
     }
     if (!record.signedContext || !record.contextKey) {
-      throw new HanactlError(
-        'INVALID_REQUEST',
-        `"${name}" does not sign its context values; switch it on first with \`${cliCommand()} set ${name} --signed-context\`.`,
-      );
+      throw new HanactlError('INVALID_REQUEST', `"${name}" does not sign its context values; switch it on first with \`${cliCommand()} set ${name} --signed-context\`.`);
     }
     const role = options.role ?? record.target.user;
-    if (!role)
-      throw new HanactlError(
-        'INVALID_REQUEST',
-        `"${name}" has no user in its URL; name the role that should call the function with --role.`,
-      );
+    if (!role) throw new HanactlError('INVALID_REQUEST', `"${name}" has no user in its URL; name the role that should call the function with --role.`);
     return postgresContextSql({ key: record.contextKey, role, ...(options.schema ? { schema: options.schema } : {}) });
   }
 

@@ -48,10 +48,7 @@ export const createSqliteDriver: DriverFactory = (target: Target, _secret: Drive
     poolDefaults: POOL_DEFAULTS,
     async connect(): Promise<DriverConnection> {
       if (path !== ':memory:' && !existsSync(path)) {
-        throw new HanactlError(
-          'CONNECT_FAILED',
-          `The SQLite file ${path} does not exist; check the path given to \`${cliCommand()} add\`.`,
-        );
+        throw new HanactlError('CONNECT_FAILED', `The SQLite file ${path} does not exist; check the path given to \`${cliCommand()} add\`.`);
       }
       return SqliteConnection.open({ path, readonly, connectTimeoutMs: Math.max(settings.connectTimeoutMs, HOST_START_MS) });
     },
