@@ -227,6 +227,7 @@ export async function runDaemon(options: RunDaemonOptions = {}): Promise<Running
         ...(oauth ? { oauth, grants } : {}),
         ...(tls ? { tls } : {}),
         broker: new ServiceBroker(services),
+        brokerFor: (person) => new ServiceBroker(services, { person }),
         createServer: (broker, { connection, context }) => createShimServer(broker, { connection, context, transport: 'http' }),
         onError: (err, path) => log.error({ path, err: err instanceof Error ? err.message : String(err) }, 'unexpected error'),
       });

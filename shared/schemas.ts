@@ -343,6 +343,9 @@ export const AuditRecordSchema = z.object({
   rule: z.string().nullable(),
   /** A write that awaited a person: the decision and who made it. */
   approval: ApprovalDecisionSchema.nullable().optional(),
+  /** A call of a signed-in caller (MCP over HTTP with OAuth): the access token's subject and its issuer. */
+  subject: z.string().nullable().optional(),
+  issuer: z.string().nullable().optional(),
 });
 export type AuditRecord = z.infer<typeof AuditRecordSchema>;
 

@@ -30,7 +30,8 @@ function row(r: AuditRecord): Record<(typeof COLUMNS)[number], string> {
   return {
     time: `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())} ${pad(at.getHours())}:${pad(at.getMinutes())}:${pad(at.getSeconds())}`,
     session: r.session?.slice(0, 8) ?? '',
-    client: r.client ? `${r.client}${r.clientVersion ? ` ${r.clientVersion}` : ''}` : '',
+    // A signed-in caller's subject follows the client: `claude-code 1.2 as alice`; --json has the issuer too.
+    client: `${r.client ? `${r.client}${r.clientVersion ? ` ${r.clientVersion}` : ''}` : ''}${r.subject ? `${r.client ? ' ' : ''}as ${r.subject}` : ''}`,
     connection: r.connection,
     tool: r.tool ?? '',
     outcome: `${r.outcome === 'ok' ? 'ok' : r.outcome === 'refused' ? `refused ${r.rule ?? ''}`.trim() : `error ${r.errorCode ?? ''}`.trim()}${approvalText(r)}`,

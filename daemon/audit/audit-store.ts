@@ -49,6 +49,8 @@ interface Row {
   error_code: string | null;
   rule: string | null;
   approval: string | null;
+  subject?: string | null;
+  issuer?: string | null;
 }
 
 // AUTOINCREMENT: an id is never reused after a prune, so `--follow`'s cursor stays valid.
@@ -71,7 +73,9 @@ CREATE TABLE IF NOT EXISTS calls (
   outcome TEXT NOT NULL,
   error_code TEXT,
   rule TEXT,
-  approval TEXT
+  approval TEXT,
+  subject TEXT,
+  issuer TEXT
 );
 CREATE INDEX IF NOT EXISTS calls_at ON calls (at);
 CREATE INDEX IF NOT EXISTS calls_session ON calls (session, id);
@@ -79,9 +83,9 @@ CREATE INDEX IF NOT EXISTS calls_connection ON calls (connection, id);
 `;
 
 const INSERT = `INSERT INTO calls (at, query_id, session, client, client_version, project, connection, tool, statement,
-  param_count, rows, truncated, duration_ms, outcome, error_code, rule, approval)
+  param_count, rows, truncated, duration_ms, outcome, error_code, rule, approval, subject, issuer)
   VALUES (@at, @queryId, @session, @client, @clientVersion, @project, @connection, @tool, @statement,
-  @paramCount, @rows, @truncated, @durationMs, @outcome, @errorCode, @rule, @approval)`;
+  @paramCount, @rows, @truncated, @durationMs, @outcome, @errorCode, @rule, @approval, @subject, @issuer)`;
 
 /**
  * The audit trail on disk: one SQLite file (statements, never secrets), encrypted under a key kept
@@ -138,6 +142,8 @@ export class AuditStore {
       // A file from before approvals: the decision column is added, its records keep null.
       const columns = db.prepare('PRAGMA table_info(calls)').all() as { name: string }[];
       if (!columns.some((c) => c.name === 'approval')) db.exec('ALTER TABLE calls ADD COLUMN approval TEXT');
+      // A file from before signed-in callers: who made a call is added, older records keep null.
+      if (!columns.some((c) => c.name === 'subject')) db.exec('ALTER TABLE calls ADD COLUMN subject TEXT; ALTER TABLE calls ADD COLUMN issuer TEXT');
     } catch (err) {
       db.close();
       throw err;
@@ -154,6 +160,8 @@ export class AuditStore {
           ...e,
           truncated: e.truncated === null ? null : e.truncated ? 1 : 0,
           approval: e.approval ? JSON.stringify(e.approval) : null,
+          subject: e.subject ?? null,
+          issuer: e.issuer ?? null,
         });
     });
     write(entries);
@@ -208,5 +216,6 @@ function toRecord(r: Row): AuditRecord {
     errorCode: r.error_code,
     rule: r.rule,
     approval: r.approval ? (JSON.parse(r.approval) as AuditRecord['approval']) : null,
+    ...(r.subject ? { subject: r.subject, issuer: r.issuer ?? null } : {}),
   };
 }

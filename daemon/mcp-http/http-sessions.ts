@@ -15,6 +15,8 @@ export interface SessionBinding {
   readonly context: Readonly<Record<string, string>>;
   /** The label of the token that opened it: another token cannot use the session. */
   readonly token: string;
+  /** The signed-in person who opened it (OAuth), named in its calls' audit records. */
+  readonly person?: { readonly subject: string; readonly issuer: string };
 }
 
 /** One MCP server for one session, as the factory builds it (the shim's, inside the daemon). */

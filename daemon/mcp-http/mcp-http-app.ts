@@ -96,7 +96,12 @@ export function createMcpHttpApp(deps: McpHttpAppDeps): Hono<{ Variables: Bearer
       throw new HanactlError('CONNECTION_NOT_FOUND', `There is no connection named "${name}".`);
     const connection = await deps.describe(name);
     const context = contextFromQuery(rawQueryOf(c.req.url), connection, caller ? contextFromClaims(connection, caller) : undefined);
-    const binding = { connection: name, context, token: grant.label };
+    const binding = {
+      connection: name,
+      context,
+      token: grant.label,
+      ...(caller ? { person: { subject: caller.subject, issuer: caller.issuer } } : {}),
+    };
 
     const sessionId = c.req.header('mcp-session-id');
     if (sessionId) {

@@ -21,6 +21,8 @@ export interface McpHttpOptions {
   readonly tls?: { readonly cert: string; readonly key: string };
   /** The daemon's services as the tools use them (daemon/mcp/service-broker.ts). */
   readonly broker: Broker;
+  /** The same services for a signed-in person's session, each call audited under their name. */
+  readonly brokerFor?: (person: { readonly subject: string; readonly issuer: string }) => Broker;
   /** Builds one session's MCP server: the shim's `createShimServer`, the same tool definitions. */
   readonly createServer: (
     broker: Broker,
@@ -50,7 +52,8 @@ export async function startMcpHttp(options: McpHttpOptions): Promise<RunningMcpH
     open: (binding) => {
       // The session's tools see and use its URL's connection only: the broker answers them
       // about no other (a token limited to one connection learns no other name).
-      const scoped = scopedBroker(broker, binding.connection);
+      const base = binding.person && options.brokerFor ? options.brokerFor(binding.person) : broker;
+      const scoped = scopedBroker(base, binding.connection);
       const { server, state } = options.createServer(scoped, binding);
       // Only a client that finished the handshake is a session in `hanactl status` (the shim
       // announces itself on `initialized` too); a bare initialize, as a probe sends, is not.

@@ -24,7 +24,7 @@ import type { Broker, CuratedCallRequest, SessionReport } from '../../shim/broke
 import type { CatalogService } from '../catalog/catalog-service.js';
 import { parseWith } from '../http/validate.js';
 import type { ProjectService } from '../projects/project-service.js';
-import type { CallTracker } from '../queries/call-tracker.js';
+import type { CallInfo, CallPerson, CallTracker } from '../queries/call-tracker.js';
 import { type CatalogOp, catalogCallInfo, summarizeCatalog } from '../queries/catalog-call.js';
 import { queryCallInfo, summarizeRows } from '../queries/query-call.js';
 import type { QueryService } from '../query/query-service.js';
@@ -51,6 +51,8 @@ export interface BrokerSession {
   readonly pid?: number;
   /** Told of every change the session reports, to restore it after a daemon restart. */
   onReport?(id: string, report: SessionReport): void;
+  /** The signed-in person the session belongs to (MCP over HTTP with OAuth): named in each call's audit record. */
+  readonly person?: CallPerson;
 }
 
 /** Catalog bodies are checked with the shared schemas, as on the daemon API: the tools' own schemas stay lean. */
@@ -82,6 +84,10 @@ export class ServiceBroker implements Broker {
     this.#session = session;
   }
 
+  #withPerson(info: CallInfo): CallInfo {
+    return this.#session.person ? { ...info, person: this.#session.person } : info;
+  }
+
   async listConnections(scope: ProjectScope) {
     const connections = this.#services.connections.list().map(toConnectionInfo);
     const { projects } = this.#services;
@@ -104,7 +110,7 @@ export class ServiceBroker implements Broker {
     const { sessions, calls, queries } = this.#services;
     const session = request.session ? sessions.touch(request.session, {}, true) : undefined;
     return calls.track(
-      queryCallInfo(request, session),
+      this.#withPerson(queryCallInfo(request, session)),
       signal,
       (s, queryId) => queries.run(request, s, { queryId, ...(approval ? { approval } : {}) }),
       summarizeRows,
@@ -131,7 +137,7 @@ export class ServiceBroker implements Broker {
     };
     const session = query.session ? sessions.touch(query.session, {}, true) : undefined;
     return calls.track(
-      queryCallInfo(query, session),
+      this.#withPerson(queryCallInfo(query, session)),
       signal,
       (s, queryId) => queries.run(query, s, { curated: true, queryId, ...(approval ? { approval } : {}) }),
       summarizeRows,
@@ -210,7 +216,7 @@ export class ServiceBroker implements Broker {
     const body = parseWith(CATALOG_SCHEMAS[op], request) as B;
     const { sessions, calls, catalog } = this.#services;
     const session = body.session ? sessions.touch(body.session, {}, true) : undefined;
-    const info = catalogCallInfo(op, body as unknown as Record<string, unknown> & { connection: string }, session);
+    const info = this.#withPerson(catalogCallInfo(op, body as unknown as Record<string, unknown> & { connection: string }, session));
     return calls.track(info, signal, () => run(catalog, body), summarizeCatalog);
   }
 }

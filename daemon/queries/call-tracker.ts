@@ -20,6 +20,14 @@ export interface CallInfo {
   readonly session?: CallSession | undefined;
   /** The project folder the call ran for. */
   readonly project?: string | undefined;
+  /** The signed-in person who made the call (MCP over HTTP with OAuth). */
+  readonly person?: CallPerson | undefined;
+}
+
+/** A signed-in caller as the audit trail names them. */
+export interface CallPerson {
+  readonly subject: string;
+  readonly issuer: string;
 }
 
 /** What a finished call returned, for the audit record. */
@@ -204,5 +212,6 @@ function describe(call: InFlight): Omit<AuditEntry, 'durationMs' | 'outcome' | '
     tool: info.tool ?? null,
     statement: info.statement,
     paramCount: info.paramCount,
+    ...(info.person ? { subject: info.person.subject, issuer: info.person.issuer } : {}),
   };
 }

@@ -91,6 +91,14 @@ describe.skipIf(!available)('a team broker: two signed-in people, grants, contex
     expect(ro.structuredContent).toMatchObject({ rows: [{ ro: 'on' }] });
   });
 
+  it('names the person behind each call in the audit trail: subject and issuer', async () => {
+    const { records } = JSON.parse((await home.ok(['audit', '--connection', 'orders', '--limit', '1000', '--json'])).stdout);
+    const who = new Set(records.map((r: { subject?: string; issuer?: string }) => `${r.subject} ${r.issuer}`));
+    expect(who).toEqual(new Set([`alice ${provider.issuer}`, `bob ${provider.issuer}`]));
+    const table = (await home.ok(['audit', '--connection', 'orders', '--limit', '2'])).stdout;
+    expect(table).toMatch(/team-(alice|bob) 2\.0\.0 as (alice|bob)/);
+  });
+
   it('gives each person only the connections granted to them (403 otherwise)', async () => {
     const refused = await initialize('/mcp/ledger', ALICE);
     expect(refused.status).toBe(403);

@@ -53,6 +53,17 @@ describe('AuditStore', () => {
     store.close();
   });
 
+  it('names the signed-in person of a call (subject and issuer), in a file from before them too', () => {
+    const path = join(tmp.dir, 'before-approvals.db');
+    const store = AuditStore.open(path);
+    store.insert([entry({ queryId: 'signed-in', subject: 'alice', issuer: 'https://idp.example/realms/team' })]);
+    const records = store.list({ limit: 10 });
+    expect(records.map((r) => r.queryId)).toEqual(['old', 'new', 'signed-in']);
+    expect(records[0]).not.toHaveProperty('subject');
+    expect(AuditRecordSchema.parse(records[2])).toMatchObject({ subject: 'alice', issuer: 'https://idp.example/realms/team' });
+    store.close();
+  });
+
   it('round-trips every field, nulls included, as the shared schema describes', () => {
     const store = AuditStore.open(join(tmp.dir, 'fields.db'));
     store.insert([
