@@ -4,6 +4,7 @@ import { deniedFunction } from './denied-functions.js';
 import { DIALECTS, type DialectPolicy, type LexicalSyntax } from './dialects.js';
 import { contextCodeRule } from './context-code.js';
 import { embeddedSql } from './embedded-sql.js';
+import { functionReferenceRule } from './function-references.js';
 import { type Lexed, lex, MAX_COMMENT_DEPTH } from './lexer.js';
 import { CATEGORIES, categoryObjection, objection } from './objections.js';
 import { readObjection } from './read-rules.js';
@@ -80,6 +81,7 @@ function judge(lexed: Lexed, dialect: DialectPolicy, options: PolicyOptions, emb
     sessionChangeAnywhere(tokens, dialect) ??
     hostAccessAnywhere(tokens) ??
     deniedFunction(tokens, options.allowWrite) ??
+    functionReferenceRule(tokens, options.dialect, options.allowWrite) ??
     dialect.catalogRules?.(tokens, options.allowWrite, options.database) ??
     embeddedSql(tokens, embedded) ??
     contextCodeRule(tokens, options.dialect, options.unsignedContext);

@@ -74,6 +74,80 @@ export function codeStatement(tokens: readonly Token[], engine: Engine): string 
   return undefined;
 }
 
+/**
+ * DDL an agent may run where context values are not signed: objects that hold data and
+ * expressions the checks read (column defaults, checks, view queries, index expressions), never a
+ * reference to a function by name. Everything else CREATE/ALTER names (aggregates, operators,
+ * types, casts, domains, collations, conversions, foreign tables and servers, synonyms, ...) is
+ * refused: an allow list, since a deny list of code objects misses the next kind that names a
+ * function (CREATE AGGREGATE ... (sfunc = set_config)).
+ */
+const ALLOWED_DDL = new Set(['TABLE', 'INDEX', 'VIEW', 'SEQUENCE', 'SCHEMA', 'DATABASE']);
+
+/** Words that may stand between CREATE/ALTER and an allowed object kind, on any engine. */
+const DDL_MODIFIERS = new Set([
+  'OR',
+  'REPLACE',
+  'DEFINER',
+  'SQL',
+  'SECURITY',
+  'INVOKER',
+  'ALGORITHM',
+  'UNDEFINED',
+  'MERGE',
+  'TEMPTABLE',
+  'TEMP',
+  'TEMPORARY',
+  'UNLOGGED',
+  'GLOBAL',
+  'LOCAL',
+  'UNIQUE',
+  'MATERIALIZED',
+  'RECURSIVE',
+  'FULLTEXT',
+  'SPATIAL',
+  'ONLINE',
+  'OFFLINE',
+  'IGNORE',
+  // SAP HANA: CREATE [HISTORY] COLUMN|ROW TABLE, CREATE [UNIQUE] BTREE|CPBTREE|INVERTED ... INDEX.
+  'COLUMN',
+  'ROW',
+  'HISTORY',
+  'BTREE',
+  'CPBTREE',
+  'INVERTED',
+  'HASH',
+  'VALUE',
+  'INDIVIDUAL',
+]);
+
+/** `CREATE`/`ALTER` and the word that names what it makes, for a statement outside ALLOWED_DDL; else undefined. */
+export function disallowedDdl(tokens: readonly Token[]): string | undefined {
+  const at = leadIndex(tokens);
+  const lead = tokens[at];
+  if (!isWord(lead, 'CREATE', 'ALTER')) return undefined;
+  let named: string | undefined;
+  for (let i = at + 1; i < tokens.length; i++) {
+    const token = tokens[i] as Token;
+    if (isWord(token, 'DEFINER') && isPunct(tokens[i + 1], '=')) {
+      i += 2;
+      if (isPunct(tokens[i + 1], '@')) i += 2;
+      if (isPunct(tokens[i + 1], '(') && isPunct(tokens[i + 2], ')')) i += 2;
+      continue;
+    }
+    if (isPunct(token, '=')) {
+      // ALGORITHM = MERGE (MySQL views): the value is skipped whatever it is.
+      i++;
+      continue;
+    }
+    if (isWord(token) && ALLOWED_DDL.has(token.text)) return undefined;
+    if (named === undefined && !isWord(token, 'OR', 'REPLACE')) named = (tokens[i] as Token).shown;
+    if (isWord(token) && DDL_MODIFIERS.has(token.text)) continue;
+    break;
+  }
+  return `${lead.text} ${(named ?? '').toUpperCase()}`.trim();
+}
+
 /** The refusal of `label` on a connection whose context values are not signed. */
 export function contextCodeObjection(label: string, engine: Engine): Objection {
   const sign =
@@ -85,9 +159,22 @@ export function contextCodeObjection(label: string, engine: Engine): Objection {
   );
 }
 
+/** The refusal of DDL outside the allow list on a connection whose context values are not signed. */
+export function contextDdlObjection(label: string, engine: Engine): Objection {
+  const sign =
+    engine === 'postgres' ? 'ask a person to sign them (hanactl set <connection> --signed-context) or to run it' : 'ask a person to run it';
+  return objection(
+    'context-code',
+    `Refused: ${label} is not among the statements allowed where context values are not signed (tables, indexes, views, sequences, schemas, databases; COMMENT, GRANT, TRUNCATE, DROP): objects of other kinds can name functions that run later, out of the checks' sight, and could set the values to another one.`,
+    `Use a table or a view instead, or ${sign}.`,
+  );
+}
+
 /** The statement's refusal on a connection with unsigned context values, where that applies. */
 export function contextCodeRule(tokens: readonly Token[], engine: Engine, unsignedContext: boolean | undefined): Objection | undefined {
   if (!unsignedContext || !FORGEABLE.has(engine)) return undefined;
   const label = codeStatement(tokens, engine);
-  return label ? contextCodeObjection(label, engine) : undefined;
+  if (label) return contextCodeObjection(label, engine);
+  const ddl = disallowedDdl(tokens);
+  return ddl ? contextDdlObjection(ddl, engine) : undefined;
 }

@@ -1,7 +1,8 @@
 import { capQuoted, isWhitespace, trimEndWhere } from '../../shared/linear-text.js';
 import { deniedFunctionName } from './denied-functions.js';
 import { sqlArgumentObjection } from './embedded-sql.js';
-import { contextCodeObjection } from './context-code.js';
+import { contextCodeObjection, contextDdlObjection } from './context-code.js';
+import { functionReferenceObjection } from './function-references.js';
 import { categoryObjection, contextSettingObjection, isContextSetting, objection } from './objections.js';
 import { deniedRelationObjection, namedRelationObjection, pgFunctionObjection, sqlArgumentPositions } from './pg-functions.js';
 import { parsePostgres } from './pg-parser.js';
@@ -64,6 +65,11 @@ export function postgresParserObjection(
   if (parsed.updated.includes('pg_settings')) return categoryObjection('session-change', 'UPDATE pg_settings');
   const code = parsed.code[0];
   if (options.unsignedContext && code) return contextCodeObjection(code, 'postgres');
+  if (options.unsignedContext && statement.notAllowed) return contextDdlObjection(statement.notAllowed, 'postgres');
+  for (const name of parsed.references) {
+    const refused = functionReferenceObjection(name, 'postgres', options.allowWrite);
+    if (refused) return refused;
+  }
   for (const relation of parsed.relations) {
     const denied = deniedRelationObjection(relation);
     if (denied) return denied;

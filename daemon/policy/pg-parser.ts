@@ -1,4 +1,5 @@
 import { loadModule, parseSync } from 'libpg-query';
+import { REFERENCE_OPTIONS } from './function-references.js';
 
 // PostgreSQL's own parser, compiled to WebAssembly: loaded once, when the daemon first imports the
 // policy, so that every check after that is synchronous.
@@ -19,7 +20,12 @@ export interface ParsedCall {
 export type Parsed =
   | {
       readonly ok: true;
-      readonly statements: readonly { readonly kind: string; readonly read: boolean }[];
+      readonly statements: readonly {
+        readonly kind: string;
+        readonly read: boolean;
+        /** How the statement is named when it is not on the allow list for unsigned context values (ALLOWED_KINDS). */
+        readonly notAllowed?: string;
+      }[];
       readonly calls: readonly ParsedCall[];
       /** Every relation named anywhere in the tree (FROM, JOIN, TABLE, subqueries), unqualified, as PostgreSQL folds it. */
       readonly relations: readonly string[];
@@ -29,6 +35,12 @@ export type Parsed =
       readonly updated: readonly string[];
       /** Every node anywhere in the tree that defines or runs code (CODE_KEYS), by node name. */
       readonly code: readonly string[];
+      /**
+       * Every function named without a call, lower-cased and unqualified: DDL options such as an
+       * aggregate's sfunc (REFERENCE_OPTIONS), CREATE CAST WITH FUNCTION, CREATE CONVERSION FROM,
+       * an operator class's FUNCTION n, a trigger's or transform's function.
+       */
+      readonly references: readonly string[];
     }
   | { readonly ok: false; readonly message: string };
 
@@ -46,6 +58,131 @@ const CODE_KEYS: ReadonlyMap<string, string> = new Map([
   ['CreatePLangStmt', 'CREATE LANGUAGE'],
   ['CreateTransformStmt', 'CREATE TRANSFORM'],
 ]);
+
+/**
+ * Statement kinds allowed where context values are not signed (context-code.ts): reads, DML and
+ * DDL of objects that hold data and expressions, never a function named to be called later. Any
+ * other kind, including one a later PostgreSQL adds, is refused there.
+ */
+const ALLOWED_KINDS = new Set([
+  'SelectStmt',
+  'InsertStmt',
+  'UpdateStmt',
+  'DeleteStmt',
+  'MergeStmt',
+  'ExplainStmt',
+  'VariableShowStmt',
+  'CallStmt',
+  'CopyStmt',
+  'VacuumStmt',
+  'RefreshMatViewStmt',
+  'ReindexStmt',
+  'ClusterStmt',
+  'CreateStmt',
+  'IndexStmt',
+  'ViewStmt',
+  'CreateTableAsStmt',
+  'CreateSeqStmt',
+  'AlterSeqStmt',
+  'DropStmt',
+  'CommentStmt',
+  'TruncateStmt',
+  'GrantStmt',
+  'CreatedbStmt',
+  'DropdbStmt',
+]);
+
+/** Object kinds ALTER TABLE and RENAME may apply to there. */
+const ALLOWED_OBJECTS = new Set([
+  'OBJECT_TABLE',
+  'OBJECT_INDEX',
+  'OBJECT_VIEW',
+  'OBJECT_MATVIEW',
+  'OBJECT_SEQUENCE',
+  'OBJECT_SCHEMA',
+  'OBJECT_COLUMN',
+  'OBJECT_TABCONSTRAINT',
+  'OBJECT_DATABASE',
+]);
+
+const KIND_LABELS: ReadonlyMap<string, string> = new Map([
+  ['CreateOpClassStmt', 'CREATE OPERATOR CLASS'],
+  ['CreateOpFamilyStmt', 'CREATE OPERATOR FAMILY'],
+  ['AlterOpFamilyStmt', 'ALTER OPERATOR FAMILY'],
+  ['CreateFdwStmt', 'CREATE FOREIGN DATA WRAPPER'],
+  ['CreateForeignServerStmt', 'CREATE SERVER'],
+  ['CreatePLangStmt', 'CREATE LANGUAGE'],
+  ['CompositeTypeStmt', 'CREATE TYPE'],
+  ['CreateEnumStmt', 'CREATE TYPE'],
+  ['CreateRangeStmt', 'CREATE TYPE'],
+  ['CreateAmStmt', 'CREATE ACCESS METHOD'],
+  ['CreateStatsStmt', 'CREATE STATISTICS'],
+]);
+
+const words = (name: string): string =>
+  name
+    .replace(/^OBJECT_/, '')
+    .replace(/^TS/, 'TEXT SEARCH ')
+    .replaceAll('_', ' ');
+
+/** How a statement outside the allow list is named, or undefined when it is allowed (CREATE SCHEMA: each element). */
+function notAllowed(kind: string, body: Node): string | undefined {
+  if (kind === 'CreateSchemaStmt') {
+    for (const element of Array.isArray(body.schemaElts) ? body.schemaElts : []) {
+      const [inner = 'unknown', innerBody] = isNode(element) ? (Object.entries(element)[0] ?? []) : [];
+      const label = notAllowed(inner, isNode(innerBody) ? innerBody : {});
+      if (label) return label;
+    }
+    return undefined;
+  }
+  if (kind === 'AlterTableStmt')
+    return typeof body.objtype === 'string' && ALLOWED_OBJECTS.has(body.objtype) ? undefined : `ALTER ${words(String(body.objtype))}`;
+  if (kind === 'RenameStmt')
+    return typeof body.renameType === 'string' && ALLOWED_OBJECTS.has(body.renameType)
+      ? undefined
+      : `ALTER ${words(String(body.renameType))}`;
+  if (ALLOWED_KINDS.has(kind)) return undefined;
+  if (kind === 'DefineStmt' && typeof body.kind === 'string') return `CREATE ${words(body.kind)}`;
+  return (
+    KIND_LABELS.get(kind) ??
+    CODE_KEYS.get(kind) ??
+    kind
+      .replace(/Stmt$/, '')
+      .replace(/([a-z])([A-Z])/g, '$1 $2')
+      .toUpperCase()
+  );
+}
+
+/** The function a DefElem option names (TypeName, String or a qualified List), lower-cased and unqualified. */
+function referenceOf(arg: unknown): string | undefined {
+  if (!isNode(arg)) return undefined;
+  if (isNode(arg.String) && typeof arg.String.sval === 'string') return arg.String.sval.toLowerCase();
+  const names = isNode(arg.TypeName) ? arg.TypeName.names : isNode(arg.List) ? arg.List.items : undefined;
+  return Array.isArray(names) ? referenceOf(names.at(-1)) : undefined;
+}
+
+/** The unqualified name of a function list (`funcname`, `objname`), lower-cased. */
+const lastName = (names: unknown): string | undefined => (Array.isArray(names) ? referenceOf(names.at(-1)) : undefined);
+
+/** Functions the node `key` names without calling them, pushed onto `out`. */
+function collectReferences(key: string, node: Node, out: string[]): void {
+  const push = (name: string | undefined): void => {
+    if (name !== undefined) out.push(name);
+  };
+  if (key === 'DefineStmt' || key === 'AlterOperatorStmt' || key === 'AlterTypeStmt') {
+    const options = key === 'DefineStmt' ? node.definition : node.options;
+    for (const item of Array.isArray(options) ? options : []) {
+      const element = isNode(item) ? item.DefElem : undefined;
+      if (isNode(element) && typeof element.defname === 'string' && REFERENCE_OPTIONS.has(element.defname.toLowerCase()))
+        push(referenceOf(element.arg));
+    }
+  }
+  if (key === 'CreateCastStmt' && isNode(node.func)) push(lastName(node.func.objname));
+  if (key === 'CreateConversionStmt') push(lastName(node.func_name));
+  if (key === 'CreateOpClassItem' && node.itemtype === 2 && isNode(node.name)) push(lastName(node.name.objname));
+  if (key === 'CreateTransformStmt') for (const fn of [node.fromsql, node.tosql]) if (isNode(fn)) push(lastName(fn.objname));
+  if (key === 'CreateTrigStmt' || key === 'CreateEventTrigStmt') push(lastName(node.funcname));
+}
 
 /** Keys whose presence anywhere under a statement makes it change data or take locks. */
 const WRITE_KEYS = new Set(['InsertStmt', 'UpdateStmt', 'DeleteStmt', 'MergeStmt']);
@@ -76,6 +213,7 @@ interface Found {
   readonly settings: string[];
   readonly updated: string[];
   readonly code: string[];
+  readonly references: string[];
 }
 
 /**
@@ -97,6 +235,7 @@ function walk(root: unknown, found: Found): boolean {
       if (WRITE_KEYS.has(key) || key === 'intoClause' || (key === 'lockingClause' && Array.isArray(child) && child.length > 0))
         writes = true;
       if (key === 'FuncCall' && isNode(child)) found.calls.push(callOf(child));
+      if (isNode(child)) collectReferences(key, child, found.references);
       const code = CODE_KEYS.get(key);
       if (code) found.code.push(code);
       if (key === 'RangeVar' && isNode(child) && typeof child.relname === 'string') found.relations.push(child.relname);
@@ -128,13 +267,15 @@ export function parsePostgres(sql: string): Parsed {
     return { ok: false, message: err instanceof Error ? err.message : String(err) };
   }
   const stmts = isNode(tree) && Array.isArray(tree.stmts) ? tree.stmts : [];
-  const found: Found = { calls: [], relations: [], settings: [], updated: [], code: [] };
+  const found: Found = { calls: [], relations: [], settings: [], updated: [], code: [], references: [] };
   const statements = stmts.map((raw: unknown) => {
     const stmt = isNode(raw) && isNode(raw.stmt) ? raw.stmt : {};
     const [kind = 'unknown', body] = Object.entries(stmt)[0] ?? [];
     // From the statement's own node, so that its own kind (a top-level SET or UPDATE) is seen too.
     const writes = walk(stmt, found);
-    return { kind, read: isRead(kind, isNode(body) ? body : {}, writes) };
+    const node = isNode(body) ? body : {};
+    const label = notAllowed(kind, node);
+    return { kind, read: isRead(kind, node, writes), ...(label ? { notAllowed: label } : {}) };
   });
   return { ok: true, statements, ...found };
 }

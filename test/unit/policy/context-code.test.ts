@@ -94,3 +94,128 @@ describe('code an agent may not add or run where context values are not signed',
     expect(!my.ok && my.hint).not.toContain('--signed-context');
   });
 });
+
+/** DDL that names functions without calling them: each runs the function later, out of the checks' sight. */
+const FORGE = "CREATE AGGREGATE public.forge(text, boolean) (sfunc = set_config, stype = text, initcond = 'mcp.customer_id')";
+const DEFINES_CODE: [string, Engine, string][] = [
+  // The review's aggregate, with a step function no rule refuses (its own, set_config, is refused everywhere).
+  [
+    "CREATE AGGREGATE public.forge(text, boolean) (sfunc = my_step, stype = text, initcond = 'mcp.customer_id')",
+    'postgres',
+    'CREATE AGGREGATE',
+  ],
+  ['CREATE OPERATOR === (leftarg = text, rightarg = text, function = my_eq)', 'postgres', 'CREATE OPERATOR'],
+  ['CREATE CAST (text AS int) WITH FUNCTION my_cast(text)', 'postgres', 'CREATE CAST'],
+  ['CREATE TYPE box2 (input = box2_in, output = box2_out)', 'postgres', 'CREATE TYPE'],
+  ['CREATE DOMAIN pos AS int CHECK (VALUE > 0)', 'postgres', 'CREATE DOMAIN'],
+  ['CREATE COLLATION c (provider = icu, locale = $$und$$)', 'postgres', 'CREATE COLLATION'],
+  ["CREATE CONVERSION conv FOR 'UTF8' TO 'LATIN1' FROM my_conv", 'postgres', 'CREATE CONVERSION'],
+  ['CREATE OPERATOR CLASS oc FOR TYPE int USING btree AS FUNCTION 1 my_cmp(int, int)', 'postgres', 'CREATE OPERATOR'],
+  ['ALTER OPERATOR === (text, text) SET (restrict = my_sel)', 'postgres', 'ALTER OPERATOR'],
+  ['CREATE FOREIGN TABLE ft (a int) SERVER s', 'postgres', 'CREATE FOREIGN'],
+  ['ALTER DEFAULT PRIVILEGES GRANT SELECT ON TABLES TO PUBLIC', 'postgres', 'ALTER DEFAULT'],
+  ['CREATE SPATIAL REFERENCE SYSTEM 4326 IDENTIFIED BY 4326', 'mysql', 'CREATE SPATIAL'],
+  ['CREATE SERVER s FOREIGN DATA WRAPPER mysql OPTIONS (HOST $$h$$)', 'mysql', 'CREATE SERVER'],
+  ['CREATE VIRTUAL TABLE v AT "remote"."db"."s"."t"', 'hana', 'CREATE VIRTUAL'],
+];
+
+const PLAIN_DDL: [string, Engine][] = [
+  ['CREATE TABLE t (a int DEFAULT 1 CHECK (a > 0))', 'postgres'],
+  ['CREATE UNLOGGED TABLE IF NOT EXISTS t (a int)', 'postgres'],
+  ['CREATE TEMP TABLE t AS SELECT 1 AS a', 'postgres'],
+  ['CREATE UNIQUE INDEX CONCURRENTLY i ON t (a)', 'postgres'],
+  ['CREATE OR REPLACE VIEW v AS SELECT 1 AS a', 'postgres'],
+  ['CREATE MATERIALIZED VIEW m AS SELECT 1 AS a', 'postgres'],
+  ['CREATE SEQUENCE s', 'postgres'],
+  ['ALTER SEQUENCE s RESTART', 'postgres'],
+  ['CREATE SCHEMA s CREATE TABLE x (a int) CREATE VIEW y AS SELECT 1 AS b', 'postgres'],
+  ['ALTER TABLE t RENAME TO u', 'postgres'],
+  ['DROP AGGREGATE IF EXISTS forge(text, boolean)', 'postgres'],
+  ["COMMENT ON TABLE t IS 'orders'", 'postgres'],
+  ['TRUNCATE t', 'postgres'],
+  ['GRANT SELECT ON t TO PUBLIC', 'postgres'],
+  ['CREATE TABLE t (a INT) ENGINE=InnoDB', 'mysql'],
+  ['CREATE FULLTEXT INDEX i ON t (a)', 'mysql'],
+  ['ALTER TABLE t ADD COLUMN b INT', 'mysql'],
+  ['CREATE DATABASE d', 'mysql'],
+  ['CREATE COLUMN TABLE t (a INT)', 'hana'],
+  ['CREATE GLOBAL TEMPORARY COLUMN TABLE t (a INT)', 'hana'],
+];
+
+describe('where context values are not signed, only DDL that cannot name code is allowed', () => {
+  const embedded = () => ({ ok: true, kind: 'read' }) as const;
+
+  test.each(DEFINES_CODE)('%s (%s) is refused, naming %s', (sql, dialect, label) => {
+    const verdict = checkStatement(sql, scoped(dialect));
+    expect(verdict).toMatchObject({ ok: false, rule: 'context-code' });
+    expect(!verdict.ok && verdict.message).toContain(label);
+  });
+
+  test.each(PLAIN_DDL)('%s (%s) stays allowed', (sql, dialect) => {
+    expect(checkStatement(sql, scoped(dialect))).toEqual({ ok: true, kind: 'write' });
+  });
+
+  test('the token rules refuse it alone', () => {
+    for (const [sql, dialect, label] of DEFINES_CODE) {
+      if (!sql.startsWith('CREATE') && !sql.startsWith('ALTER')) continue;
+      expect(contextCodeRule(tokens(sql, dialect), dialect, true)?.message, sql).toContain(label);
+    }
+    for (const [sql, dialect] of PLAIN_DDL) expect(contextCodeRule(tokens(sql, dialect), dialect, true), sql).toBeUndefined();
+  });
+
+  test("PostgreSQL's parser refuses it alone, by node type, nested in CREATE SCHEMA too", () => {
+    for (const [sql, dialect] of DEFINES_CODE.filter(([, d]) => d === 'postgres'))
+      expect(postgresParserObjection(sql, scoped(dialect), 'write', embedded), sql).toMatchObject({ rule: 'context-code' });
+    for (const [sql, dialect] of PLAIN_DDL.filter(([, d]) => d === 'postgres'))
+      expect(postgresParserObjection(sql, scoped(dialect), 'write', embedded), sql).toBeUndefined();
+    const nested = 'CREATE SCHEMA s CREATE TABLE x (a int) CREATE SEQUENCE q';
+    expect(postgresParserObjection(nested, scoped('postgres'), 'write', embedded)).toBeUndefined();
+    // CREATE SCHEMA's grammar holds only tables, views, indexes, sequences, triggers and grants; a trigger is code.
+    const withTrigger = 'CREATE SCHEMA s CREATE TABLE x (a int) CREATE TRIGGER t BEFORE INSERT ON s.x FOR EACH ROW EXECUTE FUNCTION f()';
+    expect(postgresParserObjection(withTrigger, scoped('postgres'), 'write', embedded)).toMatchObject({ rule: 'context-code' });
+  });
+});
+
+describe('functions named without parentheses in DDL go through the function rules on every connection', () => {
+  const embedded = () => ({ ok: true, kind: 'read' }) as const;
+  const writable = { dialect: 'postgres' as const, allowWrite: true };
+  const REFERENCES: [string, string][] = [
+    [FORGE, 'set_config'],
+    ["CREATE AGGREGATE a(text) (sfunc = 'set_config', stype = text)", 'set_config'],
+    ['CREATE AGGREGATE a(text) (sfunc = textcat, stype = text, finalfunc = pg_catalog.set_config)', 'set_config'],
+    ['CREATE AGGREGATE a(text) (sfunc = textcat, stype = text, msfunc = pg_sleep, minvfunc = textcat, mstype = text)', 'pg_sleep'],
+    ['CREATE OPERATOR === (leftarg = text, rightarg = text, function = pg_catalog.set_config)', 'set_config'],
+    ['CREATE OPERATOR === (leftarg = text, rightarg = text, procedure = pg_terminate_backend)', 'pg_terminate_backend'],
+    ['CREATE TYPE t (input = lo_import, output = textout)', 'lo_import'],
+    ['ALTER TYPE t SET (send = set_config)', 'set_config'],
+    ['CREATE CAST (text AS int) WITH FUNCTION set_config(text, text, boolean)', 'set_config'],
+    ["CREATE CONVERSION c FOR 'UTF8' TO 'LATIN1' FROM set_config", 'set_config'],
+    ['CREATE OPERATOR CLASS c FOR TYPE int USING btree AS FUNCTION 1 set_config(text, text, boolean)', 'set_config'],
+  ];
+
+  test.each(REFERENCES)('%s is refused for %s, signed or not', (sql, name) => {
+    const verdict = checkStatement(sql, writable);
+    expect(verdict.ok, sql).toBe(false);
+    expect(!verdict.ok && verdict.message).toContain(name);
+  });
+
+  test("PostgreSQL's parser sees each reference alone", () => {
+    for (const [sql, name] of REFERENCES) {
+      const refused = postgresParserObjection(sql, writable, 'write', embedded);
+      expect(refused?.message, sql).toContain(name);
+    }
+  });
+
+  test('the token rules see `option = name` alone', () => {
+    for (const [sql, name] of REFERENCES.filter(([s, n]) => n === 'set_config' && /(func|function|send) = /.test(s))) {
+      const verdict = checkStatement(sql, { ...writable, dialect: 'mysql' });
+      expect(!verdict.ok && verdict.message, sql).toContain(name);
+    }
+  });
+
+  test('a function a reference may name stays allowed', () => {
+    const ok = 'CREATE AGGREGATE cat(text) (sfunc = textcat, stype = text)';
+    expect(checkStatement(ok, writable)).toEqual({ ok: true, kind: 'write' });
+    expect(checkStatement('UPDATE t SET input = output WHERE id = 1', writable)).toEqual({ ok: true, kind: 'write' });
+  });
+});
