@@ -15,7 +15,14 @@ describe.skipIf(!available)('a session scoped by a context value, on PostgreSQL'
   const rls = new RlsFixture({ role: 'hctx_scope', table: 'scope_orders' });
   const home = new TestHome();
   const fn = `${rls.table}_peek`;
+  const agg = `${rls.table}_forge`;
   let shim: ShimHandle;
+
+  /** The outside review's forgery: an aggregate whose step function is set_config, named without a call. */
+  const forge = `CREATE AGGREGATE public.${agg}(text, boolean) (sfunc = set_config, stype = text, initcond = 'mcp.customer_id')`;
+  const forgedRead = `SELECT (SELECT public.${agg}('2', true)) AS f, (SELECT string_agg(item, ',') FROM ${rls.table}) AS items, (SELECT public.${agg}('1', true)) AS g`;
+  const aggregates = async (): Promise<number> =>
+    (await rls.admin.query('SELECT count(*)::int AS n FROM pg_proc WHERE proname = $1', [agg])).rows[0].n;
 
   /** The attack: a function that reads under another customer's value and sets the caller's back. */
   const peek = `CREATE FUNCTION ${fn}() RETURNS SETOF ${rls.table} LANGUAGE plpgsql AS $$
@@ -38,6 +45,7 @@ describe.skipIf(!available)('a session scoped by a context value, on PostgreSQL'
     await shim?.close();
     await home.dispose();
     await rls.admin?.query(`DROP FUNCTION IF EXISTS ${fn}()`).catch(() => {});
+    await rls.admin?.query(`DROP AGGREGATE IF EXISTS public.${agg}(text, boolean)`).catch(() => {});
     await rls.admin?.query(`REVOKE CREATE ON SCHEMA public FROM ${rls.role}`).catch(() => {});
     await rls.dispose();
   });
@@ -57,10 +65,40 @@ describe.skipIf(!available)('a session scoped by a context value, on PostgreSQL'
     expect(textOf(block)).toMatch(/DO adds or runs code/);
   });
 
+  it("may not create the review's aggregate, nor one of its kind, so the forged read finds nothing", async () => {
+    const created = await shim.call('run_query', { sql: forge });
+    expect(created.isError).toBe(true);
+    expect(textOf(created)).toMatch(/set_config/);
+    // The same aggregate over a harmless step function: not on the allow list where the value is not signed.
+    const harmless = await shim.call('run_query', {
+      sql: forge.replace('sfunc = set_config', 'sfunc = textcat').replace('(text, boolean)', '(text)'),
+    });
+    expect(harmless.isError).toBe(true);
+    expect(textOf(harmless)).toMatch(/CREATE AGGREGATE is not among the statements allowed where context values are not signed/);
+    expect(await aggregates()).toBe(0);
+    const read = await shim.call('run_query', { sql: forgedRead });
+    expect(read.isError).toBe(true);
+    expect(textOf(read)).not.toMatch(/secret|item/i);
+  });
+
+  it('may still create a table and an index there', async () => {
+    const table = `${rls.table}_notes`;
+    const created = await shim.call('run_query', { sql: `CREATE TABLE ${table} (id int DEFAULT 1 CHECK (id > 0))` });
+    expect(created.isError, textOf(created)).toBeFalsy();
+    const index = await shim.call('run_query', { sql: `CREATE INDEX ${table}_id ON ${table} (id)` });
+    expect(index.isError, textOf(index)).toBeFalsy();
+    await rls.admin.query(`DROP TABLE ${table}`);
+  });
+
   it('may add code once the value is signed (policies then read the verified value, hanactl.context())', async () => {
     await home.ok(['set', 'shop', '--signed-context']);
     const created = await shim.call('run_query', { sql: peek });
     expect(created.isError, textOf(created)).toBeFalsy();
+    // A function named without a call goes through the function rules signed or not.
+    const forged = await shim.call('run_query', { sql: forge });
+    expect(forged.isError).toBe(true);
+    expect(textOf(forged)).toMatch(/set_config/);
+    expect(await aggregates()).toBe(0);
   });
 
   it('may not step out to a connection that applies no value, by parameter or by switching', async () => {
