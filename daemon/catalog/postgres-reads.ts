@@ -6,8 +6,9 @@ import { name } from './catalog-sql.js';
 const MAX_VIEW_DEPTH = 16;
 
 /**
- * The pg_catalog relation the statement policy refuses (pg_authid, pg_shadow, pg_stats,
- * pg_hba_file_rules, ...) that `table` is, or reads through its views, found by identity: the
+ * The server's relation the statement policy refuses (pg_authid, pg_shadow, pg_stats,
+ * pg_hba_file_rules, pg_stat_activity, information_schema.user_mapping_options, an extension's
+ * pg_stat_statements, ...) that `table` is, or reads through its views, found by identity: the
  * relation's OID and, for a view, the OIDs its rewrite rules read (`:relid` in the stored query
  * tree), views over views included. Undefined when it reads none. Functions a view calls are not
  * followed; result masking is the layer behind that.
@@ -18,7 +19,10 @@ export async function postgresRefusedRead(run: CatalogExecutor, table: TableRef)
   const [row] = await run(
     `WITH RECURSIVE refused AS (
        SELECT c.oid, c.relname FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-        WHERE n.nspname = 'pg_catalog' AND c.relname IN (${names})
+        WHERE c.relname IN (${names})
+          AND (n.nspname IN ('pg_catalog', 'information_schema')
+               OR EXISTS (SELECT 1 FROM pg_catalog.pg_depend d
+                           WHERE d.classid = 'pg_catalog.pg_class'::regclass AND d.objid = c.oid AND d.deptype = 'e'))
      ), reach(oid, depth) AS (
        SELECT $1::bigint::oid, 0
        UNION

@@ -854,3 +854,27 @@ export const PG_DENIED_RELATIONS: Readonly<Record<string, string>> = {
   "pg_hba_file_rules": "pg_hba_file_rules",
   "pg_ident_file_mappings": "pg_ident_file_mappings",
 };
+
+/** Functions whose result holds other sessions' statement text (a `query` result column): refused on every connection. */
+export const PG_STATEMENT_TEXT_FUNCTIONS: readonly string[] = [
+  'pg_stat_get_activity',
+  'pg_stat_get_backend_activity',
+  'pg_stat_statements',
+];
+
+/**
+ * Views, in any schema of a fresh server with every extension, that show a password, a mapping's
+ * options, planner statistics or other sessions' statement text, directly or through other views:
+ * view -> the catalog or function the secret comes from.
+ */
+export const PG_SECRET_VIEWS: Readonly<Record<string, string>> = {
+  _pg_user_mappings: 'pg_user_mapping',
+  pg_shadow: 'pg_authid',
+  pg_stat_activity: 'pg_stat_get_activity',
+  pg_stat_statements: 'pg_stat_statements',
+  pg_stats: 'pg_statistic',
+  pg_stats_ext: 'pg_statistic_ext_data',
+  pg_stats_ext_exprs: 'pg_statistic_ext_data',
+  pg_user_mappings: 'pg_user_mapping',
+  user_mapping_options: 'pg_user_mapping',
+};

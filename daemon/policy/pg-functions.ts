@@ -7,6 +7,8 @@ import {
   PG_NAMES_SCHEMA,
   PG_REFUSED,
   PG_RUNS_SQL,
+  PG_SECRET_VIEWS,
+  PG_STATEMENT_TEXT_FUNCTIONS,
   PG_VOLATILE_UNREVIEWED,
   PG_VOLATILE_WRITES,
 } from './pg-functions.generated.js';
@@ -28,6 +30,19 @@ const DENIED_RELATIONS = lower(PG_DENIED_RELATIONS);
 const WRITES = new Set(PG_VOLATILE_WRITES.map((n) => n.toLowerCase()));
 const UNREVIEWED = new Set(PG_VOLATILE_UNREVIEWED.map((n) => n.toLowerCase()));
 const KNOWN_PG = new Set(PG_KNOWN_PG_NAMES);
+const SECRET_VIEWS = lower(PG_SECRET_VIEWS);
+const STATEMENT_TEXT = new Set(PG_STATEMENT_TEXT_FUNCTIONS);
+
+const STATEMENT_TEXT_HINT =
+  "To see what runs now, ask a person: `hanactl queries` lists the statements hanactl is running, and a DBA tool (psql) shows the server's sessions.";
+
+/** The refusal for reading other sessions' statement text through `what`. */
+const statementTextObjection = (what: string): Objection =>
+  objection(
+    'credential-read',
+    `Refused: ${what} shows the text of other sessions' statements, which can hold passwords in clear (ALTER ROLE ... PASSWORD '...'); hanactl does not return it on any connection, in any form.`,
+    STATEMENT_TEXT_HINT,
+  );
 
 const DOES = {
   'pastes-sql': 'builds SQL from its arguments or reaches another connection, which cannot be checked here',
@@ -43,6 +58,7 @@ const DOES = {
  * functions whose changes belong to the transaction (nextval, pg_notify, lo_create).
  */
 export function pgFunctionObjection(name: string, allowWrite: boolean): Objection | undefined {
+  if (STATEMENT_TEXT.has(name)) return statementTextObjection(`${name}()`);
   const why = REFUSED.get(name);
   if (why) {
     return objection('denied-function', `Refused: ${name}() ${DOES[why]}.`, `Remove ${name}(); hanactl does not run it on any connection.`);
@@ -99,6 +115,7 @@ export const PG_REFUSED_RELATION_NAMES: readonly string[] = [
   ...CREDENTIAL_RELATIONS,
   ...STATISTICS_RELATIONS,
   ...Object.keys(PG_DENIED_RELATIONS),
+  ...Object.keys(PG_SECRET_VIEWS).filter((name) => !CREDENTIAL_RELATIONS.has(name) && !STATISTICS_RELATIONS.has(name)),
 ].sort();
 
 /** The refusal for reading the relation `name` (as written, quotes folded), or undefined. */
@@ -115,6 +132,18 @@ export function deniedRelationObjection(name: string): Objection | undefined {
       'credential-read',
       `Refused: ${name} holds sample values of every column, password hashes in the catalogs included, which hanactl does not return on any connection.`,
       'For row counts and plans use list_tables (row estimates), describe_table or explain_query.',
+    );
+  }
+  // Views of the server's own schemas that show what the sets above hold, found by reading every
+  // view's definition on a real server (scripts/policy/pg-functions.mjs): information_schema's
+  // user_mapping_options, pg_stat_activity, pg_stat_statements, ...
+  const source = SECRET_VIEWS.get(name.toLowerCase());
+  if (source && STATEMENT_TEXT.has(source)) return statementTextObjection(name);
+  if (source) {
+    return objection(
+      'credential-read',
+      `Refused: ${name} shows what ${source} holds (password hashes, connection passwords or sample values of every column), which hanactl does not return on any connection.`,
+      'Read roles from pg_roles (which masks passwords) and mappings from pg_foreign_server instead.',
     );
   }
   const through = DENIED_RELATIONS.get(name.toLowerCase());

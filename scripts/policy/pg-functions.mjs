@@ -18,12 +18,15 @@
  * relation name (by argument names and types, or an EXECUTE in its SQL/PL/pgSQL body) must be
  * reviewed, or the script fails and names it.
  */
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { loadModule, parseSync } from 'libpg-query';
 import pg from 'pg';
 
-const OUT = join(dirname(fileURLToPath(import.meta.url)), '../../daemon/policy/pg-functions.generated.ts');
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
+const OUT = join(ROOT, 'daemon/policy/pg-functions.generated.ts');
 const URL_ = process.env.HANACTL_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 export const REGENERATE = 'node scripts/policy/pg-functions.mjs';
 
@@ -377,6 +380,25 @@ const REVIEWED_NOT_SQL = [
  */
 const REVIEWED_HIDDEN = ['int_agg_state', 'int_agg_final_array'];
 
+/**
+ * Where the catalogs keep secrets, and the columns that carry them ('*': every column, or the
+ * function's result). Docs: 53.8 pg_authid.rolpassword, 53.57 pg_user_mapping.umoptions,
+ * 53.52 pg_subscription.subconninfo, 53.51/53.53 planner statistics (sample values of every column,
+ * those of pg_authid included). The functions that return other sessions' statement text (which
+ * can hold `ALTER ROLE ... PASSWORD '...'` in clear) are read from pg_proc: every function with a
+ * result column named `query`, and STATEMENT_TEXT_REVIEWED, whose scalar result is that text.
+ */
+const SECRET_RELATIONS = {
+  pg_authid: ['rolpassword'],
+  pg_user_mapping: ['umoptions'],
+  pg_subscription: ['subconninfo'],
+  pg_statistic: ['*'],
+  pg_statistic_ext_data: ['*'],
+};
+
+/** 28.2.3 pg_stat_get_backend_activity(backend): the text of that backend's current or last statement. */
+const STATEMENT_TEXT_REVIEWED = ['pg_stat_get_backend_activity'];
+
 // ---- Reading the server ----
 
 const matcher = (patterns) => {
@@ -413,7 +435,7 @@ async function readServer() {
       await db.query(`
         SELECT p.proname AS name, p.provolatile AS volatile, p.pronargs::int AS nargs, p.pronargdefaults::int AS ndefaults,
                p.provariadic <> 0 AS variadic, pg_catalog.oidvectortypes(p.proargtypes) AS types,
-               p.proargnames AS argnames, l.lanname AS lang, p.prosrc
+               p.proargnames AS argnames, p.proargmodes AS argmodes, l.lanname AS lang, p.prosrc
           FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_language l ON l.oid = p.prolang
          WHERE p.prokind IN ('f', 'a', 'w')
          ORDER BY 1, 6`)
@@ -500,12 +522,145 @@ export function classify({ version, extensions, functions, hidden = [] }) {
   for (const c of unreviewedCandidates) problems.push(`${c} may take SQL text or a relation name and is not reviewed`);
   // Every pg_* name the server has: a pg_* function it lacks is one of a newer server, not classified here.
   const pgNames = [...names].filter((n) => n.startsWith('pg_')).sort();
-  return { version, extensions, runsSql, namesRelation, namesSchema, refused, allowedVolatile, writes, unreviewedVolatile, pgNames, problems };
+  return {
+    version,
+    extensions,
+    runsSql,
+    namesRelation,
+    namesSchema,
+    refused,
+    allowedVolatile,
+    writes,
+    unreviewedVolatile,
+    pgNames,
+    problems,
+  };
+}
+
+/** Functions whose result holds other sessions' statement text: a result column named `query`, or reviewed. */
+export function statementTextFunctions(functions) {
+  const names = new Set(STATEMENT_TEXT_REVIEWED);
+  for (const f of functions) {
+    // pg returns a "char"[] as its text form, {i,o,o}.
+    const modes = Array.isArray(f.argmodes)
+      ? f.argmodes
+      : String(f.argmodes ?? '')
+          .replace(/[{}]/g, '')
+          .split(',');
+    (f.argnames ?? []).forEach((arg, i) => {
+      if (arg === 'query' && ['o', 't', 'b'].includes(modes[i])) names.add(f.name);
+    });
+  }
+  return [...names].sort();
+}
+
+const isObject = (v) => typeof v === 'object' && v !== null;
+
+/** What a view's definition reads and shows, from PostgreSQL's parser. */
+function viewParts(def) {
+  const reads = new Set();
+  const allColumns = [];
+  let star = false;
+  const stack = [parseSync(def)];
+  const targets = [];
+  const fromFunctions = [];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (Array.isArray(node)) {
+      stack.push(...node);
+      continue;
+    }
+    if (!isObject(node)) continue;
+    for (const [key, child] of Object.entries(node)) {
+      if (key === 'RangeFunction') fromFunctions.push(child);
+      if (key === 'RangeVar' && typeof child.relname === 'string') reads.add(child.relname);
+      if (key === 'FuncCall') reads.add(child.funcname.at(-1).String.sval);
+      if (key === 'ColumnRef') {
+        const last = child.fields.at(-1);
+        if (last.A_Star) star = true;
+        else allColumns.push(last.String.sval);
+      }
+      if (key === 'ResTarget') targets.push(child);
+      if (isObject(child)) stack.push(child);
+    }
+  }
+  return { reads, allColumns, star, targets, fromFunctions };
+}
+
+/** The column names and stars under one node. */
+function columnsUnder(root) {
+  const names = [];
+  let star = false;
+  const stack = [root];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (Array.isArray(node)) {
+      stack.push(...node);
+      continue;
+    }
+    if (!isObject(node)) continue;
+    for (const [key, child] of Object.entries(node)) {
+      if (key === 'ColumnRef') {
+        const last = child.fields.at(-1);
+        if (last.A_Star) star = true;
+        else names.push(last.String.sval);
+      }
+      if (isObject(child)) stack.push(child);
+    }
+  }
+  return { names, star };
+}
+
+/**
+ * Views that show a secret (SECRET_RELATIONS, or a statement-text function's `query`), directly or
+ * through other views, to any depth: view -> the catalog or function the secret comes from. Each
+ * definition is read with PostgreSQL's parser; a view is a source in turn for the columns it
+ * shows that carry the secret (pg_shadow.passwd, _pg_user_mappings.umoptions), so a view that
+ * shows a constant in their place (pg_roles, pg_user) is not one.
+ */
+export function secretViews(views, textFunctions) {
+  const secret = new Map(Object.entries(SECRET_RELATIONS).map(([k, v]) => [k, { columns: new Set(v), from: k }]));
+  for (const f of textFunctions) secret.set(f, { columns: new Set(f === 'pg_stat_get_backend_activity' ? ['*'] : ['query']), from: f });
+  const parts = views.map((v) => ({ name: v.name, ...viewParts(v.def) }));
+  const out = {};
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const view of parts) {
+      if (view.name in out) continue;
+      const sources = [...view.reads].filter((r) => secret.has(r)).map((r) => secret.get(r));
+      if (sources.length === 0) continue;
+      const shown = new Set();
+      let from;
+      for (const source of sources) {
+        const before = shown.size;
+        const carried = source.columns;
+        for (const target of view.targets) {
+          const under = columnsUnder(target.val);
+          const name = target.name ?? under.names.at(-1);
+          if (carried.has('*') || under.names.some((n) => carried.has(n))) shown.add(name);
+          if (under.star) for (const c of carried) shown.add(c);
+        }
+        // A FROM-clause function over a secret column (pg_options_to_table(um.umoptions)) passes it to
+        // every column it returns: the view shows a secret wherever it shows one of those.
+        if (view.fromFunctions.some((f) => columnsUnder(f).names.some((n) => carried.has(n))))
+          for (const target of view.targets) shown.add(target.name ?? columnsUnder(target.val).names.at(-1));
+        shown.delete(undefined);
+        if (shown.size > before) from ??= source.from;
+      }
+      if (shown.size === 0) continue;
+      out[view.name] = from;
+      secret.set(view.name, { columns: shown, from });
+      changed = true;
+    }
+  }
+  return Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)));
 }
 
 /** Views that read through a function refused for reading server files (pg_file_settings, pg_hba_file_rules, ...). */
 export function deniedRelations(views, refused) {
-  const fileReaders = Object.entries(refused).filter(([, why]) => why === 'host-files').map(([n]) => n);
+  const fileReaders = Object.entries(refused)
+    .filter(([, why]) => why === 'host-files')
+    .map(([n]) => n);
   const out = {};
   for (const view of views) {
     const hit = fileReaders.find((f) => new RegExp(`\\b${f}\\(`).test(view.def));
@@ -515,9 +670,12 @@ export function deniedRelations(views, refused) {
 }
 
 const list = (items) => `[\n${items.map((i) => `  ${JSON.stringify(i)},`).join('\n')}\n]`;
-const record = (obj) => `{\n${Object.entries(obj).map(([k, v]) => `  ${JSON.stringify(k)}: ${JSON.stringify(v)},`).join('\n')}\n}`;
+const record = (obj) =>
+  `{\n${Object.entries(obj)
+    .map(([k, v]) => `  ${JSON.stringify(k)}: ${JSON.stringify(v)},`)
+    .join('\n')}\n}`;
 
-export function render(c, relations) {
+export function render(c, relations, secrets = { views: {}, textFunctions: [] }) {
   const major = c.version;
   return `// Generated by \`${REGENERATE}\` from pg_proc of PostgreSQL ${major} with
 // every extension it offers installed. Do not edit: change the reviewed lists in the script and
@@ -555,13 +713,33 @@ export const PG_KNOWN_PG_NAMES: readonly string[] = ${list(c.pgNames)};
 
 /** Views that read server files through a refused function: view -> that function. */
 export const PG_DENIED_RELATIONS: Readonly<Record<string, string>> = ${record(relations)};
+
+/** Functions whose result holds other sessions' statement text (a \`query\` result column): refused on every connection. */
+export const PG_STATEMENT_TEXT_FUNCTIONS: readonly string[] = ${list(secrets.textFunctions)};
+
+/**
+ * Views, in any schema of a fresh server with every extension, that show a password, a mapping's
+ * options, planner statistics or other sessions' statement text, directly or through other views:
+ * view -> the catalog or function the secret comes from.
+ */
+export const PG_SECRET_VIEWS: Readonly<Record<string, string>> = ${record(secrets.views)};
 `;
 }
 
 export async function generate() {
   const server = await readServer();
   const c = classify(server);
-  return { text: render(c, deniedRelations(server.views, c.refused)), problems: c.problems, version: server.version };
+  await loadModule();
+  const textFunctions = statementTextFunctions(server.functions);
+  const views = secretViews(server.views, textFunctions);
+  const raw = render(c, deniedRelations(server.views, c.refused), { views, textFunctions });
+  // In the repository's own format, so that the committed file is byte for byte what this writes.
+  const text = execFileSync(join(ROOT, 'node_modules/.bin/biome'), ['format', `--stdin-file-path=${OUT}`], {
+    input: raw,
+    encoding: 'utf8',
+    stdio: ['pipe', 'pipe', 'ignore'],
+  });
+  return { text, problems: c.problems, version: server.version };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -144,14 +144,55 @@ describe.skipIf(!available)('PostgreSQL credentials stay out of tool results on 
     expect(member.stderr).toMatch(/warning: "pgagent" logs in as a member of pg_read_all_data/);
   });
 
-  it("masks the password in another session's ALTER ROLE shown by pg_stat_activity", async () => {
+  it("refuses another session's ALTER ROLE in pg_stat_activity, however it is transformed", async () => {
     await admin.query(`CREATE ROLE ${TAG}_4 LOGIN`);
     await other.connect();
     await other.query(`ALTER ROLE ${TAG}_4 PASSWORD '${LEAK}'`);
-    // The other session is idle now, and pg_stat_activity keeps its last statement.
-    const result = await shim.call('run_query', { sql: `SELECT query FROM pg_stat_activity WHERE query LIKE 'ALTER ROLE ${TAG}%'` });
-    expect(result.isError).toBeFalsy();
-    expect(result.structuredContent).toMatchObject({ rows: [{ query: `ALTER ROLE ${TAG}_4 PASSWORD '***'` }] });
-    noSecret(result);
+    // The other session is idle now, and pg_stat_activity keeps its last statement. The review's
+    // inputs: a transform of the text undoes masking of the cell, so the text is refused first.
+    for (const sql of [
+      `SELECT query FROM pg_stat_activity WHERE query LIKE 'ALTER ROLE ${TAG}%'`,
+      "SELECT encode(convert_to(query,'UTF8'),'hex') FROM pg_stat_activity WHERE query LIKE 'ALTER ROLE%'",
+      "SELECT reverse(query) FROM pg_stat_activity WHERE query LIKE 'ALTER ROLE%'",
+      "SELECT replace(query,'PASSWORD','PASS_WORD') FROM pg_stat_activity WHERE query LIKE 'ALTER ROLE%'",
+      'SELECT reverse(query) FROM pg_stat_get_activity(NULL)',
+      'SELECT reverse(pg_stat_get_backend_activity(b)) FROM pg_stat_get_backend_idset() b',
+    ]) {
+      const result = await shim.call('run_query', { sql });
+      expect(result.isError, sql).toBe(true);
+      expect(textOf(result), sql).toMatch(
+        /^STATEMENT_REFUSED: Refused: .* shows the text of other sessions' statements, .*hanactl queries/s,
+      );
+      noSecret(result);
+      const all = JSON.stringify(result);
+      expect(all).not.toContain(Buffer.from(LEAK).toString('hex'));
+      expect(all).not.toContain([...LEAK].reverse().join(''));
+    }
+    const sample = await shim.call('sample_rows', { table: 'pg_stat_activity', schema: 'pg_catalog' });
+    expect(sample.isError).toBe(true);
+    expect(textOf(sample)).toMatch(/Refused: .*other sessions' statements/);
+    noSecret(sample);
+  });
+
+  it('refuses the FDW password through information_schema, in run_query and sample_rows alike', async () => {
+    for (const sql of [
+      'SELECT * FROM information_schema.user_mapping_options',
+      "SELECT replace(array_to_string(umoptions,' '),'password','pw') FROM information_schema._pg_user_mappings",
+      'SELECT * FROM pg_user_mappings',
+    ]) {
+      const result = await shim.call('run_query', { sql });
+      expect(result.isError, sql).toBe(true);
+      expect(textOf(result), sql).toMatch(/^STATEMENT_REFUSED: Refused: \w+ (shows what pg_user_mapping holds|holds password hashes)/);
+      noSecret(result);
+      expect(JSON.stringify(result)).not.toContain(FDW_PASSWORD.replace('password', 'pw'));
+    }
+    const sample = await shim.call('sample_rows', { table: 'user_mapping_options', schema: 'information_schema' });
+    expect(sample.isError).toBe(true);
+    expect(textOf(sample)).toMatch(/Refused: /);
+    noSecret(sample);
+    // A view that shows who is mapped, and no options, still answers.
+    const mapped = await shim.call('run_query', { sql: 'SELECT foreign_server_name FROM information_schema.user_mappings' });
+    expect(mapped.isError, textOf(mapped)).toBeFalsy();
+    expect(mapped.structuredContent).toMatchObject({ rows: [{ foreign_server_name: `${TAG}_srv` }] });
   });
 });

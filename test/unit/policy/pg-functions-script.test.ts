@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from 'vitest';
 // @ts-expect-error: a plain ESM script without type declarations
-import { classify, deniedRelations } from '../../../scripts/policy/pg-functions.mjs';
+import { classify, deniedRelations, secretViews, statementTextFunctions } from '../../../scripts/policy/pg-functions.mjs';
 
 interface Fn {
   name: string;
@@ -93,6 +93,39 @@ describe('scripts/policy/pg-functions.mjs classify()', () => {
     ];
     expect(deniedRelations(views, { pg_show_all_file_settings: 'host-files', pg_stat_reset: 'server-control' })).toEqual({
       pg_file_settings: 'pg_show_all_file_settings',
+    });
+  });
+
+  test('views that show a secret are found through views over views; views that mask it are not', async () => {
+    const { loadModule } = await import('libpg-query');
+    await loadModule();
+    const views = [
+      { name: 'pg_shadow', def: 'SELECT pg_authid.rolname AS usename, pg_authid.rolpassword AS passwd FROM pg_authid' },
+      { name: 'pg_user', def: "SELECT pg_shadow.usename, '********'::text AS passwd FROM pg_shadow" },
+      { name: 'pg_roles', def: "SELECT pg_authid.rolname, '********'::text AS rolpassword FROM pg_authid" },
+      { name: 'mine', def: 'SELECT * FROM pg_shadow' },
+      { name: '_pg_user_mappings', def: 'SELECT um.oid, um.umoptions FROM pg_user_mapping um' },
+      {
+        name: 'user_mapping_options',
+        def: 'SELECT opts.option_name, opts.option_value FROM _pg_user_mappings um, LATERAL pg_options_to_table(um.umoptions) opts(option_name, option_value)',
+      },
+      { name: 'user_mappings', def: 'SELECT um.oid FROM _pg_user_mappings um' },
+      { name: 'pg_stat_activity', def: 'SELECT s.pid, s.query FROM pg_stat_get_activity(NULL::integer) s' },
+      { name: 'pg_stat_ssl', def: 'SELECT s.pid, s.ssl FROM pg_stat_get_activity(NULL::integer) s' },
+      { name: 'pg_stats', def: 'SELECT s.staattnum FROM pg_statistic s' },
+    ];
+    const text = statementTextFunctions([
+      { name: 'pg_stat_get_activity', argnames: ['pid', 'datid', 'query'], argmodes: '{i,o,o}' },
+      { name: 'query_to_xml', argnames: ['query', 'nulls'], argmodes: null },
+    ]);
+    expect(text).toEqual(['pg_stat_get_activity', 'pg_stat_get_backend_activity']);
+    expect(secretViews(views, text)).toEqual({
+      _pg_user_mappings: 'pg_user_mapping',
+      mine: 'pg_authid',
+      pg_shadow: 'pg_authid',
+      pg_stat_activity: 'pg_stat_get_activity',
+      pg_stats: 'pg_statistic',
+      user_mapping_options: 'pg_user_mapping',
     });
   });
 });
