@@ -41,6 +41,44 @@ const refuseLog = (what: string): Objection =>
     "Ask a person for the log entries you need; hanactl does not read the server's statement logs.",
   );
 
+/**
+ * Tables and views that show other sessions' statement text, by names distinctive enough to refuse
+ * wherever they appear: information_schema.PROCESSLIST (INFO) and SHOW [FULL] PROCESSLIST,
+ * INNODB_TRX (trx_query), performance_schema's events_statements_* (SQL_TEXT, DIGEST_TEXT,
+ * QUERY_SAMPLE_TEXT) and prepared_statements_instances (SQL_TEXT), and the sys schema's views over
+ * them (processlist, session, statement_analysis, statements_with_*, innodb_lock_waits,
+ * schema_table_lock_waits and their x$ forms). A name ending in `*` covers every name starting so.
+ */
+const STATEMENT_TEXT_ANYWHERE = [
+  'processlist',
+  'x$processlist',
+  'x$session',
+  'innodb_trx',
+  'prepared_statements_instances',
+  'events_statements_*',
+  'statement_analysis',
+  'x$statement_analysis',
+  'statements_with_*',
+  'x$statements_with_*',
+  'innodb_lock_waits',
+  'x$innodb_lock_waits',
+  'schema_table_lock_waits',
+  'x$schema_table_lock_waits',
+];
+
+/** Names too common to refuse anywhere, refused in their schema: performance_schema.threads (PROCESSLIST_INFO), sys.session. */
+const STATEMENT_TEXT_IN: Readonly<Record<string, readonly string[]>> = { performance_schema: ['threads'], sys: ['session'] };
+
+const statementTextName = (name: string): boolean =>
+  STATEMENT_TEXT_ANYWHERE.some((n) => (n.endsWith('*') ? name.startsWith(n.slice(0, -1)) : name === n));
+
+const refuseStatementText = (what: string): Objection =>
+  objection(
+    'credential-read',
+    `Refused: ${what} shows the text of other sessions' statements, which can hold passwords in clear (SET PASSWORD ... PASSWORD('...'), CREATE USER ... IDENTIFIED BY '...'); hanactl does not return it on any connection, in any form.`,
+    "To see what runs now, ask a person: `hanactl queries` lists the statements hanactl is running, and a DBA tool shows the server's sessions.",
+  );
+
 /** The refusal for reading the table `table` (lower case) of the `mysql` schema, or undefined. */
 function mysqlTableObjection(table: string): Objection | undefined {
   if (MYSQL_CREDENTIAL_TABLES.includes(table)) return refuse(`mysql.${table}`);
@@ -64,11 +102,16 @@ export function mysqlCredentialObjection(tokens: readonly Token[], _allowWrite =
     if (isWord(tokens[at + 1], 'BINLOG', 'RELAYLOG')) return refuseLog(`SHOW ${tokens[at + 1]?.text} EVENTS`);
   }
   const inMysql = database?.toLowerCase() === 'mysql';
+  const inSchema = STATEMENT_TEXT_IN[database?.toLowerCase() ?? ''] ?? [];
   for (let k = 0; k < tokens.length; k++) {
     const name = nameAt(tokens, k);
     if (name === undefined) continue;
     if (ANYWHERE.includes(name)) return refuse(name);
+    if (statementTextName(name)) return refuseStatementText(name);
     const table = nameAt(tokens, k + 2);
+    if (isPunct(tokens[k + 1], '.') && table && STATEMENT_TEXT_IN[name]?.includes(table)) return refuseStatementText(`${name}.${table}`);
+    if (inSchema.includes(name) && !isPunct(tokens[k - 1], '.') && !isPunct(tokens[k + 1], '.') && !isPunct(tokens[k + 1], '('))
+      return refuseStatementText(name);
     if (name === 'mysql' && isPunct(tokens[k + 1], '.') && table) {
       const refused = mysqlTableObjection(table);
       if (refused) return refused;
