@@ -46,7 +46,7 @@ export function registerCuratedTools(
       (args: Record<string, unknown>, extra) =>
         guarded(async () => {
           const { session, project } = await projectScope(state);
-          const approval = new WriteApproval(server, extra.requestId);
+          const approval = new WriteApproval(server, extra.requestId, state.approvalInClient);
           const result = await withProgress(
             extra,
             (seconds) => approval.progress() ?? `${tool.name} on "${connection}" is still running (${seconds} s).`,

@@ -42,6 +42,12 @@ export class SessionState {
   readonly fixed: boolean;
   /** Fixed at start; no tool can change it. */
   readonly context: Readonly<Record<string, string>>;
+  /**
+   * Whether a waiting write may also be approved by an answer to the client's elicitation: only
+   * for the relay, which the person's own editor started. Over MCP over HTTP the client is
+   * whatever program holds the token, so only the terminal approves.
+   */
+  readonly approvalInClient: boolean;
   client: { name: string; version?: string } = { name: 'unknown' };
   #sessionId: string | undefined;
   #opening: Promise<string | undefined> | undefined;
@@ -56,6 +62,7 @@ export class SessionState {
     this.project = options.project;
     this.context = Object.freeze({ ...options.context });
     this.fixed = options.transport === 'http' && this.active !== null;
+    this.approvalInClient = options.transport !== 'http';
     this.pinned = this.fixed;
     if (options.client) this.client = { ...options.client };
     if (options.resume && !this.fixed) {

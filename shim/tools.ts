@@ -162,7 +162,7 @@ export function registerTools(
       guarded(async () => {
         const { session, project } = await projectScope(state);
         const name = pickConnection(state, connection);
-        const approval = new WriteApproval(server, extra.requestId);
+        const approval = new WriteApproval(server, extra.requestId, state.approvalInClient);
         const result = await withProgress(
           extra,
           (seconds) => approval.progress() ?? `The statement on "${name}" is still running (${seconds} s).`,

@@ -24,19 +24,21 @@ const APPROVE_FORM: {
  * (the query id, the command that approves it, the time left), and, where the client declared
  * form elicitation, the same question asked in the editor. The editor's answer and the
  * terminal's race; the first decides. A client without elicitation is asked nothing, and nothing
- * is approved for it.
+ * is approved for it. The editor's answer is the MCP client's word: hanactl cannot tell a person
+ * clicking from a client program answering, so it is recorded as the client's, under the name the
+ * client gave itself, and MCP over HTTP sessions (`inClient` false) are never asked.
  */
 export class WriteApproval {
   readonly hooks: WaitHooks;
   #pending: PendingWrite | undefined;
 
-  constructor(server: McpServer, requestId?: string | number) {
+  constructor(server: McpServer, requestId?: string | number, inClient = true) {
     this.hooks = {
       onWaiting: (pending, answer, decided) => {
         this.#pending = pending;
         decided.addEventListener('abort', () => (this.#pending = undefined), { once: true });
         const low = server.server;
-        if (!low.getClientCapabilities()?.elicitation?.form) return;
+        if (!inClient || !low.getClientCapabilities()?.elicitation?.form) return;
         const who = low.getClientVersion()?.name ?? 'the editor';
         low
           .elicitInput(
@@ -81,6 +83,7 @@ function question(p: PendingWrite): string {
 export function approvalNote(result: Pick<QueryResult, 'approval'>): string {
   const a = result.approval;
   if (!a) return '';
-  const by = a.by === 'elicitation' ? `in ${a.who ?? 'the editor'}` : `in the terminal${a.who ? ` (${a.who})` : ''}`;
-  return `A person approved this write ${by} after ${Math.round(a.waitedMs / 100) / 10} s; it ran.\n`;
+  const after = `after ${Math.round(a.waitedMs / 100) / 10} s; it ran.`;
+  if (a.by === 'elicitation') return `This write was approved in the MCP client (which calls itself "${a.who ?? 'unknown'}") ${after}\n`;
+  return `A person approved this write in the terminal${a.who ? ` (${a.who})` : ''} ${after}\n`;
 }

@@ -41,11 +41,18 @@ function row(r: AuditRecord): Record<(typeof COLUMNS)[number], string> {
   };
 }
 
-/** A write that awaited a person: `, approved by cli (alice)`, `, denied in elicitation (Claude Code)`, `, expired`. */
+/**
+ * A write that awaited a person: `, approved by cli (alice)`, `, denied in the MCP client (Claude Code)`,
+ * `, expired`. An answer to elicitation is the client's word, under the name it gave itself.
+ */
 function approvalText(r: AuditRecord): string {
   const a = r.approval;
   if (!a) return '';
-  const who = a.by ? ` by ${a.by}${a.who ? ` (${a.who})` : ''}` : '';
+  const who = !a.by
+    ? ''
+    : a.by === 'elicitation'
+      ? ` in the MCP client (${a.who ?? 'unnamed'})`
+      : ` by ${a.by}${a.who ? ` (${a.who})` : ''}`;
   return `, ${a.decision}${who}`;
 }
 

@@ -131,10 +131,10 @@ function endedError(pending: PendingWrite, decision: ApprovalDecision): Error {
     case 'denied': {
       const who =
         decision.by === 'elicitation'
-          ? `in ${decision.who ?? 'the editor'}`
-          : `in the terminal${decision.who ? ` (${decision.who})` : ''}`;
+          ? `The MCP client (which calls itself "${decision.who ?? 'unknown'}") denied the write ${id}`
+          : `A person denied the write ${id} in the terminal${decision.who ? ` (${decision.who})` : ''}`;
       const why = decision.reason ? ` Reason: ${decision.reason}` : '';
-      return new HanactlError('WRITE_DENIED', `A person denied the write ${id} ${who}; it did not run.${why} Do not retry it unchanged.`);
+      return new HanactlError('WRITE_DENIED', `${who}; it did not run.${why} Do not retry it unchanged.`);
     }
     case 'expired':
       return new HanactlError(

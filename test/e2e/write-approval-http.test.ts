@@ -52,11 +52,29 @@ describe('writes approved by a person over MCP over HTTP, on SQLite', () => {
     await home.dispose();
   });
 
-  it('asks the editor over HTTP too; its yes runs the write', async () => {
+  it('never asks the client over HTTP, which may be any program holding the token: only the terminal approves', async () => {
     const editor = await connect('http-editor', true);
-    const result = (await editor.callTool({ name: 'run_query', arguments: { sql: "INSERT INTO items VALUES (1, 'yes')" } })) as CallToolResult;
-    expect(result.isError, textOf(result)).toBeFalsy();
-    expect(textOf(result)).toMatch(/A person approved this write in http-editor/);
+    let asked = 0;
+    editor.setRequestHandler(ElicitRequestSchema, async () => {
+      asked++;
+      return { action: 'accept', content: { approve: true } };
+    });
+    let found!: (id: string) => void;
+    const waiting = new Promise<string>((r) => (found = r));
+    const result = editor.callTool({ name: 'run_query', arguments: { sql: "INSERT INTO items VALUES (1, 'yes')" } }, CallToolResultSchema, {
+      resetTimeoutOnProgress: true,
+      onprogress: (p) => {
+        const id = /awaits a person's approval \(query id (\w+)\)/.exec(p.message ?? '')?.[1];
+        if (id) found(id);
+      },
+    });
+    const id = await waiting;
+    expect(ids()).toEqual([]);
+    await home.ok(['approve', id]);
+    const done = (await result) as CallToolResult;
+    expect(done.isError, textOf(done)).toBeFalsy();
+    expect(textOf(done)).toMatch(/A person approved this write in the terminal/);
+    expect(asked).toBe(0);
     expect(ids()).toEqual([1]);
   });
 
@@ -64,13 +82,17 @@ describe('writes approved by a person over MCP over HTTP, on SQLite', () => {
     const plain = await connect('http-plain', false);
     let found!: (id: string) => void;
     const waiting = new Promise<string>((r) => (found = r));
-    const result = plain.callTool({ name: 'run_query', arguments: { sql: "INSERT INTO items VALUES (2, 'terminal')" } }, CallToolResultSchema, {
-      resetTimeoutOnProgress: true,
-      onprogress: (p) => {
-        const id = /awaits a person's approval \(query id (\w+)\)/.exec(p.message ?? '')?.[1];
-        if (id) found(id);
+    const result = plain.callTool(
+      { name: 'run_query', arguments: { sql: "INSERT INTO items VALUES (2, 'terminal')" } },
+      CallToolResultSchema,
+      {
+        resetTimeoutOnProgress: true,
+        onprogress: (p) => {
+          const id = /awaits a person's approval \(query id (\w+)\)/.exec(p.message ?? '')?.[1];
+          if (id) found(id);
+        },
       },
-    });
+    );
     const id = await waiting;
     expect(ids()).toEqual([1]);
     await home.ok(['approve', id]);

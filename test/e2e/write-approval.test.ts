@@ -113,10 +113,7 @@ const TOOLS_YAML = `tools:
 interface Session {
   readonly client: Client;
   /** Starts a tool call; `waiting` resolves with the query id once the call says it awaits a person. */
-  start(
-    name: string,
-    args: Record<string, unknown>,
-  ): { result: Promise<CallToolResult>; waiting: Promise<string>; told: Promise<string> };
+  start(name: string, args: Record<string, unknown>): { result: Promise<CallToolResult>; waiting: Promise<string>; told: Promise<string> };
   call(name: string, args: Record<string, unknown>): Promise<CallToolResult>;
   /** The questions the editor was asked. */
   readonly asked: string[];
@@ -176,186 +173,210 @@ interface AuditedApproval {
   approval: { decision: string; by: string | null; who: string | null; reason: string | null } | null;
 }
 
-describe.each([sqliteEngine, postgresEngine, mariadbEngine])('writes approved by a person on $name, through the real shim and daemon', (engine) => {
-  const home = new TestHome();
-  let ids: ReadIds;
-  let terminal: Session;
-  const insert = (id: number, note: string) => ({ sql: `INSERT INTO ${TABLE} (id, note) VALUES (${id}, '${note}')` });
-  const audited = async (queryId: string): Promise<AuditedApproval | undefined> =>
-    (JSON.parse((await home.ok(['audit', '--json'])).stdout).records as AuditedApproval[]).find((r) => r.queryId === queryId);
+describe.each([sqliteEngine, postgresEngine, mariadbEngine])(
+  'writes approved by a person on $name, through the real shim and daemon',
+  (engine) => {
+    const home = new TestHome();
+    let ids: ReadIds;
+    let terminal: Session;
+    const insert = (id: number, note: string) => ({ sql: `INSERT INTO ${TABLE} (id, note) VALUES (${id}, '${note}')` });
+    const audited = async (queryId: string): Promise<AuditedApproval | undefined> =>
+      (JSON.parse((await home.ok(['audit', '--json'])).stdout).records as AuditedApproval[]).find((r) => r.queryId === queryId);
 
-  beforeAll(async () => {
-    if (!engine.available) return;
-    const setUp = await engine.setUp(home);
-    ids = setUp.ids;
-    await home.ok(['add', 'shop', setUp.url, '--no-password', '--allow-write']);
-    writeFileSync(join(home.dir, 'tools.yaml'), TOOLS_YAML);
-    await home.ok(['tools', 'import', 'shop', join(home.dir, 'tools.yaml')]);
-    await home.ok(['set', 'shop', '--approve-writes']);
-    terminal = await openSession(home, 'terminal-only-client');
-  });
-
-  afterAll(async () => {
-    await terminal?.close();
-    await home.dispose();
-    if (engine.available) await engine.tearDown();
-  });
-
-  it.skipIf(!engine.available)('is a setting of a writable connection, shown by list --json; a read-only one says why not', async () => {
-    const { connections } = JSON.parse((await home.ok(['list', '--json'])).stdout);
-    expect(connections.find((c: { name: string }) => c.name === 'shop')).toMatchObject({ allowWrite: true, approveWrites: true });
-    expect((await home.ok(['list'])).stdout).toMatch(/read-write \(writes approved\)/);
-    // The agent learns it before it sends a write.
-    expect(textOf(await terminal.call('current_connection', {}))).toMatch(/read-write, each write waits for a person's approval/);
-    new Database(join(home.dir, 'ro.db')).close();
-    await home.ok(['add', 'ro', `sqlite:${join(home.dir, 'ro.db')}`]);
-    const refused = await home.run(['set', 'ro', '--approve-writes']);
-    expect(refused.code).not.toBe(0);
-    expect(refused.stderr).toMatch(/"ro" is read-only.*nothing to approve.* set ro --allow-write --approve-writes`/);
-  });
-
-  it.skipIf(!engine.available)('holds a write until `hanactl approve`; reads pass meanwhile; the write then really runs', async () => {
-    const { result, waiting } = terminal.start('run_query', insert(1, 'approved'));
-    const id = await waiting;
-    // Waiting, it has not run, and a client without elicitation was asked nothing and approved nothing.
-    expect(await ids()).toEqual([]);
-    const read = await terminal.call('run_query', { sql: `SELECT COUNT(*) AS n FROM ${TABLE}` });
-    expect(read.isError, textOf(read)).toBeFalsy();
-    const { queries } = JSON.parse((await home.ok(['queries', '--json'])).stdout);
-    const listed = queries.find((q: { id: string }) => q.id === id);
-    expect(listed).toMatchObject({ connection: 'shop', client: 'terminal-only-client', tool: 'run_query', sql: insert(1, 'approved').sql });
-    expect(listed.awaitingApproval.timeoutSeconds).toBe(300);
-    expect(listed.awaitingApproval.leftMs).toBeGreaterThan(200_000);
-    expect((await home.ok(['queries'])).stdout).toContain(insert(1, 'approved').sql);
-    expect(await ids()).toEqual([]);
-
-    expect((await home.ok(['approve', id])).stdout).toMatch(new RegExp(`Approved ${id} on shop`));
-    const done = await result;
-    expect(done.isError, textOf(done)).toBeFalsy();
-    expect(textOf(done)).toMatch(/A person approved this write in the terminal/);
-    expect(await ids()).toEqual([1]);
-    const record = await audited(id);
-    expect(record).toMatchObject({ outcome: 'ok', approval: { decision: 'approved', by: 'cli', who: userInfo().username } });
-    expect((await home.ok(['audit'])).stdout).toMatch(/ok, approved by cli/);
-  });
-
-  it.skipIf(!engine.available)('never runs a write a person denied, and tells the agent why', async () => {
-    const { result, waiting } = terminal.start('run_query', insert(2, 'denied'));
-    const id = await waiting;
-    await home.ok(['deny', id, '--reason', 'not on a Friday']);
-    const done = await result;
-    expect(done.isError).toBe(true);
-    expect(textOf(done)).toMatch(new RegExp(`^WRITE_DENIED: A person denied the write ${id}.*did not run.*not on a Friday`));
-    expect(await ids()).toEqual([1]);
-    expect(await audited(id)).toMatchObject({
-      outcome: 'error',
-      errorCode: 'WRITE_DENIED',
-      approval: { decision: 'denied', by: 'cli', reason: 'not on a Friday' },
+    beforeAll(async () => {
+      if (!engine.available) return;
+      const setUp = await engine.setUp(home);
+      ids = setUp.ids;
+      await home.ok(['add', 'shop', setUp.url, '--no-password', '--allow-write']);
+      writeFileSync(join(home.dir, 'tools.yaml'), TOOLS_YAML);
+      await home.ok(['tools', 'import', 'shop', join(home.dir, 'tools.yaml')]);
+      await home.ok(['set', 'shop', '--approve-writes']);
+      terminal = await openSession(home, 'terminal-only-client');
     });
-    // Decided once: a second decision finds nothing waiting.
-    expect((await home.run(['approve', id])).stderr).toMatch(/No write with id/);
-  });
 
-  it.skipIf(!engine.available)('lets a write that no one decides on expire unrun', async () => {
-    await home.ok(['set', 'shop', '--approval-timeout', '1']);
-    try {
-      const done = await terminal.call('run_query', insert(3, 'expired'));
-      expect(done.isError).toBe(true);
-      expect(textOf(done)).toMatch(/^APPROVAL_EXPIRED: No person approved the write (\w+) within 1 s .*approve \1`\); it did not run/);
+    afterAll(async () => {
+      await terminal?.close();
+      await home.dispose();
+      if (engine.available) await engine.tearDown();
+    });
+
+    it.skipIf(!engine.available)('is a setting of a writable connection, shown by list --json; a read-only one says why not', async () => {
+      const { connections } = JSON.parse((await home.ok(['list', '--json'])).stdout);
+      expect(connections.find((c: { name: string }) => c.name === 'shop')).toMatchObject({ allowWrite: true, approveWrites: true });
+      expect((await home.ok(['list'])).stdout).toMatch(/read-write \(writes approved\)/);
+      // The agent learns it before it sends a write.
+      expect(textOf(await terminal.call('current_connection', {}))).toMatch(/read-write, each write waits for a person's approval/);
+      new Database(join(home.dir, 'ro.db')).close();
+      await home.ok(['add', 'ro', `sqlite:${join(home.dir, 'ro.db')}`]);
+      const refused = await home.run(['set', 'ro', '--approve-writes']);
+      expect(refused.code).not.toBe(0);
+      expect(refused.stderr).toMatch(/"ro" is read-only.*nothing to approve.* set ro --allow-write --approve-writes`/);
+    });
+
+    it.skipIf(!engine.available)('holds a write until `hanactl approve`; reads pass meanwhile; the write then really runs', async () => {
+      const { result, waiting } = terminal.start('run_query', insert(1, 'approved'));
+      const id = await waiting;
+      // Waiting, it has not run, and a client without elicitation was asked nothing and approved nothing.
+      expect(await ids()).toEqual([]);
+      const read = await terminal.call('run_query', { sql: `SELECT COUNT(*) AS n FROM ${TABLE}` });
+      expect(read.isError, textOf(read)).toBeFalsy();
+      const { queries } = JSON.parse((await home.ok(['queries', '--json'])).stdout);
+      const listed = queries.find((q: { id: string }) => q.id === id);
+      expect(listed).toMatchObject({
+        connection: 'shop',
+        client: 'terminal-only-client',
+        tool: 'run_query',
+        sql: insert(1, 'approved').sql,
+      });
+      expect(listed.awaitingApproval.timeoutSeconds).toBe(300);
+      expect(listed.awaitingApproval.leftMs).toBeGreaterThan(200_000);
+      expect((await home.ok(['queries'])).stdout).toContain(insert(1, 'approved').sql);
+      expect(await ids()).toEqual([]);
+
+      expect((await home.ok(['approve', id])).stdout).toMatch(new RegExp(`Approved ${id} on shop`));
+      const done = await result;
+      expect(done.isError, textOf(done)).toBeFalsy();
+      expect(textOf(done)).toMatch(/A person approved this write in the terminal/);
       expect(await ids()).toEqual([1]);
-      const { records } = JSON.parse((await home.ok(['audit', '--json'])).stdout);
-      expect(records.at(-1)).toMatchObject({ errorCode: 'APPROVAL_EXPIRED', approval: { decision: 'expired', by: null } });
-    } finally {
-      await home.ok(['set', 'shop', '--approval-timeout', 'default']);
-    }
-  });
-
-  it.skipIf(!engine.available)('asks in the editor where the client supports elicitation: yes runs the write, no refuses it', async () => {
-    let reply: ElicitResult = { action: 'accept', content: { approve: true } };
-    const editor = await openSession(home, 'editor-client', () => reply);
-    try {
-      const yes = await editor.call('run_query', insert(4, 'editor yes'));
-      expect(yes.isError, textOf(yes)).toBeFalsy();
-      expect(textOf(yes)).toMatch(/A person approved this write in editor-client/);
-      expect(editor.asked[0]).toContain(insert(4, 'editor yes').sql);
-      expect(await ids()).toEqual([1, 4]);
-      const { records } = JSON.parse((await home.ok(['audit', '--json'])).stdout);
-      expect(records.at(-1)).toMatchObject({ outcome: 'ok', approval: { decision: 'approved', by: 'elicitation', who: 'editor-client' } });
-
-      reply = { action: 'accept', content: { approve: false } };
-      const no = await editor.call('run_query', insert(5, 'editor no'));
-      expect(no.isError).toBe(true);
-      expect(textOf(no)).toMatch(/^WRITE_DENIED: .*in editor-client; it did not run/);
-      reply = { action: 'decline' };
-      const declined = await editor.call('run_query', insert(6, 'editor declined'));
-      expect(textOf(declined)).toMatch(/^WRITE_DENIED/);
-      expect(await ids()).toEqual([1, 4]);
-    } finally {
-      await editor.close();
-    }
-  });
-
-  it.skipIf(!engine.available)('leaves the decision to the terminal when the editor question is dismissed or left open', async () => {
-    const questions: { signal: AbortSignal; settle: (r: ElicitResult) => void }[] = [];
-    let asked!: () => void;
-    let next = new Promise<void>((r) => (asked = r));
-    const editor = await openSession(home, 'slow-editor', (_message, signal) => {
-      const answered = new Promise<ElicitResult>((settle) => questions.push({ signal, settle }));
-      asked();
-      return answered;
+      const record = await audited(id);
+      expect(record).toMatchObject({ outcome: 'ok', approval: { decision: 'approved', by: 'cli', who: userInfo().username } });
+      expect((await home.ok(['audit'])).stdout).toMatch(/ok, approved by cli/);
     });
-    try {
-      // Dismissed (cancel): no decision; the terminal's approval runs it.
-      const first = editor.start('run_query', insert(7, 'dismissed in the editor'));
-      const firstId = await first.waiting;
-      await next;
-      next = new Promise<void>((r) => (asked = r));
-      questions[0]?.settle({ action: 'cancel' });
-      expect(await ids()).toEqual([1, 4]);
-      await home.ok(['approve', firstId]);
-      expect(textOf(await first.result)).toMatch(/approved this write in the terminal/);
-      expect(await ids()).toEqual([1, 4, 7]);
 
-      // Left open: the terminal decides first, and the editor's question is withdrawn (notifications/cancelled).
-      const second = editor.start('run_query', insert(8, 'left open in the editor'));
-      const secondId = await second.waiting;
-      await next;
-      const withdrawn = new Promise<void>((r) => questions[1]?.signal.addEventListener('abort', () => r(), { once: true }));
-      await home.ok(['deny', secondId]);
-      expect(textOf(await second.result)).toMatch(/^WRITE_DENIED: .*in the terminal/);
-      await withdrawn;
-      expect(await ids()).toEqual([1, 4, 7]);
-    } finally {
-      await editor.close();
-    }
-  });
+    it.skipIf(!engine.available)('never runs a write a person denied, and tells the agent why', async () => {
+      const { result, waiting } = terminal.start('run_query', insert(2, 'denied'));
+      const id = await waiting;
+      await home.ok(['deny', id, '--reason', 'not on a Friday']);
+      const done = await result;
+      expect(done.isError).toBe(true);
+      expect(textOf(done)).toMatch(new RegExp(`^WRITE_DENIED: A person denied the write ${id}.*did not run.*not on a Friday`));
+      expect(await ids()).toEqual([1]);
+      expect(await audited(id)).toMatchObject({
+        outcome: 'error',
+        errorCode: 'WRITE_DENIED',
+        approval: { decision: 'denied', by: 'cli', reason: 'not on a Friday' },
+      });
+      // Decided once: a second decision finds nothing waiting.
+      expect((await home.run(['approve', id])).stderr).toMatch(/No write with id/);
+    });
 
-  it.skipIf(!engine.available)('sends a curated tool that writes through the same approval; the printed command approves it', async () => {
-    const { result, waiting, told } = terminal.start('add_item', { id: 9, note: 'curated' });
-    const id = await waiting;
-    expect(await ids()).toEqual([1, 4, 7]);
-    const { queries } = JSON.parse((await home.ok(['queries', '--json'])).stdout);
-    expect(queries.find((q: { id: string }) => q.id === id)).toMatchObject({ tool: 'add_item', sql: expect.stringContaining('INSERT') });
-    // What the agent is told: the id, the command as printed, and how long the write may wait.
-    const message = await told;
-    expect(message).toMatch(/it waits \d+ s more, then expires unrun/);
-    const command = new RegExp(`\`([^\`]+ approve ${id})\``).exec(message)?.[1] as string;
-    // From another terminal: the printed command names the home itself.
-    const { HANACTL_HOME: _home, ...elsewhere } = home.env;
-    const ran = spawnSync('sh', ['-c', command], { cwd: tmpdir(), env: elsewhere, encoding: 'utf8', timeout: 30_000 });
-    expect(ran.status, `${command}\n${ran.stderr}`).toBe(0);
-    expect(ran.stdout).toMatch(new RegExp(`Approved ${id}`));
-    expect((await result).isError).toBeFalsy();
-    expect(await ids()).toEqual([1, 4, 7, 9]);
-  });
+    it.skipIf(!engine.available)('lets a write that no one decides on expire unrun', async () => {
+      await home.ok(['set', 'shop', '--approval-timeout', '1']);
+      try {
+        const done = await terminal.call('run_query', insert(3, 'expired'));
+        expect(done.isError).toBe(true);
+        expect(textOf(done)).toMatch(/^APPROVAL_EXPIRED: No person approved the write (\w+) within 1 s .*approve \1`\); it did not run/);
+        expect(await ids()).toEqual([1]);
+        const { records } = JSON.parse((await home.ok(['audit', '--json'])).stdout);
+        expect(records.at(-1)).toMatchObject({ errorCode: 'APPROVAL_EXPIRED', approval: { decision: 'expired', by: null } });
+      } finally {
+        await home.ok(['set', 'shop', '--approval-timeout', 'default']);
+      }
+    });
 
-  it.skipIf(!engine.available)('ends waiting writes unrun, with a clear error, when the daemon stops', async () => {
-    const { result, waiting } = terminal.start('run_query', insert(10, 'stopped'));
-    await waiting;
-    await home.ok(['daemon', 'stop']);
-    const done = await result;
-    expect(done.isError).toBe(true);
-    expect(textOf(done)).toMatch(/^SHUTTING_DOWN: The daemon was stopped while the write \w+ awaited a person's approval; it did not run/);
-    expect(await ids()).toEqual([1, 4, 7, 9]);
-  });
-});
+    it.skipIf(!engine.available)(
+      'asks in the editor where the client supports elicitation: yes runs the write, no refuses it',
+      async () => {
+        let reply: ElicitResult = { action: 'accept', content: { approve: true } };
+        const editor = await openSession(home, 'editor-client', () => reply);
+        try {
+          const yes = await editor.call('run_query', insert(4, 'editor yes'));
+          expect(yes.isError, textOf(yes)).toBeFalsy();
+          expect(textOf(yes)).toMatch(/approved in the MCP client \(which calls itself "editor-client"\)/);
+          expect(editor.asked[0]).toContain(insert(4, 'editor yes').sql);
+          expect(await ids()).toEqual([1, 4]);
+          const { records } = JSON.parse((await home.ok(['audit', '--json'])).stdout);
+          expect(records.at(-1)).toMatchObject({
+            outcome: 'ok',
+            approval: { decision: 'approved', by: 'elicitation', who: 'editor-client' },
+          });
+
+          reply = { action: 'accept', content: { approve: false } };
+          const no = await editor.call('run_query', insert(5, 'editor no'));
+          expect(no.isError).toBe(true);
+          expect(textOf(no)).toMatch(
+            /^WRITE_DENIED: The MCP client \(which calls itself "editor-client"\) denied the write \w+; it did not run/,
+          );
+          reply = { action: 'decline' };
+          const declined = await editor.call('run_query', insert(6, 'editor declined'));
+          expect(textOf(declined)).toMatch(/^WRITE_DENIED/);
+          expect(await ids()).toEqual([1, 4]);
+        } finally {
+          await editor.close();
+        }
+      },
+    );
+
+    it.skipIf(!engine.available)('leaves the decision to the terminal when the editor question is dismissed or left open', async () => {
+      const questions: { signal: AbortSignal; settle: (r: ElicitResult) => void }[] = [];
+      let asked!: () => void;
+      let next = new Promise<void>((r) => (asked = r));
+      const editor = await openSession(home, 'slow-editor', (_message, signal) => {
+        const answered = new Promise<ElicitResult>((settle) => questions.push({ signal, settle }));
+        asked();
+        return answered;
+      });
+      try {
+        // Dismissed (cancel): no decision; the terminal's approval runs it.
+        const first = editor.start('run_query', insert(7, 'dismissed in the editor'));
+        const firstId = await first.waiting;
+        await next;
+        next = new Promise<void>((r) => (asked = r));
+        questions[0]?.settle({ action: 'cancel' });
+        expect(await ids()).toEqual([1, 4]);
+        await home.ok(['approve', firstId]);
+        expect(textOf(await first.result)).toMatch(/approved this write in the terminal/);
+        expect(await ids()).toEqual([1, 4, 7]);
+
+        // Left open: the terminal decides first, and the editor's question is withdrawn (notifications/cancelled).
+        const second = editor.start('run_query', insert(8, 'left open in the editor'));
+        const secondId = await second.waiting;
+        await next;
+        const withdrawn = new Promise<void>((r) => questions[1]?.signal.addEventListener('abort', () => r(), { once: true }));
+        await home.ok(['deny', secondId]);
+        expect(textOf(await second.result)).toMatch(/^WRITE_DENIED: .*in the terminal/);
+        await withdrawn;
+        expect(await ids()).toEqual([1, 4, 7]);
+      } finally {
+        await editor.close();
+      }
+    });
+
+    it.skipIf(!engine.available)(
+      'sends a curated tool that writes through the same approval; the printed command approves it',
+      async () => {
+        const { result, waiting, told } = terminal.start('add_item', { id: 9, note: 'curated' });
+        const id = await waiting;
+        expect(await ids()).toEqual([1, 4, 7]);
+        const { queries } = JSON.parse((await home.ok(['queries', '--json'])).stdout);
+        expect(queries.find((q: { id: string }) => q.id === id)).toMatchObject({
+          tool: 'add_item',
+          sql: expect.stringContaining('INSERT'),
+        });
+        // What the agent is told: the id, the command as printed, and how long the write may wait.
+        const message = await told;
+        expect(message).toMatch(/it waits \d+ s more, then expires unrun/);
+        const command = new RegExp(`\`([^\`]+ approve ${id})\``).exec(message)?.[1] as string;
+        // From another terminal: the printed command names the home itself.
+        const { HANACTL_HOME: _home, ...elsewhere } = home.env;
+        const ran = spawnSync('sh', ['-c', command], { cwd: tmpdir(), env: elsewhere, encoding: 'utf8', timeout: 30_000 });
+        expect(ran.status, `${command}\n${ran.stderr}`).toBe(0);
+        expect(ran.stdout).toMatch(new RegExp(`Approved ${id}`));
+        expect((await result).isError).toBeFalsy();
+        expect(await ids()).toEqual([1, 4, 7, 9]);
+      },
+    );
+
+    it.skipIf(!engine.available)('ends waiting writes unrun, with a clear error, when the daemon stops', async () => {
+      const { result, waiting } = terminal.start('run_query', insert(10, 'stopped'));
+      await waiting;
+      await home.ok(['daemon', 'stop']);
+      const done = await result;
+      expect(done.isError).toBe(true);
+      expect(textOf(done)).toMatch(
+        /^SHUTTING_DOWN: The daemon was stopped while the write \w+ awaited a person's approval; it did not run/,
+      );
+      expect(await ids()).toEqual([1, 4, 7, 9]);
+    });
+  },
+);
