@@ -84,7 +84,8 @@ function judge(lexed: Lexed, dialect: DialectPolicy, options: PolicyOptions, emb
     functionReferenceRule(tokens, options.dialect, options.allowWrite) ??
     dialect.catalogRules?.(tokens, options.allowWrite, options.database) ??
     embeddedSql(tokens, embedded) ??
-    contextCodeRule(tokens, options.dialect, options.unsignedContext);
+    // On a read-only connection code is refused by the read-only rules, which name it better.
+    contextCodeRule(tokens, options.dialect, options.allowWrite && options.unsignedContext);
   if (refusal) return refusal;
   // On a writable connection this decides the kind: anything the read-only rules refuse is a write.
   const readRefusal =

@@ -64,8 +64,8 @@ export function postgresParserObjection(
   if (setting) return contextSettingObjection(setting);
   if (parsed.updated.includes('pg_settings')) return categoryObjection('session-change', 'UPDATE pg_settings');
   const code = parsed.code[0];
-  if (options.unsignedContext && code) return contextCodeObjection(code, 'postgres');
-  if (options.unsignedContext && statement.notAllowed) return contextDdlObjection(statement.notAllowed, 'postgres');
+  if (options.allowWrite && options.unsignedContext && code) return contextCodeObjection(code, 'postgres');
+  if (options.allowWrite && options.unsignedContext && statement.notAllowed) return contextDdlObjection(statement.notAllowed, 'postgres');
   for (const name of parsed.references) {
     const refused = functionReferenceObjection(name, 'postgres', options.allowWrite);
     if (refused) return refused;

@@ -13,8 +13,12 @@ import { plantSecret, SecretScan } from './helpers/secret-scan.js';
 
 const SECRET = plantSecret('hung');
 const CONNECT_TIMEOUT_MS = 1500;
-/** `hanactl test` is a fresh node process: its start-up, and the daemon's answer, on top of the timeout. */
-const CLI_SLACK_MS = 2500;
+/**
+ * `hanactl test` is a fresh node process: its start-up, the daemon's answer and, for HANA, loading
+ * its client library, on top of the timeout — seconds on a loaded machine. Far below the call's
+ * own 30 s: what this bounds is a stall, not speed (the time is reported).
+ */
+const CLI_SLACK_MS = 10_000;
 /** HANA's client: hanactl's own backstop fires 2 s after the client's connectTimeout. */
 const HANA_BACKSTOP_MS = 2000;
 const QUERY_TIMEOUT_MS = 2000;

@@ -225,7 +225,16 @@ export class PostgresConnection implements DriverConnection {
       repeat.unref();
       grace = setTimeout(() => {
         clearInterval(repeat);
-        void this.#abandon();
+        void (async () => {
+          // Behind a pooler, closing the socket ends no statement (the pooler's server connection
+          // runs on, and a cancel for a client that has gone is dropped): one last cancel that
+          // has reached the pooler goes first.
+          if (this.#pooled) {
+            await inFlight;
+            await this.cancel();
+          }
+          await this.#abandon();
+        })();
       }, CANCEL_GRACE_MS);
       grace.unref();
     };

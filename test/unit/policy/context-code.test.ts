@@ -219,3 +219,14 @@ describe('functions named without parentheses in DDL go through the function rul
     expect(checkStatement('UPDATE t SET input = output WHERE id = 1', writable)).toEqual({ ok: true, kind: 'write' });
   });
 });
+
+describe('on a read-only connection with unsigned context values', () => {
+  test('code is refused by the read-only rules, which name what it is', () => {
+    const readOnly = { dialect: 'postgres' as const, allowWrite: false, unsignedContext: true };
+    expect(checkStatement('DO $$ BEGIN DELETE FROM t; END $$', readOnly)).toMatchObject({ ok: false, rule: 'procedure-call' });
+    expect(checkStatement('CREATE FUNCTION f() RETURNS int LANGUAGE sql AS $$ SELECT 1 $$', readOnly)).toMatchObject({
+      ok: false,
+      rule: 'ddl',
+    });
+  });
+});
