@@ -28,6 +28,15 @@ export const ConfigSchema = z.object({
       jwksCooldownMillis: z.number().int().min(0).max(3_600_000).optional(),
     })
     .optional(),
+  /** Limits per signed-in person on MCP over HTTP, so one caller cannot exhaust the broker. */
+  perPerson: z
+    .object({
+      /** MCP sessions one person may hold at once (default 32). */
+      maxSessions: z.number().int().min(1).max(10_000).optional(),
+      /** Tool calls one person may have running at once, across their sessions (default 8). */
+      maxConcurrentCalls: z.number().int().min(1).max(10_000).optional(),
+    })
+    .optional(),
   /** MCP over HTTP with TLS: PEM files of the certificate (chain) and its key; required beyond loopback. */
   tls: z.object({ cert: z.string().min(1), key: z.string().min(1) }).optional(),
 });

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { withLeanToolList } from '../../shim/lean-tool-list.js';
+import { DEFAULT_MAX_SESSIONS_PER_PERSON } from './person-calls.js';
 import { rpcError } from './rpc-error.js';
 
 /** Sessions one token may hold at once, unless the options say otherwise. */
@@ -41,6 +42,8 @@ export interface HttpSessionsOptions {
    * limit and lock out the others. One more is refused with 429 naming the limit.
    */
   readonly maxSessionsPerToken?: number;
+  /** At most this many sessions at once per signed-in person (default 32); one more is refused with 429. */
+  readonly maxSessionsPerPerson?: number;
   readonly onError?: (err: unknown) => void;
 }
 
@@ -81,12 +84,12 @@ export class HttpSessions {
     return this.#entries.get(id);
   }
 
-  /** Hands a request of an open session to its transport. */
-  handle(id: string, request: Request): Promise<Response> {
+  /** Hands a request of an open session to its transport (with its body, when already parsed). */
+  handle(id: string, request: Request, parsedBody?: unknown): Promise<Response> {
     const entry = this.#entries.get(id);
     if (!entry) return Promise.resolve(rpcError(404, 'Session not found; start a new one with initialize.'));
     entry.lastSeen = Date.now();
-    return entry.transport.handleRequest(request);
+    return entry.transport.handleRequest(request, parsedBody === undefined ? undefined : { parsedBody });
   }
 
   /** Opens a session with an initialize request (already parsed); the transport answers it. */
@@ -95,11 +98,21 @@ export class HttpSessions {
     if (this.#entries.size >= max) {
       return rpcError(503, `This endpoint already serves ${max} MCP sessions; close one (DELETE) or wait for idle ones to expire.`);
     }
-    const perToken = this.#options.maxSessionsPerToken ?? DEFAULT_MAX_SESSIONS_PER_TOKEN;
+    const perToken = binding.person
+      ? (this.#options.maxSessionsPerPerson ?? DEFAULT_MAX_SESSIONS_PER_PERSON)
+      : (this.#options.maxSessionsPerToken ?? DEFAULT_MAX_SESSIONS_PER_TOKEN);
     // Sessions still starting count too: a burst of initializes cannot slip past the limit together.
     const starting = this.#starting.get(binding.token) ?? 0;
     const held = starting + [...this.#entries.values()].filter((e) => e.binding.token === binding.token).length;
     if (held >= perToken) {
+      if (binding.person) {
+        return rpcError(
+          429,
+          `You (${binding.person.subject}) already hold ${held} MCP sessions, the limit per person (${perToken}); close one (DELETE) or wait for idle ones to expire.`,
+          undefined,
+          { 'retry-after': '60' },
+        );
+      }
       return rpcError(
         429,
         `The token "${binding.token}" already holds ${held} MCP sessions, the limit per token (${perToken}); close one (DELETE) or wait for idle ones to expire.`,

@@ -11,7 +11,14 @@ import { sameBinding } from './http-sessions.js';
 import { contextFromClaims, contextFromQuery, rawQueryOf } from './query-context.js';
 import { type BearerAuthDeps, type BearerVariables, bearerAuth, hostAndOrigin } from './request-guards.js';
 import type { OAuthCaller } from './oauth-verifier.js';
+import type { PersonCalls } from './person-calls.js';
 import { RPC, rpcError, rpcErrorFor } from './rpc-error.js';
+
+/** True when a JSON-RPC body (or batch) holds a `tools/call` request. */
+function callsTool(body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.some((m) => typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'tools/call');
+}
 
 /** What the endpoint needs; the composition root builds it. */
 export interface McpHttpAppDeps {
@@ -31,6 +38,8 @@ export interface McpHttpAppDeps {
     readonly contextClaims?: Readonly<Record<string, string>>;
   }>;
   readonly sessions: HttpSessions;
+  /** The calls each signed-in person has running: one more than the limit is refused with 429. */
+  readonly personCalls?: PersonCalls;
   onError?(err: unknown, path: string): void;
 }
 
@@ -113,6 +122,16 @@ export function createMcpHttpApp(deps: McpHttpAppDeps): Hono<{ Variables: Bearer
           400,
           `This MCP session was opened on /mcp/${session.binding.connection} with other context values; use the URL it was opened with.`,
         );
+      }
+      if (binding.person && deps.personCalls?.full(binding.person) && c.req.method === 'POST') {
+        const body: unknown = await c.req.raw
+          .clone()
+          .json()
+          .catch(() => undefined);
+        if (callsTool(body)) {
+          const refusal = deps.personCalls.refusal(binding.person);
+          return rpcError(429, refusal.message, undefined, { 'retry-after': '5' });
+        }
       }
       return deps.sessions.handle(sessionId, c.req.raw);
     }

@@ -5,6 +5,7 @@ import { HttpSessions, type McpSession, type SessionBinding } from './http-sessi
 import { listenMcpHttp } from './listen.js';
 import type { HttpListenAddress } from './listen-address.js';
 import { createMcpHttpApp } from './mcp-http-app.js';
+import { limitedBroker, PersonCalls } from './person-calls.js';
 import { type OAuthCaller, type OAuthSettings, OAuthVerifier } from './oauth-verifier.js';
 
 /** The client header an MCP over HTTP agent's requests to the daemon API carry: an agent's, never the CLI's. */
@@ -31,7 +32,14 @@ export interface McpHttpOptions {
     readonly state: { announce(): Promise<void>; sessionId(): Promise<string | undefined> };
   };
   readonly onError?: (err: unknown, path: string) => void;
-  readonly sessions?: { readonly idleTimeoutMillis?: number; readonly maxSessions?: number; readonly maxSessionsPerToken?: number };
+  readonly sessions?: {
+    readonly idleTimeoutMillis?: number;
+    readonly maxSessions?: number;
+    readonly maxSessionsPerToken?: number;
+    readonly maxSessionsPerPerson?: number;
+  };
+  /** Tool calls one signed-in person may have running at once (default 8). */
+  readonly maxCallsPerPerson?: number;
 }
 
 export interface RunningMcpHttp {
@@ -47,12 +55,15 @@ export interface RunningMcpHttp {
  */
 export async function startMcpHttp(options: McpHttpOptions): Promise<RunningMcpHttp> {
   const { broker } = options;
+  const personCalls = new PersonCalls(options.maxCallsPerPerson);
   const sessions = new HttpSessions({
     ...options.sessions,
     open: (binding) => {
       // The session's tools see and use its URL's connection only: the broker answers them
       // about no other (a token limited to one connection learns no other name).
-      const base = binding.person && options.brokerFor ? options.brokerFor(binding.person) : broker;
+      const base = binding.person
+        ? limitedBroker(options.brokerFor?.(binding.person) ?? broker, binding.person, personCalls)
+        : broker;
       const scoped = scopedBroker(base, binding.connection);
       const { server, state } = options.createServer(scoped, binding);
       // Only a client that finished the handshake is a session in `hanactl status` (the shim
@@ -81,6 +92,7 @@ export async function startMcpHttp(options: McpHttpOptions): Promise<RunningMcpH
     ...(options.grants ? { grants: options.grants } : {}),
     describe: (name) => broker.getConnection(name),
     sessions,
+    personCalls,
     ...(options.onError ? { onError: options.onError } : {}),
   });
   const listener = await listenMcpHttp(app.fetch, options.address, options.tls);

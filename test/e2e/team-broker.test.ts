@@ -4,10 +4,14 @@
  * PostgreSQL reached through PgBouncer in transaction pooling mode, with the context value taken
  * from their access token's claim rather than from the URL.
  */
+import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serverAvailable } from '../helpers/engines.js';
+import { PG_URL, serverAvailable } from '../helpers/engines.js';
 import { TestHome } from '../helpers/hanactl-home.js';
 import { textOf } from '../helpers/mcp-client.js';
 import { connectHttp, freePort, type HttpClientHandle, rawRequest } from '../helpers/mcp-http.js';
@@ -50,6 +54,8 @@ describe.skipIf(!available)('a team broker: two signed-in people, grants, contex
     port = await freePort();
     base = `http://127.0.0.1:${port}`;
     audience = `${base}/mcp`;
+    // Each person runs 10 calls at once below (the leak check), above the default of 8.
+    writeFileSync(join(home.dir, 'config.json'), JSON.stringify({ perPerson: { maxConcurrentCalls: 10 } }));
     await home.ok([
       'daemon',
       'start',
@@ -144,5 +150,92 @@ describe.skipIf(!available)('a team broker: two signed-in people, grants, contex
     expect(foreignRows(await carol.call('run_query', { sql: rls.select }), 3, { rows: 5 })).toBe(0);
     await home.ok(['set', 'orders', '--context-claim', 'CUSTOMER_ID=customer_id']);
     await expect(open('/mcp/orders?CUSTOMER_ID=3', CAROL)).rejects.toThrow(/has no \\"customer_id\\" claim/);
+  });
+});
+
+describe.skipIf(!available)('per-person limits on a team broker (config.json perPerson)', () => {
+  const home = new TestHome();
+  const table = `team_locked_${process.pid}_${randomBytes(3).toString('hex')}`;
+  let provider: TestOidcProvider;
+  let admin: pg.Client;
+  let port: number;
+  let base: string;
+  let audience: string;
+  const clients: HttpClientHandle[] = [];
+
+  const open = async (who: TestOidcClient): Promise<HttpClientHandle> => {
+    const client = await connectHttp(`${base}/mcp/orders`, await provider.token(audience, who), `limits-${who.id}`);
+    clients.push(client);
+    return client;
+  };
+
+  beforeAll(async () => {
+    provider = await startOidcProvider([ALICE, BOB]);
+    admin = new pg.Client({ connectionString: PG_URL });
+    await admin.connect();
+    await admin.query(`CREATE TABLE ${table} (id int)`);
+    port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    audience = `${base}/mcp`;
+    writeFileSync(join(home.dir, 'config.json'), JSON.stringify({ perPerson: { maxSessions: 2, maxConcurrentCalls: 1 } }));
+    await home.ok(['daemon', 'start', '--http', '--listen', `127.0.0.1:${port}`, '--oauth-issuer', provider.issuer, '--oauth-audience', audience]);
+    await home.ok(['add', 'orders', PG_URL, '--no-password']);
+    await home.ok(['grant', 'orders', '*']);
+  });
+
+  afterAll(async () => {
+    for (const client of clients) await client.close().catch(() => {});
+    await home.dispose();
+    await provider?.close();
+    await admin?.query(`DROP TABLE IF EXISTS ${table}`).catch(() => {});
+    await admin?.end();
+  });
+
+  it('refuses a person’s call beyond their running-call limit with 429, while another person’s call runs', async () => {
+    const [alice, aliceToo, bob] = [await open(ALICE), await open(ALICE), await open(BOB)];
+    // The person's first call waits on a lock the test holds, so it is surely running.
+    // (Another session holds it: the activity view is a snapshot for the length of a transaction.)
+    const locker = new pg.Client({ connectionString: PG_URL });
+    await locker.connect();
+    await locker.query('BEGIN');
+    await locker.query(`LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`);
+    let held: Promise<CallToolResult> | undefined;
+    try {
+      held = alice.call('run_query', { sql: `SELECT count(*) AS n FROM ${table}` });
+      held.catch(() => {});
+      const waiting = async () =>
+        (
+          await admin.query(
+            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%${table}%'`,
+          )
+        ).rows[0].n;
+      while ((await waiting()) === 0);
+      await expect(aliceToo.call('run_query', { sql: 'SELECT 1 AS one' })).rejects.toMatchObject({
+        code: 429,
+        message: expect.stringContaining(
+          'You (alice) already have 1 calls running, the limit per person; wait for one to finish, then retry.',
+        ),
+      });
+      expect((await bob.call('run_query', { sql: 'SELECT 1 AS one' })).structuredContent).toMatchObject({ rows: [{ one: 1 }] });
+    } finally {
+      await locker.query('COMMIT');
+      await locker.end();
+    }
+    expect((await held).structuredContent).toMatchObject({ rows: [{ n: 0 }] });
+    expect((await aliceToo.call('run_query', { sql: 'SELECT 1 AS one' })).structuredContent).toMatchObject({ rows: [{ one: 1 }] });
+  });
+
+  it('refuses a person’s session beyond their session limit with 429, while another person opens one', async () => {
+    const answer = await rawRequest(port, '/mcp/orders', {
+      host: `127.0.0.1:${port}`,
+      authorization: `Bearer ${await provider.token(audience, ALICE)}`,
+    });
+    expect(answer.status).toBe(429);
+    expect(answer.headers['retry-after']).toBe('60');
+    expect(JSON.parse(answer.body).error.message).toBe(
+      'You (alice) already hold 2 MCP sessions, the limit per person (2); close one (DELETE) or wait for idle ones to expire.',
+    );
+    const bob = await open(BOB);
+    expect((await bob.call('run_query', { sql: 'SELECT 2 AS two' })).structuredContent).toMatchObject({ rows: [{ two: 2 }] });
   });
 });
