@@ -271,6 +271,11 @@ Examples:
     .command('create <label>')
     .description('create a token and print it once (the daemon keeps only its hash)')
     .option('--connection <name>', 'limit the token to this connection’s endpoint (/mcp/<name>)')
+    .option(
+      '--context <NAME=value>',
+      'bind the token to this context value of its connection (repeatable; needs --connection); its holder cannot give NAME on the URL',
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
     .addOption(json())
     .addHelpText(
       'after',

@@ -145,7 +145,10 @@ export async function runDaemon(options: RunDaemonOptions = {}): Promise<Running
     });
     const curated = new CuratedService({ registry, connections, policy: createStatementPolicy() });
     const sessions = new SessionTable();
-    const tokens = new TokenService(registry, { assertConnection: (name) => void connections.resolve(name) });
+    const tokens = new TokenService(registry, {
+      assertConnection: (name) => void connections.resolve(name),
+      contextNames: (name) => connections.resolve(name).context,
+    });
     const grants = new GrantService(registry, { assertConnection: (name) => void connections.resolve(name) });
     let mcpHttp: RunningMcpHttp | undefined;
     const startedAt = Date.now();

@@ -16,6 +16,11 @@ export const CreateTokenRequestSchema = z.strictObject({
   label: TokenLabelSchema,
   /** Limits the token to this connection's endpoint (`/mcp/<connection>`); without it, any connection's. */
   connection: ConnectionNameSchema.optional(),
+  /**
+   * Binds the token to these context values of its connection (needs `connection`): its holder
+   * cannot give these names on the URL.
+   */
+  context: z.record(z.string().max(64), z.string().max(65_536)).optional(),
 });
 export type CreateTokenRequest = z.infer<typeof CreateTokenRequestSchema>;
 
@@ -25,6 +30,8 @@ export const TokenInfoSchema = z.object({
   connection: z.string().nullable(),
   createdAt: z.string(),
   lastUsedAt: z.string().nullable(),
+  /** The context names the token is bound to (their values are not shown). */
+  context: z.array(z.string()).optional(),
 });
 export type TokenInfo = z.infer<typeof TokenInfoSchema>;
 

@@ -1,4 +1,5 @@
 import { cliCommand } from '../../shared/cli-command.js';
+import { HanactlError } from '../../shared/errors.js';
 import { renderTable } from '../../shared/text-table.js';
 import { createToken, listTokens, revokeToken } from '../../shared/token-client.js';
 import { type CliContext, printJson } from '../context.js';
@@ -7,10 +8,25 @@ import { type CliContext, printJson } from '../context.js';
  * `hanactl token create <label> [--connection NAME]`: the token alone on stdout (so
  * `TOKEN=$(hanactl token create x)` works), how to use it on stderr. It is shown this once.
  */
-export async function create(ctx: CliContext, label: string, options: { connection?: string; json?: boolean }): Promise<void> {
-  const created = await createToken(ctx.daemon, { label, ...(options.connection ? { connection: options.connection } : {}) });
+export async function create(
+  ctx: CliContext,
+  label: string,
+  options: { connection?: string; context?: readonly string[]; json?: boolean },
+): Promise<void> {
+  const context: Record<string, string> = {};
+  for (const pair of options.context ?? []) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new HanactlError('INVALID_REQUEST', `--context takes NAME=value, e.g. CUSTOMER_ID=42; "${pair}" is not.`);
+    context[pair.slice(0, eq).trim().toUpperCase()] = pair.slice(eq + 1);
+  }
+  const created = await createToken(ctx.daemon, {
+    label,
+    ...(options.connection ? { connection: options.connection } : {}),
+    ...(Object.keys(context).length > 0 ? { context } : {}),
+  });
   if (options.json) return printJson(ctx, created);
-  const scope = created.connection ? `the connection "${created.connection}" only` : 'every connection';
+  const bound = created.context?.length ? `, bound to its context values of ${created.context.join(', ')}` : '';
+  const scope = `${created.connection ? `the connection "${created.connection}" only` : 'every connection'}${bound}`;
   ctx.err(
     `Token "${created.label}" created for ${scope}. It is shown this once; the daemon keeps only its hash. Clients send it as \`Authorization: Bearer <token>\`:`,
   );

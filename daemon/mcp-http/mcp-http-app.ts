@@ -14,6 +14,12 @@ import type { OAuthCaller } from './oauth-verifier.js';
 import type { PersonCalls } from './person-calls.js';
 import { RPC, rpcError, rpcErrorFor } from './rpc-error.js';
 
+/** The values a static token is bound to, of the names its connection still declares; undefined when none. */
+function tokenContext(grant: TokenGrant, declared: readonly string[]): Record<string, string> | undefined {
+  if (!grant.context) return undefined;
+  return Object.fromEntries(Object.entries(grant.context).filter(([name]) => declared.includes(name)));
+}
+
 /** True when a JSON-RPC body (or batch) holds a `tools/call` request. */
 function callsTool(body: unknown): boolean {
   const messages = Array.isArray(body) ? body : [body];
@@ -104,7 +110,9 @@ export function createMcpHttpApp(deps: McpHttpAppDeps): Hono<{ Variables: Bearer
     if (!ConnectionNameSchema.safeParse(name).success)
       throw new HanactlError('CONNECTION_NOT_FOUND', `There is no connection named "${name}".`);
     const connection = await deps.describe(name);
-    const context = contextFromQuery(rawQueryOf(c.req.url), connection, caller ? contextFromClaims(connection, caller) : undefined);
+    const context = caller
+      ? contextFromQuery(rawQueryOf(c.req.url), connection, contextFromClaims(connection, caller))
+      : contextFromQuery(rawQueryOf(c.req.url), connection, tokenContext(grant, connection.context), `the token "${grant.label}"`);
     const binding = {
       connection: name,
       context,

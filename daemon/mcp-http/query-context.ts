@@ -48,6 +48,8 @@ export function contextFromQuery(
   raw: string,
   connection: { readonly name: string; readonly context: readonly string[]; readonly engine: Engine },
   fromClaims?: Readonly<Record<string, string>>,
+  /** Where the fixed values come from, for the refusal: `your sign-in`, `the token "laptop"`. */
+  origin = 'your sign-in',
 ): Record<string, string> {
   const supplied: Record<string, string> = {};
   for (const [rawName, value] of parseRawQuery(raw)) {
@@ -56,7 +58,7 @@ export function contextFromQuery(
     if (fromClaims && name in fromClaims) {
       throw new HanactlError(
         'FORBIDDEN',
-        `The context parameter ${name} of "${connection.name}" comes from your sign-in, not from the URL; remove ${name}=... from the endpoint's query string.`,
+        `The context parameter ${name} of "${connection.name}" comes from ${origin}, not from the URL; remove ${name}=... from the endpoint's query string.`,
       );
     }
     supplied[name] = value;

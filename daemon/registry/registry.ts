@@ -72,6 +72,8 @@ export interface TokenRow {
   readonly connection: string | null;
   readonly created_at: string;
   readonly last_used_at: string | null;
+  /** The context values the token is bound to, as JSON; null when its holder gives them on the URL. */
+  readonly context?: string | null;
 }
 
 const SCHEMA = `
@@ -109,6 +111,7 @@ CREATE TABLE IF NOT EXISTS grants (
   created_at TEXT NOT NULL,
   PRIMARY KEY (connection, principal)
 );
+CREATE TABLE IF NOT EXISTS token_contexts (label TEXT PRIMARY KEY, context TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS tokens (
   label TEXT PRIMARY KEY,
   hash TEXT NOT NULL UNIQUE,
@@ -381,21 +384,30 @@ export class Registry {
 
   /** MCP over HTTP bearer tokens (`hanactl token`), by label; each row holds the token's sha256 only. */
   listTokens(): TokenRow[] {
-    return this.#db.prepare('SELECT * FROM tokens ORDER BY label').all() as TokenRow[];
+    return this.#db.prepare('SELECT * FROM tokens LEFT JOIN token_contexts USING (label) ORDER BY label').all() as TokenRow[];
   }
 
   /** The token whose sha256 is `hash`, if any. */
   findToken(hash: string): TokenRow | undefined {
-    return this.#db.prepare('SELECT * FROM tokens WHERE hash = ?').get(hash) as TokenRow | undefined;
+    return this.#db.prepare('SELECT * FROM tokens LEFT JOIN token_contexts USING (label) WHERE hash = ?').get(hash) as
+      | TokenRow
+      | undefined;
   }
 
   /** Adds a token; false when the label is taken. */
   addToken(row: Omit<TokenRow, 'last_used_at'>): boolean {
-    const sql = 'INSERT OR IGNORE INTO tokens (label, hash, connection, created_at) VALUES (?, ?, ?, ?)';
-    return this.#db.prepare(sql).run(row.label, row.hash, row.connection, row.created_at).changes > 0;
+    const write = this.#db.transaction(() => {
+      const sql = 'INSERT OR IGNORE INTO tokens (label, hash, connection, created_at) VALUES (?, ?, ?, ?)';
+      if (this.#db.prepare(sql).run(row.label, row.hash, row.connection, row.created_at).changes === 0) return false;
+      this.#db.prepare('DELETE FROM token_contexts WHERE label = ?').run(row.label);
+      if (row.context) this.#db.prepare('INSERT INTO token_contexts (label, context) VALUES (?, ?)').run(row.label, row.context);
+      return true;
+    });
+    return write();
   }
 
   removeToken(label: string): boolean {
+    this.#db.prepare('DELETE FROM token_contexts WHERE label = ?').run(label);
     return this.#db.prepare('DELETE FROM tokens WHERE label = ?').run(label).changes > 0;
   }
 

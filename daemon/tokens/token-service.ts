@@ -18,11 +18,15 @@ export interface TokenGrant {
   readonly label: string;
   /** The only connection the token opens; null for any. */
   readonly connection: string | null;
+  /** The context values the token is bound to: its holder cannot give these names on the URL. */
+  readonly context?: Readonly<Record<string, string>>;
 }
 
 export interface TokenServiceOptions {
   /** Throws CONNECTION_NOT_FOUND unless a registry connection of that name exists. */
   readonly assertConnection: (name: string) => void;
+  /** A connection's declared context names, to check the values a token is bound to. */
+  readonly contextNames?: (name: string) => readonly string[];
   /** `last used` is written at most this often per token (default a minute): a request is not a disk write. */
   readonly touchIntervalMillis?: number;
   readonly now?: () => Date;
@@ -37,7 +41,14 @@ export function hashToken(token: string): string {
 }
 
 function info(row: TokenRow): TokenInfo {
-  return { label: row.label, connection: row.connection, createdAt: row.created_at, lastUsedAt: row.last_used_at };
+  const context = row.context ? Object.keys(JSON.parse(row.context) as Record<string, string>) : [];
+  return {
+    label: row.label,
+    connection: row.connection,
+    createdAt: row.created_at,
+    lastUsedAt: row.last_used_at,
+    ...(context.length > 0 ? { context } : {}),
+  };
 }
 
 /**
@@ -57,12 +68,14 @@ export class TokenService {
 
   create(request: CreateTokenRequest): CreatedToken {
     if (request.connection) this.#options.assertConnection(request.connection);
+    const context = this.#boundContext(request);
     const token = `${TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
     const row = {
       label: request.label,
       hash: hashToken(token),
       connection: request.connection ?? null,
       created_at: this.#now().toISOString(),
+      context: context ? JSON.stringify(context) : null,
     };
     if (!this.#store.addToken(row)) {
       throw new HanactlError(
@@ -97,7 +110,34 @@ export class TokenService {
       this.#touched.set(row.label, now.getTime());
       this.#store.touchToken(row.label, now.toISOString());
     }
-    return { label: row.label, connection: row.connection };
+    return {
+      label: row.label,
+      connection: row.connection,
+      ...(row.context ? { context: JSON.parse(row.context) as Record<string, string> } : {}),
+    };
+  }
+
+  /** The context values a new token is bound to, names upper-cased and checked against its connection. */
+  #boundContext(request: CreateTokenRequest): Record<string, string> | undefined {
+    const entries = Object.entries(request.context ?? {});
+    if (entries.length === 0) return undefined;
+    if (!request.connection) {
+      throw new HanactlError(
+        'INVALID_REQUEST',
+        'Context values belong to one connection: give --connection <name> with --context NAME=value.',
+      );
+    }
+    const declared = this.#options.contextNames?.(request.connection) ?? [];
+    const bound: Record<string, string> = {};
+    for (const [rawName, value] of entries) {
+      const name = rawName.trim().toUpperCase();
+      if (!declared.includes(name)) {
+        const names = declared.length > 0 ? `it declares ${declared.join(', ')}` : 'it declares none';
+        throw new HanactlError('CONTEXT_INVALID', `"${request.connection}" has no context parameter ${name} (${names}).`);
+      }
+      bound[name] = value;
+    }
+    return bound;
   }
 
   #now(): Date {

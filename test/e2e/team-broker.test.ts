@@ -133,6 +133,35 @@ describe.skipIf(!available)('a team broker: two signed-in people, grants, contex
     );
   });
 
+  it('binds a static token to the context values it was created with; its holder cannot give others on the URL', async () => {
+    const created = await home.ok(['token', 'create', 'customer-3', '--connection', 'orders', '--context', 'customer_id=3']);
+    expect(created.stderr).toContain('Token "customer-3" created for the connection "orders" only, bound to its context values of CUSTOMER_ID.');
+    const bound = created.stdout.trim();
+    const refused = await rawRequest(port, '/mcp/orders?CUSTOMER_ID=1', { host: `127.0.0.1:${port}`, authorization: `Bearer ${bound}` });
+    expect(refused.status).toBe(403);
+    expect(JSON.parse(refused.body).error.message).toBe(
+      'The context parameter CUSTOMER_ID of "orders" comes from the token "customer-3", not from the URL; remove CUSTOMER_ID=... from the endpoint\'s query string.',
+    );
+    const client = await connectHttp(`${base}/mcp/orders`, bound, 'bound-token');
+    clients.push(client);
+    expect(foreignRows(await client.call('run_query', { sql: rls.select }), 3, { rows: 5 })).toBe(0);
+    const listed = JSON.parse((await home.ok(['token', 'list', '--json'])).stdout);
+    expect(listed.tokens).toEqual([expect.objectContaining({ label: 'customer-3', connection: 'orders', context: ['CUSTOMER_ID'] })]);
+    expect(JSON.stringify(listed)).not.toContain('"3"');
+
+    const wrong = await home.run(['token', 'create', 'no-connection', '--context', 'CUSTOMER_ID=3']);
+    expect(wrong.code).not.toBe(0);
+    expect(wrong.stderr).toContain('Context values belong to one connection: give --connection <name> with --context NAME=value.');
+    const undeclared = await home.run(['token', 'create', 'region', '--connection', 'orders', '--context', 'REGION=eu']);
+    expect(undeclared.stderr).toContain('"orders" has no context parameter REGION (it declares CUSTOMER_ID).');
+
+    // A token created without values leaves them to the URL, as before.
+    const free = (await home.ok(['token', 'create', 'free', '--connection', 'orders'])).stdout.trim();
+    const freeClient = await connectHttp(`${base}/mcp/orders?CUSTOMER_ID=2`, free, 'free-token');
+    clients.push(freeClient);
+    expect(foreignRows(await freeClient.call('run_query', { sql: rls.select }), 2, { rows: 5 })).toBe(0);
+  });
+
   it('refuses a claim for an undeclared name, and lets a person remove a claim mapping', async () => {
     const wrong = await home.run(['set', 'orders', '--context-claim', 'REGION=region']);
     expect(wrong.code).not.toBe(0);

@@ -41,7 +41,7 @@ describe('TokenService on a real registry', () => {
       token: expect.stringMatching(/^hanactl_/),
     });
     expect(registry.listTokens()).toEqual([
-      { label: 'ci', hash: hashToken(created.token), connection: 'shop', created_at: now.toISOString(), last_used_at: null },
+      { label: 'ci', hash: hashToken(created.token), connection: 'shop', created_at: now.toISOString(), last_used_at: null, context: null },
     ]);
     expect(service.verify(created.token)).toEqual({ label: 'ci', connection: 'shop' });
     expect(service.verify(`${created.token}x`)).toBeUndefined();
