@@ -233,7 +233,8 @@ export async function runDaemon(options: RunDaemonOptions = {}): Promise<Running
         brokerFor: (person) => new ServiceBroker(services, { person }),
         ...(config.perPerson?.maxSessions ? { sessions: { maxSessionsPerPerson: config.perPerson.maxSessions } } : {}),
         ...(config.perPerson?.maxConcurrentCalls ? { maxCallsPerPerson: config.perPerson.maxConcurrentCalls } : {}),
-        createServer: (broker, { connection, context }) => createShimServer(broker, { connection, context, transport: 'http' }),
+        createServer: (broker, { connection, context }) =>
+          createShimServer(broker, { ...(connection !== null ? { connection, context } : {}), transport: 'http' }),
         onError: (err, path) => log.error({ path, err: err instanceof Error ? err.message : String(err) }, 'unexpected error'),
       });
       mcpHttp = running;

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { withLeanToolList } from '../../shim/lean-tool-list.js';
+import type { OAuthCaller } from './oauth-verifier.js';
 import { DEFAULT_MAX_SESSIONS_PER_PERSON } from './person-calls.js';
 import { rpcError } from './rpc-error.js';
 
@@ -10,14 +11,16 @@ export const DEFAULT_MAX_SESSIONS_PER_TOKEN = 32;
 
 /** What an HTTP session is opened for; fixed for its life. */
 export interface SessionBinding {
-  /** The connection the URL names. */
-  readonly connection: string;
+  /** The connection the URL names; null on `/mcp`, where a signed-in caller chooses among its grants. */
+  readonly connection: string | null;
   /** The context values the URL's query string gave, checked. */
   readonly context: Readonly<Record<string, string>>;
   /** The label of the token that opened it: another token cannot use the session. */
   readonly token: string;
   /** The signed-in person who opened it (OAuth), named in its calls' audit records. */
   readonly person?: { readonly subject: string; readonly issuer: string };
+  /** On `/mcp`: the signed-in caller (claims included) and the URL's context pairs, applied per connection. */
+  readonly shared?: { readonly caller: OAuthCaller; readonly urlContext: readonly (readonly [string, string])[] };
 }
 
 /** One MCP server for one session, as the factory builds it (the shim's, inside the daemon). */

@@ -7,8 +7,8 @@ import { HanactlError } from '../../shared/errors.js';
 import { ConnectionNameSchema } from '../../shared/schemas.js';
 import type { TokenGrant } from '../tokens/token-service.js';
 import type { HttpSessions } from './http-sessions.js';
-import { sameBinding } from './http-sessions.js';
-import { contextFromClaims, contextFromQuery, rawQueryOf } from './query-context.js';
+import { type SessionBinding, sameBinding } from './http-sessions.js';
+import { contextFromClaims, contextFromQuery, parseRawQuery, rawQueryOf } from './query-context.js';
 import { type BearerAuthDeps, type BearerVariables, bearerAuth, hostAndOrigin } from './request-guards.js';
 import type { OAuthCaller } from './oauth-verifier.js';
 import type { PersonCalls } from './person-calls.js';
@@ -43,6 +43,8 @@ export interface McpHttpAppDeps {
     /** For signed-in callers, the token claim each context name's value comes from. */
     readonly contextClaims?: Readonly<Record<string, string>>;
   }>;
+  /** Every registry connection with its context names and claims, for `/mcp` (no connection in the URL). */
+  listConnections?(): Promise<readonly { readonly name: string; readonly context: readonly string[]; readonly contextClaims?: Readonly<Record<string, string>> }[]>;
   readonly sessions: HttpSessions;
   /** The calls each signed-in person has running: one more than the limit is refused with 429. */
   readonly personCalls?: PersonCalls;
@@ -120,19 +122,59 @@ export function createMcpHttpApp(deps: McpHttpAppDeps): Hono<{ Variables: Bearer
       ...(caller ? { person: { subject: caller.subject, issuer: caller.issuer } } : {}),
     };
 
-    const sessionId = c.req.header('mcp-session-id');
+    return serve(c.req.raw, binding);
+  });
+
+  // `/mcp`: a signed-in caller chooses among the connections granted to it; a static token is
+  // bound to a connection's URL, so here it gets the answer it always got.
+  app.all('/mcp', async (c) => {
+    const caller = c.get('caller');
+    if (!caller || !deps.grants) return rpcError(404, `No such endpoint: ${c.req.path}. MCP over HTTP is served at /mcp/<connection>.`);
+    const pairs = parseRawQuery(rawQueryOf(c.req.url));
+    const context: Record<string, string> = {};
+    for (const [raw, value] of pairs) {
+      const name = raw.trim().toUpperCase();
+      if (name in context) throw new HanactlError('CONTEXT_INVALID', `The context parameter ${name} is given more than once.`);
+      context[name] = value;
+    }
+    // A name some granted connection takes from the caller's claims is not the URL's to give.
+    if (pairs.length > 0 && deps.listConnections) {
+      for (const connection of await deps.listConnections()) {
+        if (!deps.grants.allows(connection.name, caller)) continue;
+        const claimed = Object.keys(connection.contextClaims ?? {}).find((n) => n in context && connection.context.includes(n));
+        if (claimed) {
+          throw new HanactlError(
+            'FORBIDDEN',
+            `The context parameter ${claimed} of "${connection.name}" comes from your sign-in, not from the URL; remove ${claimed}=... from the endpoint's query string.`,
+          );
+        }
+      }
+    }
+    const binding = {
+      connection: null,
+      context,
+      token: c.get('grant').label,
+      person: { subject: caller.subject, issuer: caller.issuer },
+      shared: { caller, urlContext: pairs },
+    };
+    return serve(c.req.raw, binding);
+  });
+
+  /** One request of an MCP session bound to `binding`: an initialize opens it, later ones must match it. */
+  async function serve(request: Request, binding: SessionBinding): Promise<Response> {
+    const sessionId = request.headers.get('mcp-session-id');
     if (sessionId) {
       const session = deps.sessions.get(sessionId);
       if (!session) return rpcError(404, 'Session not found; start a new one with initialize.', -32001);
-      if (session.binding.token !== grant.label) return rpcError(403, 'This MCP session was opened with another token.');
+      if (session.binding.token !== binding.token) return rpcError(403, 'This MCP session was opened with another token.');
       if (!sameBinding(session.binding, binding)) {
         return rpcError(
           400,
-          `This MCP session was opened on /mcp/${session.binding.connection} with other context values; use the URL it was opened with.`,
+          `This MCP session was opened on /mcp${session.binding.connection !== null ? `/${session.binding.connection}` : ''} with other context values; use the URL it was opened with.`,
         );
       }
-      if (binding.person && deps.personCalls?.full(binding.person) && c.req.method === 'POST') {
-        const body: unknown = await c.req.raw
+      if (binding.person && deps.personCalls?.full(binding.person) && request.method === 'POST') {
+        const body: unknown = await request
           .clone()
           .json()
           .catch(() => undefined);
@@ -141,18 +183,18 @@ export function createMcpHttpApp(deps: McpHttpAppDeps): Hono<{ Variables: Bearer
           return rpcError(429, refusal.message, undefined, { 'retry-after': '5' });
         }
       }
-      return deps.sessions.handle(sessionId, c.req.raw);
+      return deps.sessions.handle(sessionId, request);
     }
-    if (c.req.method !== 'POST')
+    if (request.method !== 'POST')
       return rpcError(400, 'Bad Request: Mcp-Session-Id header is required; start a session with an initialize POST.');
     let body: unknown;
     try {
-      body = await c.req.json();
+      body = await request.json();
     } catch {
       return rpcError(400, 'Parse error: the body is not JSON.', RPC.parseError);
     }
     if (!isInitializeRequest(body)) return rpcError(400, 'Bad Request: No valid session ID provided; start a session with initialize.');
-    return deps.sessions.start(binding, c.req.raw, body);
-  });
+    return deps.sessions.start(binding, request, body);
+  }
   return app;
 }

@@ -1,6 +1,7 @@
 import type { Broker } from '../../shim/broker.js';
 import { scopedBroker } from '../mcp/scoped-broker.js';
 import type { TokenGrant } from '../tokens/token-service.js';
+import { grantedBroker } from './granted-broker.js';
 import { HttpSessions, type McpSession, type SessionBinding } from './http-sessions.js';
 import { listenMcpHttp } from './listen.js';
 import type { HttpListenAddress } from './listen-address.js';
@@ -64,7 +65,12 @@ export async function startMcpHttp(options: McpHttpOptions): Promise<RunningMcpH
       const base = binding.person
         ? limitedBroker(options.brokerFor?.(binding.person) ?? broker, binding.person, personCalls)
         : broker;
-      const scoped = scopedBroker(base, binding.connection);
+      const scoped =
+        binding.connection !== null
+          ? scopedBroker(base, binding.connection)
+          : binding.shared && options.grants
+            ? grantedBroker(base, binding.shared.caller, options.grants, binding.shared.urlContext)
+            : scopedBroker(base, '');
       const { server, state } = options.createServer(scoped, binding);
       // Only a client that finished the handshake is a session in `hanactl status` (the shim
       // announces itself on `initialized` too); a bare initialize, as a probe sends, is not.
@@ -91,6 +97,7 @@ export async function startMcpHttp(options: McpHttpOptions): Promise<RunningMcpH
     ...(options.oauth ? { oauth: new OAuthVerifier(options.oauth) } : {}),
     ...(options.grants ? { grants: options.grants } : {}),
     describe: (name) => broker.getConnection(name),
+    listConnections: async () => (await broker.listConnections({})).connections,
     sessions,
     personCalls,
     ...(options.onError ? { onError: options.onError } : {}),

@@ -1,0 +1,126 @@
+/**
+ * `/mcp` on a team broker, the URL naming no connection: each signed-in person lists and uses
+ * only the connections granted to them, with the context value of a connection that maps it
+ * coming from their access token, and sees only their own rows under row-level security. A
+ * static token on `/mcp` gets the answer it always got.
+ */
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serverAvailable } from '../helpers/engines.js';
+import { TestHome } from '../helpers/hanactl-home.js';
+import { textOf } from '../helpers/mcp-client.js';
+import { connectHttp, createToken, freePort, type HttpClientHandle, rawRequest } from '../helpers/mcp-http.js';
+import { startOidcProvider, type TestOidcClient, type TestOidcProvider } from '../helpers/oidc-provider.js';
+import { foreignRows, RlsFixture } from '../helpers/rls-fixture.js';
+
+const require = createRequire(import.meta.url);
+const Database = require('better-sqlite3-multiple-ciphers');
+
+const available = await serverAvailable('postgres');
+
+/** Alice is in the sales group and customer 1; Bob is customer 2; Dave has no grant at all. */
+const ALICE: TestOidcClient = { id: 'alice', secret: 'alice-secret-for-the-test-provider', claims: { customer_id: 1, groups: ['sales'] } };
+const BOB: TestOidcClient = { id: 'bob', secret: 'bob-secret-for-the-test-provider', claims: { customer_id: '2' } };
+const DAVE: TestOidcClient = { id: 'dave', secret: 'dave-secret-for-the-test-provider', claims: { customer_id: 3 } };
+
+function listed(result: CallToolResult): string[] {
+  const { connections } = result.structuredContent as { connections: { name: string }[] };
+  return connections.map((c) => c.name).sort();
+}
+
+describe.skipIf(!available)('/mcp on a team broker: signed-in callers choose among their granted connections', () => {
+  const rls = new RlsFixture({ role: 'hctx_shared', table: 'shared_orders' });
+  const home = new TestHome();
+  let provider: TestOidcProvider;
+  let port: number;
+  let base: string;
+  let audience: string;
+  const clients: HttpClientHandle[] = [];
+
+  const open = async (path: string, who: TestOidcClient): Promise<HttpClientHandle> => {
+    const client = await connectHttp(`${base}${path}`, await provider.token(audience, who), `shared-${who.id}`);
+    clients.push(client);
+    return client;
+  };
+  const refusal = (name: string, who: string) =>
+    new RegExp(`You \\(${who}\\) have no grant for the connection "${name}"; a person gives one with \`[^\`]*hanactl[^\`]* grant ${name} ${who}\`\\.`);
+
+  beforeAll(async () => {
+    provider = await startOidcProvider([ALICE, BOB, DAVE]);
+    await rls.setUp();
+    port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    audience = `${base}/mcp`;
+    await home.ok(['daemon', 'start', '--http', '--listen', `127.0.0.1:${port}`, '--oauth-issuer', provider.issuer, '--oauth-audience', audience]);
+    await rls.addConnection(home, 'orders');
+    await home.ok(['set', 'orders', '--context-claim', 'CUSTOMER_ID=customer_id']);
+    const ledger = new Database(join(home.dir, 'ledger.db'));
+    ledger.exec("CREATE TABLE entries (id INTEGER PRIMARY KEY, note TEXT NOT NULL); INSERT INTO entries VALUES (1, 'opening');");
+    ledger.close();
+    await home.ok(['add', '--no-test', 'ledger', `sqlite:${join(home.dir, 'ledger.db')}`]);
+    await home.ok(['grant', 'orders', 'sales']);
+    await home.ok(['grant', 'orders', BOB.id]);
+    await home.ok(['grant', 'ledger', BOB.id]);
+  });
+
+  afterAll(async () => {
+    for (const client of clients) await client.close().catch(() => {});
+    await home.dispose();
+    await provider?.close();
+    await rls.dispose();
+  });
+
+  it('lists to each person only their granted connections; each uses one and sees only their own rows', async () => {
+    const alice = await open('/mcp', ALICE);
+    const bob = await open('/mcp', BOB);
+    expect(listed(await alice.call('list_connections'))).toEqual(['orders']);
+    expect(listed(await bob.call('list_connections'))).toEqual(['ledger', 'orders']);
+
+    const used = await alice.call('use_connection', { name: 'orders' });
+    expect(used.isError, textOf(used)).toBeFalsy();
+    expect(foreignRows(await alice.call('run_query', { sql: rls.select }), 1, { rows: 5 })).toBe(0);
+    expect(foreignRows(await bob.call('run_query', { sql: rls.select, connection: 'orders' }), 2, { rows: 5 })).toBe(0);
+    const read = await bob.call('run_query', { sql: 'SELECT note FROM entries', connection: 'ledger' });
+    expect(read.structuredContent, textOf(read)).toMatchObject({ rows: [{ note: 'opening' }] });
+  });
+
+  it('refuses an ungranted connection by use_connection, by a call’s connection, and as a resource, naming the grant', async () => {
+    const alice = await open('/mcp', ALICE);
+    const used = await alice.call('use_connection', { name: 'ledger' });
+    expect(used.isError).toBe(true);
+    expect(textOf(used)).toMatch(refusal('ledger', 'alice'));
+    const queried = await alice.call('run_query', { sql: 'SELECT note FROM entries', connection: 'ledger' });
+    expect(queried.isError).toBe(true);
+    expect(textOf(queried)).toMatch(refusal('ledger', 'alice'));
+    await expect(alice.client.readResource({ uri: 'hanactl://ledger/main/entries' })).rejects.toThrow(refusal('ledger', 'alice'));
+  });
+
+  it('gives a caller without any grant a session that lists nothing and uses nothing', async () => {
+    const dave = await open('/mcp', DAVE);
+    expect(listed(await dave.call('list_connections'))).toEqual([]);
+    const queried = await dave.call('run_query', { sql: rls.select, connection: 'orders' });
+    expect(queried.isError).toBe(true);
+    expect(textOf(queried)).toMatch(refusal('orders', 'dave'));
+  });
+
+  it('refuses a URL value for a name a granted connection takes from the sign-in (403)', async () => {
+    const answer = await rawRequest(port, '/mcp?CUSTOMER_ID=2', {
+      host: `127.0.0.1:${port}`,
+      authorization: `Bearer ${await provider.token(audience, ALICE)}`,
+    });
+    expect(answer.status).toBe(403);
+    expect(JSON.parse(answer.body).error.message).toBe(
+      'The context parameter CUSTOMER_ID of "orders" comes from your sign-in, not from the URL; remove CUSTOMER_ID=... from the endpoint\'s query string.',
+    );
+  });
+
+  it('answers a static token on /mcp as before: no such endpoint (404), and 401 without a token', async () => {
+    const token = await createToken(home, 'laptop');
+    const answer = await rawRequest(port, '/mcp', { host: `127.0.0.1:${port}`, authorization: `Bearer ${token}` });
+    expect(answer.status).toBe(404);
+    expect(JSON.parse(answer.body).error.message).toBe('No such endpoint: /mcp. MCP over HTTP is served at /mcp/<connection>.');
+    expect((await rawRequest(port, '/mcp', { host: `127.0.0.1:${port}` })).status).toBe(401);
+  });
+});
