@@ -44,7 +44,9 @@ export interface McpHttpAppDeps {
     readonly contextClaims?: Readonly<Record<string, string>>;
   }>;
   /** Every registry connection with its context names and claims, for `/mcp` (no connection in the URL). */
-  listConnections?(): Promise<readonly { readonly name: string; readonly context: readonly string[]; readonly contextClaims?: Readonly<Record<string, string>> }[]>;
+  listConnections?(): Promise<
+    readonly { readonly name: string; readonly context: readonly string[]; readonly contextClaims?: Readonly<Record<string, string>> }[]
+  >;
   readonly sessions: HttpSessions;
   /** The calls each signed-in person has running: one more than the limit is refused with 429. */
   readonly personCalls?: PersonCalls;
@@ -137,22 +139,24 @@ export function createMcpHttpApp(deps: McpHttpAppDeps): Hono<{ Variables: Bearer
       if (name in context) throw new HanactlError('CONTEXT_INVALID', `The context parameter ${name} is given more than once.`);
       context[name] = value;
     }
-    // A name some granted connection takes from the caller's claims is not the URL's to give.
-    if (pairs.length > 0 && deps.listConnections) {
-      for (const connection of await deps.listConnections()) {
-        if (!deps.grants.allows(connection.name, caller)) continue;
-        const claimed = Object.keys(connection.contextClaims ?? {}).find((n) => n in context && connection.context.includes(n));
-        if (claimed) {
-          throw new HanactlError(
-            'FORBIDDEN',
-            `The context parameter ${claimed} of "${connection.name}" comes from your sign-in, not from the URL; remove ${claimed}=... from the endpoint's query string.`,
-          );
-        }
+    // A name some granted connection takes from the caller's claims is not the URL's to give; the
+    // claims those connections read are part of the session, so a changed claim needs a new one.
+    const claims: Record<string, string> = {};
+    for (const connection of deps.listConnections ? await deps.listConnections() : []) {
+      for (const claim of Object.values(connection.contextClaims ?? {})) claims[claim] = JSON.stringify(caller.claims[claim] ?? null);
+      if (!deps.grants.allows(connection.name, caller)) continue;
+      const claimed = Object.keys(connection.contextClaims ?? {}).find((n) => n in context && connection.context.includes(n));
+      if (claimed) {
+        throw new HanactlError(
+          'FORBIDDEN',
+          `The context parameter ${claimed} of "${connection.name}" comes from your sign-in, not from the URL; remove ${claimed}=... from the endpoint's query string.`,
+        );
       }
     }
     const binding = {
       connection: null,
-      context,
+      // A context name has no colon: the claims cannot shadow a URL value.
+      context: { ...context, ...Object.fromEntries(Object.entries(claims).map(([k, v]) => [`claim:${k}`, v])) },
       token: c.get('grant').label,
       person: { subject: caller.subject, issuer: caller.issuer },
       shared: { caller, urlContext: pairs },
