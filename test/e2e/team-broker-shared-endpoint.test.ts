@@ -123,4 +123,15 @@ describe.skipIf(!available)('/mcp on a team broker: signed-in callers choose amo
     expect(JSON.parse(answer.body).error.message).toBe('No such endpoint: /mcp. MCP over HTTP is served at /mcp/<connection>.');
     expect((await rawRequest(port, '/mcp', { host: `127.0.0.1:${port}` })).status).toBe(401);
   });
+
+  it('fixes the claims a session read: after a person maps another claim, the open session is refused (400)', async () => {
+    const alice = await open('/mcp', ALICE);
+    expect(listed(await alice.call('list_connections'))).toEqual(['orders']);
+    await home.ok(['set', 'orders', '--context-claim', 'CUSTOMER_ID=sub']);
+    try {
+      await expect(alice.call('list_connections')).rejects.toThrow(/opened on \/mcp with other context values/);
+    } finally {
+      await home.ok(['set', 'orders', '--context-claim', 'CUSTOMER_ID=customer_id']);
+    }
+  });
 });
