@@ -123,7 +123,7 @@ interface Session {
 async function openSession(
   home: TestHome,
   clientName: string,
-  answer?: (message: string, withdrawn: AbortSignal) => ElicitResult | Promise<ElicitResult>,
+  answer?: (message: string, withdrawn: AbortSignal, requestId: string | number) => ElicitResult | Promise<ElicitResult>,
 ): Promise<Session> {
   const transport = new StdioClientTransport({
     command: process.execPath,
@@ -136,7 +136,7 @@ async function openSession(
   if (answer) {
     client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
       asked.push(request.params.message);
-      return answer(request.params.message, extra.signal);
+      return answer(request.params.message, extra.signal, extra.requestId);
     });
   }
   await client.connect(transport);
@@ -308,11 +308,11 @@ describe.each([sqliteEngine, postgresEngine, mariadbEngine])(
     );
 
     it.skipIf(!engine.available)('leaves the decision to the terminal when the editor question is dismissed or left open', async () => {
-      const questions: { signal: AbortSignal; settle: (r: ElicitResult) => void }[] = [];
+      const questions: { signal: AbortSignal; settle: (r: ElicitResult) => void; requestId: string | number }[] = [];
       let asked!: () => void;
       let next = new Promise<void>((r) => (asked = r));
-      const editor = await openSession(home, 'slow-editor', (_message, signal) => {
-        const answered = new Promise<ElicitResult>((settle) => questions.push({ signal, settle }));
+      const editor = await openSession(home, 'slow-editor', (_message, signal, requestId) => {
+        const answered = new Promise<ElicitResult>((settle) => questions.push({ signal, settle, requestId }));
         asked();
         return answered;
       });
@@ -335,7 +335,10 @@ describe.each([sqliteEngine, postgresEngine, mariadbEngine])(
         const withdrawn = new Promise<void>((r) => questions[1]?.signal.addEventListener('abort', () => r(), { once: true }));
         await home.ok(['deny', secondId]);
         expect(textOf(await second.result)).toMatch(/^WRITE_DENIED: .*in the terminal/);
-        await withdrawn;
+        // The SDK's client drops a cancellation for request id 0 (a falsy-id check), which a question
+        // gets when its session's server side is new (the relay reconnected): only then is there no
+        // withdrawal to see.
+        if (questions[1]?.requestId !== 0) await withdrawn;
         expect(await ids()).toEqual([1, 4, 7]);
       } finally {
         await editor.close();
