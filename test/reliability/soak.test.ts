@@ -302,7 +302,14 @@ describe.skipIf(!pgi)(`soak: ${SESSIONS} sessions for ${SECONDS} s with periodic
         const deliberateButPassed = calls.filter((c) => c.ok && c.expectedFailure);
         const durations = calls.map((c) => c.endedAt - c.startedAt);
         const since = mid?.at ?? began;
-        const leak = judgeGrowth(mid?.pssKiB ?? start.pssKiB, end.pssKiB, calls.filter((c) => c.startedAt >= since).length);
+        // From the higher of the two earlier rests: a collection that happens to run just before the
+        // midpoint sets a low mark a healthy daemon regrows from (seen: 214 -> 192 -> 236 MiB, +22 MiB
+        // over the whole run); a leak keeps the midpoint the higher and still grows past it.
+        const leak = judgeGrowth(
+          Math.max(mid?.pssKiB ?? start.pssKiB, start.pssKiB),
+          end.pssKiB,
+          calls.filter((c) => c.startedAt >= since).length,
+        );
         report('soak', {
           seconds: SECONDS,
           sessions: shims.length,
