@@ -45,6 +45,18 @@ const MODIFIERS = new Set([
 /** Engines where a statement can reach the session's context values from code (not SQLite's function). */
 const FORGEABLE: ReadonlySet<Engine> = new Set(['postgres', 'mysql', 'hana']);
 
+/**
+ * Where a MySQL `DEFINER = user`, `user@host` or `CURRENT_USER[()]` clause (in any quoting) that
+ * starts at `i` ends: the index of its last token; undefined when none starts there.
+ */
+function definerEnd(tokens: readonly Token[], i: number): number | undefined {
+  if (!isWord(tokens[i], 'DEFINER') || !isPunct(tokens[i + 1], '=')) return undefined;
+  let end = i + 2;
+  if (isPunct(tokens[end + 1], '@')) end += 2;
+  if (isPunct(tokens[end + 1], '(') && isPunct(tokens[end + 2], ')')) end += 2;
+  return end;
+}
+
 /** The code a statement defines or runs, as the refusal names it, or undefined. */
 export function codeStatement(tokens: readonly Token[], engine: Engine): string | undefined {
   const at = leadIndex(tokens);
@@ -59,11 +71,9 @@ export function codeStatement(tokens: readonly Token[], engine: Engine): string 
       // PostgreSQL's CREATE EVENT TRIGGER and MySQL's CREATE EVENT are both code.
       return `${lead.text} ${token.text === 'EVENT' && isWord(tokens[i + 1], 'TRIGGER') ? 'EVENT TRIGGER' : token.text}`;
     }
-    if (isWord(token, 'DEFINER') && isPunct(tokens[i + 1], '=')) {
-      // DEFINER = user, user@host or CURRENT_USER[()] (MySQL), in any quoting.
-      i += 2;
-      if (isPunct(tokens[i + 1], '@')) i += 2;
-      if (isPunct(tokens[i + 1], '(') && isPunct(tokens[i + 2], ')')) i += 2;
+    const afterDefiner = definerEnd(tokens, i);
+    if (afterDefiner !== undefined) {
+      i = afterDefiner;
       continue;
     }
     if (isWord(token) && MODIFIERS.has(token.text)) continue;
@@ -129,10 +139,9 @@ export function disallowedDdl(tokens: readonly Token[]): string | undefined {
   let named: string | undefined;
   for (let i = at + 1; i < tokens.length; i++) {
     const token = tokens[i] as Token;
-    if (isWord(token, 'DEFINER') && isPunct(tokens[i + 1], '=')) {
-      i += 2;
-      if (isPunct(tokens[i + 1], '@')) i += 2;
-      if (isPunct(tokens[i + 1], '(') && isPunct(tokens[i + 2], ')')) i += 2;
+    const afterDefiner = definerEnd(tokens, i);
+    if (afterDefiner !== undefined) {
+      i = afterDefiner;
       continue;
     }
     if (isPunct(token, '=')) {
@@ -148,10 +157,13 @@ export function disallowedDdl(tokens: readonly Token[]): string | undefined {
   return `${lead.text} ${(named ?? '').toUpperCase()}`.trim();
 }
 
+/** What a person can do instead, on an engine with or without signed values. */
+const signAdvice = (engine: Engine): string =>
+  engine === 'postgres' ? 'ask a person to sign them (hanactl set <connection> --signed-context) or to run it' : 'ask a person to run it';
+
 /** The refusal of `label` on a connection whose context values are not signed. */
 export function contextCodeObjection(label: string, engine: Engine): Objection {
-  const sign =
-    engine === 'postgres' ? 'ask a person to sign them (hanactl set <connection> --signed-context) or to run it' : 'ask a person to run it';
+  const sign = signAdvice(engine);
   return objection(
     'context-code',
     `Refused: ${label} adds or runs code the checks cannot read, and this connection's context values are not signed: such code could set them to another value while it runs.`,
@@ -161,8 +173,7 @@ export function contextCodeObjection(label: string, engine: Engine): Objection {
 
 /** The refusal of DDL outside the allow list on a connection whose context values are not signed. */
 export function contextDdlObjection(label: string, engine: Engine): Objection {
-  const sign =
-    engine === 'postgres' ? 'ask a person to sign them (hanactl set <connection> --signed-context) or to run it' : 'ask a person to run it';
+  const sign = signAdvice(engine);
   return objection(
     'context-code',
     `Refused: ${label} is not among the statements allowed where context values are not signed (tables, indexes, views, sequences, schemas, databases; COMMENT, GRANT, TRUNCATE, DROP): objects of other kinds can name functions that run later, out of the checks' sight, and could set the values to another one.`,
