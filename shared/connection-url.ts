@@ -40,7 +40,7 @@ const SCHEMES: Record<string, Engine> = {
  * The query options each engine's URL accepts, by name; any other is refused when the URL is
  * parsed (at `hanactl add`, in the daemon, in project files), with the list. The drivers check
  * the values when they connect and take these lists from here. HANA names match in any case, as
- * its client's do (`daemon/drivers/hana/connect-options.ts` holds their kinds and aliases).
+ * its client's do (`daemon/engines/hana/connect-options.ts` holds their kinds and aliases).
  */
 export const URL_OPTIONS = {
   sqlite: ['mode'],

@@ -1,9 +1,9 @@
 import { Hono } from 'hono';
 import { cliCommand } from '../../shared/cli-command.js';
+import { HanactlError } from '../../shared/errors.js';
 import { isProjectRef } from '../../shared/project-schemas.js';
 import { AddConnectionRequestSchema, ContextSqlRequestSchema, UpdateConnectionRequestSchema } from '../../shared/schemas.js';
-import { HanactlError } from '../../shared/errors.js';
-import { costGuardUnavailable } from '../drivers/plan-cost.js';
+import { costGuardUnavailable } from '../engines/plan-cost.js';
 import { toConnectionInfo } from '../registry/connection-service.js';
 import type { AppDeps } from './app.js';
 import { requireCli } from './require-cli.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { formatTarget, type Target } from '../../shared/connection-url.js';
 import type { PoolStats } from '../../shared/schemas.js';
-import type { Driver, DriverFactory } from '../drivers/driver.js';
+import type { Driver, DriverFactory } from '../engines/driver.js';
 import type { ConnectionRecord } from '../registry/connection-record.js';
 import { Pool, type PoolOptions } from './pool.js';
 

@@ -1,5 +1,5 @@
 import { HanactlError } from '../../shared/errors.js';
-import type { DriverConnection } from '../drivers/driver.js';
+import type { DriverConnection } from '../engines/driver.js';
 
 /** Pool settings; units are in the names, as pg-pool does. */
 export interface PoolOptions {

@@ -1,7 +1,7 @@
 import type { Target } from '../../shared/connection-url.js';
 import { isHanactlError } from '../../shared/errors.js';
 import { hanaEndpointDefaults } from '../../shared/hana-endpoint.js';
-import { buildHanaConnectOptions } from '../drivers/hana/connect-options.js';
+import { buildHanaConnectOptions } from '../engines/hana/connect-options.js';
 import { asFlag, asText, SourceError } from './source-error.js';
 
 /** A target and its secret, as a binding's credentials give them. */

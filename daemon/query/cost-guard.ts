@@ -1,6 +1,6 @@
 import { hanactlCommand } from '../../shared/cli-command.js';
 import { HanactlError } from '../../shared/errors.js';
-import type { CostGuard } from '../drivers/driver.js';
+import type { CostGuard } from '../engines/driver.js';
 import type { ConnectionRecord } from '../registry/connection-record.js';
 
 const shown = (n: number): string => (Number.isInteger(n) ? String(n) : n.toFixed(2));

@@ -1,5 +1,5 @@
 import type { Engine } from '../../shared/connection-url.js';
-import type { DriverConnection, StatementResult } from '../drivers/driver.js';
+import type { DriverConnection, StatementResult } from '../engines/driver.js';
 
 type Row = StatementResult['rows'][number];
 

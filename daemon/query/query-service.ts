@@ -1,5 +1,5 @@
-import { cliCommand } from '../../shared/cli-command.js';
 import type { WaitHooks } from '../../shared/approval.js';
+import { cliCommand } from '../../shared/cli-command.js';
 import type { Engine } from '../../shared/connection-url.js';
 import { HanactlError, isHanactlError } from '../../shared/errors.js';
 import {
@@ -12,13 +12,13 @@ import {
 } from '../../shared/schemas.js';
 import type { ApprovalDesk } from '../approvals/approval-desk.js';
 import { resolveContextValues } from '../context/context-values.js';
-import type { CostGuard, Driver } from '../drivers/driver.js';
+import type { CostGuard, Driver } from '../engines/driver.js';
+import { costGuardUnavailable } from '../engines/plan-cost.js';
 import type { Pool } from '../pools/pool.js';
 import type { ConnectionRecord } from '../registry/connection-record.js';
-import { capQueryResult, type ResultBudget, resultBudget } from './result-cap.js';
 import { costGuardOf } from './cost-guard.js';
-import { costGuardUnavailable } from '../drivers/plan-cost.js';
 import { privilegeAdvice } from './privilege-advice.js';
+import { capQueryResult, type ResultBudget, resultBudget } from './result-cap.js';
 
 /** Decides before any network work whether a statement may run, and as what. */
 export interface StatementPolicy {

@@ -3,11 +3,11 @@ import { formatTarget, parseConnectionUrl } from '../../shared/connection-url.js
 import { HanactlError } from '../../shared/errors.js';
 import { assertConnectionName } from '../../shared/names.js';
 import type { AddConnectionRequest, ConnectionInfo, UpdateConnectionRequest } from '../../shared/schemas.js';
-import { type ConnectionRecord, makeRecord } from './connection-record.js';
-import type { Registry } from './registry.js';
 import { normaliseContextNames } from '../context/context-names.js';
 import { postgresContextSql } from '../context/signed-context.js';
-import { costGuardUnavailable } from '../drivers/plan-cost.js';
+import { costGuardUnavailable } from '../engines/plan-cost.js';
+import { type ConnectionRecord, makeRecord } from './connection-record.js';
+import type { Registry } from './registry.js';
 
 /** How long `hanactl add` waits for its connection test: the connect timeout (10 s by default) and a ping, with room to spare. */
 export const ADD_TEST_MS = 20_000;

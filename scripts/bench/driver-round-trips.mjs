@@ -11,7 +11,7 @@
  */
 import net from 'node:net';
 import { newContextKey } from '../../dist/daemon/context/signed-context.js';
-import { loadDriverFactory } from '../../dist/daemon/drivers/index.js';
+import { loadDriverFactory } from '../../dist/daemon/engines/index.js';
 import { DEFAULT_POOL_OPTIONS, Pool } from '../../dist/daemon/pools/pool.js';
 import { parseConnectionUrl } from '../../dist/shared/connection-url.js';
 

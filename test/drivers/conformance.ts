@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadDriverFactory } from '../../daemon/drivers/index.js';
-import type { Driver, DriverConnection } from '../../daemon/drivers/driver.js';
+import type { Driver, DriverConnection } from '../../daemon/engines/driver.js';
+import { loadDriverFactory } from '../../daemon/engines/index.js';
 import { Pool } from '../../daemon/pools/pool.js';
 import { parseConnectionUrl } from '../../shared/connection-url.js';
 import type { JsonValue } from '../../shared/schemas.js';

@@ -1,6 +1,6 @@
 import { describe, it } from 'vitest';
-import { loadDriverFactory } from '../../daemon/drivers/index.js';
-import type { DriverConnection } from '../../daemon/drivers/driver.js';
+import type { DriverConnection } from '../../daemon/engines/driver.js';
+import { loadDriverFactory } from '../../daemon/engines/index.js';
 import { parseConnectionUrl } from '../../shared/connection-url.js';
 import { runDriverConformance } from './conformance.js';
 

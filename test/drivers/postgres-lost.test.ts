@@ -1,7 +1,7 @@
-import { createServer, connect, type Server, type Socket } from 'node:net';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadDriverFactory } from '../../daemon/drivers/index.js';
-import type { Driver } from '../../daemon/drivers/driver.js';
+import type { Driver } from '../../daemon/engines/driver.js';
+import { loadDriverFactory } from '../../daemon/engines/index.js';
 import { parseConnectionUrl } from '../../shared/connection-url.js';
 import { HanactlError } from '../../shared/errors.js';
 import { PG_URL, serverAvailable } from '../helpers/engines.js';

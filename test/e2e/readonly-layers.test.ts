@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadDriverFactory } from '../../daemon/drivers/index.js';
+import { loadDriverFactory } from '../../daemon/engines/index.js';
 import { DEFAULT_POOL_OPTIONS } from '../../daemon/pools/pool.js';
 import { PoolManager } from '../../daemon/pools/pool-manager.js';
 import { QueryService } from '../../daemon/query/query-service.js';

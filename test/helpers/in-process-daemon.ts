@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { Hono } from 'hono';
-import { loadDriverFactory } from '../../daemon/drivers/index.js';
+import { loadDriverFactory } from '../../daemon/engines/index.js';
 import { type AppDeps, createApp } from '../../daemon/http/app.js';
 import { DEFAULT_POOL_OPTIONS } from '../../daemon/pools/pool.js';
 import { PoolManager } from '../../daemon/pools/pool-manager.js';

@@ -6,8 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadDriverFactory } from '../../daemon/drivers/index.js';
-import type { DriverConnection } from '../../daemon/drivers/driver.js';
+import type { DriverConnection } from '../../daemon/engines/driver.js';
+import { loadDriverFactory } from '../../daemon/engines/index.js';
 import { parseConnectionUrl } from '../../shared/connection-url.js';
 import { PG_URL, serverAvailable } from '../helpers/engines.js';
 

@@ -293,7 +293,7 @@ describe('parseConnectionUrl: query options', () => {
   });
 
   it('lists every option the HANA driver passes to its client, and no other', async () => {
-    const { HANA_URL_OPTIONS } = await import('../../daemon/drivers/hana/connect-options.js');
+    const { HANA_URL_OPTIONS } = await import('../../daemon/engines/hana/connect-options.js');
     const { URL_OPTIONS } = await import('../../shared/connection-url.js');
     const aliases = ['schema', 'validate_certificate', 'hostname_in_certificate'];
     expect([...URL_OPTIONS.hana].sort()).toEqual([...Object.keys(HANA_URL_OPTIONS), ...aliases].sort());

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { withoutTrailingSemicolons } from '../../daemon/catalog/catalog-sql.js';
-import { connectError as hanaConnectError } from '../../daemon/drivers/hana/hana-errors.js';
-import { connectError as mysqlConnectError } from '../../daemon/drivers/mysql/mysql-errors.js';
-import { maskCredentials } from '../../daemon/drivers/mysql/mysql-types.js';
-import { DRIVER_MESSAGE_CHARS, normaliseDriverError } from '../../daemon/drivers/scrub.js';
+import { connectError as hanaConnectError } from '../../daemon/engines/hana/hana-errors.js';
+import { connectError as mysqlConnectError } from '../../daemon/engines/mysql/mysql-errors.js';
+import { maskCredentials } from '../../daemon/engines/mysql/mysql-types.js';
+import { DRIVER_MESSAGE_CHARS, normaliseDriverError } from '../../daemon/engines/scrub.js';
 import { checkStatement } from '../../daemon/policy/index.js';
 import { toConnectionName } from '../../daemon/projects/candidate.js';
 import { redactUrl } from '../../shared/connection-url.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe } from 'vitest';
-import type { DriverConnection } from '../../../daemon/drivers/driver.js';
-import { HanaDriver } from '../../../daemon/drivers/hana/hana-driver.js';
+import type { DriverConnection } from '../../../daemon/engines/driver.js';
+import { HanaDriver } from '../../../daemon/engines/hana/hana-driver.js';
 import { parseConnectionUrl } from '../../../shared/connection-url.js';
 import { runCatalogSuite } from './catalog-suite.js';
 import { createHarness, type Harness, RUN_ID } from './harness.js';

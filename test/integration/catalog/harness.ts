@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import mysql from 'mysql2/promise';
 import { CatalogService } from '../../../daemon/catalog/catalog-service.js';
 import { leasedWriteScope } from '../../../daemon/catalog/write-scope.js';
-import { loadDriverFactory } from '../../../daemon/drivers/index.js';
+import { loadDriverFactory } from '../../../daemon/engines/index.js';
 import { checkStatement } from '../../../daemon/policy/index.js';
 import { DEFAULT_POOL_OPTIONS } from '../../../daemon/pools/pool.js';
 import { PoolManager } from '../../../daemon/pools/pool-manager.js';

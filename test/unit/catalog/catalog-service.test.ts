@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { CatalogExecutor } from '../../../daemon/catalog/catalog.js';
 import { CatalogService, type StatementValidator } from '../../../daemon/catalog/catalog-service.js';
 import { likePattern, quoteWith, withoutTrailingSemicolons } from '../../../daemon/catalog/catalog-sql.js';
-import { HanaCatalog } from '../../../daemon/catalog/hana-catalog.js';
 import type { WriteScope } from '../../../daemon/catalog/write-scope.js';
+import { HanaCatalog } from '../../../daemon/engines/hana/hana-catalog.js';
 import type { Engine } from '../../../shared/connection-url.js';
 import type { Param, QueryResult } from '../../../shared/schemas.js';
 

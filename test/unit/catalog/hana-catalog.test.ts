@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CatalogExecutor, CatalogRow } from '../../../daemon/catalog/catalog.js';
-import { HanaCatalog } from '../../../daemon/catalog/hana-catalog.js';
+import { HanaCatalog } from '../../../daemon/engines/hana/hana-catalog.js';
 import type { Param } from '../../../shared/schemas.js';
 
 /**

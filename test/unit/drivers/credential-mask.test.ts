@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { maskCellValue, maskSecretText } from '../../../daemon/drivers/credential-mask.js';
+import { maskCellValue, maskSecretText } from '../../../daemon/engines/credential-mask.js';
 
 const SCRAM = 'SCRAM-SHA-256$4096:c2FsdHNhbHQ=$Zm9vYmFyYmF6cXV4Zm9vYmFyYmF6cXV4Zm9vYmFyYmE=:YmF6cXV4Zm9vYmFyYmF6cXV4Zm9vYmFyYmF6cXV4YmE=';
 

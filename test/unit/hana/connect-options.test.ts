@@ -5,8 +5,8 @@ import {
   COMMUNICATION_BACKSTOP_MS,
   HANA_URL_OPTIONS,
   parseBooleanOption,
-} from '../../../daemon/drivers/hana/connect-options.js';
-import { HanaDriver } from '../../../daemon/drivers/hana/hana-driver.js';
+} from '../../../daemon/engines/hana/connect-options.js';
+import { HanaDriver } from '../../../daemon/engines/hana/hana-driver.js';
 import { parseConnectionUrl, type Target } from '../../../shared/connection-url.js';
 import { refusal } from './helpers.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Driver } from '../../../daemon/drivers/driver.js';
-import { HanaConnection } from '../../../daemon/drivers/hana/hana-connection.js';
-import { PLAN_COST_SQL } from '../../../daemon/drivers/hana/hana-sql.js';
+import type { Driver } from '../../../daemon/engines/driver.js';
+import { HanaConnection } from '../../../daemon/engines/hana/hana-connection.js';
+import { PLAN_COST_SQL } from '../../../daemon/engines/hana/hana-sql.js';
 import { createStatementPolicy } from '../../../daemon/policy-wiring.js';
 import type { Pool } from '../../../daemon/pools/pool.js';
 import { QueryService } from '../../../daemon/query/query-service.js';

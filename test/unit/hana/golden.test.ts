@@ -1,11 +1,11 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { HanaCatalog } from '../../../daemon/catalog/hana-catalog.js';
 import type { CatalogExecutor } from '../../../daemon/catalog/catalog.js';
-import type { ExecuteOptions } from '../../../daemon/drivers/driver.js';
-import { HanaConnection } from '../../../daemon/drivers/hana/hana-connection.js';
-import { HanaDriver } from '../../../daemon/drivers/hana/hana-driver.js';
+import type { ExecuteOptions } from '../../../daemon/engines/driver.js';
+import { HanaCatalog } from '../../../daemon/engines/hana/hana-catalog.js';
+import { HanaConnection } from '../../../daemon/engines/hana/hana-connection.js';
+import { HanaDriver } from '../../../daemon/engines/hana/hana-driver.js';
 import { parseConnectionUrl } from '../../../shared/connection-url.js';
 import { rejection } from './helpers.js';
 import { RecordingConnection } from './recording-client.js';

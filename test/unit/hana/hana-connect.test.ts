@@ -1,8 +1,8 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHanaDriver, HANA_CAPABILITIES, HanaDriver } from '../../../daemon/drivers/hana/hana-driver.js';
-import { connectError } from '../../../daemon/drivers/hana/hana-errors.js';
-import { loadHanaClient } from '../../../daemon/drivers/hana/load-client.js';
+import { createHanaDriver, HANA_CAPABILITIES, HanaDriver } from '../../../daemon/engines/hana/hana-driver.js';
+import { connectError } from '../../../daemon/engines/hana/hana-errors.js';
+import { loadHanaClient } from '../../../daemon/engines/hana/load-client.js';
 import { parseConnectionUrl } from '../../../shared/connection-url.js';
 import { rejection } from './helpers.js';
 

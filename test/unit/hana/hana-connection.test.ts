@@ -1,6 +1,6 @@
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import type { ExecuteOptions } from '../../../daemon/drivers/driver.js';
+import type { ExecuteOptions } from '../../../daemon/engines/driver.js';
 import type {
   HanaBindValue,
   HanaCallback,
@@ -8,9 +8,9 @@ import type {
   HanaConnectionLike,
   HanaResultSetLike,
   HanaStatementLike,
-} from '../../../daemon/drivers/hana/hana-client-types.js';
-import { HanaConnection } from '../../../daemon/drivers/hana/hana-connection.js';
-import { HanaDriver } from '../../../daemon/drivers/hana/hana-driver.js';
+} from '../../../daemon/engines/hana/hana-client-types.js';
+import { HanaConnection } from '../../../daemon/engines/hana/hana-connection.js';
+import { HanaDriver } from '../../../daemon/engines/hana/hana-driver.js';
 import { parseConnectionUrl } from '../../../shared/connection-url.js';
 import { rejection } from './helpers.js';
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DriverConnection, ExecuteOptions } from '../../../daemon/drivers/driver.js';
-import { HanaCatalog } from '../../../daemon/catalog/hana-catalog.js';
 import type { CatalogExecutor } from '../../../daemon/catalog/catalog.js';
-import { HanaDriver } from '../../../daemon/drivers/hana/hana-driver.js';
-import { buildContextStatements } from '../../../daemon/drivers/hana/hana-sql.js';
+import type { DriverConnection, ExecuteOptions } from '../../../daemon/engines/driver.js';
+import { HanaCatalog } from '../../../daemon/engines/hana/hana-catalog.js';
+import { HanaDriver } from '../../../daemon/engines/hana/hana-driver.js';
+import { buildContextStatements } from '../../../daemon/engines/hana/hana-sql.js';
 import { parseConnectionUrl } from '../../../shared/connection-url.js';
 import { rejection } from './helpers.js';
 

@@ -7,10 +7,10 @@ import {
   PING_SQL,
   SERVER_VERSION_SQL,
   SESSION_VALUE_MAX_LENGTH,
-  sessionValueLiteral,
   SET_TRANSACTION_READ_ONLY,
   SET_TRANSACTION_READ_WRITE,
-} from '../../../daemon/drivers/hana/hana-sql.js';
+  sessionValueLiteral,
+} from '../../../daemon/engines/hana/hana-sql.js';
 import { skeletonize } from '../../../daemon/policy/index.js';
 import { HanactlError } from '../../../shared/errors.js';
 import { refusal } from './helpers.js';

@@ -5,7 +5,7 @@ import type {
   HanaConnectionLike,
   HanaResultSetLike,
   HanaStatementLike,
-} from '../../../daemon/drivers/hana/hana-client-types.js';
+} from '../../../daemon/engines/hana/hana-client-types.js';
 
 /**
  * A stand-in for one `@sap/hana-client` connection that records, in order, every call the

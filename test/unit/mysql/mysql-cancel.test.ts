@@ -1,6 +1,6 @@
 import type { Connection } from 'mysql2/promise';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { DriverConnection } from '../../../daemon/drivers/driver.js';
+import type { DriverConnection } from '../../../daemon/engines/driver.js';
 import { HanactlError } from '../../../shared/errors.js';
 import { failure, makeDriver, openAdmin, READ, skipReason, TARGET, uniqueName, urlForUser, WRITE } from './mysql-env.js';
 

@@ -1,7 +1,7 @@
 import { createServer, type Socket } from 'node:net';
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MYSQL_CAPABILITIES, planMysqlUrl } from '../../../daemon/drivers/mysql/index.js';
+import { MYSQL_CAPABILITIES, planMysqlUrl } from '../../../daemon/engines/mysql/index.js';
 import { parseConnectionUrl } from '../../../shared/connection-url.js';
 import { HanactlError } from '../../../shared/errors.js';
 import { closedPort } from '../../helpers/ports.js';

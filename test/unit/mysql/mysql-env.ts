@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import mysql from 'mysql2/promise';
 import { expect } from 'vitest';
-import type { Driver, DriverSettings, ExecuteOptions } from '../../../daemon/drivers/driver.js';
-import { createMysqlDriver } from '../../../daemon/drivers/mysql/index.js';
+import type { Driver, DriverSettings, ExecuteOptions } from '../../../daemon/engines/driver.js';
+import { createMysqlDriver } from '../../../daemon/engines/mysql/index.js';
 import { parseConnectionUrl, type Target } from '../../../shared/connection-url.js';
 import { HanactlError } from '../../../shared/errors.js';
 

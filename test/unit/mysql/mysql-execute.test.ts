@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DriverConnection } from '../../../daemon/drivers/driver.js';
+import type { DriverConnection } from '../../../daemon/engines/driver.js';
 import { HanactlError } from '../../../shared/errors.js';
 import { dropTables, failure, makeDriver, openAdmin, READ, skipReason, uniqueName, WRITE } from './mysql-env.js';
 

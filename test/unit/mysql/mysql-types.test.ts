@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DriverConnection } from '../../../daemon/drivers/driver.js';
+import type { DriverConnection } from '../../../daemon/engines/driver.js';
 import { dropTables, makeDriver, openAdmin, READ, skipReason, uniqueName } from './mysql-env.js';
 
 describe.skipIf(skipReason !== undefined)('MySQL driver: types to JSON', () => {

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createPostgresDriver } from '../../../daemon/drivers/postgres/index.js';
-import type { SqliteConnection } from '../../../daemon/drivers/sqlite/index.js';
+import { createPostgresDriver } from '../../../daemon/engines/postgres/index.js';
+import type { SqliteConnection } from '../../../daemon/engines/sqlite/index.js';
 import { Pool } from '../../../daemon/pools/pool.js';
 import { parseConnectionUrl } from '../../../shared/connection-url.js';
 import { PG_URL, serverAvailable } from '../../helpers/engines.js';

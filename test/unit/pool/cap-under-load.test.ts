@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPostgresDriver } from '../../../daemon/drivers/postgres/index.js';
+import { createPostgresDriver } from '../../../daemon/engines/postgres/index.js';
 import { Pool } from '../../../daemon/pools/pool.js';
 import { parseConnectionUrl } from '../../../shared/connection-url.js';
 import { PG_URL, serverAvailable } from '../../helpers/engines.js';

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createSqliteDriver } from '../../../daemon/drivers/sqlite/index.js';
+import { createSqliteDriver } from '../../../daemon/engines/sqlite/index.js';
 import { Pool } from '../../../daemon/pools/pool.js';
 import { parseConnectionUrl } from '../../../shared/connection-url.js';
 import { CONNECT_TIMEOUT_MS, poolOptions, READ, sqliteFixture } from './fixtures.js';

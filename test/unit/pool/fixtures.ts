@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { DriverConnection, ExecuteOptions } from '../../../daemon/drivers/driver.js';
-import { createSqliteDriver } from '../../../daemon/drivers/sqlite/index.js';
+import type { DriverConnection, ExecuteOptions } from '../../../daemon/engines/driver.js';
+import { createSqliteDriver } from '../../../daemon/engines/sqlite/index.js';
 import { DEFAULT_POOL_OPTIONS, type PoolOptions } from '../../../daemon/pools/pool.js';
 import { parseConnectionUrl } from '../../../shared/connection-url.js';
 

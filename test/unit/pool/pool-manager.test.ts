@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { loadDriverFactory } from '../../../daemon/drivers/index.js';
+import { loadDriverFactory } from '../../../daemon/engines/index.js';
 import { PoolManager } from '../../../daemon/pools/pool-manager.js';
 import { type ConnectionRecord, makeRecord } from '../../../daemon/registry/connection-record.js';
 import { parseConnectionUrl } from '../../../shared/connection-url.js';

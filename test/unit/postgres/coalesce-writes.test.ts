@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { coalesceWrites } from '../../../daemon/drivers/postgres/postgres-connection.js';
+import { coalesceWrites } from '../../../daemon/engines/postgres/postgres-connection.js';
 
 /** A stream that records each system-call-sized write it is handed: one entry per write or writev. */
 function recorder(): { stream: Writable; batches: string[][] } {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildHanaConnectOptions } from '../../../daemon/drivers/hana/connect-options.js';
+import { buildHanaConnectOptions } from '../../../daemon/engines/hana/connect-options.js';
 import { capDbEntries, engineOfKind } from '../../../daemon/projects/cap-config.js';
 import { connectionsFromCap } from '../../../daemon/projects/cap-source.js';
 import { hanaTarget } from '../../../daemon/projects/hana-binding.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { costGuardUnavailable, explainable, leadingWord, mysqlPlanCost, postgresTopCost } from '../../../daemon/drivers/plan-cost.js';
+import { costGuardUnavailable, explainable, leadingWord, mysqlPlanCost, postgresTopCost } from '../../../daemon/engines/plan-cost.js';
 
 describe('plan costs as each engine states them', () => {
   it("reads the top node's total cost from the first line of PostgreSQL's EXPLAIN", () => {

@@ -3,8 +3,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ExecuteOptions } from '../../../daemon/drivers/driver.js';
-import { createSqliteDriver, type SqliteConnection } from '../../../daemon/drivers/sqlite/index.js';
+import type { ExecuteOptions } from '../../../daemon/engines/driver.js';
+import { createSqliteDriver, type SqliteConnection } from '../../../daemon/engines/sqlite/index.js';
 import { parseConnectionUrl } from '../../../shared/connection-url.js';
 
 const require = createRequire(import.meta.url);

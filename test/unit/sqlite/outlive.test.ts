@@ -8,11 +8,11 @@ const fx = sqliteTestFile((db) => db.exec('CREATE TABLE t (n INTEGER);'));
 afterAll(() => fx.cleanup());
 
 /** The built driver: a stand-in daemon must run plain Node, so it imports `dist/`. */
-const BUILT_DRIVER = fileURLToPath(new URL('../../../dist/daemon/drivers/sqlite/index.js', import.meta.url));
+const BUILT_DRIVER = fileURLToPath(new URL('../../../dist/daemon/engines/sqlite/index.js', import.meta.url));
 
 /** The built host process, to start a host with the watchdog thread instead of the kernel's signal. */
-const BUILT_HOST_PROCESS = fileURLToPath(new URL('../../../dist/daemon/drivers/sqlite/sqlite-host-process.js', import.meta.url));
-const BUILT_LAUNCH = fileURLToPath(new URL('../../../dist/daemon/drivers/sqlite/sqlite-host-launch.js', import.meta.url));
+const BUILT_HOST_PROCESS = fileURLToPath(new URL('../../../dist/daemon/engines/sqlite/sqlite-host-process.js', import.meta.url));
+const BUILT_LAUNCH = fileURLToPath(new URL('../../../dist/daemon/engines/sqlite/sqlite-host-launch.js', import.meta.url));
 
 /** A stand-in daemon whose host watches its parent with a thread (as where `setpriv` is missing). */
 const DAEMON_THREAD_WATCH = `

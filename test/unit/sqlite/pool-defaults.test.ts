@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadDriverFactory } from '../../../daemon/drivers/index.js';
-import { createSqliteDriver } from '../../../daemon/drivers/sqlite/index.js';
+import { loadDriverFactory } from '../../../daemon/engines/index.js';
+import { createSqliteDriver } from '../../../daemon/engines/sqlite/index.js';
 import { DEFAULT_POOL_OPTIONS } from '../../../daemon/pools/pool.js';
 import { PoolManager } from '../../../daemon/pools/pool-manager.js';
 import { makeRecord } from '../../../daemon/registry/connection-record.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SqliteConnection } from '../../../daemon/drivers/sqlite/index.js';
+import type { SqliteConnection } from '../../../daemon/engines/sqlite/index.js';
 import { READ, sqliteTestFile } from './fixtures.js';
 
 const fx = sqliteTestFile((db) => {

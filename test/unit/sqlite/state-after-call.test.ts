@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import { createSqliteDriver } from '../../../daemon/engines/sqlite/index.js';
 import { Pool } from '../../../daemon/pools/pool.js';
-import { createSqliteDriver } from '../../../daemon/drivers/sqlite/index.js';
 import { parseConnectionUrl } from '../../../shared/connection-url.js';
 import { READ, sqliteTestFile, WRITE } from './fixtures.js';
 

@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createSqliteDriver } from '../../../daemon/drivers/sqlite/index.js';
+import { createSqliteDriver } from '../../../daemon/engines/sqlite/index.js';
 import { parseConnectionUrl } from '../../../shared/connection-url.js';
 import { childPids, processExists, READ, sqliteTestFile } from './fixtures.js';
 

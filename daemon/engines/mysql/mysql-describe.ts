@@ -1,7 +1,7 @@
-import type { TableDescription } from '../../shared/catalog-schemas.js';
-import type { CatalogExecutor, TableRef } from './catalog.js';
-import { type Binder, binder, flag, groupBy, name, text } from './catalog-sql.js';
-import { aliasedColumns, describeColumns } from './describe-columns.js';
+import type { TableDescription } from '../../../shared/catalog-schemas.js';
+import type { CatalogExecutor, TableRef } from '../../catalog/catalog.js';
+import { type Binder, binder, flag, groupBy, name, text } from '../../catalog/catalog-sql.js';
+import { aliasedColumns, describeColumns } from '../../catalog/describe-columns.js';
 
 /**
  * `column = value` compared byte for byte. information_schema compares names without regard

@@ -1,7 +1,7 @@
-import type { TableDescription } from '../../shared/catalog-schemas.js';
-import type { CatalogExecutor, CatalogRow, TableRef } from './catalog.js';
-import { groupBy, name, num, text } from './catalog-sql.js';
-import { type ColumnMapping, describeColumns } from './describe-columns.js';
+import type { TableDescription } from '../../../shared/catalog-schemas.js';
+import type { CatalogExecutor, CatalogRow, TableRef } from '../../catalog/catalog.js';
+import { groupBy, name, num, text } from '../../catalog/catalog-sql.js';
+import { type ColumnMapping, describeColumns } from '../../catalog/describe-columns.js';
 
 /** Columns of a table or a view (the view's own column catalog), in position order. */
 const COLUMNS_SQL = `SELECT COLUMN_NAME, DATA_TYPE_NAME, "LENGTH", SCALE, IS_NULLABLE, DEFAULT_VALUE, COMMENTS, POSITION

@@ -1,5 +1,5 @@
-import { HanactlError, type ErrorCode } from '../../shared/errors.js';
 import { redactUrl } from '../../shared/connection-url.js';
+import { type ErrorCode, HanactlError } from '../../shared/errors.js';
 import { capQuoted } from '../../shared/linear-text.js';
 
 /** The longest driver message passed on: engines quote the statement or a value in their errors. */

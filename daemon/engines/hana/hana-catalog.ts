@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import type { ExplainResult, ObjectKind, RoutineList, SearchResult, TableList } from '../../shared/catalog-schemas.js';
-import type { BoundStatement, Catalog, CatalogExecutor, CatalogRow, ListQuery, TableRef } from './catalog.js';
-import { binder, capInfo, LIKE_ESCAPE, likePattern, name, num, quoteWith, text } from './catalog-sql.js';
+import type { ExplainResult, ObjectKind, RoutineList, SearchResult, TableList } from '../../../shared/catalog-schemas.js';
+import type { BoundStatement, Catalog, CatalogExecutor, CatalogRow, ListQuery, TableRef } from '../../catalog/catalog.js';
+import { binder, capInfo, LIKE_ESCAPE, likePattern, name, num, quoteWith, text } from '../../catalog/catalog-sql.js';
+import { runSearch } from '../../catalog/search-sql.js';
+import { HANA_ROUTINES_SQL, hanaSearchBranches } from './hana-catalog-sql.js';
 import { describeHanaTable } from './hana-describe.js';
 import { hanaPlanText } from './hana-plan.js';
-import { HANA_ROUTINES_SQL, hanaSearchBranches } from './hana-sql.js';
-import { runSearch } from './search-sql.js';
 
 /** Schemas an agent may query, without the system's own (`SYS`, `_SYS_*`). */
 const USER_SCHEMA = (column: string) => `${column} <> 'SYS' AND ${column} NOT LIKE '!_SYS!_%' ${LIKE_ESCAPE}`;

@@ -1,5 +1,7 @@
 import { HanactlError } from '../../../shared/errors.js';
 import type { Param } from '../../../shared/schemas.js';
+import { contextSqlName } from '../../context/context-names.js';
+import { assertContextKept, assertContextUnchanged, contextUnavailable } from '../../context/context-unavailable.js';
 import type { CostGuard, DriverConnection, ExecuteOptions, StatementResult } from '../driver.js';
 import { costGuardUnavailable, explainable, mysqlPlanCost } from '../plan-cost.js';
 import { type ErrorContext, interruptedError, isConnectionLost, lostError, statementError } from './mysql-errors.js';
@@ -7,8 +9,6 @@ import { type InterruptReason, InterruptWatch } from './mysql-interrupt.js';
 import type { MysqlError, MysqlRawConnection } from './mysql-module.js';
 import { type ServerInfo, sessionSql } from './mysql-session.js';
 import { RunningStatement, type StatementOutcome } from './mysql-statement.js';
-import { contextSqlName } from '../../context/context-names.js';
-import { assertContextKept, assertContextUnchanged, contextUnavailable } from '../../context/context-unavailable.js';
 
 /** After a KILL QUERY was accepted, a statement still running this long later is given up with its connection. */
 export const KILL_GRACE_MS = 2000;

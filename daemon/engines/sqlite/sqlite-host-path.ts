@@ -10,7 +10,7 @@ const SIBLING = new URL('./sqlite-host.js', import.meta.url);
  * the `.ts` host cannot be forked by plain Node, so the build output is used. `npm test`
  * builds first (`pretest`).
  */
-const BUILT = new URL('../../../dist/daemon/drivers/sqlite/sqlite-host.js', import.meta.url);
+const BUILT = new URL('../../../dist/daemon/engines/sqlite/sqlite-host.js', import.meta.url);
 
 let cached: string | undefined;
 

@@ -1,7 +1,7 @@
-import type { ExplainResult, ObjectKind, RoutineList, SearchResult, TableList } from '../../shared/catalog-schemas.js';
-import type { BoundStatement, Catalog, CatalogExecutor, ListQuery, TableRef } from './catalog.js';
-import { binder, capInfo, LIKE_ESCAPE, likePattern, name, num, quoteWith, text } from './catalog-sql.js';
-import { runSearch, type SearchBranches, searchColumns } from './search-sql.js';
+import type { ExplainResult, ObjectKind, RoutineList, SearchResult, TableList } from '../../../shared/catalog-schemas.js';
+import type { BoundStatement, Catalog, CatalogExecutor, ListQuery, TableRef } from '../../catalog/catalog.js';
+import { binder, capInfo, LIKE_ESCAPE, likePattern, name, num, quoteWith, text } from '../../catalog/catalog-sql.js';
+import { runSearch, type SearchBranches, searchColumns } from '../../catalog/search-sql.js';
 import { describeSqliteTable } from './sqlite-describe.js';
 
 /** User tables and views of every attached schema (SQLite's own tables and shadow tables left out). */

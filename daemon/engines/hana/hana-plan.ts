@@ -1,5 +1,5 @@
-import type { CatalogRow } from './catalog.js';
-import { num, text } from './catalog-sql.js';
+import type { CatalogRow } from '../../catalog/catalog.js';
+import { num, text } from '../../catalog/catalog-sql.js';
 
 /**
  * EXPLAIN_PLAN_TABLE rows as an indented tree: operator, its table and details, engine,

@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { contextSqlName } from '../../context/context-names.js';
 import { signatureSetting, signContextValue } from '../../context/signed-context.js';
 import type { ExecuteOptions } from '../driver.js';
+import { explainable, postgresTopCost } from '../plan-cost.js';
 import type { BatchGate, BatchStep } from './postgres-batch.js';
 import { CLEANUP_STATEMENTS, DBLINK_PRESENT } from './postgres-cleanup.js';
-import { explainable, postgresTopCost } from '../plan-cost.js';
 
 /** One call as one batch, and where its steps sit in it. */
 export interface CallPlan {

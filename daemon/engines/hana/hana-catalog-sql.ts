@@ -1,4 +1,4 @@
-import { type SearchBranches, searchColumns } from './search-sql.js';
+import { type SearchBranches, searchColumns } from '../../catalog/search-sql.js';
 
 /** A nullable text column for the UNION branches (HANA wants the branches' types to agree). */
 const NONE = 'CAST(NULL AS NVARCHAR(256))';

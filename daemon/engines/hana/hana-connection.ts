@@ -1,6 +1,7 @@
 import { HanactlError } from '../../../shared/errors.js';
-import type { Param } from '../../../shared/schemas.js';
 import { randomHex } from '../../../shared/random-hex.js';
+import type { Param } from '../../../shared/schemas.js';
+import { assertContextKept, contextUnavailable } from '../../context/context-unavailable.js';
 import type { CostGuard, DriverConnection, ExecuteOptions, StatementResult } from '../driver.js';
 import { explainable } from '../plan-cost.js';
 import { settleQuietly, viaCallback, viaCallbackWithin } from './callbacks.js';
@@ -21,7 +22,6 @@ import {
 } from './hana-sql.js';
 import { readResultSet } from './result-reader.js';
 import { StatementGuard } from './statement-guard.js';
-import { assertContextKept, contextUnavailable } from '../../context/context-unavailable.js';
 
 /** Statement kinds (`extension/FunctionCode.js`) that answer with a result set. */
 const RESULT_SET_FUNCTION_CODES = new Set([5 /* SELECT */, 6 /* SELECT FOR UPDATE */, 9 /* CALL with result */]);

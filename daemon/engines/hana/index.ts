@@ -20,9 +20,9 @@ export {
   buildContextUnset,
   PING_SQL,
   SERVER_VERSION_SQL,
-  sessionValueLiteral,
   SESSION_VALUE_MAX_LENGTH,
   SET_TRANSACTION_READ_ONLY,
   SET_TRANSACTION_READ_WRITE,
+  sessionValueLiteral,
 } from './hana-sql.js';
 export { type HanaClientLoader, importHanaClient, loadHanaClient } from './load-client.js';

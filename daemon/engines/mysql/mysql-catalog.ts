@@ -1,9 +1,9 @@
-import type { ExplainResult, ObjectKind, RoutineList, SearchResult, TableList } from '../../shared/catalog-schemas.js';
-import type { BoundStatement, Catalog, CatalogExecutor, ListQuery, TableRef } from './catalog.js';
-import { binder, capInfo, LIKE_ESCAPE, likePattern, name, num, quoteWith, text } from './catalog-sql.js';
+import type { ExplainResult, ObjectKind, RoutineList, SearchResult, TableList } from '../../../shared/catalog-schemas.js';
+import type { BoundStatement, Catalog, CatalogExecutor, ListQuery, TableRef } from '../../catalog/catalog.js';
+import { binder, capInfo, LIKE_ESCAPE, likePattern, name, num, quoteWith, text } from '../../catalog/catalog-sql.js';
+import { runSearch, type SearchBranches, searchColumns } from '../../catalog/search-sql.js';
 import { describeMysqlTable, sameName } from './mysql-describe.js';
 import { mysqlPlanText } from './mysql-plan.js';
-import { runSearch, type SearchBranches, searchColumns } from './search-sql.js';
 
 const SYSTEM_SCHEMAS = `('information_schema', 'mysql', 'performance_schema', 'sys')`;
 

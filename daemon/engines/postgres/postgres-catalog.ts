@@ -1,10 +1,10 @@
-import type { ExplainResult, ObjectKind, RoutineList, SearchResult, TableList } from '../../shared/catalog-schemas.js';
-import type { BoundStatement, Catalog, CatalogExecutor, ListQuery, TableRef } from './catalog.js';
-import { binder, capInfo, LIKE_ESCAPE, likePattern, name, num, quoteWith, text } from './catalog-sql.js';
+import type { ExplainResult, ObjectKind, RoutineList, SearchResult, TableList } from '../../../shared/catalog-schemas.js';
+import type { BoundStatement, Catalog, CatalogExecutor, ListQuery, TableRef } from '../../catalog/catalog.js';
+import { binder, capInfo, LIKE_ESCAPE, likePattern, name, num, quoteWith, text } from '../../catalog/catalog-sql.js';
+import { runSearch, type SearchBranches, searchColumns } from '../../catalog/search-sql.js';
 import { describePostgresTable } from './postgres-describe.js';
 import { postgresPlanText } from './postgres-plan.js';
 import { postgresRefusedRead } from './postgres-reads.js';
-import { runSearch, type SearchBranches, searchColumns } from './search-sql.js';
 
 const KIND = `CASE c.relkind WHEN 'v' THEN 'view' WHEN 'm' THEN 'materialized view' WHEN 'f' THEN 'foreign table' ELSE 'table' END`;
 /** Schemas an agent never needs to see unless it names them. */

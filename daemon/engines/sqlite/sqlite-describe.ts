@@ -1,6 +1,6 @@
-import type { TableDescription } from '../../shared/catalog-schemas.js';
-import type { CatalogExecutor, TableRef } from './catalog.js';
-import { flag, groupBy, name, num, text } from './catalog-sql.js';
+import type { TableDescription } from '../../../shared/catalog-schemas.js';
+import type { CatalogExecutor, TableRef } from '../../catalog/catalog.js';
+import { flag, groupBy, name, num, text } from '../../catalog/catalog-sql.js';
 
 const COLUMNS_SQL = `SELECT name, type, "notnull" AS not_null, dflt_value, pk FROM pragma_table_xinfo(?, ?) WHERE hidden <> 1 ORDER BY cid`;
 const FOREIGN_KEYS_SQL = `SELECT id, seq, "table" AS ref_table, "from" AS from_column, "to" AS to_column FROM pragma_foreign_key_list(?, ?) ORDER BY id, seq`;

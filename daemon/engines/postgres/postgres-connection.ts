@@ -1,16 +1,16 @@
 import { HanactlError } from '../../../shared/errors.js';
 import type { Param } from '../../../shared/schemas.js';
-import type { DriverConnection, ExecuteOptions, StatementResult } from '../driver.js';
 import { contextChanged, contextNotKept, contextUnavailable } from '../../context/context-unavailable.js';
-import { normaliseDriverError } from '../scrub.js';
 import { maskCellValue } from '../credential-mask.js';
+import type { DriverConnection, ExecuteOptions, StatementResult } from '../driver.js';
+import { normaliseDriverError } from '../scrub.js';
 import { toJsonValue, uniqueColumnNames } from '../values.js';
 import { type BatchResult, BatchStepError, PgBatch, type PgRowParser } from './postgres-batch.js';
 import { type CallPlan, changedMarker, costGate, notKeptMarker, planCall, planOpening } from './postgres-call.js';
 import { sendCancelRequest } from './postgres-cancel.js';
-import type { CorkableStream, PgClient } from './postgres-types.js';
 import { DBLINK_DISCONNECT_ALL } from './postgres-cleanup.js';
 import { pgTypeName } from './postgres-type-names.js';
+import type { CorkableStream, PgClient } from './postgres-types.js';
 
 /** How long a cancel may take before the connection is abandoned instead. */
 export const CANCEL_GRACE_MS = 1000;

@@ -1,7 +1,7 @@
-import type { TableDescription } from '../../shared/catalog-schemas.js';
-import type { CatalogExecutor, TableRef } from './catalog.js';
-import { flag, list, name, text } from './catalog-sql.js';
-import { aliasedColumns, describeColumns } from './describe-columns.js';
+import type { TableDescription } from '../../../shared/catalog-schemas.js';
+import type { CatalogExecutor, TableRef } from '../../catalog/catalog.js';
+import { flag, list, name, text } from '../../catalog/catalog-sql.js';
+import { aliasedColumns, describeColumns } from '../../catalog/describe-columns.js';
 
 /** Column names of a key array, in key order, as `text[]`. */
 const keyNames = (keys: string, rel: string) =>

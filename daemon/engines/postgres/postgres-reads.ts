@@ -1,6 +1,6 @@
-import { PG_REFUSED_RELATION_NAMES } from '../policy/pg-functions.js';
-import type { CatalogExecutor, TableRef } from './catalog.js';
-import { name } from './catalog-sql.js';
+import type { CatalogExecutor, TableRef } from '../../catalog/catalog.js';
+import { name } from '../../catalog/catalog-sql.js';
+import { PG_REFUSED_RELATION_NAMES } from '../../policy/pg-functions.js';
 
 /** How many views deep the search follows views over views. */
 const MAX_VIEW_DEPTH = 16;

@@ -3,8 +3,8 @@ import { type Target, URL_OPTIONS } from '../../../shared/connection-url.js';
 import { HanactlError } from '../../../shared/errors.js';
 import type { Driver, DriverCapabilities, DriverConnection, DriverFactory, DriverSecret, DriverSettings } from '../driver.js';
 import { normaliseDriverError } from '../scrub.js';
-import { type PgWireKit, PostgresConnection } from './postgres-connection.js';
 import type { PgRowParser } from './postgres-batch.js';
+import { type PgWireKit, PostgresConnection } from './postgres-connection.js';
 import type { PgClient, PgClientConfig, PgModule } from './postgres-types.js';
 
 const require = createRequire(import.meta.url);

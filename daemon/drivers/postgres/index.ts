@@ -1,2 +1,0 @@
-export { createPostgresDriver, pgConfig } from './postgres-driver.js';
-export { PostgresConnection } from './postgres-connection.js';
