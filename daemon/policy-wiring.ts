@@ -4,10 +4,10 @@ import { HanactlError } from '../shared/errors.js';
 import type { StatementVerdict } from './catalog/catalog-service.js';
 import type { OffThreadPolicy } from './policy/off-thread.js';
 import type { PolicyOptions, Verdict } from './policy/types.js';
+import { VerdictCache } from './policy/verdict-cache.js';
 import type { StatementPolicy } from './query/query-service.js';
 
 interface LoadedPolicy {
-  readonly assertStatementAllowed: typeof import('./policy/index.js').assertStatementAllowed;
   readonly checkStatement: typeof import('./policy/index.js').checkStatement;
   readonly OFF_THREAD_CHARS: number;
   readonly OffThreadPolicy: typeof OffThreadPolicy;
@@ -26,7 +26,6 @@ export function loadStatementPolicy(): Promise<LoadedPolicy> {
   loading ??= Promise.all([import('./policy/index.js'), import('./policy/off-thread.js')]).then(
     ([policy, offThread]) => {
       loaded = {
-        assertStatementAllowed: policy.assertStatementAllowed,
         checkStatement: policy.checkStatement,
         OFF_THREAD_CHARS: offThread.OFF_THREAD_CHARS,
         OffThreadPolicy: offThread.OffThreadPolicy,
@@ -37,7 +36,10 @@ export function loadStatementPolicy(): Promise<LoadedPolicy> {
       throw new HanactlError(
         'STATEMENT_REFUSED',
         `Refused: the daemon could not load its statement policy (${err instanceof Error ? err.message : String(err)}), so it runs no statement.`,
-        { rule: 'policy-unavailable', hint: `Restart the daemon (${cliCommand()} daemon stop, then ${cliCommand()} daemon start); if this persists, reinstall hanactl.` },
+        {
+          rule: 'policy-unavailable',
+          hint: `Restart the daemon (${cliCommand()} daemon stop, then ${cliCommand()} daemon start); if this persists, reinstall hanactl.`,
+        },
       );
     },
   );
@@ -47,9 +49,26 @@ export function loadStatementPolicy(): Promise<LoadedPolicy> {
 /** The worker thread the daemon's checks share (started by the first long statement). */
 let sharedWorker: OffThreadPolicy | undefined;
 
-/** The verdict on the loop for a short statement, on the worker thread for a long one (OFF_THREAD_CHARS). */
-function verdictOf(policy: LoadedPolicy, sql: string, options: PolicyOptions, worker: () => OffThreadPolicy): Verdict | Promise<Verdict> {
-  return sql.length < policy.OFF_THREAD_CHARS ? policy.checkStatement(sql, options) : worker().check(sql, options);
+/** Verdicts on short statements the daemon's checks share (run_query and explain_query alike). */
+const sharedVerdicts = new VerdictCache();
+
+/**
+ * The verdict on the loop for a short statement, from `verdicts` when the same text was judged
+ * under the same options before; on the worker thread for a long one (OFF_THREAD_CHARS), never kept.
+ */
+function verdictOf(
+  policy: LoadedPolicy,
+  sql: string,
+  options: PolicyOptions,
+  worker: () => OffThreadPolicy,
+  verdicts: VerdictCache,
+): Verdict | Promise<Verdict> {
+  return sql.length < policy.OFF_THREAD_CHARS ? verdicts.verdict(sql, options, policy.checkStatement) : worker().check(sql, options);
+}
+
+function refusedUnless(verdict: Verdict): 'read' | 'write' {
+  if (!verdict.ok) throw new HanactlError('STATEMENT_REFUSED', verdict.message, { rule: verdict.rule, hint: verdict.hint });
+  return verdict.kind;
 }
 
 /**
@@ -58,10 +77,17 @@ function verdictOf(policy: LoadedPolicy, sql: string, options: PolicyOptions, wo
  */
 export function createReadCheck(
   offThread?: OffThreadPolicy,
+  verdicts: VerdictCache = sharedVerdicts,
 ): (sql: string, engine: Engine) => StatementVerdict | Promise<StatementVerdict> {
   return (sql, engine) => {
     const judge = (policy: LoadedPolicy) =>
-      verdictOf(policy, sql, { dialect: engine, allowWrite: false }, () => offThread ?? (sharedWorker ??= new policy.OffThreadPolicy()));
+      verdictOf(
+        policy,
+        sql,
+        { dialect: engine, allowWrite: false },
+        () => offThread ?? (sharedWorker ??= new policy.OffThreadPolicy()),
+        verdicts,
+      );
     return loaded ? judge(loaded) : loadStatementPolicy().then(judge);
   };
 }
@@ -75,15 +101,11 @@ export const checkRead = createReadCheck();
  * transaction are the layers behind it. Long statements are judged on a worker thread
  * (OffThreadPolicy), so that the daemon keeps answering meanwhile.
  */
-export function createStatementPolicy(offThread?: OffThreadPolicy): StatementPolicy {
+export function createStatementPolicy(offThread?: OffThreadPolicy, verdicts: VerdictCache = sharedVerdicts): StatementPolicy {
   const judge: StatementPolicy['check'] = (sql, options) => {
     const policy = loaded as LoadedPolicy;
-    if (sql.length < policy.OFF_THREAD_CHARS) return policy.assertStatementAllowed(sql, options);
-    const worker = offThread ?? (sharedWorker ??= new policy.OffThreadPolicy());
-    return worker.check(sql, options).then((verdict) => {
-      if (!verdict.ok) throw new HanactlError('STATEMENT_REFUSED', verdict.message, { rule: verdict.rule, hint: verdict.hint });
-      return verdict.kind;
-    });
+    const verdict = verdictOf(policy, sql, options, () => offThread ?? (sharedWorker ??= new policy.OffThreadPolicy()), verdicts);
+    return 'then' in verdict ? verdict.then(refusedUnless) : refusedUnless(verdict);
   };
   return {
     check: (sql, options) => (loaded ? judge(sql, options) : loadStatementPolicy().then(() => judge(sql, options))),
