@@ -53,8 +53,10 @@ export async function runShim(options: ShimMainOptions): Promise<void> {
   const helloLine = `${JSON.stringify({ ...hello, ...options, ...env })}\n`;
   let sock: Socket | undefined;
   let [linking, draining, ended] = [false, false, false];
+  /** Lines not yet written to a daemon, in order; a request's line stays in `pending` until answered. */
   let queue: Buffer[] = [];
-  const pending = new Map<string, string>(); // request id (as JSON) -> method
+  /** Requests in flight by id (as JSON): the method, the line, and the socket it was written to (none while queued). */
+  const pending = new Map<string, { method: string; line: Buffer; on?: Socket }>();
   let init: { line: Buffer; id: string; version: unknown } | undefined;
   let swallow: string | undefined;
 
@@ -79,32 +81,61 @@ export async function runShim(options: ShimMainOptions): Promise<void> {
       s.once('connect', () => resolve(s.off('error', reject).on('error', () => {}))); // 'close' follows an error
     });
 
-  const fromDaemon = (line: Buffer) => {
+  /**
+   * The daemon stops: it answers the requests it names as running; every other request written
+   * to it was not run (it refuses what reaches it after the bye), so it goes to the next daemon.
+   * New lines wait for that daemon. A bye that names nothing (an older daemon) leaves all to it.
+   */
+  const bye = (from: Socket, line: Buffer) => {
+    let running: string[] | undefined;
+    try {
+      const ids = (JSON.parse(line.toString()) as { running?: unknown }).running;
+      if (Array.isArray(ids)) running = ids.map((id) => JSON.stringify(id));
+    } catch {} // unreadable: as an older daemon
+    if (running) {
+      for (const [id, entry] of pending) {
+        if (entry.on !== from || running.includes(id)) continue;
+        entry.on = undefined; // its refusal from this daemon, if one comes, is not passed on
+        queue.push(entry.line);
+      }
+    }
+    draining = true;
+    sock = undefined;
+  };
+
+  const fromDaemon = (from: Socket) => (line: Buffer) => {
     const head = line.toString('utf8', 0, 256);
     const response = RESPONSE.exec(head);
     if (response) {
-      pending.delete(response[1] as string);
-      if (response[1] === swallow) {
+      const id = response[1] as string;
+      const entry = pending.get(id);
+      if (entry && entry.on !== from) return; // a stopping daemon's refusal of a request sent on to the next one
+      pending.delete(id);
+      if (id === swallow) {
         swallow = undefined; // the replayed handshake's answer: the client has its own
-        return void sock?.write(INITIALIZED);
+        return void from.write(INITIALIZED);
       }
-    } else if (head.startsWith('{"hanactl":"bye"}')) {
-      draining = true; // the daemon stops: it answers what it has; new lines wait for the next daemon
-      return void (sock = undefined);
+    } else if (head.startsWith('{"hanactl":"bye"')) {
+      return bye(from, line);
     } else if (head.startsWith('{"hanactl":"refused"')) {
       process.stderr.write(`hanactl mcp: ${JSON.parse(line.toString()).message}\n`);
       process.exit(1);
     }
     if (!process.stdout.write(line)) {
-      sock?.pause(); // the editor reads slower than the daemon writes
-      process.stdout.once('drain', () => sock?.resume());
+      from.pause(); // the editor reads slower than the daemon writes
+      process.stdout.once('drain', () => from.resume());
     }
   };
 
-  const dropped = () => {
-    [sock, draining] = [undefined, false];
-    for (const [id, method] of pending) if (id !== swallow) answer(id, method, RESTARTED);
-    pending.clear();
+  /** The connection to a daemon closed: what it was running is answered "retry"; what it never ran waits in the queue. */
+  const dropped = (from: Socket) => () => {
+    if (sock === from) sock = undefined;
+    draining = false;
+    for (const [id, entry] of pending) {
+      if (entry.on !== from) continue;
+      pending.delete(id);
+      if (id !== swallow) answer(id, entry.method, RESTARTED);
+    }
     swallow = undefined;
     if (queue.length > 0 && !ended) void link();
   };
@@ -124,9 +155,10 @@ export async function runShim(options: ShimMainOptions): Promise<void> {
       });
     } catch (err) {
       const e = explainSocketError(err, paths.socket) as { code?: string; message?: string };
-      for (const [id, method] of pending) answer(id, method, `${e.code ?? 'DAEMON_UNAVAILABLE'}: ${e.message}`);
+      for (const [id, entry] of pending) if (!entry.on) answer(id, entry.method, `${e.code ?? 'DAEMON_UNAVAILABLE'}: ${e.message}`);
+      for (const [id, entry] of pending) if (!entry.on) pending.delete(id);
       [linking, queue] = [false, []];
-      return pending.clear();
+      return;
     }
     s.write(helloLine);
     if (init && !queue.includes(init.line)) {
@@ -134,8 +166,9 @@ export async function runShim(options: ShimMainOptions): Promise<void> {
       s.write(init.line);
     }
     for (const line of queue) s.write(line);
+    for (const entry of pending.values()) entry.on ??= s;
     [sock, linking, queue] = [s, false, []];
-    s.on('data', splitLines(fromDaemon)).on('close', dropped);
+    s.on('data', splitLines(fromDaemon(s))).on('close', dropped(s));
     if (ended) s.end();
   };
 
@@ -153,7 +186,7 @@ export async function runShim(options: ShimMainOptions): Promise<void> {
       return;
     }
     if (id !== undefined && typeof msg?.method === 'string') {
-      pending.set(id, msg.method);
+      pending.set(id, { method: msg.method, line, ...(sock ? { on: sock } : {}) });
       if (msg.method === 'initialize') init = { line, id, version: msg.params?.protocolVersion };
     }
     if (sock) sock.write(line);

@@ -32,7 +32,8 @@ interface Live {
   readonly transport: SocketTransport;
 }
 
-const BYE = `${JSON.stringify({ hanactl: 'bye' })}\n`;
+/** Tells the relay the daemon stops, and which of its requests it still answers: it sends every other one to the next daemon. */
+const bye = (running: readonly (string | number)[]) => `${JSON.stringify({ hanactl: 'bye', running })}\n`;
 const STOPPING = 'SHUTTING_DOWN: The hanactl daemon is stopping and runs no new call; retry the call in a moment.';
 
 /** A refusal the relay prints to stderr before it exits; never JSON-RPC, so never taken for an answer. */
@@ -89,10 +90,10 @@ export class RelaySessions {
     this.#stopping = true;
     await Promise.all(
       [...this.#live].map(async (live) => {
-        // The relay sends its next requests to the next daemon; this one answers those it has.
-        live.socket.write(BYE);
         // A request that crossed the bye on the wire is not run by a daemon on its way out.
         live.transport.refuseNew(STOPPING);
+        // The relay sends its next requests, and those this one has not taken, to the next daemon.
+        live.socket.write(bye(live.transport.running()));
         let timer: NodeJS.Timeout | undefined;
         await Promise.race([live.transport.whenIdle(), new Promise<void>((r) => (timer = setTimeout(r, drainMs)))]);
         clearTimeout(timer);

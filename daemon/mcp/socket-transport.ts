@@ -85,6 +85,11 @@ export class SocketTransport implements Transport {
     this.#refusal = message;
   }
 
+  /** The ids of requests received and not yet answered. */
+  running(): (string | number)[] {
+    return [...this.#open];
+  }
+
   /** Resolves once every request received so far is answered. */
   whenIdle(): Promise<void> {
     if (this.#open.size === 0) return Promise.resolve();

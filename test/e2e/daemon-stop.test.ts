@@ -59,7 +59,8 @@ describe('a daemon that stops', () => {
         if (queries.some((q) => q.sql.startsWith('WITH RECURSIVE'))) break;
       }
       const stopping = home.run(['daemon', 'stop']);
-      await relay.next(/\{"hanactl":"bye"\}/);
+      const bye = JSON.parse(await relay.next(/\{"hanactl":"bye"/));
+      expect(bye).toEqual({ hanactl: 'bye', running: [2] }); // the long call: the only one it still answers
       // A request sent after the bye (a client that ignores it, or one that crossed it on the wire).
       const sentAt = performance.now();
       relay.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'run_query', arguments: { sql: 'SELECT 42 AS answer' } } });

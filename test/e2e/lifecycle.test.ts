@@ -26,7 +26,7 @@ describe('the shim and the daemon’s life', () => {
     }
   });
 
-  it.skipIf(!pgAvailable)('SIGTERM lets an in-flight call finish, then removes the socket', async () => {
+  it.skipIf(!pgAvailable)('SIGTERM lets an in-flight call finish; a call made meanwhile runs on the next daemon', async () => {
     await home.ok(['add', '--no-test', 'pg', PG_URL, '--no-password']);
     const shim = await startShim(home.env, ['--connection', 'pg']);
     const table = `lifecycle_held_${process.pid}`;
@@ -61,14 +61,30 @@ describe('the shim and the daemon’s life', () => {
       const log = join(home.dir, 'logs', 'daemon.log');
       const stopping = () => existsSync(log) && readFileSync(log, 'utf8').includes('daemon stopping');
       while (!stopping()) await new Promise((r) => setTimeout(r, 20));
+      // A call made while it stops is not this daemon's: it waits in the relay, or crosses the bye on
+      // the wire and is refused unrun, and either way the next daemon runs it; never "restarted".
+      const during = shim.call('run_query', { sql: 'SELECT 2 AS two' });
       await admin.query('COMMIT');
       const result = await inFlight;
       expect(result.isError, textOf(result)).toBeFalsy();
       expect(result.structuredContent).toMatchObject({ rows: [{ n: 0 }] });
+      const next = await during;
+      expect(next.structuredContent, textOf(next)).toMatchObject({ rows: [{ two: 2 }] });
+      // The stopped daemon is gone; the call made meanwhile started the next one, on the same socket path.
+      const alive = (pid: number) => {
+        try {
+          process.kill(pid, 0);
+          return true;
+        } catch {
+          return false;
+        }
+      };
       const deadline = Date.now() + 10_000;
-      while (existsSync(status.socket) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-      expect(existsSync(status.socket)).toBe(false);
-      // The next call starts a fresh daemon on demand.
+      while (alive(status.pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(alive(status.pid)).toBe(false);
+      const now = JSON.parse((await home.ok(['daemon', 'status', '--json'])).stdout);
+      expect(now.pid).not.toBe(status.pid);
+      expect(now.socket).toBe(status.socket);
       const after = await shim.call('run_query', { sql: 'SELECT 1 AS one' });
       expect(after.structuredContent, textOf(after)).toMatchObject({ rows: [{ one: 1 }] });
     } finally {
