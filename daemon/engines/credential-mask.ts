@@ -60,14 +60,139 @@ function dollarQuote(text: string, at: number): boolean {
   return false;
 }
 
-const isQuote = (text: string, at: number): boolean => text[at] === "'" || text[at] === '"' || text[at] === '`' || dollarQuote(text, at);
+const isQuoteChar = (c: string | undefined): boolean => c === "'" || c === '"' || c === '`';
+/** A quoting run: the quote characters and backslashes that open a value, at most 32 of them. */
+function quotingRun(text: string, at: number): string {
+  let end = at;
+  while (end < text.length && end < at + 32 && (isQuoteChar(text[end]) || text[end] === '\\')) end++;
+  return text.slice(at, end);
+}
 
-/** A quoted value masked with its quotes kept: `'x'` -> `'***'`. */
+/**
+ * Whether the value at `at` is quoted inside quoted text: `''x''` (doubled), `\\'x\\'` (backslash),
+ * `x` or `\\\\\\'x\\\\\\'` (two levels), and their mixes, in any quote kind.
+ */
+function nestedQuote(text: string, at: number): boolean {
+  const c = text[at];
+  if (c === '\\') return isQuoteChar(quotingRun(text, at).slice(-1));
+  return isQuoteChar(c) && text[at + 1] === c;
+}
+
+const isQuote = (text: string, at: number): boolean => isQuoteChar(text[at]) || dollarQuote(text, at) || nestedQuote(text, at);
+
+/** How far a nested value is looked for; past it the rest of the text is masked (more rather than less). */
+const NESTED_WINDOW = 256;
+
+/** A character of a decoded quoting level, with where its encoding starts in the original text. */
+type Decoded = { c: string; at: number };
+
+/** A stream of characters with lookahead; `end` is where reading stopped in the original text. */
+class Level {
+  private readonly buffered: Decoded[] = [];
+  constructor(
+    private readonly produce: () => Decoded | undefined,
+    readonly end: () => number,
+  ) {}
+  peek(k = 0): Decoded | undefined {
+    while (this.buffered.length <= k) {
+      const next = this.produce();
+      if (!next) return undefined;
+      this.buffered.push(next);
+    }
+    return this.buffered[k];
+  }
+  take(): Decoded | undefined {
+    const next = this.peek();
+    if (next) this.buffered.shift();
+    return next;
+  }
+}
+
+/** The original text from `from` to `limit`, as a Level. */
+function rawLevel(text: string, from: number, limit: number): Level {
+  let i = from;
+  return new Level(
+    () => (i < limit ? { c: text[i] as string, at: i++ } : undefined),
+    () => i,
+  );
+}
+
+/**
+ * One quoting level of `below` undone, read lazily: `qq` -> `q`, and `\x` -> `x` on a level that
+ * opened with a backslash (on a doubled level a backslash is the text's own). A lone `stop` quote
+ * (not the first character) closes the enclosing string, so the level ends there.
+ */
+function unquoteLevel(below: Level, stop: string, backslashes: boolean): Level {
+  let count = 0;
+  let stoppedAt: number | undefined;
+  const produce = (): Decoded | undefined => {
+    if (stoppedAt !== undefined) return undefined;
+    const first = below.peek();
+    if (!first) return undefined;
+    const second = below.peek(1);
+    if ((backslashes && first.c === '\\' && second) || (isQuoteChar(first.c) && second?.c === first.c)) {
+      below.take();
+      below.take();
+      count++;
+      return { c: (second as Decoded).c, at: first.at };
+    }
+    if (first.c === stop && count > 0) {
+      stoppedAt = first.at;
+      return undefined;
+    }
+    below.take();
+    count++;
+    return first;
+  };
+  return new Level(produce, () => stoppedAt ?? below.end());
+}
+
+/**
+ * Where a value quoted inside quoted text ends, exclusive: quoting levels are undone (lazily, so
+ * the cost is the value's length times its depth) until the value opens with one quote, which is
+ * then read as a plain quoted value. Where the enclosing string closes first, the value ends there;
+ * where no end is found within NESTED_WINDOW characters, at the text's end.
+ */
+function nestedQuoteEnd(text: string, from: number): number {
+  const stop = quotingRun(text, from).slice(-1);
+  let level = rawLevel(text, from, Math.min(text.length, from + NESTED_WINDOW));
+  for (let depth = 0; depth < 8; depth++) {
+    const open = level.peek();
+    const next = level.peek(1);
+    if (!open || !next) break;
+    if (isQuoteChar(open.c) && next.c !== open.c && next.c !== '\\') {
+      level.take();
+      for (let c = level.take(); c; c = level.take()) {
+        if (c.c === '\\') level.take();
+        else if (c.c === open.c) {
+          if (level.peek()?.c === open.c) level.take();
+          else return level.peek()?.at ?? level.end();
+        }
+      }
+      break;
+    }
+    level = unquoteLevel(level, stop, open.c === '\\');
+  }
+  const stopped = level.end();
+  return level.peek() === undefined && stopped < text.length && isQuoteChar(text[stopped]) ? stopped : text.length;
+}
+
+/** A quoted value masked with its quotes kept: `'x'` -> `'***'`, `''x''` -> `''***''`. */
 function maskedQuote(text: string, at: number): string {
   const open = text[at] as string;
+  if (nestedQuote(text, at)) {
+    const run = quotingRun(text, at);
+    const opener = open === '\\' ? run : run.slice(0, 2);
+    return `${opener}${MASK}${opener}`;
+  }
   if (open !== '$') return `${open}${MASK}${open}`;
   const tag = text.slice(at, text.indexOf('$', at + 1) + 1);
   return `${tag}${MASK}${tag}`;
+}
+
+/** Where the quoted value at `at` ends, exclusive, whatever its quoting (plain, dollar or nested). */
+function valueEnd(text: string, at: number): number {
+  return nestedQuote(text, at) ? nestedQuoteEnd(text, at) : quotedEnd(text, at);
 }
 
 /**
@@ -77,7 +202,9 @@ function maskedQuote(text: string, at: number): string {
 function passwordValue(text: string, at: number): { start: number; end: number; shown: string } | undefined {
   let i = at;
   // A key in quotes (`"password": "x"`, `'password'=>'x'`): the closing quote belongs to the key.
-  if ((text[i] === '"' || text[i] === "'" || text[i] === '`') && !isQuote(text, i + 1)) i++;
+  const keyClose = quotingRun(text, i);
+  if (keyClose && /^\s*[:=]/.test(text.slice(i + keyClose.length, i + keyClose.length + 8))) i += keyClose.length;
+  else if (isQuoteChar(text[i]) && !isQuote(text, i + 1)) i++;
   while (isSpace(text[i])) i++;
   // `SET PASSWORD FOR 'u'@'h' = ...`: the value follows the account, after `=` (looked for nearby only).
   if (/^for\s/i.test(text.slice(i, i + 4))) {
@@ -97,7 +224,7 @@ function passwordValue(text: string, at: number): { start: number; end: number; 
   }
   if ((text[i] === 'E' || text[i] === 'e') && text[i + 1] === "'") i++;
   if (i < text.length && isQuote(text, i)) {
-    const end = quotedEnd(text, i);
+    const end = valueEnd(text, i);
     return { start: i, end, shown: maskedQuote(text, i) };
   }
   // `= PASSWORD('x')`: the next PASSWORD is a trigger of its own.
@@ -118,7 +245,7 @@ function maskQuotesFrom(text: string, from: number): string {
   let last = from;
   for (let i = from; i < text.length; i++) {
     if (!isQuote(text, i)) continue;
-    const end = quotedEnd(text, i);
+    const end = valueEnd(text, i);
     out += text.slice(last, i) + maskedQuote(text, i);
     last = end;
     i = end - 1;
