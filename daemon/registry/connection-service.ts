@@ -3,9 +3,9 @@ import { formatTarget, parseConnectionUrl } from '../../shared/connection-url.js
 import { HanactlError } from '../../shared/errors.js';
 import { assertConnectionName } from '../../shared/names.js';
 import type { AddConnectionRequest, ConnectionInfo, UpdateConnectionRequest } from '../../shared/schemas.js';
-import { normaliseContextNames } from '../context/context-names.js';
-import { postgresContextSql } from '../context/signed-context.js';
+import { normaliseContextNames } from '../engines/context-names.js';
 import { costGuardUnavailable } from '../engines/plan-cost.js';
+import { postgresContextSql } from '../engines/signed-context.js';
 import { type ConnectionRecord, makeRecord } from './connection-record.js';
 import type { Registry } from './registry.js';
 

@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { cliCommand } from '../../shared/cli-command.js';
 import type { Target } from '../../shared/connection-url.js';
 import { HanactlError } from '../../shared/errors.js';
-import { newContextKey } from '../context/signed-context.js';
+import { newContextKey } from '../engines/signed-context.js';
 import { opensWith, rekeyCipher, unlockCipher } from './cipher.js';
 import { type ConnectionRecord, makeRecord } from './connection-record.js';
 

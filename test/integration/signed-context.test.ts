@@ -7,8 +7,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newContextKey, postgresContextSql } from '../../daemon/context/signed-context.js';
 import { loadDriverFactory } from '../../daemon/engines/index.js';
+import { newContextKey, postgresContextSql } from '../../daemon/engines/signed-context.js';
 import { DEFAULT_POOL_OPTIONS, Pool } from '../../daemon/pools/pool.js';
 import { parseConnectionUrl } from '../../shared/connection-url.js';
 import { PG_URL, serverAvailable } from '../helpers/engines.js';

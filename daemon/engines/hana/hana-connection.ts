@@ -1,7 +1,7 @@
 import { HanactlError } from '../../../shared/errors.js';
 import { randomHex } from '../../../shared/random-hex.js';
 import type { Param } from '../../../shared/schemas.js';
-import { assertContextKept, contextUnavailable } from '../../context/context-unavailable.js';
+import { assertContextKept, contextUnavailable } from '../context-unavailable.js';
 import type { CostGuard, DriverConnection, ExecuteOptions, StatementResult } from '../driver.js';
 import { explainable } from '../plan-cost.js';
 import { settleQuietly, viaCallback, viaCallbackWithin } from './callbacks.js';

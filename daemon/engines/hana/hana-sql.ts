@@ -1,5 +1,5 @@
 import { HanactlError } from '../../../shared/errors.js';
-import { isReservedContextName } from '../../context/context-names.js';
+import { isReservedContextName } from '../context-names.js';
 
 /**
  * Every statement the HANA driver generates, in one place. Statement values are always bound

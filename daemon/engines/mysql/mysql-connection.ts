@@ -1,7 +1,7 @@
 import { HanactlError } from '../../../shared/errors.js';
 import type { Param } from '../../../shared/schemas.js';
-import { contextSqlName } from '../../context/context-names.js';
-import { assertContextKept, assertContextUnchanged, contextUnavailable } from '../../context/context-unavailable.js';
+import { contextSqlName } from '../context-names.js';
+import { assertContextKept, assertContextUnchanged, contextUnavailable } from '../context-unavailable.js';
 import type { CostGuard, DriverConnection, ExecuteOptions, StatementResult } from '../driver.js';
 import { costGuardUnavailable, explainable, mysqlPlanCost } from '../plan-cost.js';
 import { type ErrorContext, interruptedError, isConnectionLost, lostError, statementError } from './mysql-errors.js';

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { contextSqlName } from '../../context/context-names.js';
-import { signatureSetting, signContextValue } from '../../context/signed-context.js';
+import { contextSqlName } from '../context-names.js';
 import type { ExecuteOptions } from '../driver.js';
 import { explainable, postgresTopCost } from '../plan-cost.js';
+import { signatureSetting, signContextValue } from '../signed-context.js';
 import type { BatchGate, BatchStep } from './postgres-batch.js';
 import { CLEANUP_STATEMENTS, DBLINK_PRESENT } from './postgres-cleanup.js';
 

@@ -1,6 +1,6 @@
 import { HanactlError } from '../../../shared/errors.js';
 import type { Param } from '../../../shared/schemas.js';
-import { contextChanged, contextNotKept, contextUnavailable } from '../../context/context-unavailable.js';
+import { contextChanged, contextNotKept, contextUnavailable } from '../context-unavailable.js';
 import { maskCellValue } from '../credential-mask.js';
 import type { DriverConnection, ExecuteOptions, StatementResult } from '../driver.js';
 import { normaliseDriverError } from '../scrub.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { contextSqlName } from '../../../daemon/context/context-names.js';
-import { assertContextKept, contextMismatches, contextNotKept } from '../../../daemon/context/context-unavailable.js';
+import { contextSqlName } from '../../../daemon/engines/context-names.js';
+import { assertContextKept, contextMismatches, contextNotKept } from '../../../daemon/engines/context-unavailable.js';
 
 describe('reading context values back before the statement', () => {
   const names = ['CUSTOMER_ID', 'REGION'];

@@ -1,5 +1,5 @@
 import { HanactlError } from '../../shared/errors.js';
-import { scrubSecrets } from '../engines/scrub.js';
+import { scrubSecrets } from './scrub.js';
 
 /**
  * The database refused to place context values in the session (a missing privilege or object a
