@@ -40,7 +40,7 @@ import { ProjectService } from './projects/project-service.js';
 import { SessionSources } from './projects/session-sources.js';
 import { TrustStore } from './projects/trust-store.js';
 import { CallTracker } from './queries/call-tracker.js';
-import { QueryService } from './query/query-service.js';
+import { QueryService } from './queries/query-service.js';
 import { ConnectionService } from './registry/connection-service.js';
 import { SessionTable } from './sessions/session-table.js';
 import { TokenService, tokenRoutes } from './tokens/index.js';

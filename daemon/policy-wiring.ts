@@ -5,7 +5,7 @@ import type { StatementVerdict } from './catalog/catalog-service.js';
 import type { OffThreadPolicy } from './policy/off-thread.js';
 import type { PolicyOptions, Verdict } from './policy/types.js';
 import { VerdictCache } from './policy/verdict-cache.js';
-import type { StatementPolicy } from './query/query-service.js';
+import type { StatementPolicy } from './queries/query-service.js';
 
 interface LoadedPolicy {
   readonly checkStatement: typeof import('./policy/index.js').checkStatement;

@@ -19,8 +19,8 @@ import {
 } from '../../shared/catalog-schemas.js';
 import type { Engine } from '../../shared/connection-url.js';
 import { HanactlError } from '../../shared/errors.js';
-import type { QueryService } from '../query/query-service.js';
-import { capCatalogResult, capQueryResult, type ResultBudget, resultBudget } from '../query/result-cap.js';
+import type { QueryService } from '../queries/query-service.js';
+import { capCatalogResult, capQueryResult, type ResultBudget, resultBudget } from '../queries/result-cap.js';
 import type { Catalog, CatalogExecutor, TableRef } from './catalog.js';
 import { withoutTrailingSemicolons } from './catalog-sql.js';
 import { CATALOGS } from './catalogs.js';

@@ -14,7 +14,7 @@ import {
 } from '../../shared/curated.js';
 import { HanactlError, isHanactlError } from '../../shared/errors.js';
 import { isProjectRef } from '../../shared/project-schemas.js';
-import type { StatementPolicy } from '../query/query-service.js';
+import type { StatementPolicy } from '../queries/query-service.js';
 import type { ConnectionRecord } from '../registry/connection-record.js';
 import type { ConnectionService } from '../registry/connection-service.js';
 import type { CuratedRow, Registry } from '../registry/registry.js';

@@ -3,31 +3,31 @@ import type { WaitHooks } from '../../shared/approval.js';
 import {
   type DescribeRequest,
   DescribeRequestSchema,
-  type RoutinesRequest,
-  type SampleRequest,
-  type SchemasRequest,
-  type SearchRequest,
-  type TablesRequest,
   type ExplainRequest,
   ExplainRequestSchema,
+  type RoutinesRequest,
   RoutinesRequestSchema,
+  type SampleRequest,
   SampleRequestSchema,
+  type SchemasRequest,
   SchemasRequestSchema,
+  type SearchRequest,
   SearchRequestSchema,
+  type TablesRequest,
   TablesRequestSchema,
 } from '../../shared/catalog-schemas.js';
 import { HanactlError } from '../../shared/errors.js';
 import { isProjectRef, type ProjectScope } from '../../shared/project-schemas.js';
 import { MAX_SQL_LENGTH, type OpenSessionRequest, type QueryRequest, type SessionInfo } from '../../shared/schemas.js';
-import type { CuratedService } from '../curated/curated-service.js';
 import type { Broker, CuratedCallRequest, SessionReport } from '../../shim/broker.js';
 import type { CatalogService } from '../catalog/catalog-service.js';
+import type { CuratedService } from '../curated/curated-service.js';
 import { parseWith } from '../http/validate.js';
 import type { ProjectService } from '../projects/project-service.js';
 import type { CallInfo, CallPerson, CallTracker } from '../queries/call-tracker.js';
 import { type CatalogOp, catalogCallInfo, summarizeCatalog } from '../queries/catalog-call.js';
 import { queryCallInfo, summarizeRows } from '../queries/query-call.js';
-import type { QueryService } from '../query/query-service.js';
+import type { QueryService } from '../queries/query-service.js';
 import { type ConnectionService, toConnectionInfo } from '../registry/connection-service.js';
 import type { SessionTable } from '../sessions/session-table.js';
 

@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadDriverFactory } from '../../daemon/engines/index.js';
 import { DEFAULT_POOL_OPTIONS } from '../../daemon/pools/pool.js';
 import { PoolManager } from '../../daemon/pools/pool-manager.js';
-import { QueryService } from '../../daemon/query/query-service.js';
+import { QueryService } from '../../daemon/queries/query-service.js';
 import { ConnectionService } from '../../daemon/registry/connection-service.js';
 import { Registry } from '../../daemon/registry/registry.js';
 import { isHanactlError } from '../../shared/errors.js';

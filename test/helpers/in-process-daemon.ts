@@ -11,7 +11,7 @@ import { loadDriverFactory } from '../../daemon/engines/index.js';
 import { type AppDeps, createApp } from '../../daemon/http/app.js';
 import { DEFAULT_POOL_OPTIONS } from '../../daemon/pools/pool.js';
 import { PoolManager } from '../../daemon/pools/pool-manager.js';
-import { QueryService, type QueryServiceDeps, type StatementPolicy } from '../../daemon/query/query-service.js';
+import { QueryService, type QueryServiceDeps, type StatementPolicy } from '../../daemon/queries/query-service.js';
 import { ConnectionService } from '../../daemon/registry/connection-service.js';
 import { Registry } from '../../daemon/registry/registry.js';
 import { SessionTable } from '../../daemon/sessions/session-table.js';

@@ -9,7 +9,7 @@ import { loadDriverFactory } from '../../../daemon/engines/index.js';
 import { checkStatement } from '../../../daemon/policy/index.js';
 import { DEFAULT_POOL_OPTIONS } from '../../../daemon/pools/pool.js';
 import { PoolManager } from '../../../daemon/pools/pool-manager.js';
-import { QueryService } from '../../../daemon/query/query-service.js';
+import { QueryService } from '../../../daemon/queries/query-service.js';
 import { ConnectionService } from '../../../daemon/registry/connection-service.js';
 import { Registry } from '../../../daemon/registry/registry.js';
 

@@ -4,7 +4,7 @@ import { HanaConnection } from '../../../daemon/engines/hana/hana-connection.js'
 import { PLAN_COST_SQL } from '../../../daemon/engines/hana/hana-sql.js';
 import { createStatementPolicy } from '../../../daemon/policy-wiring.js';
 import type { Pool } from '../../../daemon/pools/pool.js';
-import { QueryService } from '../../../daemon/query/query-service.js';
+import { QueryService } from '../../../daemon/queries/query-service.js';
 import { inProcessDaemon } from '../../helpers/in-process-daemon.js';
 import { tempFolders } from '../../helpers/temp-dir.js';
 import { rejection } from './helpers.js';

@@ -9,7 +9,7 @@ import { checkStatement } from '../../../daemon/policy/index.js';
 import { createStatementPolicy } from '../../../daemon/policy-wiring.js';
 import type { Pool } from '../../../daemon/pools/pool.js';
 import { CallTracker } from '../../../daemon/queries/call-tracker.js';
-import { QueryService } from '../../../daemon/query/query-service.js';
+import { QueryService } from '../../../daemon/queries/query-service.js';
 import { SessionTable } from '../../../daemon/sessions/session-table.js';
 import { createShimServer } from '../../../shim/server.js';
 import { inProcessDaemon } from '../../helpers/in-process-daemon.js';

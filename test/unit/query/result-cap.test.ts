@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { capCatalogResult, capQueryResult, resultBudget } from '../../../daemon/query/result-cap.js';
+import { capCatalogResult, capQueryResult, resultBudget } from '../../../daemon/queries/result-cap.js';
 import { cliCommand } from '../../../shared/cli-command.js';
 
 const budget = resultBudget('shop', 8 * 1024);
