@@ -55,7 +55,7 @@ async function keychainUnreachable(paths: Paths, timeoutMs: number): Promise<str
   let timer: NodeJS.Timeout | undefined;
   try {
     const [{ KeychainKeyStore }, { keychainAccount }] = await Promise.all([
-      import('../../daemon/keystore/keychain-key-store.js'),
+      import('../../daemon/keys/keychain-key-store.js'),
       import('../../daemon/keys/key-slots.js'),
     ]);
     const timeout = new Promise<never>((_, reject) => {

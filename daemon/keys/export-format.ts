@@ -2,7 +2,7 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes, scrypt } fro
 import { cliCommand } from '../../shared/cli-command.js';
 import { HanactlError } from '../../shared/errors.js';
 import { type ExportDocument, ExportDocumentSchema } from '../../shared/key-schemas.js';
-import { KEY_BYTES } from '../keystore/key-store.js';
+import { KEY_BYTES } from './key-store.js';
 
 /** scrypt cost for new exports: N=2^17, r=8, p=1 (about 128 MiB and a few hundred ms). */
 export const EXPORT_KDF = { N: 2 ** 17, r: 8, p: 1 } as const;

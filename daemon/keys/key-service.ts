@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { HanactlError } from '../../shared/errors.js';
 import type { ExportDocument, RotateKeyResult } from '../../shared/key-schemas.js';
-import { KEY_BYTES } from '../keystore/key-store.js';
 import { Registry } from '../registry/registry.js';
 import { sealExport } from './export-format.js';
 import type { KeySlots } from './key-slots.js';
+import { KEY_BYTES } from './key-store.js';
 
 export interface KeyServiceDeps {
   readonly slots: KeySlots;

@@ -1,8 +1,8 @@
 import type { Paths } from '../../shared/paths.js';
-import type { KeyStore, WritableKeyStore } from '../keystore/key-store.js';
-import { FileKeyStore } from '../keystore/file-key-store.js';
-import { KeychainKeyStore } from '../keystore/keychain-key-store.js';
-import { selectKeyStore } from '../keystore/resolve-key.js';
+import { FileKeyStore } from './file-key-store.js';
+import type { KeyStore, WritableKeyStore } from './key-store.js';
+import { KeychainKeyStore } from './keychain-key-store.js';
+import { selectKeyStore } from './resolve-key.js';
 
 /**
  * The key store in use and, when hanactl may write it, a second "next" slot in the same store

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { HanactlError } from '../../shared/errors.js';
-import { loadOrCreateKey } from '../keystore/resolve-key.js';
 import { Registry } from '../registry/registry.js';
 import type { KeySlots } from './key-slots.js';
+import { loadOrCreateKey } from './resolve-key.js';
 
 /** What start-up reports about a key it had to sort out. */
 export interface RecoveryLog {
