@@ -16,10 +16,12 @@ import { DEFAULT_AUDIT_DAYS } from './audit/retention.js';
 import { CatalogService, leasedWriteScope } from './catalog/index.js';
 import { CuratedService } from './curated/curated-service.js';
 import { loadDriverFactory } from './engines/index.js';
-import { GrantService, grantRoutes } from './grants/index.js';
+import { GrantService } from './grants/index.js';
 import { createApp } from './http/app.js';
 import { catalogRoutes } from './http/catalog-routes.js';
 import { curatedRoutes } from './http/curated-routes.js';
+import { grantRoutes } from './http/grant-routes.js';
+import { tokenRoutes } from './http/token-routes.js';
 import { KeyService } from './keys/key-service.js';
 import { keySlots } from './keys/key-slots.js';
 import { openRegistry } from './keys/open-registry.js';
@@ -43,7 +45,7 @@ import { CallTracker } from './queries/call-tracker.js';
 import { QueryService } from './queries/query-service.js';
 import { ConnectionService } from './registry/connection-service.js';
 import { SessionTable } from './sessions/session-table.js';
-import { TokenService, tokenRoutes } from './tokens/index.js';
+import { TokenService } from './tokens/index.js';
 
 export interface RunDaemonOptions {
   readonly env?: NodeJS.ProcessEnv;

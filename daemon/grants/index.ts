@@ -1,2 +1,1 @@
-export { grantRoutes } from './grant-routes.js';
-export { EVERYONE, type GrantStore, GrantService, type GrantSubject, principalsOf } from './grant-service.js';
+export { EVERYONE, GrantService, type GrantStore, type GrantSubject, principalsOf } from './grant-service.js';

@@ -1,2 +1,1 @@
-export { tokenRoutes } from './token-routes.js';
 export { hashToken, TOKEN_PREFIX, type TokenGrant, TokenService, type TokenStore } from './token-service.js';

@@ -1,9 +1,9 @@
 import { Hono } from 'hono';
 import { cliCommand } from '../../shared/cli-command.js';
 import { CreateTokenRequestSchema } from '../../shared/token-schemas.js';
-import { requireCli } from '../http/require-cli.js';
-import { readBody } from '../http/validate.js';
-import type { TokenService } from './token-service.js';
+import type { TokenService } from '../tokens/token-service.js';
+import { requireCli } from './require-cli.js';
+import { readBody } from './validate.js';
 
 const WHAT = `create, list or revoke MCP over HTTP tokens (\`${cliCommand()} token ...\`)`;
 

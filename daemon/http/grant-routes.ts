@@ -1,9 +1,9 @@
 import { Hono } from 'hono';
 import { cliCommand } from '../../shared/cli-command.js';
 import { GrantRequestSchema } from '../../shared/grant-schemas.js';
-import { requireCli } from '../http/require-cli.js';
-import { readBody } from '../http/validate.js';
-import type { GrantService } from './grant-service.js';
+import type { GrantService } from '../grants/grant-service.js';
+import { requireCli } from './require-cli.js';
+import { readBody } from './validate.js';
 
 const WHAT = `grant or revoke signed-in callers' access to connections (\`${cliCommand()} grant ...\`)`;
 
