@@ -10,7 +10,7 @@ import type { SessionState } from './session-state.js';
 const ROOTS_TIMEOUT_MS = 5000;
 
 /** Keeps run_query's annotations in line with the active connection. */
-export interface ActivePolicy {
+export interface QueryAnnotations {
   onActive(allowWrite: boolean): void;
 }
 
@@ -36,19 +36,19 @@ async function firstRoot(server: McpServer): Promise<string | undefined> {
 export class ProjectContext {
   readonly #daemon: Broker;
   readonly #state: SessionState;
-  readonly #policy: ActivePolicy;
+  readonly #annotations: QueryAnnotations;
   readonly #extras: { connFile?: string; vcapServices?: string; hanaCli?: HanaCliEnv };
   readonly #fallback: string | undefined;
 
   constructor(
     daemon: Broker,
     state: SessionState,
-    policy: ActivePolicy,
+    annotations: QueryAnnotations,
     options: { connFile?: string; vcapServices?: string; hanaCli?: HanaCliEnv },
   ) {
     this.#daemon = daemon;
     this.#state = state;
-    this.#policy = policy;
+    this.#annotations = annotations;
     this.#fallback = state.project;
     this.#extras = {
       ...(options.connFile ? { connFile: options.connFile } : {}),
@@ -99,10 +99,10 @@ export class ProjectContext {
       const next = primary ?? state.defaultConnection;
       if (next !== state.active) {
         state.active = next;
-        if (next && isProjectRef(next)) this.#policy.onActive(false);
+        if (next && isProjectRef(next)) this.#annotations.onActive(false);
         else if (next)
           await this.#daemon.getConnection(next).then(
-            (info) => this.#policy.onActive(info.allowWrite),
+            (info) => this.#annotations.onActive(info.allowWrite),
             () => {},
           );
       }

@@ -17,24 +17,24 @@ const INSTRUCTIONS =
 export function createShimServer(daemon: Broker, options: ShimOptions = {}): { server: McpServer; state: SessionState } {
   const server = new McpServer({ name: 'hanactl', version: hanactlVersion() }, { instructions: INSTRUCTIONS });
   const state = new SessionState(daemon, options);
-  const policy = registerTools(server, daemon, state);
+  const queryTool = registerTools(server, daemon, state);
   const catalog = registerCatalogTools(server, daemon, state);
   // The active connection's curated tools: listed from the start when it is known, then kept in step.
-  const curated = registerCuratedTools(server, daemon, state, [policy.runQuery, ...catalog.freeAccess]);
+  const curated = registerCuratedTools(server, daemon, state, [queryTool.runQuery, ...catalog.freeAccess]);
   void curated.sync();
   // Tables and views as resources, and the prompts that use them: separate lists, tools/list is unchanged.
   const resources = registerSchemaResources(server, daemon, state);
   registerSchemaPrompts(server, state, resources.names, resources.read);
-  const project = new ProjectContext(daemon, state, policy, options);
+  const project = new ProjectContext(daemon, state, queryTool, options);
   registerProjectTools(server, state, project);
   server.server.oninitialized = () => {
     const client = server.server.getClientVersion();
     if (client?.name) state.client = { name: client.name, ...(client.version ? { version: client.version } : {}) };
     void state.announce();
-    // The tool annotations follow the starting connection's policy (best effort; a call still works).
+    // The tool annotations follow the starting connection's write access (best effort; a call still works).
     if (state.active)
       void daemon.getConnection(state.active).then(
-        (info) => policy.onActive(info.allowWrite),
+        (info) => queryTool.onActive(info.allowWrite),
         () => {},
       );
     // The project: the client's roots, else --project, else the working folder (tools wait for it).

@@ -109,7 +109,7 @@ export function registerTools(
           state.active = info.name;
           // A registry choice stays across project changes; a project connection follows the project.
           state.pinned = !isProjectRef(info.name);
-          policy.onActive(info.allowWrite);
+          queryTool.onActive(info.allowWrite);
           void state.announce();
           return ok(`Now using "${info.name}" (${info.engine}, ${accessOf(info)}).`, {
             active: info.name,
@@ -193,7 +193,7 @@ export function registerTools(
       }),
   );
   let writable = false;
-  const policy = {
+  const queryTool = {
     runQuery,
     onActive(allowWrite: boolean): void {
       if (allowWrite === writable) return;
@@ -201,5 +201,5 @@ export function registerTools(
       runQuery.update({ annotations: allowWrite ? WRITABLE_ANNOTATIONS : READ_ONLY_ANNOTATIONS });
     },
   };
-  return policy;
+  return queryTool;
 }
