@@ -10,7 +10,7 @@
  *   HANACTL_TEST_PG_URL / HANACTL_TEST_MYSQL_URL choose the servers (as in the tests).
  */
 import net from 'node:net';
-import { newContextKey } from '../../dist/daemon/context/signed-context.js';
+import { newContextKey } from '../../dist/daemon/engines/signed-context.js';
 import { loadDriverFactory } from '../../dist/daemon/engines/index.js';
 import { DEFAULT_POOL_OPTIONS, Pool } from '../../dist/daemon/pools/pool.js';
 import { parseConnectionUrl } from '../../dist/shared/connection-url.js';
