@@ -22,20 +22,43 @@ export const LIMITS = {
   parenDepth: 1000,
   /** Tokens in one text: far above any query a person writes, low enough to judge in milliseconds. */
   tokens: 100_000,
-  /** Characters lexed for one call, over all readings and embedded texts. */
-  work: 16 * 1024 * 1024,
+  /**
+   * Characters lexed for one call, over all readings, both checks and every embedded text: a
+   * megabyte read in each of the ways its backslashes and executable comments allow.
+   */
+  work: 4 * 1024 * 1024,
+  /**
+   * Characters of SQL text run by functions (query_to_xml) checked for one call, counting each time
+   * a text is checked (both checks, every level): the bound on how much nesting multiplies the work.
+   */
+  embeddedChars: 64 * 1024,
+  /**
+   * PostgreSQL's scanner work on runs of operator characters (Lexed.operatorWork): a run of about
+   * 700 characters, a few milliseconds of the server's scanner and of its parser's here.
+   */
+  operatorWork: 256 * 1024,
 } as const;
 
-/** What one call may still spend. */
+/** What one call may still spend, shared by both checks and every level of embedded SQL text. */
 interface Budget {
   work: number;
+  embedded: number;
 }
+
+const newBudget = (): Budget => ({ work: LIMITS.work, embedded: LIMITS.embeddedChars });
 
 const tooComplex = (what: string): Objection =>
   objection(
     'too-complex',
     `Refused: the statement is too complex to check (${what}).`,
     'Split it into simpler statements and send each on its own.',
+  );
+
+const embeddedTooLong = (): Objection =>
+  objection(
+    'too-complex',
+    `Refused: the statement is too complex to check (the SQL text it hands to functions such as query_to_xml, counted at every level of nesting, is over ${LIMITS.embeddedChars / 1024} KB).`,
+    'Run the inner query on its own, or split the statement, and send it again.',
   );
 
 /** One reading of the input through the rule chain. */
@@ -57,6 +80,13 @@ function judge(lexed: Lexed, dialect: DialectPolicy, options: PolicyOptions, emb
   }
   if (lexed.tooMany) return tooComplex(`more than ${LIMITS.tokens} tokens`);
   if (lexed.depth > LIMITS.parenDepth) return tooComplex(`more than ${LIMITS.parenDepth} nested parentheses`);
+  if (dialect.parserCheck && lexed.operatorWork > LIMITS.operatorWork) {
+    return objection(
+      'too-complex',
+      "Refused: the statement is too complex to check (long runs of operator characters such as +-*/<>=~!@#%^&|, which PostgreSQL's scanner reads in time that grows with the square of each run).",
+      'Put spaces between operators and comments, or split the statement, and send it again.',
+    );
+  }
   const [tokens, ...more] = splitStatements(lexed.tokens, dialect.sqlscriptBlocks);
   if (!tokens) {
     return objection('empty', 'Refused: there is no statement to run; the text is empty or only comments.', 'Send one SQL statement.');
@@ -111,6 +141,8 @@ function checkReading(
   const { dialect, options, budget } = context;
   const embedded = (inner: string): Verdict => {
     if (depth >= LIMITS.embeddedDepth) return tooComplex(`SQL text run by a function nested more than ${LIMITS.embeddedDepth} levels deep`);
+    budget.embedded -= inner.length;
+    if (budget.embedded < 0) return embeddedTooLong();
     const readOnly = { ...context, options: { ...options, allowWrite: false } };
     return checkReading(inner, syntax, readOnly, depth + 1) ?? { ok: true, kind: 'read' };
   };
@@ -144,25 +176,27 @@ function checkReading(
  * readings (MySQL NO_BACKSLASH_ESCAPES and ANSI_QUOTES, PostgreSQL standard_conforming_strings off).
  */
 export function checkStatement(sql: string, options: PolicyOptions): Verdict {
-  return checkAt(sql, options, 0);
+  return checkAt(sql, options, 0, newBudget());
 }
 
 /** Both checks at one level of SQL text run by a function. */
-function checkAt(sql: string, options: PolicyOptions, depth: number): Verdict {
+function checkAt(sql: string, options: PolicyOptions, depth: number, budget: Budget): Verdict {
   const dialect = DIALECTS[options.dialect];
-  const verdict = checkTokens(sql, options);
+  const verdict = checkTokens(sql, options, budget);
   if (!verdict.ok || !dialect.parserCheck) return verdict;
-  const embedded = (inner: string): Verdict =>
-    depth >= LIMITS.embeddedDepth
-      ? tooComplex(`SQL text run by a function nested more than ${LIMITS.embeddedDepth} levels deep`)
-      : checkAt(inner, { ...options, allowWrite: false }, depth + 1);
+  const embedded = (inner: string): Verdict => {
+    if (depth >= LIMITS.embeddedDepth) return tooComplex(`SQL text run by a function nested more than ${LIMITS.embeddedDepth} levels deep`);
+    budget.embedded -= inner.length;
+    if (budget.embedded < 0) return embeddedTooLong();
+    return checkAt(inner, { ...options, allowWrite: false }, depth + 1, budget);
+  };
   return dialect.parserCheck(sql, options, verdict.kind, embedded) ?? verdict;
 }
 
 /** The first check: the token rules, under every reading the engine's settings allow. */
-function checkTokens(sql: string, options: PolicyOptions): Verdict {
+function checkTokens(sql: string, options: PolicyOptions, budget: Budget): Verdict {
   const dialect = DIALECTS[options.dialect];
-  const context = { dialect, options, budget: { work: LIMITS.work }, alternative: false };
+  const context = { dialect, options, budget, alternative: false };
   let verdict = checkReading(sql, dialect.syntax, context) as Verdict;
   if (!sql.includes('\\')) return verdict;
   for (const syntax of dialect.alternatives) {

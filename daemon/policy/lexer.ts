@@ -18,9 +18,19 @@ export interface Lexed {
   readonly commentTooDeep?: boolean;
   /** Deepest parenthesis nesting. */
   readonly depth: number;
+  /**
+   * The work PostgreSQL's scanner spends on runs of operator characters outside literals (see
+   * OPERATOR_CHARS): for each such character, how many came right before it in its run. The
+   * scanner matches the longest run of them at every token start (`/*` and `--` inside, a trailing
+   * `+` or `-`, cut the token short), so a run of n characters costs it about n²/2.
+   */
+  readonly operatorWork: number;
 }
 
 const code = (sql: string, i: number): number => sql.charCodeAt(i);
+/** PostgreSQL's op_chars (scan.l): `~!@#^&|\`?+-*\/%<>=`, by character code. */
+const OPERATOR_CHARS = new Uint8Array(128);
+for (const ch of '~!@#^&|`?+-*/%<>=') OPERATOR_CHARS[ch.charCodeAt(0)] = 1;
 const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
 const isLetter = (c: number): boolean => (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
 /** Every engine's identifier start: an ASCII letter, `_`, or any non-ASCII character (PostgreSQL's `\200-\377`). */
@@ -94,6 +104,29 @@ function quotedEnd(sql: string, i: number, rule: QuoteRule, single: boolean): nu
   return -1;
 }
 
+/**
+ * sql[from, to) with each doubled `close` made single (as replaceAll would), in one pass over
+ * UTF-16 code units: replaceAll on a slice of a long text, or joining its pieces, was seen to cost
+ * 100 ms on a megabyte of ''.
+ */
+function undouble(sql: string, from: number, to: number, close: string): string {
+  const body = sql.slice(from, to);
+  // Searched in the literal only: a search of the rest of the text per literal would be quadratic.
+  const at = body.indexOf(close + close);
+  if (at < 0) return body;
+  const first = from + at;
+  const quote = close.charCodeAt(0);
+  const units = new Uint16Array(to - first);
+  let w = 0;
+  for (let j = first; j < to; j++) {
+    const c = sql.charCodeAt(j);
+    units[w++] = c;
+    if (c === quote && j + 1 < to && sql.charCodeAt(j + 1) === quote) j++;
+  }
+  // Node's utf16le decoding keeps every code unit as it is, lone surrogates included.
+  return body.slice(0, at) + Buffer.from(units.buffer, 0, w * 2).toString('utf16le');
+}
+
 /** SQLite's `$name`, `@name`, `:name`, `#name` with Tcl's `::` and `(...)` suffixes (tokenize.c). */
 function tclVariableEnd(sql: string, i: number): number {
   let j = i + 1;
@@ -162,14 +195,27 @@ export function lex(sql: string, syntax: LexicalSyntax, maxTokens = Number.POSIT
   let depth = 0;
   let deepest = 0;
   const hasNul = sql.includes('\0');
+  let operatorWork = 0;
+  let operatorRun = 0;
+  let operatorEnd = -1;
+  /** Counts the operator characters of sql[from, to) into operatorWork (a run goes on where the last one ended). */
+  const operators = (from: number, to: number): void => {
+    for (let j = from; j < to; j++) {
+      const c = code(sql, j);
+      if (c >= 128 || OPERATOR_CHARS[c] === 0) continue;
+      operatorRun = j === operatorEnd ? operatorRun + 1 : 1;
+      operatorEnd = j + 1;
+      operatorWork += operatorRun;
+    }
+  };
   // Word tokens of this text, shared like PUNCT: a long text repeats the same few words, and
   // tokens are never changed. Bounded, so a text of distinct words costs no more than without it.
   const seen: [Map<string, Token>, Map<string, Token>] = [new Map(), new Map()];
-  const wordToken = (word: string, before: boolean): Token => {
+  const wordToken = (word: string, before: boolean, kind: 'word' | 'number' = 'word'): Token => {
     const cache = seen[before ? 1 : 0];
     let token = cache.get(word);
     if (!token) {
-      token = { kind: 'word', text: upperAscii(word), shown: word, spaced: before, opaque: false };
+      token = { kind, text: kind === 'word' ? upperAscii(word) : word, shown: word, spaced: before, opaque: false };
       if (word.length <= 64 && cache.size < 4096) cache.set(word, token);
     }
     return token;
@@ -181,6 +227,7 @@ export function lex(sql: string, syntax: LexicalSyntax, maxTokens = Number.POSIT
   const done = (extra: Partial<Lexed> = {}): Lexed => ({
     tokens,
     depth: deepest,
+    operatorWork,
     ...(versioned ? { versioned } : {}),
     ...(nul ? { nul } : {}),
     ...extra,
@@ -190,7 +237,7 @@ export function lex(sql: string, syntax: LexicalSyntax, maxTokens = Number.POSIT
     const end = quotedEnd(sql, i, rule, opts.single ?? false);
     if (end < 0) return end;
     const body = sql.slice(i + 1, end - 1);
-    const text = rule.close === ']' || opts.single ? body : body.replaceAll(rule.close + rule.close, rule.close);
+    const text = rule.close === ']' || opts.single ? body : undouble(sql, i + 1, end - 1, rule.close);
     const opaque = (opts.opaque ?? false) || (rule.backslash && body.includes('\\'));
     push(rule.kind, text, rule.kind === 'string' ? "''" : '""', opaque);
     return end;
@@ -242,6 +289,7 @@ export function lex(sql: string, syntax: LexicalSyntax, maxTokens = Number.POSIT
       }
       if (i === -2) return done({ commentTooDeep: true });
       if (i < 0) return done({ unterminated: 'a /* comment' });
+      operators(start, i);
       // Most texts hold no NUL at all: then no comment needs looking through for one.
       if (hasNul && !nul) {
         const at = sql.indexOf('\0', start);
@@ -311,7 +359,9 @@ export function lex(sql: string, syntax: LexicalSyntax, maxTokens = Number.POSIT
     }
     if (isDigit(code(sql, i)) || (c === '.' && isDigit(code(sql, i + 1)))) {
       const end = numberEnd(sql, i);
-      push('number', sql.slice(i, end), sql.slice(i, end));
+      // Numbers share the words' cache: a word never starts with a digit or a dot, so no key is both.
+      tokens.push(wordToken(sql.slice(i, end), spaced, 'number'));
+      spaced = false;
       i = end;
       continue;
     }
@@ -319,6 +369,7 @@ export function lex(sql: string, syntax: LexicalSyntax, maxTokens = Number.POSIT
     if (c === '(') deepest = Math.max(deepest, ++depth);
     else if (c === ')') depth--;
     const char = code(sql, i) < 0xd800 ? c : String.fromCodePoint(sql.codePointAt(i) ?? 0);
+    operators(i, i + 1);
     tokens.push(punct(char, spaced));
     spaced = false;
     i += char.length;

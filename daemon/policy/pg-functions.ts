@@ -118,8 +118,14 @@ export const PG_REFUSED_RELATION_NAMES: readonly string[] = [
   ...Object.keys(PG_SECRET_VIEWS).filter((name) => !CREDENTIAL_RELATIONS.has(name) && !STATISTICS_RELATIONS.has(name)),
 ].sort();
 
+/** PostgreSQL's NAMEDATALEN - 1. */
+const MAX_IDENTIFIER_BYTES = 63;
+
 /** The refusal for reading the relation `name` (as written, quotes folded), or undefined. */
 export function deniedRelationObjection(name: string): Objection | undefined {
+  // PostgreSQL cuts a longer name to its first 63 bytes, which is longer than every refused name;
+  // and a megabyte-long word is not folded again and again.
+  if (name.length > MAX_IDENTIFIER_BYTES) return undefined;
   if (CREDENTIAL_RELATIONS.has(name.toLowerCase())) {
     return objection(
       'credential-read',
@@ -270,7 +276,7 @@ export function postgresTokenObjection(tokens: readonly Token[], allowWrite: boo
     if (setting && isContextSetting(setting)) return contextSettingObjection(setting);
     const name = callName(tokens, k);
     if (name === undefined) {
-      if (token.kind === 'word' || token.kind === 'quoted') {
+      if ((token.kind === 'word' || token.kind === 'quoted') && token.text.length <= MAX_IDENTIFIER_BYTES) {
         const denied = deniedRelationObjection(token.kind === 'word' ? token.text.toLowerCase() : token.text);
         if (denied) return denied;
       }

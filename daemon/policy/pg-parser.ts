@@ -227,28 +227,55 @@ function walk(root: unknown, found: Found): boolean {
   while (stack.length > 0) {
     const value = stack.pop();
     if (Array.isArray(value)) {
-      for (const item of value) stack.push(item);
+      for (const item of value) if (typeof item === 'object' && item !== null) stack.push(item);
       continue;
     }
     if (!isNode(value)) continue;
-    for (const [key, child] of Object.entries(value)) {
+    // for-in, not Object.entries: most nodes are constants and locations, and the tree of a long
+    // statement has millions of keys, so no array is built per node.
+    for (const key in value) {
+      const child = value[key];
+      if (typeof child !== 'object' || child === null) continue;
+      stack.push(child);
+      if (!SPECIAL_KEYS.has(key)) continue;
       if (WRITE_KEYS.has(key) || key === 'intoClause' || (key === 'lockingClause' && Array.isArray(child) && child.length > 0))
         writes = true;
-      if (key === 'FuncCall' && isNode(child)) found.calls.push(callOf(child));
-      if (isNode(child)) collectReferences(key, child, found.references);
+      if (!isNode(child)) continue;
+      if (key === 'FuncCall') found.calls.push(callOf(child));
+      collectReferences(key, child, found.references);
       const code = CODE_KEYS.get(key);
       if (code) found.code.push(code);
-      if (key === 'RangeVar' && isNode(child) && typeof child.relname === 'string') found.relations.push(child.relname);
+      if (key === 'RangeVar' && typeof child.relname === 'string') found.relations.push(child.relname);
       // A SET statement, or the SET clause of CREATE/ALTER FUNCTION, ALTER ROLE/DATABASE/SYSTEM.
-      if ((key === 'VariableSetStmt' || key === 'setstmt') && isNode(child) && typeof child.name === 'string')
-        found.settings.push(child.name.toLowerCase());
-      if (key === 'UpdateStmt' && isNode(child) && isNode(child.relation) && typeof child.relation.relname === 'string')
+      if ((key === 'VariableSetStmt' || key === 'setstmt') && typeof child.name === 'string') found.settings.push(child.name.toLowerCase());
+      if (key === 'UpdateStmt' && isNode(child.relation) && typeof child.relation.relname === 'string')
         found.updated.push(child.relation.relname);
-      if (typeof child === 'object' && child !== null) stack.push(child);
     }
   }
   return writes;
 }
+
+/** Every key `walk` looks at beyond descending into it. */
+const SPECIAL_KEYS: ReadonlySet<string> = new Set([
+  ...WRITE_KEYS,
+  ...CODE_KEYS.keys(),
+  'intoClause',
+  'lockingClause',
+  'FuncCall',
+  'RangeVar',
+  'VariableSetStmt',
+  'setstmt',
+  // collectReferences
+  'DefineStmt',
+  'AlterOperatorStmt',
+  'AlterTypeStmt',
+  'CreateCastStmt',
+  'CreateConversionStmt',
+  'CreateOpClassItem',
+  'CreateTransformStmt',
+  'CreateTrigStmt',
+  'CreateEventTrigStmt',
+]);
 
 /** A read as PostgreSQL's grammar sees it: a query with no write, lock or INTO; SHOW; EXPLAIN of such a query. */
 function isRead(kind: string, body: Node, writes: boolean): boolean {
