@@ -1,4 +1,5 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Driver } from '../../daemon/engines/driver.js';
 import { loadDriverFactory } from '../../daemon/engines/index.js';
@@ -83,5 +84,43 @@ describe.runIf(available)('PostgreSQL: the connection reset under a running stat
     const next = await driver.connect();
     expect((await next.execute('SELECT 1 AS one', [], { maxRows: 1, timeoutMs: 5000, readOnly: true })).rows).toEqual([{ one: 1 }]);
     await next.close();
+  });
+  it('ends the statement on the server once its client is gone, though no cancel was sent', async () => {
+    const mark = `lost_mark_${process.pid}`;
+    const conn = await driver.connect();
+    const running = conn.execute(
+      `SELECT count(*) AS ${mark} FROM generate_series(1, 100000) a CROSS JOIN generate_series(1, 100000) b`,
+      [],
+      {
+        maxRows: 1,
+        timeoutMs: 600_000,
+        readOnly: true,
+      },
+    );
+    running.catch(() => {});
+    const watcher = new pg.Client({ connectionString: PG_URL });
+    await watcher.connect();
+    try {
+      const runningOnServer = async () =>
+        Number(
+          (
+            await watcher.query(
+              "SELECT count(*) AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE '%' || $1 || '%' AND pid <> pg_backend_pid()",
+              [mark],
+            )
+          ).rows[0].n,
+        );
+      while ((await runningOnServer()) === 0) await new Promise((r) => setTimeout(r, 20));
+      // The client vanishes (the network path is cut): no cancel, no terminate; only the server can notice.
+      relay.reset();
+      await expect(running).rejects.toThrow(/connection to PostgreSQL was lost/);
+      const deadline = Date.now() + 15_000;
+      while ((await runningOnServer()) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      // Far below its 600 s limit.
+      expect(await runningOnServer()).toBe(0);
+    } finally {
+      await watcher.end();
+      await conn.close().catch(() => {});
+    }
   });
 });

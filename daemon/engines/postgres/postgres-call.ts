@@ -61,6 +61,14 @@ export function planOpening(options: ExecuteOptions): readonly BatchStep[] {
 }
 
 /**
+ * While the statement runs, the server looks every second whether its client is still there and
+ * ends the statement if not (PostgreSQL 14 and later). A cancel can be lost (behind a pooler, or
+ * while the backend reads the rest of the batch); a connection whose cancel did not take is closed
+ * (#abandon), and with this the statement ends with it, instead of running to its timeout.
+ */
+const CLIENT_CHECK = "pg_catalog.set_config('client_connection_check_interval', '1000', true)";
+
+/**
  * The steps of one call, sent in one round trip (see PgBatch): reset the session, open the
  * transaction (read-only for a read), set the statement limit and the context values (each
  * checked to have kept the value set), under a cost guard plan the statement (EXPLAIN, the gate
@@ -78,6 +86,7 @@ export function planCall(
   options: ExecuteOptions,
   pid?: number,
   opened = false,
+  checksClient = false,
 ): CallPlan {
   const context = options.context ?? {};
   const names = Object.keys(context);
@@ -102,7 +111,7 @@ export function planCall(
   const steps: BatchStep[] = opened ? [] : openingSteps(options);
   const settings = steps.length;
   steps.push({
-    text: `SELECT ${["pg_catalog.set_config('statement_timeout', $1, true)", ...sets, ...signs].join(', ')}`,
+    text: `SELECT ${["pg_catalog.set_config('statement_timeout', $1, true)", ...(checksClient ? [CLIENT_CHECK] : []), ...sets, ...signs].join(', ')}`,
     values: [timeout, ...values, ...signatures],
   });
   let explain = -1;

@@ -59,8 +59,18 @@ export class PostgresConnection implements DriverConnection {
   /** A call failed part-way: the session may hold state until the next reset. */
   #dirty = false;
   readonly #pooled: boolean;
+  /** Each call asks the server to check that this client is still there (planCall): a statement whose cancel is lost ends once the connection is closed. */
+  readonly #checksClient: boolean;
 
-  constructor(client: PgClient, wire: PgWireKit, sideChannel: PgSideChannel, secrets: readonly string[], pooled = false) {
+  constructor(
+    client: PgClient,
+    wire: PgWireKit,
+    sideChannel: PgSideChannel,
+    secrets: readonly string[],
+    pooled = false,
+    checksClient = false,
+  ) {
+    this.#checksClient = checksClient;
     this.#client = client;
     this.#pooled = pooled;
     this.#wire = wire;
@@ -110,7 +120,7 @@ export class PostgresConnection implements DriverConnection {
     const signs = options.contextKey !== undefined && Object.keys(options.context ?? {}).length > 0;
     let plan: CallPlan | undefined;
     try {
-      if (!(this.#pooled && signs)) plan = planCall(sql, values, options, this.#client.processID);
+      if (!(this.#pooled && signs)) plan = planCall(sql, values, options, this.#client.processID, false, this.#checksClient);
     } catch (err) {
       throw normaliseDriverError(err, 'QUERY_FAILED', this.#secrets);
     }
@@ -154,7 +164,7 @@ export class PostgresConnection implements DriverConnection {
     const opening = await this.#unlessLost(this.#client.query(new PgBatch(planOpening(options), this.#wire.rowParser())).done);
     const pid = Number(opening.firstRows.get(2)?.[0]);
     if (!Number.isInteger(pid) || pid <= 0) throw new Error('The backend running this call did not say its pid.');
-    return planCall(sql, values, options, pid, true);
+    return planCall(sql, values, options, pid, true, this.#checksClient);
   }
 
   /** The refusal or failure a failed step stands for, naming the context parameter where one is at fault. */

@@ -75,14 +75,21 @@ function wireKit(client: PgClient): PgWireKit {
   return { prepareValue, rowParser: () => new Result('array', types) };
 }
 
-/**
- * Whether the session reaches PostgreSQL through a pooler (PgBouncer and the like): the pid
- * announced at connect time is not the backend's own. One round trip per new connection.
- */
-async function behindPooler(client: PgClient, secrets: readonly string[]): Promise<boolean> {
+/** What a new session learns in its first round trip. */
+interface SessionFacts {
+  /** The session reaches PostgreSQL through a pooler (PgBouncer and the like): the pid announced at connect time is not the backend's own. */
+  readonly pooled: boolean;
+  /** The server checks, while a statement runs, that its client is still there (`client_connection_check_interval`, PostgreSQL 14 and later). */
+  readonly checksClient: boolean;
+}
+
+/** One round trip per new connection: the backend's own pid and the server's version. */
+async function sessionFacts(client: PgClient, secrets: readonly string[]): Promise<SessionFacts> {
   try {
-    const { rows } = await client.query('SELECT pg_catalog.pg_backend_pid() AS pid');
-    return Number(rows[0]?.pid) !== client.processID;
+    const { rows } = await client.query(
+      "SELECT pg_catalog.pg_backend_pid() AS pid, pg_catalog.current_setting('server_version_num')::int AS version",
+    );
+    return { pooled: Number(rows[0]?.pid) !== client.processID, checksClient: Number(rows[0]?.version) >= 140000 };
   } catch (err) {
     await client.end().catch(() => {});
     throw normaliseDriverError(err, 'CONNECT_FAILED', secrets);
@@ -124,7 +131,8 @@ export const createPostgresDriver: DriverFactory = (target: Target, secret: Driv
     capabilities: CAPABILITIES,
     async connect(): Promise<DriverConnection> {
       const client = await open();
-      return new PostgresConnection(client, wireKit(client), open, secrets, await behindPooler(client, secrets));
+      const facts = await sessionFacts(client, secrets);
+      return new PostgresConnection(client, wireKit(client), open, secrets, facts.pooled, facts.checksClient);
     },
   };
 };
