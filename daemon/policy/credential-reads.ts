@@ -47,10 +47,19 @@ const refuseLog = (what: string): Objection =>
  * INNODB_TRX (trx_query), performance_schema's events_statements_* (SQL_TEXT, DIGEST_TEXT,
  * QUERY_SAMPLE_TEXT) and prepared_statements_instances (SQL_TEXT), and the sys schema's views over
  * them (processlist, session, statement_analysis, statements_with_*, innodb_lock_waits,
- * schema_table_lock_waits and their x$ forms). A name ending in `*` covers every name starting so.
+ * schema_table_lock_waits and their x$ forms), the lock tables that quote another transaction's
+ * locked key values (information_schema INNODB_LOCKS, INNODB_LOCK_WAITS; MySQL performance_schema
+ * data_locks, data_lock_waits) and sys's functions that return a thread's statements
+ * (ps_thread_trx_info, ps_thread_stack). A name ending in `*` covers every name starting so.
  */
 const STATEMENT_TEXT_ANYWHERE = [
   'processlist',
+  'innodb_locks',
+  'innodb_lock_waits',
+  'data_locks',
+  'data_lock_waits',
+  'ps_thread_trx_info',
+  'ps_thread_stack',
   'x$processlist',
   'x$session',
   'innodb_trx',
@@ -79,6 +88,29 @@ const refuseStatementText = (what: string): Objection =>
     "To see what runs now, ask a person: `hanactl queries` lists the statements hanactl is running, and a DBA tool shows the server's sessions.",
   );
 
+/**
+ * The SHOW statements (MariaDB's `mysql.help_topic` list, MySQL's grammar) that show another
+ * session's statement text, plan or constants, by the words after SHOW from `at`; undefined for the
+ * rest. SHOW ENGINE <any> STATUS|MUTEX|LOGS (InnoDB's TRANSACTIONS section prints each active
+ * transaction's statement) and its old forms SHOW INNODB|MUTEX STATUS; SHOW EXPLAIN|ANALYZE
+ * [FORMAT=...] FOR <thread> (the plan's attached conditions hold the other statement's literals);
+ * SHOW SLAVE|REPLICA [<name>] STATUS and SHOW ALL SLAVES|REPLICAS STATUS (Last_SQL_Error quotes a
+ * replicated statement). SHOW PROCESSLIST is refused by name. SHOW PROFILE(S), WARNINGS and ERRORS
+ * show the caller's own session only and stay allowed.
+ */
+function otherSessionsShow(tokens: readonly Token[], at: number): string | undefined {
+  const first = tokens[at];
+  if (isWord(first, 'ENGINE')) return `SHOW ENGINE ${tokens[at + 1]?.text ?? ''}`.trim();
+  if (isWord(first, 'INNODB', 'MUTEX') && isWord(tokens[at + 1], 'STATUS')) return `SHOW ${first?.text} STATUS`;
+  if (isWord(first, 'EXPLAIN', 'ANALYZE')) return `SHOW ${first?.text} FOR`;
+  const replica = isWord(first, 'ALL') ? at + 1 : at;
+  if (isWord(tokens[replica], 'SLAVE', 'SLAVES', 'REPLICA', 'REPLICAS')) {
+    for (let k = replica + 1; k < tokens.length && k <= replica + 3; k++)
+      if (isWord(tokens[k], 'STATUS')) return `SHOW ${tokens[replica]?.text} STATUS`;
+  }
+  return undefined;
+}
+
 /** The refusal for reading the table `table` (lower case) of the `mysql` schema, or undefined. */
 function mysqlTableObjection(table: string): Objection | undefined {
   if (MYSQL_CREDENTIAL_TABLES.includes(table)) return refuse(`mysql.${table}`);
@@ -100,6 +132,12 @@ export function mysqlCredentialObjection(tokens: readonly Token[], _allowWrite =
     if (isWord(tokens[at + 1], 'GRANTS')) return refuse('SHOW GRANTS');
     if (isWord(tokens[at + 1], 'CREATE') && isWord(tokens[at + 2], 'USER', 'SERVER')) return refuse(`SHOW CREATE ${tokens[at + 2]?.text}`);
     if (isWord(tokens[at + 1], 'BINLOG', 'RELAYLOG')) return refuseLog(`SHOW ${tokens[at + 1]?.text} EVENTS`);
+    const shows = otherSessionsShow(tokens, at + 1);
+    if (shows) return refuseStatementText(shows);
+  }
+  for (let k = at; k + 1 < tokens.length; k++) {
+    // EXPLAIN [FORMAT=...] FOR CONNECTION n (MySQL, MariaDB 10.9+): another connection's plan and constants.
+    if (isWord(tokens[k], 'FOR') && isWord(tokens[k + 1], 'CONNECTION')) return refuseStatementText('EXPLAIN ... FOR CONNECTION');
   }
   const inMysql = database?.toLowerCase() === 'mysql';
   const inSchema = STATEMENT_TEXT_IN[database?.toLowerCase() ?? ''] ?? [];

@@ -127,6 +127,65 @@ describe('statements that show credentials', () => {
     }
   });
 
+  // Every statement and table that shows another session's statement text, plan or constants
+  // (MariaDB's SHOW list in mysql.help_topic, information_schema, performance_schema and sys).
+  test.each([
+    'SHOW ENGINE INNODB STATUS',
+    'show engine innodb status',
+    'SHOW ENGINE InnoDB MUTEX',
+    'SHOW ENGINE PERFORMANCE_SCHEMA STATUS',
+    'SHOW ENGINE ARIA LOGS',
+    'SHOW ENGINES /* then */ ; SHOW ENGINE INNODB STATUS',
+    '/*!50000 SHOW ENGINE INNODB STATUS */',
+    'SHOW INNODB STATUS',
+    'SHOW MUTEX STATUS',
+    'SHOW EXPLAIN FOR 86',
+    'SHOW EXPLAIN FORMAT=JSON FOR 86',
+    'SHOW EXPLAIN FORMAT = JSON FOR 86',
+    'SHOW ANALYZE FOR 86',
+    'SHOW ANALYZE FORMAT=JSON FOR 86',
+    'EXPLAIN FOR CONNECTION 86',
+    'EXPLAIN FORMAT=JSON FOR CONNECTION 86',
+    'DESCRIBE FOR CONNECTION 86',
+    'SHOW SLAVE STATUS',
+    "SHOW SLAVE 'm1' STATUS",
+    'SHOW REPLICA STATUS',
+    'SHOW ALL SLAVES STATUS',
+    'SHOW ALL REPLICAS STATUS',
+    'SHOW PROCESSLIST',
+    'SHOW FULL PROCESSLIST',
+    'SELECT * FROM information_schema.INNODB_LOCKS',
+    'SELECT lock_data FROM information_schema.innodb_lock_waits w JOIN information_schema.`INNODB_LOCKS` l ON 1',
+    'SELECT * FROM INFORMATION_SCHEMA.INNODB_TRX',
+    'SELECT * FROM performance_schema.data_locks',
+    'SELECT * FROM performance_schema.data_lock_waits',
+    'SELECT sys.ps_thread_trx_info(5)',
+    'SELECT sys.ps_thread_stack(5, FALSE)',
+  ])("MariaDB: %s (another session's statement text, plan or constants) is refused", (sql) => {
+    for (const options of [readOnly, writable]) {
+      const verdict = checkStatement(sql, options);
+      expect(verdict, sql).toMatchObject({ ok: false });
+      if (!verdict.ok && sql.includes(';') === false) expect(verdict.message, sql).toMatch(/other sessions' statements/);
+    }
+  });
+
+  test.each([
+    'SHOW ENGINES',
+    'SHOW STATUS',
+    'SHOW GLOBAL STATUS',
+    'SHOW PROFILES',
+    'SHOW WARNINGS',
+    'SHOW ERRORS',
+    'SHOW TABLE STATUS',
+    'SHOW MASTER STATUS',
+    'SHOW VARIABLES LIKE "version"',
+    'SELECT * FROM t FOR UPDATE',
+    'EXPLAIN SELECT * FROM t',
+    'SELECT engine FROM information_schema.engines',
+  ])('MariaDB: %s (own session or no statement text) still runs', (sql) => {
+    expect(checkStatement(sql, writable), sql).toMatchObject({ ok: true });
+  });
+
   test.each([
     'SELECT * FROM user',
     'SELECT Priv FROM `global_priv`',
