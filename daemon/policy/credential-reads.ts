@@ -100,9 +100,10 @@ const refuseStatementText = (what: string): Objection =>
  */
 function otherSessionsShow(tokens: readonly Token[], at: number): string | undefined {
   const first = tokens[at];
+  const word = first?.text ?? '';
   if (isWord(first, 'ENGINE')) return `SHOW ENGINE ${tokens[at + 1]?.text ?? ''}`.trim();
-  if (isWord(first, 'INNODB', 'MUTEX') && isWord(tokens[at + 1], 'STATUS')) return `SHOW ${first?.text} STATUS`;
-  if (isWord(first, 'EXPLAIN', 'ANALYZE')) return `SHOW ${first?.text} FOR`;
+  if (isWord(first, 'INNODB', 'MUTEX') && isWord(tokens[at + 1], 'STATUS')) return `SHOW ${word} STATUS`;
+  if (isWord(first, 'EXPLAIN', 'ANALYZE')) return `SHOW ${word} FOR`;
   const replica = isWord(first, 'ALL') ? at + 1 : at;
   if (isWord(tokens[replica], 'SLAVE', 'SLAVES', 'REPLICA', 'REPLICAS')) {
     for (let k = replica + 1; k < tokens.length && k <= replica + 3; k++)
