@@ -7,18 +7,30 @@ let offset = POOL_BYTES;
 let filledBy = -1;
 
 /**
- * `bytes` random bytes from the system's CSPRNG, as hex. Drawn from a pooled buffer refilled
- * 4 KiB at a time, as `crypto.randomUUID` does: one CSPRNG call serves hundreds of ids, where
- * a `randomBytes` per id costs a call into OpenSSL on every tool call. Each byte is used once.
+ * Where `bytes` unused random bytes start in the pool (at most POOL_BYTES), refilling it from the
+ * system's CSPRNG when it runs short, as `crypto.randomUUID` does: one CSPRNG call serves hundreds
+ * of draws, where a `randomBytes` per draw costs a call into OpenSSL on every tool call. Each byte
+ * is used once.
  */
-export function randomHex(bytes: number): string {
-  if (bytes > POOL_BYTES) return randomFillSync(Buffer.alloc(bytes)).toString('hex');
+function take(bytes: number): number {
   if (offset + bytes > POOL_BYTES || filledBy !== process.pid) {
     randomFillSync(pool);
     offset = 0;
     filledBy = process.pid;
   }
-  const hex = pool.toString('hex', offset, offset + bytes);
+  const at = offset;
   offset += bytes;
-  return hex;
+  return at;
+}
+
+/** `bytes` random bytes from the system's CSPRNG, as hex (pooled: see take). */
+export function randomHex(bytes: number): string {
+  if (bytes > POOL_BYTES) return randomFillSync(Buffer.alloc(bytes)).toString('hex');
+  const at = take(bytes);
+  return pool.toString('hex', at, at + bytes);
+}
+
+/** A number in [0, 1) from 48 bits of the system's CSPRNG (pooled: see take). */
+export function randomFraction(): number {
+  return pool.readUIntBE(take(6), 6) / 2 ** 48;
 }

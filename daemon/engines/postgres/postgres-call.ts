@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomFraction } from '../../../shared/random-hex.js';
 import { contextSqlName } from '../context-names.js';
 import type { ExecuteOptions } from '../driver.js';
 import { explainable, postgresTopCost } from '../plan-cost.js';
@@ -41,7 +41,7 @@ function failUnless(test: string, marker: string, runtime: string): string {
 
 /** A seed in [-1, 1) from the system's random source, as text for a bound parameter. */
 function freshSeed(): string {
-  return String((randomBytes(6).readUIntBE(0, 6) / 2 ** 48) * 2 - 1);
+  return String(randomFraction() * 2 - 1);
 }
 
 /** Resets the session and opens the call's transaction (read-only for a read). */
