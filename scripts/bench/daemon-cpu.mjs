@@ -16,8 +16,8 @@ import { openSocketSession } from './lib/socket-session.mjs';
 
 const { values } = parseArgs({
   options: {
-    calls: { type: 'string', default: '6000' },
-    rounds: { type: 'string', default: '6' },
+    calls: { type: 'string', default: '8000' },
+    rounds: { type: 'string', default: '16' },
     repo: { type: 'string', multiple: true },
     inproc: { type: 'boolean', default: false },
     sql: { type: 'string', default: 'SELECT 1' },
@@ -53,19 +53,26 @@ try {
       throw new Error(`${c.label}: ${err.message}`);
     });
   for (const c of contenders) for (let i = 0; i < 500; i++) await call(c);
+  // Every other round runs the contenders in reverse order, so that none is always first.
   for (let r = 0; r < rounds; r++) {
-    for (const c of contenders) {
+    for (const c of r % 2 === 0 ? contenders : [...contenders].reverse()) {
       const before = cpuMs(c.pid);
       const t = process.hrtime.bigint();
       for (let i = 0; i < perRound; i++) await call(c);
       c.ms += Number(process.hrtime.bigint() - t) / 1e6;
-      c.cpu += cpuMs(c.pid) - before;
+      const used = cpuMs(c.pid) - before;
+      c.cpu += used;
+      (c.rounds ??= []).push(used);
     }
   }
   const calls = perRound * rounds;
+  const [first] = contenders;
   for (const c of contenders) {
+    // The median over rounds of this contender's CPU against the first one's in the same round: load that comes and goes hits both.
+    const ratios = c.rounds.map((used, r) => used / first.rounds[r]).sort((a, b) => a - b);
+    const median = ratios[Math.floor(ratios.length / 2)];
     process.stdout.write(
-      `${(c.cpu / calls).toFixed(3)} ms CPU/call  ${(c.ms / calls).toFixed(3)} ms wall/call  ${calls} calls  ${c.label}\n`,
+      `${(c.cpu / calls).toFixed(3)} ms CPU/call  ${(c.ms / calls).toFixed(3)} ms wall/call  ${median.toFixed(3)}x the first (median of rounds)  ${calls} calls  ${c.label}\n`,
     );
   }
 } finally {
