@@ -1,11 +1,10 @@
 import { isAbsolute, resolve } from 'node:path';
+import type { Engine } from './engines.js';
 import { HanactlError } from './errors.js';
 import { hanaEndpointDefaults } from './hana-endpoint.js';
 import { isWhitespace } from './linear-text.js';
 
-/** The engines hanactl serves. */
-export const ENGINES = ['sqlite', 'postgres', 'mysql', 'hana'] as const;
-export type Engine = (typeof ENGINES)[number];
+export { ENGINES, type Engine } from './engines.js';
 
 /** Where a connection points, without its secret. Pools are keyed by this. */
 export interface Target {

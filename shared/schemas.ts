@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ENGINES } from './engines.js';
 import { MAX_SQL_LENGTH } from './limits.js';
 import { CONNECTION_NAME_PATTERN } from './names.js';
 
@@ -17,7 +18,7 @@ export const ConnectionRefSchema = z
   .string()
   .regex(/^(project:)?[A-Za-z0-9_-]{1,64}$/, 'use a name from list_connections (1-64 letters, digits, - or _, or project:<name>)');
 
-export const EngineSchema = z.enum(['sqlite', 'postgres', 'mysql', 'hana']);
+export const EngineSchema = z.enum(ENGINES);
 
 export const KeySourceSchema = z.enum(['keychain', 'env', 'file']);
 export type KeySource = z.infer<typeof KeySourceSchema>;

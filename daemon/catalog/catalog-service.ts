@@ -19,11 +19,11 @@ import {
 } from '../../shared/catalog-schemas.js';
 import type { Engine } from '../../shared/connection-url.js';
 import { HanactlError } from '../../shared/errors.js';
+import { CATALOGS } from '../engines/index.js';
 import type { QueryService } from '../queries/query-service.js';
 import { capCatalogResult, capQueryResult, type ResultBudget, resultBudget } from '../queries/result-cap.js';
 import type { Catalog, CatalogExecutor, TableRef } from './catalog.js';
 import { withoutTrailingSemicolons } from './catalog-sql.js';
-import { CATALOGS } from './catalogs.js';
 import type { WriteScope } from './write-scope.js';
 
 /** The read-only statement validator's answer, as `daemon/policy` gives it. */

@@ -1,16 +1,6 @@
 import type { Engine } from '../../shared/connection-url.js';
 import { HanactlError } from '../../shared/errors.js';
-
-/**
- * The most UTF-8 bytes a context value may have on each engine. A longer value is refused,
- * never truncated: a truncated customer id is a different customer.
- */
-export const CONTEXT_VALUE_MAX_BYTES: Readonly<Record<Engine, number>> = {
-  hana: 5000,
-  postgres: 4096,
-  mysql: 4096,
-  sqlite: 4096,
-};
+import { ENGINE_TABLE } from '../engines/index.js';
 
 export interface ContextCheck {
   /** The names the connection declares (normalised, upper-case). */
@@ -62,7 +52,7 @@ export function resolveContextValues(check: ContextCheck): Record<string, string
     if (name in values) throw refuse(`The context parameter ${name} is given more than once.`);
     values[name] = value;
   }
-  const limit = CONTEXT_VALUE_MAX_BYTES[check.engine];
+  const limit = ENGINE_TABLE[check.engine].contextValueMaxBytes;
   for (const name of check.declared) {
     const value = values[name];
     if (value === undefined) {

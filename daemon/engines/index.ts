@@ -1,26 +1,93 @@
-import type { Engine } from '../../shared/connection-url.js';
+import { ENGINES, type Engine } from '../../shared/engines.js';
+import type { Catalog } from '../catalog/catalog.js';
+import type { DialectPolicy } from '../policy/dialects.js';
 import type { DriverFactory } from './driver.js';
+import { HanaCatalog } from './hana/hana-catalog.js';
+import { HANA_DIALECT } from './hana/hana-dialect.js';
+import { MysqlCatalog } from './mysql/mysql-catalog.js';
+import { MYSQL_DIALECT } from './mysql/mysql-dialect.js';
+import { PostgresCatalog } from './postgres/postgres-catalog.js';
+import { POSTGRES_DIALECT } from './postgres/postgres-dialect.js';
+import { SqliteCatalog } from './sqlite/sqlite-catalog.js';
+import { SQLITE_DIALECT } from './sqlite/sqlite-dialect.js';
 
-/**
- * Drivers load lazily, on first use of their engine: a daemon that serves only SQLite never
- * loads `pg`, `mysql2` or the HANA client.
- */
-const LOADERS: Record<Engine, () => Promise<DriverFactory>> = {
-  sqlite: async () => (await import('./sqlite/index.js')).createSqliteDriver,
-  postgres: async () => (await import('./postgres/index.js')).createPostgresDriver,
-  mysql: async () => (await import('./mysql/index.js')).createMysqlDriver,
-  hana: async () => (await import('./hana/index.js')).createHanaDriver,
+/** What differs between engines in behaviour the broker decides, read where it decides it. */
+export interface EngineCapabilities {
+  /** Context values can be signed for a database function to check (`hanactl set --signed-context`). */
+  readonly signedContext: boolean;
+  /**
+   * A cost limit (`--max-cost`): always kept, never (no plan cost), or only on servers whose
+   * version gives one (MariaDB before 11.0 does not), so it is set after the server said which.
+   */
+  readonly costLimit: 'always' | 'never' | 'by-server-version';
+}
+
+/** Everything one engine is, as the rest of the daemon sees it. */
+export interface EngineEntry {
+  /**
+   * The driver factory, imported on first use of the engine: a daemon that serves only SQLite
+   * never loads `pg`, `mysql2` or the HANA client. Keep it a dynamic import.
+   */
+  readonly loadDriver: () => Promise<DriverFactory>;
+  /** The stateless catalog reader (tables, describe, routines, search, explain). */
+  readonly catalog: Catalog;
+  /** What the statement policy knows about the engine's SQL. */
+  readonly dialect: DialectPolicy;
+  /** The most UTF-8 bytes a context value may have (refused, never truncated, beyond it). */
+  readonly contextValueMaxBytes: number;
+  readonly capabilities: EngineCapabilities;
+}
+
+/** The engines, one row each: adding an engine is one folder under engines/ and one row here. */
+export const ENGINE_TABLE: Readonly<Record<Engine, EngineEntry>> = {
+  sqlite: {
+    loadDriver: async () => (await import('./sqlite/index.js')).createSqliteDriver,
+    catalog: new SqliteCatalog(),
+    dialect: SQLITE_DIALECT,
+    contextValueMaxBytes: 4096,
+    capabilities: { signedContext: false, costLimit: 'never' },
+  },
+  postgres: {
+    loadDriver: async () => (await import('./postgres/index.js')).createPostgresDriver,
+    catalog: new PostgresCatalog(),
+    dialect: POSTGRES_DIALECT,
+    contextValueMaxBytes: 4096,
+    capabilities: { signedContext: true, costLimit: 'always' },
+  },
+  mysql: {
+    loadDriver: async () => (await import('./mysql/index.js')).createMysqlDriver,
+    catalog: new MysqlCatalog(),
+    dialect: MYSQL_DIALECT,
+    contextValueMaxBytes: 4096,
+    capabilities: { signedContext: false, costLimit: 'by-server-version' },
+  },
+  hana: {
+    loadDriver: async () => (await import('./hana/index.js')).createHanaDriver,
+    catalog: new HanaCatalog(),
+    dialect: HANA_DIALECT,
+    contextValueMaxBytes: 5000,
+    capabilities: { signedContext: false, costLimit: 'always' },
+  },
 };
+
+/** One column of the table, by engine. */
+function column<K extends keyof EngineEntry>(key: K): Readonly<Record<Engine, EngineEntry[K]>> {
+  return Object.fromEntries(ENGINES.map((engine) => [engine, ENGINE_TABLE[engine][key]])) as Record<Engine, EngineEntry[K]>;
+}
+
+/** Each engine's statement-policy dialect (the table's `dialect` column). */
+export const DIALECTS = column('dialect');
+/** Each engine's catalog (the table's `catalog` column). */
+export const CATALOGS = column('catalog');
 
 /** The driver factory for an engine. */
 export function loadDriverFactory(engine: Engine): Promise<DriverFactory> {
-  return LOADERS[engine]();
+  return ENGINE_TABLE[engine].loadDriver();
 }
 
 export type {
   CostGuard,
   Driver,
-  DriverCapabilities,
   DriverConnection,
   DriverFactory,
   DriverSecret,

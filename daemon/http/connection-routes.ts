@@ -3,6 +3,7 @@ import { cliCommand } from '../../shared/cli-command.js';
 import { HanactlError } from '../../shared/errors.js';
 import { isProjectRef } from '../../shared/project-schemas.js';
 import { AddConnectionRequestSchema, ContextSqlRequestSchema, UpdateConnectionRequestSchema } from '../../shared/schemas.js';
+import { ENGINE_TABLE } from '../engines/index.js';
 import { costGuardUnavailable } from '../engines/plan-cost.js';
 import { toConnectionInfo } from '../registry/connection-service.js';
 import type { AppDeps } from './app.js';
@@ -20,7 +21,7 @@ import { readBody } from './validate.js';
  */
 async function assertServerEstimates(deps: Pick<AppDeps, 'connections' | 'queries'>, name: string): Promise<void> {
   const engine = deps.connections.resolve(name).target.engine;
-  if (engine !== 'mysql') return;
+  if (ENGINE_TABLE[engine].capabilities.costLimit !== 'by-server-version') return;
   let serverVersion: string | undefined;
   try {
     ({ serverVersion } = await deps.queries.test(name));

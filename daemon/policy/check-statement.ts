@@ -1,8 +1,9 @@
 import { HanactlError } from '../../shared/errors.js';
+import { DIALECTS } from '../engines/index.js';
 import { hostAccessAnywhere, sessionChangeAnywhere } from './anywhere-rules.js';
-import { deniedFunction } from './denied-functions.js';
-import { DIALECTS, type DialectPolicy, type LexicalSyntax } from './dialects.js';
 import { contextCodeRule } from './context-code.js';
+import { deniedFunction } from './denied-functions.js';
+import type { DialectPolicy, LexicalSyntax } from './dialects.js';
 import { embeddedSql } from './embedded-sql.js';
 import { functionReferenceRule } from './function-references.js';
 import { type Lexed, lex, MAX_COMMENT_DEPTH } from './lexer.js';

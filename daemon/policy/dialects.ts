@@ -1,7 +1,3 @@
-import type { Engine } from '../../shared/connection-url.js';
-import { mysqlCredentialObjection } from './credential-reads.js';
-import { postgresParserObjection } from './parser-rules.js';
-import { postgresTokenObjection } from './pg-functions.js';
 import type { Objection, PolicyOptions, Token, Verdict } from './types.js';
 
 /**
@@ -78,7 +74,8 @@ export interface DialectPolicy {
   readonly sqlscriptBlocks?: boolean;
 }
 
-const plain = {
+/** The plainest lexical rules; each engine's dialect (daemon/engines/<engine>/) spreads and overrides them. */
+export const PLAIN_SYNTAX = {
   spaces: ' \t\n\r\f\v',
   lineCommentEnd: 'lf' as LexicalSyntax['lineCommentEnd'],
   hexPrefixes: 'X',
@@ -90,65 +87,7 @@ const plain = {
   dollarQuotes: false,
   escapePrefixes: false,
 };
-const str = (backslash = false): QuoteRule => ({ close: "'", kind: 'string', backslash });
-const ident = (close: string, backslash = false): QuoteRule => ({ close, kind: 'quoted', backslash });
-
-const postgres: LexicalSyntax = {
-  ...plain,
-  quotes: { "'": str(), '"': ident('"') },
-  spaces: ' \t\n\r\f',
-  lineCommentEnd: 'cr-or-lf',
-  hexPrefixes: 'BX',
-  nestedComments: true,
-  dollarQuotes: true,
-  escapePrefixes: true,
-};
-/** MySQL `"..."` is a string unless ANSI_QUOTES; as a quoted name it is checked the stricter way. */
-const mysql: LexicalSyntax = {
-  ...plain,
-  quotes: { "'": str(true), '"': ident('"', true), '`': ident('`') },
-  dashCommentNeedsSpace: true,
-  hashComments: true,
-  executableComments: 'code',
-  hexPrefixes: 'BX',
-};
-
-/** The per-engine table. */
-export const DIALECTS: Readonly<Record<Engine, DialectPolicy>> = {
-  sqlite: {
-    syntax: { ...plain, quotes: { "'": str(), '"': ident('"'), '`': ident('`'), '[': ident(']') }, tclVariables: true },
-    alternatives: [],
-    reads: ['SELECT', 'WITH', 'VALUES', 'EXPLAIN', 'PRAGMA'],
-    explainNamesTable: false,
-    colonEqualsAssigns: true,
-  },
-  postgres: {
-    syntax: postgres,
-    alternatives: [{ ...postgres, quotes: { ...postgres.quotes, "'": str(true) } }],
-    reads: ['SELECT', 'WITH', 'VALUES', 'TABLE', 'EXPLAIN', 'SHOW'],
-    explainNamesTable: false,
-    catalogRules: postgresTokenObjection,
-    parserCheck: postgresParserObjection,
-    colonEqualsAssigns: false,
-  },
-  mysql: {
-    syntax: mysql,
-    alternatives: [
-      { ...mysql, quotes: { "'": str(), '"': ident('"'), '`': ident('`') } }, // NO_BACKSLASH_ESCAPES
-      { ...mysql, quotes: { "'": str(true), '"': ident('"'), '`': ident('`') } }, // ANSI_QUOTES
-    ],
-    reads: ['SELECT', 'WITH', 'VALUES', 'TABLE', 'EXPLAIN', 'DESCRIBE', 'DESC', 'SHOW'],
-    explainNamesTable: true,
-    catalogRules: mysqlCredentialObjection,
-    colonEqualsAssigns: true,
-  },
-  hana: {
-    syntax: { ...plain, quotes: { "'": str(), '"': ident('"') }, lineCommentEnd: 'unknown' },
-    alternatives: [],
-    reads: ['SELECT', 'WITH', 'EXPLAIN'],
-    explainNamesTable: false,
-    // In SAP HANA `:=` only assigns a SQLScript block's local variable; session variables are `SET 'K'`.
-    colonEqualsAssigns: false,
-    sqlscriptBlocks: true,
-  },
-};
+/** A string literal quote. */
+export const str = (backslash = false): QuoteRule => ({ close: "'", kind: 'string', backslash });
+/** A quoted-identifier quote closed by `close`. */
+export const ident = (close: string, backslash = false): QuoteRule => ({ close, kind: 'quoted', backslash });

@@ -1,5 +1,5 @@
 import type { Engine } from '../../shared/connection-url.js';
-import { DIALECTS } from './dialects.js';
+import { DIALECTS } from '../engines/index.js';
 import { lex } from './lexer.js';
 import { splitSqlScript } from './sqlscript-blocks.js';
 import type { Token } from './types.js';

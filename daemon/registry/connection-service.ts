@@ -4,6 +4,7 @@ import { HanactlError } from '../../shared/errors.js';
 import { assertConnectionName } from '../../shared/names.js';
 import type { AddConnectionRequest, ConnectionInfo, UpdateConnectionRequest } from '../../shared/schemas.js';
 import { normaliseContextNames } from '../engines/context-names.js';
+import { ENGINE_TABLE } from '../engines/index.js';
 import { costGuardUnavailable } from '../engines/plan-cost.js';
 import { postgresContextSql } from '../engines/signed-context.js';
 import { type ConnectionRecord, makeRecord } from './connection-record.js';
@@ -106,7 +107,7 @@ export class ConnectionService {
     if (probe) await this.#tryFirst(record, probe);
     this.#registry.put(record, request.replace ?? false);
     // Replaced by a connection to another engine: nothing there would verify a signature.
-    if (previous?.signedContext && record.target.engine !== 'postgres') this.#registry.setSignedContext(record.name, false);
+    if (previous?.signedContext && !ENGINE_TABLE[record.target.engine].capabilities.signedContext) this.#registry.setSignedContext(record.name, false);
     this.#cache.delete(record.name);
     if (previous) await this.#pools.forget(previous);
     return record;
@@ -142,7 +143,7 @@ export class ConnectionService {
   /** Changes what a person decides (write access, context names, description, result cap); the secret stays. */
   update(name: string, changes: UpdateConnectionRequest): ConnectionRecord {
     const current = this.resolve(name);
-    if (changes.signedContext === true && current.target.engine !== 'postgres') {
+    if (changes.signedContext === true && !ENGINE_TABLE[current.target.engine].capabilities.signedContext) {
       throw new HanactlError(
         'INVALID_REQUEST',
         `Signed context values are available on PostgreSQL connections only; "${name}" is ${current.target.engine}. See docs/context-parameters.md for what holds on this engine.`,
@@ -199,7 +200,7 @@ export class ConnectionService {
   /** The SQL that installs the function verifying this connection's signed context values (it holds the key). */
   contextSql(name: string, options: { role?: string; schema?: string }): string {
     const record = this.resolve(name);
-    if (record.target.engine !== 'postgres') {
+    if (!ENGINE_TABLE[record.target.engine].capabilities.signedContext) {
       throw new HanactlError('INVALID_REQUEST', `Signed context values are available on PostgreSQL connections only; "${name}" is ${record.target.engine}.`);
     }
     if (!record.signedContext || !record.contextKey) {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { DIALECTS } from '../../../daemon/policy/dialects.js';
+import { DIALECTS } from '../../../daemon/engines/index.js';
 import { assertStatementAllowed, checkStatement } from '../../../daemon/policy/index.js';
 import { ENGINES } from '../../../shared/connection-url.js';
 import { HanactlError } from '../../../shared/errors.js';

@@ -5,8 +5,8 @@
  * rules (every engine) and PostgreSQL's own parser, each tested alone.
  */
 import { describe, expect, test } from 'vitest';
+import { DIALECTS } from '../../../daemon/engines/index.js';
 import { codeStatement, contextCodeRule } from '../../../daemon/policy/context-code.js';
-import { DIALECTS } from '../../../daemon/policy/dialects.js';
 import { checkStatement } from '../../../daemon/policy/index.js';
 import { lex } from '../../../daemon/policy/lexer.js';
 import { postgresParserObjection } from '../../../daemon/policy/parser-rules.js';

@@ -4,8 +4,8 @@
  * checks on every connection, writable too.
  */
 import { describe, expect, test } from 'vitest';
+import { DIALECTS } from '../../../daemon/engines/index.js';
 import { sessionChangeAnywhere } from '../../../daemon/policy/anywhere-rules.js';
-import { DIALECTS } from '../../../daemon/policy/dialects.js';
 import { checkStatement } from '../../../daemon/policy/index.js';
 import { lex } from '../../../daemon/policy/lexer.js';
 import { postgresParserObjection } from '../../../daemon/policy/parser-rules.js';

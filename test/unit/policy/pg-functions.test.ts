@@ -4,11 +4,10 @@
  * rules, and PostgreSQL's parser), however the name is written (schema-qualified, quoted, in FROM).
  */
 import { describe, expect, test } from 'vitest';
-import { DIALECTS } from '../../../daemon/policy/dialects.js';
+import { DIALECTS } from '../../../daemon/engines/index.js';
 import { checkStatement } from '../../../daemon/policy/index.js';
 import { lex } from '../../../daemon/policy/lexer.js';
 import { postgresParserObjection } from '../../../daemon/policy/parser-rules.js';
-import { postgresTokenObjection } from '../../../daemon/policy/pg-functions.js';
 import {
   PG_DENIED_RELATIONS,
   PG_FUNCTIONS_SERVER_MAJOR,
@@ -17,6 +16,7 @@ import {
   PG_VOLATILE_UNREVIEWED,
   PG_VOLATILE_WRITES,
 } from '../../../daemon/policy/pg-functions.generated.js';
+import { postgresTokenObjection } from '../../../daemon/policy/pg-functions.js';
 import type { Verdict } from '../../../daemon/policy/types.js';
 
 const read = { dialect: 'postgres', allowWrite: false } as const;

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { DIALECTS } from '../../../daemon/policy/dialects.js';
+import { DIALECTS } from '../../../daemon/engines/index.js';
 import { checkStatement } from '../../../daemon/policy/index.js';
 import { lex } from '../../../daemon/policy/lexer.js';
 import { postgresParserObjection } from '../../../daemon/policy/parser-rules.js';

@@ -1,0 +1,25 @@
+import { mysqlCredentialObjection } from '../../policy/credential-reads.js';
+import { type DialectPolicy, ident, type LexicalSyntax, PLAIN_SYNTAX, str } from '../../policy/dialects.js';
+
+/** MySQL `"..."` is a string unless ANSI_QUOTES; as a quoted name it is checked the stricter way. */
+const mysql: LexicalSyntax = {
+  ...PLAIN_SYNTAX,
+  quotes: { "'": str(true), '"': ident('"', true), '`': ident('`') },
+  dashCommentNeedsSpace: true,
+  hashComments: true,
+  executableComments: 'code',
+  hexPrefixes: 'BX',
+};
+
+/** What the statement policy knows about MySQL and MariaDB (their scanner: sql_lex.cc). */
+export const MYSQL_DIALECT: DialectPolicy = {
+  syntax: mysql,
+  alternatives: [
+    { ...mysql, quotes: { "'": str(), '"': ident('"'), '`': ident('`') } }, // NO_BACKSLASH_ESCAPES
+    { ...mysql, quotes: { "'": str(true), '"': ident('"'), '`': ident('`') } }, // ANSI_QUOTES
+  ],
+  reads: ['SELECT', 'WITH', 'VALUES', 'TABLE', 'EXPLAIN', 'DESCRIBE', 'DESC', 'SHOW'],
+  explainNamesTable: true,
+  catalogRules: mysqlCredentialObjection,
+  colonEqualsAssigns: true,
+};

@@ -1,0 +1,25 @@
+import { type DialectPolicy, ident, type LexicalSyntax, PLAIN_SYNTAX, str } from '../../policy/dialects.js';
+import { postgresParserObjection } from '../../policy/parser-rules.js';
+import { postgresTokenObjection } from '../../policy/pg-functions.js';
+
+const postgres: LexicalSyntax = {
+  ...PLAIN_SYNTAX,
+  quotes: { "'": str(), '"': ident('"') },
+  spaces: ' \t\n\r\f',
+  lineCommentEnd: 'cr-or-lf',
+  hexPrefixes: 'BX',
+  nestedComments: true,
+  dollarQuotes: true,
+  escapePrefixes: true,
+};
+
+/** What the statement policy knows about PostgreSQL (its scanner: scan.l; its parser: libpg-query). */
+export const POSTGRES_DIALECT: DialectPolicy = {
+  syntax: postgres,
+  alternatives: [{ ...postgres, quotes: { ...postgres.quotes, "'": str(true) } }],
+  reads: ['SELECT', 'WITH', 'VALUES', 'TABLE', 'EXPLAIN', 'SHOW'],
+  explainNamesTable: false,
+  catalogRules: postgresTokenObjection,
+  parserCheck: postgresParserObjection,
+  colonEqualsAssigns: false,
+};

@@ -1,0 +1,10 @@
+import { type DialectPolicy, ident, PLAIN_SYNTAX, str } from '../../policy/dialects.js';
+
+/** What the statement policy knows about SQLite (its scanner: tokenize.c). */
+export const SQLITE_DIALECT: DialectPolicy = {
+  syntax: { ...PLAIN_SYNTAX, quotes: { "'": str(), '"': ident('"'), '`': ident('`'), '[': ident(']') }, tclVariables: true },
+  alternatives: [],
+  reads: ['SELECT', 'WITH', 'VALUES', 'EXPLAIN', 'PRAGMA'],
+  explainNamesTable: false,
+  colonEqualsAssigns: true,
+};
