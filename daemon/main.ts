@@ -29,6 +29,7 @@ import { AlreadyRunningError, type DaemonLock, takeDaemonLock } from './lifecycl
 import { privateRunDirGuard } from './lifecycle/run-dir.js';
 import { RelaySessions } from './mcp/relay-sessions.js';
 import { ServiceBroker } from './mcp/service-broker.js';
+import { defaultMaxCallsPerSession } from './mcp/session-calls.js';
 import { SessionStore } from './mcp/session-store.js';
 import { dispatchConnections } from './mcp/socket-dispatch.js';
 import { resolveListenAddress } from './mcp-http/listen-address.js';
@@ -212,6 +213,8 @@ export async function runDaemon(options: RunDaemonOptions = {}): Promise<Running
     let loading: Promise<typeof import('../shim/server.js')> | undefined;
     const shimServer = () => (loading ??= import('../shim/server.js'));
     const services = { connections, projects, queries, catalog, sessions, calls, curated };
+    const maxCallsPerSession =
+      config.perSession?.maxConcurrentCalls ?? defaultMaxCallsPerSession(config.pool?.max ?? DEFAULT_POOL_OPTIONS.max);
     const sessionStore = new SessionStore(join(paths.runDir, 'sessions'));
     sessionStore.prune(24 * 60 * 60_000);
     const relays = new RelaySessions({
@@ -220,6 +223,7 @@ export async function runDaemon(options: RunDaemonOptions = {}): Promise<Running
       createServer: async (broker, options) => (await shimServer()).createShimServer(broker, options),
       store: sessionStore,
       guard: runDirGuard,
+      maxCallsPerSession,
       onError: (err) => log.error({ err: err instanceof Error ? err.message : String(err) }, 'MCP session error'),
     });
 
@@ -235,6 +239,7 @@ export async function runDaemon(options: RunDaemonOptions = {}): Promise<Running
         brokerFor: (person) => new ServiceBroker(services, { person }),
         ...(config.perPerson?.maxSessions ? { sessions: { maxSessionsPerPerson: config.perPerson.maxSessions } } : {}),
         ...(config.perPerson?.maxConcurrentCalls ? { maxCallsPerPerson: config.perPerson.maxConcurrentCalls } : {}),
+        maxCallsPerSession,
         createServer: (broker, { connection, context }) =>
           createShimServer(broker, { ...(connection !== null ? { connection, context } : {}), transport: 'http' }),
         onError: (err, path) => log.error({ path, err: err instanceof Error ? err.message : String(err) }, 'unexpected error'),

@@ -37,6 +37,13 @@ export const ConfigSchema = z.object({
       maxConcurrentCalls: z.number().int().min(1).max(10_000).optional(),
     })
     .optional(),
+  /** Limits per MCP session (a relay's, or one over HTTP), so one session cannot hold every pooled connection. */
+  perSession: z
+    .object({
+      /** Database calls one session may have running at once (default half of `pool.max`, at least 1). */
+      maxConcurrentCalls: z.number().int().min(1).max(10_000).optional(),
+    })
+    .optional(),
   /** MCP over HTTP with TLS: PEM files of the certificate (chain) and its key; required beyond loopback. */
   tls: z.object({ cert: z.string().min(1), key: z.string().min(1) }).optional(),
 });

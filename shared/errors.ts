@@ -21,7 +21,7 @@ export const ERROR_CODES = {
   /** No person decided on a write within its approval timeout; it did not run. */
   APPROVAL_EXPIRED: { status: 408, category: 'agent' },
   CONTEXT_INVALID: { status: 400, category: 'agent' },
-  /** A signed-in person already runs as many calls as their limit allows (MCP over HTTP). */
+  /** A person (MCP over HTTP) or one MCP session already runs as many calls as its limit allows. */
   TOO_MANY_CALLS: { status: 429, category: 'agent' },
   /** The statement changed a context value; its result was refused. */
   CONTEXT_CHANGED: { status: 403, category: 'agent' },

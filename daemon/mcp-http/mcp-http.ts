@@ -1,13 +1,16 @@
 import type { Broker } from '../../shim/broker.js';
+import { gatedBroker } from '../mcp/limited-broker.js';
 import { scopedBroker } from '../mcp/scoped-broker.js';
+import { defaultMaxCallsPerSession, sessionGate } from '../mcp/session-calls.js';
+import { DEFAULT_POOL_OPTIONS } from '../pools/pool.js';
 import type { TokenGrant } from '../tokens/token-service.js';
 import { grantedBroker } from './granted-broker.js';
 import { HttpSessions, type McpSession, type SessionBinding } from './http-sessions.js';
 import { listenMcpHttp } from './listen.js';
 import type { HttpListenAddress } from './listen-address.js';
 import { createMcpHttpApp } from './mcp-http-app.js';
-import { limitedBroker, PersonCalls } from './person-calls.js';
 import { type OAuthCaller, type OAuthSettings, OAuthVerifier } from './oauth-verifier.js';
+import { limitedBroker, PersonCalls } from './person-calls.js';
 
 /** The client header an MCP over HTTP agent's requests to the daemon API carry: an agent's, never the CLI's. */
 export const HTTP_CLIENT_NAME = 'hanactl-http';
@@ -41,6 +44,8 @@ export interface McpHttpOptions {
   };
   /** Tool calls one signed-in person may have running at once (default 8). */
   readonly maxCallsPerPerson?: number;
+  /** Database calls one MCP session may have running at once (default half the pool). */
+  readonly maxCallsPerSession?: number;
 }
 
 export interface RunningMcpHttp {
@@ -57,14 +62,16 @@ export interface RunningMcpHttp {
 export async function startMcpHttp(options: McpHttpOptions): Promise<RunningMcpHttp> {
   const { broker } = options;
   const personCalls = new PersonCalls(options.maxCallsPerPerson);
+  const maxCallsPerSession = options.maxCallsPerSession ?? defaultMaxCallsPerSession(DEFAULT_POOL_OPTIONS.max);
+  let opened = 0;
   const sessions = new HttpSessions({
     ...options.sessions,
     open: (binding) => {
       // The session's tools see and use its URL's connection only: the broker answers them
       // about no other (a token limited to one connection learns no other name).
-      const base = binding.person
-        ? limitedBroker(options.brokerFor?.(binding.person) ?? broker, binding.person, personCalls)
-        : broker;
+      const person = binding.person ? limitedBroker(options.brokerFor?.(binding.person) ?? broker, binding.person, personCalls) : broker;
+      // Each session's calls: at most maxCallsPerSession at once, their checks queued as this session's.
+      const base = gatedBroker(person, sessionGate(maxCallsPerSession, `http:${++opened}`));
       const scoped =
         binding.connection !== null
           ? scopedBroker(base, binding.connection)

@@ -1,5 +1,6 @@
-import type { Broker } from '../../shim/broker.js';
 import { HanactlError } from '../../shared/errors.js';
+import type { Broker } from '../../shim/broker.js';
+import { gatedBroker } from '../mcp/limited-broker.js';
 
 /** Calls one signed-in person may have running at once, unless config.json says otherwise. */
 export const DEFAULT_MAX_CALLS_PER_PERSON = 8;
@@ -56,31 +57,7 @@ export class PersonCalls {
   }
 }
 
-const LIMITED = [
-  'query',
-  'callCurated',
-  'listSchemas',
-  'listTables',
-  'describeTable',
-  'listRoutines',
-  'explainQuery',
-  'sampleRows',
-  'searchObjects',
-] as const;
-
 /** A broker whose database calls count towards the person's limit of running calls. */
 export function limitedBroker(broker: Broker, person: Person, calls: PersonCalls): Broker {
-  const limited: Partial<Record<(typeof LIMITED)[number], unknown>> = {};
-  for (const key of LIMITED) {
-    const call = broker[key] as (...args: unknown[]) => Promise<unknown>;
-    limited[key] = (...args: unknown[]) => calls.run(person, () => call.apply(broker, args));
-  }
-  // Methods run on the broker itself, not on the proxy: a class broker keeps private fields.
-  return new Proxy(broker, {
-    get: (target, property) => {
-      if (property in limited) return limited[property as keyof typeof limited];
-      const value: unknown = Reflect.get(target, property);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
+  return gatedBroker(broker, (call) => calls.run(person, call));
 }

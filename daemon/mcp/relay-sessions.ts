@@ -4,8 +4,11 @@ import { isHanactlError } from '../../shared/errors.js';
 import type { Broker } from '../../shim/broker.js';
 import { withLeanToolList } from '../../shim/lean-tool-list.js';
 import type { ShimOptions } from '../../shim/session-state.js';
+import { DEFAULT_POOL_OPTIONS } from '../pools/pool.js';
 import { helloOptions, MAX_HELLO_BYTES, parseHello } from './hello.js';
+import { gatedBroker } from './limited-broker.js';
 import { type BrokerServices, ServiceBroker } from './service-broker.js';
+import { defaultMaxCallsPerSession, sessionGate } from './session-calls.js';
 import type { SessionStore } from './session-store.js';
 import { SocketTransport } from './socket-transport.js';
 
@@ -23,6 +26,8 @@ export interface RelaySessionsDeps {
   readonly guard?: () => void;
   /** How often a live session is re-announced, so `hanactl status` never ages it out (default 60 s). */
   readonly heartbeatMillis?: number;
+  /** Database calls one session may have running at once (config.json `perSession.maxConcurrentCalls`; default half the pool). */
+  readonly maxCallsPerSession?: number;
   readonly onError?: (err: unknown) => void;
 }
 
@@ -124,9 +129,18 @@ export class RelaySessions {
         id,
         pid: hello.pid,
         onReport: (sid, report) =>
-          store.save(sid, { active: report.connection ?? null, pinned: report.pinned ?? false, ...(report.project ? { project: report.project } : {}) }),
+          store.save(sid, {
+            active: report.connection ?? null,
+            pinned: report.pinned ?? false,
+            ...(report.project ? { project: report.project } : {}),
+          }),
       });
-      const { server, state } = await this.#deps.createServer(broker, options);
+      // One session's calls: at most maxCallsPerSession at once, their checks queued as this session's.
+      const gated = gatedBroker(
+        broker,
+        sessionGate(this.#deps.maxCallsPerSession ?? defaultMaxCallsPerSession(DEFAULT_POOL_OPTIONS.max), `relay:${id}`),
+      );
+      const { server, state } = await this.#deps.createServer(gated, options);
       const transport = new SocketTransport(socket, rest);
       const live: Live = { id, socket, transport };
       this.#live.add(live);
