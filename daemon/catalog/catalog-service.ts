@@ -35,7 +35,8 @@ export type StatementVerdict =
 export type StatementValidator = (sql: string, engine: Engine) => StatementVerdict | Promise<StatementVerdict>;
 
 export interface CatalogServiceDeps {
-  readonly queries: Pick<QueryService, 'runTrusted' | 'engineOf'> & Partial<Pick<QueryService, 'budgetOf' | 'assertFreeAccess'>>;
+  readonly queries: Pick<QueryService, 'runTrusted' | 'engineOf'> &
+    Partial<Pick<QueryService, 'budgetOf' | 'assertFreeAccess' | 'separatesRows'>>;
   /** Every statement explain_query plans passes this first. */
   readonly validate: StatementValidator;
   /** Needed by catalogs whose explain writes (SAP HANA); without it their explain is refused. */
@@ -168,7 +169,17 @@ export class CatalogService {
       });
     }
     const sql = withoutTrailingSemicolons(req.sql);
-    if (!call.catalog.explainWrites) return this.#fit(req, await call.catalog.explain(call.run, sql));
+    // Rows separated by context values: the planner's figures count the hidden rows too.
+    const figures = !this.#deps.queries.separatesRows?.(call.connection, call.scope);
+    if (!figures && !call.catalog.planShape) {
+      throw new HanactlError(
+        'STATEMENT_REFUSED',
+        `Refused: "${call.connection}" separates rows by context values, and a ${call.catalog.engine} plan carries the planner's figures (row estimates, costs), which count the rows hidden from you and can reveal another caller's values; explain_query cannot leave them out on this engine.`,
+        { rule: 'planner-figures', hint: 'Ask a person to look at the plan in a database client.' },
+      );
+    }
+    const options = figures ? undefined : { figures: false };
+    if (!call.catalog.explainWrites) return this.#fit(req, await call.catalog.explain(call.run, sql, options));
     const scope = this.#deps.writeScope;
     if (!scope) {
       throw new HanactlError(
@@ -176,7 +187,7 @@ export class CatalogService {
         `explain_query on ${call.catalog.engine} must write its plan into a plan table, and this daemon was built without a write scope for catalog statements.`,
       );
     }
-    return this.#fit(req, await scope(call.connection, (run) => call.catalog.explain(run, sql)));
+    return this.#fit(req, await scope(call.connection, (run) => call.catalog.explain(run, sql, options)));
   }
 
   /** The connection's byte budget for one answer (the default where the queries cannot say). */

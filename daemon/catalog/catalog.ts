@@ -79,6 +79,12 @@ export interface Catalog {
   refusedRead?(run: CatalogExecutor, table: TableRef): Promise<string | undefined>;
   /** `SELECT *` of a proven table with its identifiers quoted, the row limit bound. */
   sampleStatement(table: TableRef, limit: number): BoundStatement;
-  /** The plan of `sql` (already validated as one read, trailing `;` removed), never running it. */
-  explain(run: CatalogExecutor, sql: string): Promise<ExplainResult>;
+  /**
+   * The plan of `sql` (already validated as one read, trailing `;` removed), never running it.
+   * `figures: false`: without row estimates or costs (the connection separates rows, and those
+   * figures count the hidden ones); a catalog that cannot leave them out has no `planShape`.
+   */
+  explain(run: CatalogExecutor, sql: string, options?: { readonly figures?: boolean }): Promise<ExplainResult>;
+  /** True when `explain` can leave the planner's figures out (PostgreSQL `COSTS OFF`; SQLite has none). */
+  readonly planShape?: boolean;
 }

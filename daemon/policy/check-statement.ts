@@ -8,6 +8,7 @@ import { embeddedSql } from './embedded-sql.js';
 import { functionReferenceRule } from './function-references.js';
 import { type Lexed, lex, MAX_COMMENT_DEPTH } from './lexer.js';
 import { CATEGORIES, categoryObjection, objection } from './objections.js';
+import { plannerFiguresRule } from './planner-figures.js';
 import { readObjection } from './read-rules.js';
 import { splitStatements } from './skeletonize.js';
 import { leadingKind } from './statement-kinds.js';
@@ -116,7 +117,8 @@ function judge(lexed: Lexed, dialect: DialectPolicy, options: PolicyOptions, emb
     dialect.catalogRules?.(tokens, options.allowWrite, options.database) ??
     embeddedSql(tokens, embedded) ??
     // On a read-only connection code is refused by the read-only rules, which name it better.
-    contextCodeRule(tokens, options.dialect, options.allowWrite && options.unsignedContext);
+    contextCodeRule(tokens, options.dialect, options.allowWrite && options.unsignedContext) ??
+    (options.rowSeparation ? plannerFiguresRule(tokens) : undefined);
   if (refusal) return refusal;
   // On a writable connection this decides the kind: anything the read-only rules refuse is a write.
   const readRefusal =

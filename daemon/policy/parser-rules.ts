@@ -1,11 +1,12 @@
 import { capQuoted, isWhitespace, trimEndWhere } from '../../shared/linear-text.js';
+import { contextCodeObjection, contextDdlObjection } from './context-code.js';
 import { deniedFunctionName } from './denied-functions.js';
 import { sqlArgumentObjection } from './embedded-sql.js';
-import { contextCodeObjection, contextDdlObjection } from './context-code.js';
 import { functionReferenceObjection } from './function-references.js';
 import { categoryObjection, contextSettingObjection, isContextSetting, objection } from './objections.js';
 import { deniedRelationObjection, namedRelationObjection, pgFunctionObjection, sqlArgumentPositions } from './pg-functions.js';
 import { parsePostgres } from './pg-parser.js';
+import { plannerFiguresObjection } from './planner-figures.js';
 import type { Objection, PolicyOptions, Verdict } from './types.js';
 
 const DISAGREE_HINT = 'Write the statement plainly, without unusual quoting or comments, and send it again.';
@@ -66,6 +67,7 @@ export function postgresParserObjection(
   const code = parsed.code[0];
   if (options.allowWrite && options.unsignedContext && code) return contextCodeObjection(code, 'postgres');
   if (options.allowWrite && options.unsignedContext && statement.notAllowed) return contextDdlObjection(statement.notAllowed, 'postgres');
+  if (options.rowSeparation && statement.kind === 'ExplainStmt') return plannerFiguresObjection('EXPLAIN');
   for (const name of parsed.references) {
     const refused = functionReferenceObjection(name, 'postgres', options.allowWrite);
     if (refused) return refused;

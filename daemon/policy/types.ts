@@ -18,6 +18,12 @@ export interface PolicyOptions {
    * such code (context-code.ts).
    */
   readonly unsignedContext?: boolean;
+  /**
+   * The connection declares context names, so rows are separated between callers (row-level
+   * security, DEFINER views): the planner's figures count rows that separation hides, so no
+   * EXPLAIN of a statement runs through the statement path (planner-figures.ts).
+   */
+  readonly rowSeparation?: boolean;
 }
 
 /**

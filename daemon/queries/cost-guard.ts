@@ -25,3 +25,12 @@ export function costGuardOf(record: ConnectionRecord): CostGuard | undefined {
       ),
   };
 }
+
+/**
+ * Why a connection that separates rows by context values keeps no cost limit: the planner's
+ * estimate counts the rows the separation hides, and run-or-refused, one bit per call, is enough to
+ * search another caller's values (a cross join scales an estimate over any limit).
+ */
+export function costGuardWithContext(name: string): string {
+  return `"${name}" also declares context names, and the cost guard's answer (run or refused) depends on the planner's estimate, which counts the rows context values hide, so it could reveal another caller's values.`;
+}

@@ -16,7 +16,7 @@ import type { CostGuard, Driver } from '../engines/driver.js';
 import { costGuardUnavailable } from '../engines/plan-cost.js';
 import type { Pool } from '../pools/pool.js';
 import type { ConnectionRecord } from '../registry/connection-record.js';
-import { costGuardOf } from './cost-guard.js';
+import { costGuardOf, costGuardWithContext } from './cost-guard.js';
 import { privilegeAdvice } from './privilege-advice.js';
 import { capQueryResult, type ResultBudget, resultBudget } from './result-cap.js';
 
@@ -25,7 +25,7 @@ export interface StatementPolicy {
   /** Returns the kind of statement, or throws (or rejects with) STATEMENT_REFUSED. */
   check(
     sql: string,
-    options: { dialect: Engine; allowWrite: boolean; database?: string; unsignedContext?: boolean },
+    options: { dialect: Engine; allowWrite: boolean; database?: string; unsignedContext?: boolean; rowSeparation?: boolean },
   ): 'read' | 'write' | Promise<'read' | 'write'>;
 }
 
@@ -80,6 +80,8 @@ export class QueryService {
       ...(record.target.database ? { database: record.target.database } : {}),
       // A person's curated statement is theirs to trust; an agent's text may not add code on a connection with unsigned values.
       ...(!options.curated && record.context.length > 0 && !record.signedContext ? { unsignedContext: true } : {}),
+      // Rows are separated by context values: the planner's figures would count the hidden ones.
+      ...(!options.curated && record.context.length > 0 ? { rowSeparation: true } : {}),
     });
     // Before any connection is borrowed: a waiting write holds none, so reads go on meanwhile.
     const approval =
@@ -89,6 +91,8 @@ export class QueryService {
     // A limit kept across `hanactl add --replace` onto an engine with no estimate cannot be held.
     const unavailable = guard && costGuardUnavailable(record.target.engine);
     if (guard && unavailable) throw guard.unavailable(unavailable);
+    // A limit set before `set` refused it with context names: its yes/no would reveal hidden rows.
+    if (guard && record.context.length > 0) throw guard.unavailable(costGuardWithContext(record.name));
     const result = await this.#execute(record, request, kind === 'read' || !record.allowWrite, signal, guard);
     const capped = capQueryResult(result, resultBudget(record.name, record.maxResultBytes));
     return approval ? { ...capped, approval } : capped;
@@ -146,6 +150,11 @@ export class QueryService {
   ): Promise<QueryResult> {
     const record = this.#deps.resolve(connection, scope);
     return this.#execute(record, { connection, sql, params, maxRows, ...(context ? { context } : {}) }, true);
+  }
+
+  /** True when the connection separates rows by context values (it declares context names). */
+  separatesRows(connection: string, scope?: ResolveScope): boolean {
+    return this.#deps.resolve(connection, scope).context.length > 0;
   }
 
   /** The engine of a connection (for engine-specific catalog SQL). */

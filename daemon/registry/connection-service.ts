@@ -7,6 +7,7 @@ import { normaliseContextNames } from '../engines/context-names.js';
 import { ENGINE_TABLE } from '../engines/index.js';
 import { costGuardUnavailable } from '../engines/plan-cost.js';
 import { postgresContextSql } from '../engines/signed-context.js';
+import { costGuardWithContext } from '../queries/cost-guard.js';
 import { type ConnectionRecord, makeRecord } from './connection-record.js';
 import type { Registry } from './registry.js';
 
@@ -102,7 +103,10 @@ export class ConnectionService {
     );
     const previous = this.#registry.get(request.name);
     if (previous && !request.replace) {
-      throw new HanactlError('CONNECTION_EXISTS', `A connection named "${request.name}" already exists; remove it first or add with --replace.`);
+      throw new HanactlError(
+        'CONNECTION_EXISTS',
+        `A connection named "${request.name}" already exists; remove it first or add with --replace.`,
+      );
     }
     if (probe) await this.#tryFirst(record, probe);
     this.#registry.put(record, request.replace ?? false);
@@ -161,6 +165,13 @@ export class ConnectionService {
       );
     }
     const context = changes.context ? normaliseContextNames(changes.context) : [...current.context];
+    const maxCost = changes.maxCost === null ? undefined : (changes.maxCost ?? current.maxCost);
+    if (context.length > 0 && maxCost !== undefined) {
+      throw new HanactlError(
+        'INVALID_REQUEST',
+        `--max-cost and context names cannot be combined on "${name}": ${costGuardWithContext(name)} Choose one: \`${cliCommand(`set ${name} --no-max-cost`)}\` or \`${cliCommand(`set ${name} --no-context`)}\`.`,
+      );
+    }
     const contextClaims = nextContextClaims(name, current.contextClaims ?? {}, changes.contextClaims, context);
     const { password: _p, signedContext: _s, ...fields } = { ...current, password: undefined };
     const description = changes.description ?? current.description;
@@ -204,10 +215,17 @@ export class ConnectionService {
       throw new HanactlError('INVALID_REQUEST', `Signed context values are available on PostgreSQL connections only; "${name}" is ${record.target.engine}.`);
     }
     if (!record.signedContext || !record.contextKey) {
-      throw new HanactlError('INVALID_REQUEST', `"${name}" does not sign its context values; switch it on first with \`${cliCommand()} set ${name} --signed-context\`.`);
+      throw new HanactlError(
+        'INVALID_REQUEST',
+        `"${name}" does not sign its context values; switch it on first with \`${cliCommand()} set ${name} --signed-context\`.`,
+      );
     }
     const role = options.role ?? record.target.user;
-    if (!role) throw new HanactlError('INVALID_REQUEST', `"${name}" has no user in its URL; name the role that should call the function with --role.`);
+    if (!role)
+      throw new HanactlError(
+        'INVALID_REQUEST',
+        `"${name}" has no user in its URL; name the role that should call the function with --role.`,
+      );
     return postgresContextSql({ key: record.contextKey, role, ...(options.schema ? { schema: options.schema } : {}) });
   }
 

@@ -3,7 +3,7 @@ import type { BoundStatement, Catalog, CatalogExecutor, ListQuery, TableRef } fr
 import { binder, capInfo, LIKE_ESCAPE, likePattern, name, num, quoteWith, text } from '../../catalog/catalog-sql.js';
 import { runSearch, type SearchBranches, searchColumns } from '../../catalog/search-sql.js';
 import { describePostgresTable } from './postgres-describe.js';
-import { postgresPlanText } from './postgres-plan.js';
+import { postgresPlanText, withoutFigures } from './postgres-plan.js';
 import { postgresRefusedRead } from './postgres-reads.js';
 
 const KIND = `CASE c.relkind WHEN 'v' THEN 'view' WHEN 'm' THEN 'materialized view' WHEN 'f' THEN 'foreign table' ELSE 'table' END`;
@@ -127,9 +127,13 @@ export class PostgresCatalog implements Catalog {
   }
 
   /** `EXPLAIN (FORMAT JSON)`, never ANALYZE: the statement is planned, not run. */
-  async explain(run: CatalogExecutor, sql: string): Promise<ExplainResult> {
-    const [row] = await run(`EXPLAIN (FORMAT JSON) ${sql}`, [], 1);
-    const plan = row ? (Object.values(row)[0] ?? null) : null;
+  readonly planShape = true;
+
+  async explain(run: CatalogExecutor, sql: string, options?: { readonly figures?: boolean }): Promise<ExplainResult> {
+    const figures = options?.figures !== false;
+    const [row] = await run(`EXPLAIN (FORMAT JSON${figures ? '' : ', COSTS OFF'}) ${sql}`, [], 1);
+    // Without figures twice over: the server leaves costs and rows out, and the answer keeps none.
+    const plan = figures ? (row ? (Object.values(row)[0] ?? null) : null) : withoutFigures(row ? (Object.values(row)[0] ?? null) : null);
     return { engine: this.engine, text: postgresPlanText(plan), plan };
   }
 }

@@ -10,7 +10,8 @@ function nodeLine(node: PlanNode): string {
     const relation = node.Schema ? `${String(node.Schema)}.${String(node['Relation Name'])}` : String(node['Relation Name']);
     parts.push(`on ${relation}${node.Alias && node.Alias !== node['Relation Name'] ? ` ${String(node.Alias)}` : ''}`);
   }
-  parts.push(`(cost=${String(node['Startup Cost'])}..${String(node['Total Cost'])} rows=${String(node['Plan Rows'])})`);
+  if (node['Total Cost'] !== undefined)
+    parts.push(`(cost=${String(node['Startup Cost'])}..${String(node['Total Cost'])} rows=${String(node['Plan Rows'])})`);
   return parts.join(' ');
 }
 
@@ -34,4 +35,21 @@ export function postgresPlanText(plan: unknown): string {
   const out: string[] = [];
   walk(root, 0, out);
   return out.join('\n');
+}
+
+/**
+ * Keys of a PostgreSQL JSON plan that carry the planner's or the executor's figures: estimates,
+ * costs, widths, actual rows and loops, rows removed, buffers, timings, memory, WAL. A plan node's
+ * shape (node type, relation, index, conditions, keys) stays.
+ */
+const FIGURE_KEY =
+  /cost|rows|width|loops|time|buffers|blocks|memory|wal |wal$|batches|disk|peak|workers|groups|heap fetches|exact|lossy|pre-sorted/i;
+
+/** A JSON plan with every figure key dropped at every depth (the second layer behind `COSTS OFF`). */
+export function withoutFigures(plan: unknown): unknown {
+  if (Array.isArray(plan)) return plan.map(withoutFigures);
+  if (plan === null || typeof plan !== 'object') return plan;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(plan)) if (!FIGURE_KEY.test(key)) out[key] = withoutFigures(value);
+  return out;
 }

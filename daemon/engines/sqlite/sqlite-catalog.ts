@@ -79,6 +79,9 @@ export class SqliteCatalog implements Catalog {
   }
 
   /** `EXPLAIN QUERY PLAN`: rows of (id, parent, detail), shown as an indented tree. */
+  /** EXPLAIN QUERY PLAN gives the plan's shape only: no row estimate or cost to leave out. */
+  readonly planShape = true;
+
   async explain(run: CatalogExecutor, sql: string): Promise<ExplainResult> {
     const rows = await run(`EXPLAIN QUERY PLAN ${sql}`, [], 1000);
     const depth = new Map<number, number>([[0, -1]]);
