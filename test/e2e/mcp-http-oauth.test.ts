@@ -1,10 +1,10 @@
-import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { decodeJwt, decodeProtectedHeader, importJWK, type JWK, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestHome } from '../helpers/hanactl-home.js';
-import { connectHttp, freePort, rawRequest } from '../helpers/mcp-http.js';
+import { connectHttp, rawRequest } from '../helpers/mcp-http.js';
+import { startOAuthDaemon } from '../helpers/oauth-daemon.js';
 import { OIDC_CLIENT, OIDC_CLIENT_GROUP, startOidcProvider, type TestOidcProvider } from '../helpers/oidc-provider.js';
 
 const require = createRequire(import.meta.url);
@@ -30,23 +30,11 @@ describe('MCP over HTTP with OAuth: the daemon as a resource server of a real Op
 
   beforeAll(async () => {
     provider = await startOidcProvider();
-    port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    audience = `${base}/mcp`;
-    metadataUrl = `${base}/.well-known/oauth-protected-resource/mcp`;
     // No cooldown between JWKS fetches, so a rotated key is fetched on its first token.
-    writeFileSync(join(home.dir, 'config.json'), JSON.stringify({ oauth: { issuer: provider.issuer, audience, jwksCooldownMillis: 0 } }));
-    await home.ok([
-      'daemon',
-      'start',
-      '--http',
-      '--listen',
-      `127.0.0.1:${port}`,
-      '--oauth-issuer',
-      provider.issuer,
-      '--oauth-audience',
-      audience,
-    ]);
+    ({ port, base, audience } = await startOAuthDaemon(home, provider.issuer, (audience) => ({
+      oauth: { issuer: provider.issuer, audience, jwksCooldownMillis: 0 },
+    })));
+    metadataUrl = `${base}/.well-known/oauth-protected-resource/mcp`;
     const file = join(home.dir, 'shop.db');
     const db = new Database(file);
     db.exec("CREATE TABLE items (id INTEGER PRIMARY KEY, label TEXT NOT NULL); INSERT INTO items VALUES (1, 'alpha'), (2, 'beta');");
@@ -170,7 +158,9 @@ describe('MCP over HTTP with OAuth: the daemon as a resource server of a real Op
     const refused = await other();
     expect(refused.status).toBe(403);
     expect(JSON.parse(refused.body).error.message).toMatch(
-      new RegExp(`^You \\(${OIDC_CLIENT.id}\\) have no grant for the connection "other"; a person gives one with \`.*hanactl(\\.js)? grant other <subject-or-group>\`\\.$`),
+      new RegExp(
+        `^You \\(${OIDC_CLIENT.id}\\) have no grant for the connection "other"; a person gives one with \`.*hanactl(\\.js)? grant other <subject-or-group>\`\\.$`,
+      ),
     );
     const unknown = await rawRequest(port, '/mcp/nowhere', { host: `127.0.0.1:${port}`, authorization: `Bearer ${token}` });
     expect(unknown.status).toBe(403);
@@ -198,7 +188,7 @@ describe('MCP over HTTP with OAuth: the daemon as a resource server of a real Op
     }
     await home.ok(['grant', 'other', 'someone-else']);
     expect((await other()).status).toBe(403);
-  });
+  }, 90_000); // nine CLI runs, each a Node process start: slow on a busy machine
 
   it('never writes a token to the daemon log', async () => {
     const token = await provider.token(audience);

@@ -4,19 +4,15 @@
  * coming from their access token, and sees only their own rows under row-level security. A
  * static token on `/mcp` gets the answer it always got.
  */
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serverAvailable } from '../helpers/engines.js';
 import { TestHome } from '../helpers/hanactl-home.js';
 import { textOf } from '../helpers/mcp-client.js';
-import { connectHttp, createToken, freePort, type HttpClientHandle, rawRequest } from '../helpers/mcp-http.js';
+import { connectHttp, createToken, type HttpClientHandle, rawRequest } from '../helpers/mcp-http.js';
+import { addLedger, startOAuthDaemon } from '../helpers/oauth-daemon.js';
 import { startOidcProvider, type TestOidcClient, type TestOidcProvider } from '../helpers/oidc-provider.js';
 import { foreignRows, RlsFixture } from '../helpers/rls-fixture.js';
-
-const require = createRequire(import.meta.url);
-const Database = require('better-sqlite3-multiple-ciphers');
 
 const available = await serverAvailable('postgres');
 
@@ -45,21 +41,17 @@ describe.skipIf(!available)('/mcp on a team broker: signed-in callers choose amo
     return client;
   };
   const refusal = (name: string, who: string) =>
-    new RegExp(`You \\(${who}\\) have no grant for the connection "${name}"; a person gives one with \`[^\`]*hanactl[^\`]* grant ${name} ${who}\`\\.`);
+    new RegExp(
+      `You \\(${who}\\) have no grant for the connection "${name}"; a person gives one with \`[^\`]*hanactl[^\`]* grant ${name} ${who}\`\\.`,
+    );
 
   beforeAll(async () => {
     provider = await startOidcProvider([ALICE, BOB, DAVE]);
     await rls.setUp();
-    port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    audience = `${base}/mcp`;
-    await home.ok(['daemon', 'start', '--http', '--listen', `127.0.0.1:${port}`, '--oauth-issuer', provider.issuer, '--oauth-audience', audience]);
+    ({ port, base, audience } = await startOAuthDaemon(home, provider.issuer));
     await rls.addConnection(home, 'orders');
     await home.ok(['set', 'orders', '--context-claim', 'CUSTOMER_ID=customer_id']);
-    const ledger = new Database(join(home.dir, 'ledger.db'));
-    ledger.exec("CREATE TABLE entries (id INTEGER PRIMARY KEY, note TEXT NOT NULL); INSERT INTO entries VALUES (1, 'opening');");
-    ledger.close();
-    await home.ok(['add', '--no-test', 'ledger', `sqlite:${join(home.dir, 'ledger.db')}`]);
+    await addLedger(home);
     await home.ok(['grant', 'orders', 'sales']);
     await home.ok(['grant', 'orders', BOB.id]);
     await home.ok(['grant', 'ledger', BOB.id]);

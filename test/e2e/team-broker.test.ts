@@ -5,22 +5,17 @@
  * from their access token's claim rather than from the URL.
  */
 import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PG_URL, serverAvailable } from '../helpers/engines.js';
 import { TestHome } from '../helpers/hanactl-home.js';
 import { textOf } from '../helpers/mcp-client.js';
-import { connectHttp, freePort, type HttpClientHandle, rawRequest } from '../helpers/mcp-http.js';
+import { connectHttp, type HttpClientHandle, rawRequest } from '../helpers/mcp-http.js';
+import { addLedger, startOAuthDaemon } from '../helpers/oauth-daemon.js';
 import { startOidcProvider, type TestOidcClient, type TestOidcProvider } from '../helpers/oidc-provider.js';
 import { PgBouncer, pgbouncerAvailable } from '../helpers/pgbouncer.js';
 import { foreignRows, interleavedLeaks, RlsFixture } from '../helpers/rls-fixture.js';
-
-const require = createRequire(import.meta.url);
-const Database = require('better-sqlite3-multiple-ciphers');
 
 const available = (await serverAvailable('postgres')) && pgbouncerAvailable();
 
@@ -51,27 +46,10 @@ describe.skipIf(!available)('a team broker: two signed-in people, grants, contex
     provider = await startOidcProvider([ALICE, BOB, CAROL]);
     await rls.setUp();
     bouncer = await PgBouncer.start({ users: { [rls.role]: rls.password }, poolSize: 2 });
-    port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    audience = `${base}/mcp`;
     // Each person runs 10 calls at once below (the leak check), above the default of 8.
-    writeFileSync(join(home.dir, 'config.json'), JSON.stringify({ perPerson: { maxConcurrentCalls: 10 } }));
-    await home.ok([
-      'daemon',
-      'start',
-      '--http',
-      '--listen',
-      `127.0.0.1:${port}`,
-      '--oauth-issuer',
-      provider.issuer,
-      '--oauth-audience',
-      audience,
-    ]);
+    ({ port, base, audience } = await startOAuthDaemon(home, provider.issuer, () => ({ perPerson: { maxConcurrentCalls: 10 } })));
     await home.ok(['add', 'orders', bouncer.url(rls.role), '--password-stdin', '--context', 'customer_id'], { input: rls.password });
-    const ledger = new Database(join(home.dir, 'ledger.db'));
-    ledger.exec("CREATE TABLE entries (id INTEGER PRIMARY KEY, note TEXT NOT NULL); INSERT INTO entries VALUES (1, 'opening');");
-    ledger.close();
-    await home.ok(['add', '--no-test', 'ledger', `sqlite:${join(home.dir, 'ledger.db')}`]);
+    await addLedger(home);
     const set = await home.ok(['set', 'orders', '--context-claim', 'CUSTOMER_ID=customer_id']);
     expect(set.stdout).toContain('context CUSTOMER_ID (for signed-in callers CUSTOMER_ID from the claim customer_id)');
     await home.ok(['grant', 'orders', 'sales']);
@@ -135,7 +113,9 @@ describe.skipIf(!available)('a team broker: two signed-in people, grants, contex
 
   it('binds a static token to the context values it was created with; its holder cannot give others on the URL', async () => {
     const created = await home.ok(['token', 'create', 'customer-3', '--connection', 'orders', '--context', 'customer_id=3']);
-    expect(created.stderr).toContain('Token "customer-3" created for the connection "orders" only, bound to its context values of CUSTOMER_ID.');
+    expect(created.stderr).toContain(
+      'Token "customer-3" created for the connection "orders" only, bound to its context values of CUSTOMER_ID.',
+    );
     const bound = created.stdout.trim();
     const refused = await rawRequest(port, '/mcp/orders?CUSTOMER_ID=1', { host: `127.0.0.1:${port}`, authorization: `Bearer ${bound}` });
     expect(refused.status).toBe(403);
@@ -203,11 +183,9 @@ describe.skipIf(!available)('per-person limits on a team broker (config.json per
     admin = new pg.Client({ connectionString: PG_URL });
     await admin.connect();
     await admin.query(`CREATE TABLE ${table} (id int)`);
-    port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    audience = `${base}/mcp`;
-    writeFileSync(join(home.dir, 'config.json'), JSON.stringify({ perPerson: { maxSessions: 2, maxConcurrentCalls: 1 } }));
-    await home.ok(['daemon', 'start', '--http', '--listen', `127.0.0.1:${port}`, '--oauth-issuer', provider.issuer, '--oauth-audience', audience]);
+    ({ port, base, audience } = await startOAuthDaemon(home, provider.issuer, () => ({
+      perPerson: { maxSessions: 2, maxConcurrentCalls: 1 },
+    })));
     await home.ok(['add', 'orders', PG_URL, '--no-password']);
     await home.ok(['grant', 'orders', '*']);
   });
@@ -233,11 +211,8 @@ describe.skipIf(!available)('per-person limits on a team broker (config.json per
       held = alice.call('run_query', { sql: `SELECT count(*) AS n FROM ${table}` });
       held.catch(() => {});
       const waiting = async () =>
-        (
-          await admin.query(
-            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%${table}%'`,
-          )
-        ).rows[0].n;
+        (await admin.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%${table}%'`))
+          .rows[0].n;
       while ((await waiting()) === 0);
       await expect(aliceToo.call('run_query', { sql: 'SELECT 1 AS one' })).rejects.toMatchObject({
         code: 429,
