@@ -65,9 +65,18 @@ export async function add(ctx: CliContext, name: string, url: string, options: A
     })
     .finally(() => progress?.done());
   for (const advice of info.advice ?? []) ctx.err(`warning: ${advice}`);
+  if (info.engine === 'sqlite' && info.context.length > 0) ctx.err(sqliteContextWarning(info.name));
   if (options.json) return printJson(ctx, info);
   ctx.out(`Added "${info.name}" (${info.engine}, ${info.allowWrite ? 'read-write' : 'read-only'}): ${info.url}`);
   ctx.out(testing ? 'The connection test passed.' : `Saved untested; check it with: ${cliCommand()} test ${info.name}`);
+}
+
+/**
+ * SQLite has no grants: an agent that can read a view built on mcp_context() can read its base
+ * table too, so context values there select rows but separate nothing (docs/context-parameters.md).
+ */
+export function sqliteContextWarning(name: string): string {
+  return `warning: "${name}" is a SQLite file, and SQLite has no grants: mcp_context() gives each session its own values to select by, but an agent can read every table of the file, so context values do not keep one caller from another's rows. Put rows that must stay apart in separate files (one connection each), or use PostgreSQL or MariaDB with the recipe in docs/context-parameters.md.`;
 }
 
 function query(options: Readonly<Record<string, string>>): string {
@@ -163,6 +172,7 @@ export async function set(ctx: CliContext, name: string, options: SetOptions): P
     );
   }
   const info = await ctx.daemon.updateConnection(name, changes);
+  if (typeof options.context === 'string' && info.engine === 'sqlite' && info.context.length > 0) ctx.err(sqliteContextWarning(info.name));
   if (options.json) return printJson(ctx, info);
   const scoped = info.context.length > 0 ? `, context ${info.context.join(',')}` : '';
   const cap = `, tool results up to ${info.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES} bytes`;
