@@ -4,6 +4,8 @@ import type { Param } from '../../../shared/schemas.js';
 import { assertContextKept, contextUnavailable } from '../context-unavailable.js';
 import type { CostGuard, DriverConnection, ExecuteOptions, StatementResult } from '../driver.js';
 import { explainable } from '../plan-cost.js';
+import { StatementWatch } from '../statement-watch.js';
+import { statementCancelled } from '../stop-errors.js';
 import { settleQuietly, viaCallback, viaCallbackWithin } from './callbacks.js';
 import type { HanaConnectionLike, HanaResultSetLike, HanaStatementLike } from './hana-client-types.js';
 import { errorFacts, isConnectionLost, queryError } from './hana-errors.js';
@@ -21,7 +23,6 @@ import {
   SET_TRANSACTION_READ_WRITE,
 } from './hana-sql.js';
 import { readResultSet } from './result-reader.js';
-import { StatementGuard } from './statement-guard.js';
 
 /** Statement kinds (`extension/FunctionCode.js`) that answer with a result set. */
 const RESULT_SET_FUNCTION_CODES = new Set([5 /* SELECT */, 6 /* SELECT FOR UPDATE */, 9 /* CALL with result */]);
@@ -89,22 +90,24 @@ export class HanaConnection implements DriverConnection {
       );
     }
     if (this.#busy) throw new HanactlError('INTERNAL', 'A SAP HANA connection was given two statements at once.');
-    const guard = new StatementGuard({
-      timeoutMs: options.timeoutMs,
-      graceMs: this.#options.cancelGraceMs ?? DEFAULT_CANCEL_GRACE_MS,
-      cancel: () => this.#conn.abort(() => undefined),
-      ...(options.signal ? { signal: options.signal } : {}),
-    });
     // Cancelled before it started: no round trip at all.
-    if (options.signal?.aborted) throw guard.stopError({}, 'cancelled');
+    if (options.signal?.aborted) throw statementCancelled();
+    // On the deadline or the signal the server is asked to abort the request; work still running
+    // after the grace is abandoned (the call ends at once and the connection is destroyed).
+    const watch = new StatementWatch({
+      timeoutMs: options.timeoutMs,
+      ...(options.signal ? { signal: options.signal } : {}),
+      cancel: () => this.#conn.abort(() => undefined),
+      graceMs: this.#options.cancelGraceMs ?? DEFAULT_CANCEL_GRACE_MS,
+    });
     this.#busy = true;
     try {
-      return await guard.run(() => this.#runCall(sql, params, options, guard));
+      return await watch.race(this.#runCall(sql, params, options, watch));
     } catch (err) {
-      throw this.#callError(err, guard);
+      throw this.#callError(err, watch);
     } finally {
-      guard.dispose();
-      if (guard.abandoned) this.#broken = true;
+      await watch.stop();
+      if (watch.abandoned) this.#broken = true;
       else await this.#endCall();
       this.#busy = false;
     }
@@ -208,7 +211,7 @@ export class HanaConnection implements DriverConnection {
   }
 
   /** Puts the session in the call's mode, then runs the statement. */
-  async #runCall(sql: string, params: readonly Param[], options: ExecuteOptions, guard: StatementGuard): Promise<StatementResult> {
+  async #runCall(sql: string, params: readonly Param[], options: ExecuteOptions, watch: StatementWatch): Promise<StatementResult> {
     if (options.readOnly && options.costGuard && explainable(sql, 'hana')) await this.#checkCost(sql, params, options.costGuard);
     if (options.readOnly) {
       this.#conn.setAutoCommit(false);
@@ -223,14 +226,14 @@ export class HanaConnection implements DriverConnection {
     }
     await this.#applyContext(options.context ?? {});
     const checkpoint = (): void => {
-      if (guard.reason) throw guard.stopError();
+      if (watch.reason) throw watch.error();
     };
     checkpoint();
     const stmt = await viaCallback<HanaStatementLike>((cb) => this.#conn.prepare(sql, cb));
     try {
       return await this.#runStatement(stmt, params, options, checkpoint);
     } finally {
-      if (!guard.abandoned) await settleQuietly((cb) => stmt.drop(cb), this.#options.communicationTimeoutMs);
+      if (!watch.abandoned) await settleQuietly((cb) => stmt.drop(cb), this.#options.communicationTimeoutMs);
     }
   }
 
@@ -326,13 +329,13 @@ export class HanaConnection implements DriverConnection {
     if (this.#conn.state?.() === 'disconnected') this.#broken = true;
   }
 
-  #callError(err: unknown, guard: StatementGuard): HanactlError {
+  #callError(err: unknown, watch: StatementWatch): HanactlError {
     if (isConnectionLost(err)) this.#broken = true;
     if (err instanceof HanactlError) return err;
-    if (guard.reason) return guard.stopError(errorFacts(err));
+    if (watch.reason) return watch.error(errorFacts(err));
     const facts = errorFacts(err);
     // The client's own query timeout (the backstop) reports SQLSTATE HYT00.
-    if (facts.sqlState === 'HYT00') return guard.stopError(facts, 'timeout');
+    if (facts.sqlState === 'HYT00') return watch.error(facts, 'timeout');
     return queryError(err, this.#secrets);
   }
 }

@@ -4,13 +4,14 @@ import { contextSqlName } from '../context-names.js';
 import { assertContextKept, assertContextUnchanged, contextUnavailable } from '../context-unavailable.js';
 import type { CostGuard, DriverConnection, ExecuteOptions, StatementResult } from '../driver.js';
 import { costGuardUnavailable, explainable, mysqlPlanCost } from '../plan-cost.js';
-import { type ErrorContext, interruptedError, isConnectionLost, lostError, statementError } from './mysql-errors.js';
-import { type InterruptReason, InterruptWatch } from './mysql-interrupt.js';
+import { StatementWatch } from '../statement-watch.js';
+import { statementCancelled } from '../stop-errors.js';
+import { type ErrorContext, isConnectionLost, lostError, statementError } from './mysql-errors.js';
 import type { MysqlError, MysqlRawConnection } from './mysql-module.js';
 import { type ServerInfo, sessionSql } from './mysql-session.js';
 import { RunningStatement, type StatementOutcome } from './mysql-statement.js';
 
-/** After a KILL QUERY was accepted, a statement still running this long later is given up with its connection. */
+/** A statement still running this long after its KILL QUERY was sent is given up with its connection. */
 export const KILL_GRACE_MS = 2000;
 /** How long close() waits for a polite COM_QUIT before cutting the socket. */
 const CLOSE_GRACE_MS = 1000;
@@ -34,7 +35,6 @@ export class MysqlConnection implements DriverConnection {
   readonly #deps: MysqlConnectionDeps;
   /** Rejecters of the round trips in flight, told when the socket dies. */
   readonly #waiters = new Set<(err: unknown) => void>();
-  #running: RunningStatement | undefined;
   #broken = false;
   #closed = false;
   #busy = false;
@@ -66,10 +66,16 @@ export class MysqlConnection implements DriverConnection {
     this.#assertUsable();
     if (this.#busy)
       throw new HanactlError('INTERNAL', 'This MySQL connection is already running a statement; a pool lends it to one caller at a time.');
-    if (options.signal?.aborted) throw interruptedError('cancel', options.timeoutMs, this.#deps.errors);
+    if (options.signal?.aborted) throw statementCancelled();
     this.#busy = true;
     this.#dirty = true;
-    const watch = new InterruptWatch(options.timeoutMs, options.signal, (reason) => this.#interrupt(reason));
+    const watch = new StatementWatch({
+      timeoutMs: options.timeoutMs,
+      ...(options.signal ? { signal: options.signal } : {}),
+      cancel: () => this.#killQuery(),
+      graceMs: KILL_GRACE_MS,
+      abandon: () => this.#breakNow(),
+    });
     let inTransaction = false;
     let commit = false;
     let outcome: StatementOutcome;
@@ -91,7 +97,7 @@ export class MysqlConnection implements DriverConnection {
     }
     try {
       // No KILL is in flight past this point, so it cannot hit the ROLLBACK or the next call.
-      await watch.quiesce();
+      await watch.stop();
       if (outcome.ok && verify) {
         await this.#verifyContext(context).catch((err: unknown) => {
           throw this.#normalise(err);
@@ -100,10 +106,8 @@ export class MysqlConnection implements DriverConnection {
       commit = !options.readOnly && outcome.ok;
       // Past the cap, the rows kept are the answer, however the rest of the statement ended.
       if (outcome.ok && outcome.capped) return outcome.result;
-      if (watch.reason === 'timeout' || watch.reason === 'cancel') {
-        throw interruptedError(watch.reason, options.timeoutMs, this.#deps.errors);
-      }
-      if (!outcome.ok) throw this.#normalise(outcome.error);
+      if (watch.reason) throw watch.error();
+      if (!outcome.ok) throw this.#normalise(outcome.error, options.timeoutMs);
       return outcome.result;
     } finally {
       // A read call is never committed, whatever happened; a write only when its context held.
@@ -261,7 +265,7 @@ export class MysqlConnection implements DriverConnection {
    * tables (MySQL gives no cost for it). MariaDB before 11.0 gives no cost at all: refused, since
    * the limit cannot be held.
    */
-  async #overCost(sql: string, params: readonly Param[], guard: CostGuard, watch: InterruptWatch): Promise<unknown> {
+  async #overCost(sql: string, params: readonly Param[], guard: CostGuard, watch: StatementWatch): Promise<unknown> {
     if (!explainable(sql, 'mysql')) return undefined;
     const explained = await this.#statement(`EXPLAIN FORMAT=JSON ${sql}`, params, 1, watch);
     if (!explained.ok) return explained.error;
@@ -272,60 +276,46 @@ export class MysqlConnection implements DriverConnection {
     return unavailable ? guard.unavailable(unavailable) : undefined;
   }
 
-  async #statement(sql: string, params: readonly Param[], maxRows: number, watch: InterruptWatch): Promise<StatementOutcome> {
+  async #statement(sql: string, params: readonly Param[], maxRows: number, watch: StatementWatch): Promise<StatementOutcome> {
     const first = await this.#stream(() => this.#raw.execute({ sql, rowsAsArray: true }, params), maxRows, watch);
-    if (!first.ok && params.length === 0 && (first.error as MysqlError | undefined)?.errno === ER_UNSUPPORTED_PS && !watch.reason) {
+    if (!first.ok && params.length === 0 && (first.error as MysqlError | undefined)?.errno === ER_UNSUPPORTED_PS && !watch.interrupted) {
       return this.#stream(() => this.#raw.query({ sql, rowsAsArray: true }), maxRows, watch);
     }
     return first;
   }
 
-  async #stream(start: () => ReturnType<MysqlRawConnection['execute']>, maxRows: number, watch: InterruptWatch): Promise<StatementOutcome> {
+  async #stream(start: () => ReturnType<MysqlRawConnection['execute']>, maxRows: number, watch: StatementWatch): Promise<StatementOutcome> {
     if (this.#broken) return { ok: false, error: this.#lostCause, capped: false };
     let running: RunningStatement;
     try {
-      running = new RunningStatement(start(), maxRows, () => watch.fire('cap'));
+      running = new RunningStatement(start(), maxRows, () => watch.interrupt());
     } catch (error) {
       return { ok: false, error, capped: false };
     }
     // mysql2 reports a closed connection on the connection, synchronously, during start().
     if (this.#broken) running.fail(this.#lostCause);
-    this.#running = running;
     const fail = (err: unknown): void => running.fail(err);
     this.#waiters.add(fail);
     try {
       return await running.done;
     } finally {
       this.#waiters.delete(fail);
-      this.#running = undefined;
     }
   }
 
   /**
-   * Stops the running statement on the server. When the KILL cannot be sent, or the statement
-   * ignores it, the connection is given up: cut, marked broken, and the pool destroys it.
+   * Stops the running statement on the server (KILL QUERY from a second connection). When the
+   * KILL cannot be sent the connection is given up at once; when the statement ignores it, the
+   * watch gives it up after KILL_GRACE_MS.
    */
-  async #interrupt(_reason: InterruptReason): Promise<void> {
+  async #killQuery(): Promise<void> {
     const threadId = this.#raw.threadId;
     try {
       if (threadId === null) throw new Error('The connection has no server thread id.');
       await this.#deps.killQuery(threadId);
     } catch {
       this.#breakNow();
-      return;
     }
-    const running = this.#running;
-    if (!running) return;
-    let timer: NodeJS.Timeout | undefined;
-    const stopped = await Promise.race([
-      running.done.then(() => true),
-      new Promise<boolean>((resolve) => {
-        timer = setTimeout(() => resolve(false), KILL_GRACE_MS);
-        timer.unref();
-      }),
-    ]);
-    clearTimeout(timer);
-    if (!stopped) this.#breakNow();
   }
 
   #roundTrip(sql: string): Promise<void> {
@@ -360,9 +350,9 @@ export class MysqlConnection implements DriverConnection {
     if (this.#broken) throw lostError(this.#lostCause, this.#deps.errors);
   }
 
-  #normalise(err: unknown): HanactlError {
+  #normalise(err: unknown, timeoutMs?: number): HanactlError {
     if (isConnectionLost(err)) this.#lost(err);
-    return statementError(err, this.#deps.errors);
+    return statementError(err, this.#deps.errors, timeoutMs);
   }
 
   /** The socket died or the session was killed: broken from now on, every waiter told. */

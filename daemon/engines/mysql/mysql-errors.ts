@@ -1,6 +1,7 @@
 import { cliCommand } from '../../../shared/cli-command.js';
 import { type ErrorCode, HanactlError } from '../../../shared/errors.js';
 import { normaliseDriverError } from '../scrub.js';
+import { statementTimedOut } from '../stop-errors.js';
 import type { MysqlError } from './mysql-module.js';
 
 /** What an error message may name, and what it must never contain. */
@@ -135,13 +136,13 @@ export function lostError(err: unknown, ctx: ErrorContext): HanactlError {
   );
 }
 
-/** A failed statement, with SQLSTATE and the server's error number kept. */
-export function statementError(err: unknown, ctx: ErrorContext): HanactlError {
+/** A failed statement, with SQLSTATE and the server's error number kept; `timeoutMs` is the call's limit. */
+export function statementError(err: unknown, ctx: ErrorContext, timeoutMs?: number): HanactlError {
   if (err instanceof HanactlError) return err;
   if (isConnectionLost(err)) return lostError(err, ctx);
   const errno = (err as MysqlError | undefined)?.errno;
   if (errno !== undefined && TIMEOUT_ERRNOS.has(errno)) {
-    return build('QUERY_TIMEOUT', `The statement hit the server's time limit and was stopped: ${driverText(err)}.`, err, ctx);
+    return statementTimedOut(timeoutMs, facts(err));
   }
   if (errno === ER_QUERY_INTERRUPTED) {
     return build(
@@ -161,11 +162,4 @@ export function statementError(err: unknown, ctx: ErrorContext): HanactlError {
     );
   }
   return normaliseDriverError(err, 'QUERY_FAILED', ctx.secrets, facts(err));
-}
-
-/** Our own timeout or cancel: the statement was stopped on the server. */
-export function interruptedError(reason: 'timeout' | 'cancel', timeoutMs: number, ctx: ErrorContext): HanactlError {
-  return reason === 'timeout'
-    ? build('QUERY_TIMEOUT', `The statement ran longer than ${timeoutMs} ms and was cancelled on the server.`, undefined, ctx)
-    : build('QUERY_CANCELLED', 'The statement was cancelled on request and stopped on the server.', undefined, ctx);
 }

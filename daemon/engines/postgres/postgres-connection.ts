@@ -4,6 +4,8 @@ import { contextChanged, contextNotKept, contextUnavailable } from '../context-u
 import { maskCellValue } from '../credential-mask.js';
 import type { DriverConnection, ExecuteOptions, StatementResult } from '../driver.js';
 import { normaliseDriverError } from '../scrub.js';
+import { StatementWatch } from '../statement-watch.js';
+import { statementCancelled, statementTimedOut } from '../stop-errors.js';
 import { toJsonValue, uniqueColumnNames } from '../values.js';
 import { type BatchResult, BatchStepError, PgBatch, type PgRowParser } from './postgres-batch.js';
 import { type CallPlan, changedMarker, costGate, notKeptMarker, planCall, planOpening } from './postgres-call.js';
@@ -16,6 +18,8 @@ import type { CorkableStream, PgClient } from './postgres-types.js';
 export const CANCEL_GRACE_MS = 1000;
 /** How often a cancel is sent again while the statement still runs. */
 export const CANCEL_REPEAT_MS = 150;
+/** How long past the call's timeout the client-side deadline lies: the server's `statement_timeout` fires first. */
+const SERVER_FIRST_MS = 1000;
 
 /** Opens a second, short-lived client; used to cancel a statement from outside. */
 export type PgSideChannel = () => Promise<PgClient>;
@@ -143,7 +147,7 @@ export class PostgresConnection implements DriverConnection {
       if (answer.firstRows.get(plan.dblink)?.[0] === 't') await this.#simple(DBLINK_DISCONNECT_ALL).catch(() => (this.#dirty = true));
       if (!gate?.refused()) return this.#answer(answer, options.maxRows);
     } catch (err) {
-      const error = plan ? this.#stepError(err, plan, stopWatch.reason()) : this.#normalise(err, stopWatch.reason());
+      const error = plan ? this.#stepError(err, plan, stopWatch) : this.#normalise(err, stopWatch);
       // The server skipped the rest of the batch: end the transaction it may have left open.
       if (!this.#broken) await this.#simple('ROLLBACK').catch(() => {});
       throw error;
@@ -168,13 +172,13 @@ export class PostgresConnection implements DriverConnection {
   }
 
   /** The refusal or failure a failed step stands for, naming the context parameter where one is at fault. */
-  #stepError(err: unknown, plan: CallPlan, reason: 'timeout' | 'cancelled' | undefined): HanactlError {
+  #stepError(err: unknown, plan: CallPlan, watch: StatementWatch): HanactlError {
     this.#dirty = true;
-    if (!(err instanceof BatchStepError)) return this.#normalise(err, reason);
+    if (!(err instanceof BatchStepError)) return this.#normalise(err, watch);
     const cause = err.error;
     const sqlState = (cause as PgErrorLike).code;
     const message = (cause as PgErrorLike).message ?? '';
-    if (err.step === plan.settings && reason === undefined) {
+    if (err.step === plan.settings && watch.reason === undefined) {
       const notKept = plan.names.find((name) => message.includes(notKeptMarker(name)));
       if (notKept) return contextNotKept(notKept, 'set_config');
       // A lost connection is not the database refusing: the call's own handling reports it.
@@ -185,7 +189,7 @@ export class PostgresConnection implements DriverConnection {
       const changed = plan.names.find((name) => message.includes(changedMarker(name)));
       if (changed) return contextChanged(changed, 'set_config');
     }
-    return this.#normalise(cause, reason);
+    return this.#normalise(cause, watch);
   }
 
   /** The answer step's rows as the caller gets them: at most `maxRows`, JSON-safe, columns named uniquely. */
@@ -206,63 +210,35 @@ export class PostgresConnection implements DriverConnection {
   }
 
   /**
-   * Arms the client-side guard: a timer a little past the server's own timeout, and the caller's
+   * The client-side guard: a deadline a little past the server's own timeout, and the caller's
    * signal. Both cancel on the server, again every CANCEL_REPEAT_MS while the call runs: a cancel
    * that reaches the backend while it is still reading the rest of the batch is dropped by the
    * server. If the cancel does not take within CANCEL_GRACE_MS (a backend busy where it does not
    * look for interrupts, such as the scanner on a long run of unterminated comments), the
    * connection is abandoned: its backend is asked to terminate, the socket is closed, and the
    * call ends with the timeout or cancellation it was given. A connection abandoned so is broken
-   * and never goes back to its pool. `stop` resolves once no cancel is on its way, so none can
-   * reach the connection's next call.
+   * and never goes back to its pool.
    */
-  #watch(options: ExecuteOptions): { stop(): Promise<void>; reason(): 'timeout' | 'cancelled' | undefined } {
-    let reason: 'timeout' | 'cancelled' | undefined;
-    let grace: NodeJS.Timeout | undefined;
-    let repeat: NodeJS.Timeout | undefined;
-    let inFlight: Promise<void> | undefined;
-    const send = () => {
-      if (inFlight) return;
-      inFlight = this.cancel().finally(() => {
-        inFlight = undefined;
-      });
-    };
-    const cancel = (why: 'timeout' | 'cancelled') => {
-      reason ??= why;
-      if (grace) return;
-      send();
-      repeat = setInterval(send, CANCEL_REPEAT_MS);
-      repeat.unref();
-      grace = setTimeout(() => {
-        clearInterval(repeat);
-        void (async () => {
-          // Behind a pooler, closing the socket ends no statement (the pooler's server connection
-          // runs on, and a cancel for a client that has gone is dropped): one last cancel that
-          // has reached the pooler goes first.
-          if (this.#pooled) {
-            await inFlight;
-            await this.cancel();
-          }
-          await this.#abandon();
-        })();
-      }, CANCEL_GRACE_MS);
-      grace.unref();
-    };
-    const timer = setTimeout(() => cancel('timeout'), options.timeoutMs + 1000);
-    timer.unref();
-    const onAbort = () => cancel('cancelled');
-    options.signal?.addEventListener('abort', onAbort, { once: true });
-    if (options.signal?.aborted) onAbort();
-    return {
-      stop: async () => {
-        clearTimeout(timer);
-        clearTimeout(grace);
-        clearInterval(repeat);
-        options.signal?.removeEventListener('abort', onAbort);
-        await inFlight;
+  #watch(options: ExecuteOptions): StatementWatch {
+    const watch: StatementWatch = new StatementWatch({
+      timeoutMs: options.timeoutMs,
+      marginMs: SERVER_FIRST_MS,
+      ...(options.signal ? { signal: options.signal } : {}),
+      cancel: () => this.cancel(),
+      repeatMs: CANCEL_REPEAT_MS,
+      graceMs: CANCEL_GRACE_MS,
+      abandon: async () => {
+        // Behind a pooler, closing the socket ends no statement (the pooler's server connection
+        // runs on, and a cancel for a client that has gone is dropped): one last cancel that
+        // has reached the pooler goes first.
+        if (this.#pooled) {
+          await watch.idle();
+          await this.cancel();
+        }
+        await this.#abandon();
       },
-      reason: () => reason,
-    };
+    });
+    return watch;
   }
 
   /** Gives up on a session whose cancel did not take: terminate its backend (best effort) and close the socket. */
@@ -313,24 +289,19 @@ export class PostgresConnection implements DriverConnection {
     try {
       await this.#client.query(text);
     } catch (err) {
-      throw this.#normalise(err, undefined);
+      throw this.#normalise(err);
     }
   }
 
-  #normalise(err: unknown, reason: 'timeout' | 'cancelled' | undefined): HanactlError {
+  /** The error a failure stands for; `watch` is the call's, when it was a statement that failed. */
+  #normalise(err: unknown, watch?: StatementWatch): HanactlError {
     this.#dirty = true;
     if (err instanceof HanactlError) return err;
     const e = err as PgErrorLike;
     const sqlState = typeof e?.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code) ? e.code : undefined;
     if (!sqlState) this.#broken = true;
-    if (reason === 'cancelled') return new HanactlError('QUERY_CANCELLED', 'The statement was cancelled on the server.');
-    if (sqlState === '57014' || reason === 'timeout') {
-      return new HanactlError(
-        'QUERY_TIMEOUT',
-        'The statement ran past its time limit and was cancelled on the server. Narrow it (WHERE, LIMIT) or ask for a longer timeout.',
-        { sqlState: '57014' },
-      );
-    }
+    if (watch?.reason === 'cancelled') return statementCancelled();
+    if (sqlState === '57014' || watch?.reason === 'timeout') return statementTimedOut(watch?.timeoutMs, { sqlState: '57014' });
     if (sqlState?.startsWith('08') || sqlState === '57P01') this.#broken = true;
     if (!sqlState && (this.#lostCause !== undefined || isSocketError(err))) {
       // The socket dropped under the call (the server ended the session, a reset, a network

@@ -1,7 +1,10 @@
 import { HanactlError } from '../../../shared/errors.js';
 import type { Param } from '../../../shared/schemas.js';
 import type { DriverConnection, ExecuteOptions, StatementResult } from '../driver.js';
-import { type RequestLimits, SqliteHostProcess } from './sqlite-host-process.js';
+import { StatementWatch } from '../statement-watch.js';
+import { statementCancelled } from '../stop-errors.js';
+import { SqliteHostProcess } from './sqlite-host-process.js';
+import type { HostCall, HostResults } from './sqlite-protocol.js';
 
 /** Bound on the calls that run no user SQL (ping, reset, version, context): a stuck worker is killed. */
 const CONTROL_TIMEOUT_MS = 10_000;
@@ -16,13 +19,6 @@ export interface SqliteOpenOptions {
   /** Give up when the worker has not opened the file by then. */
   readonly connectTimeoutMs: number;
 }
-
-const timeoutError = (): HanactlError =>
-  new HanactlError(
-    'QUERY_TIMEOUT',
-    'The statement ran past its time limit and was stopped. Narrow it (WHERE, LIMIT) or ask for a longer timeout.',
-  );
-const cancelledError = (): HanactlError => new HanactlError('QUERY_CANCELLED', 'The statement was cancelled and stopped.');
 
 /**
  * One SQLite file, opened in a child process of its own (`sqlite-host`), so a statement never
@@ -45,16 +41,15 @@ export class SqliteConnection implements DriverConnection {
   static async open(options: SqliteOpenOptions): Promise<SqliteConnection> {
     const host = new SqliteHostProcess();
     try {
-      await host.request(
+      await bounded(
+        host,
         { op: 'open', path: options.path, readonly: options.readonly },
-        {
-          timeoutMs: options.connectTimeoutMs,
-          timeoutError: () =>
-            new HanactlError(
-              'CONNECT_FAILED',
-              `The SQLite file ${options.path} was not open after ${options.connectTimeoutMs} ms; try again.`,
-            ),
-        },
+        options.connectTimeoutMs,
+        () =>
+          new HanactlError(
+            'CONNECT_FAILED',
+            `The SQLite file ${options.path} was not open after ${options.connectTimeoutMs} ms; try again.`,
+          ),
       );
       return new SqliteConnection(host);
     } catch (err) {
@@ -82,25 +77,27 @@ export class SqliteConnection implements DriverConnection {
   }
 
   async execute(sql: string, params: readonly Param[], options: ExecuteOptions): Promise<StatementResult> {
-    if (options.signal?.aborted) throw new HanactlError('QUERY_CANCELLED', 'The statement was cancelled before it started.');
-    const limits: RequestLimits = { timeoutMs: options.timeoutMs, timeoutError, abortError: cancelledError };
-    return this.#host.request(
+    if (options.signal?.aborted) throw statementCancelled();
+    return bounded(
+      this.#host,
       { op: 'execute', sql, params, maxRows: options.maxRows, readOnly: options.readOnly, context: { ...options.context } },
-      options.signal ? { ...limits, signal: options.signal } : limits,
+      options.timeoutMs,
+      (watch) => watch.error(),
+      options.signal,
     );
   }
 
   async ping(): Promise<void> {
-    await this.#host.request({ op: 'ping' }, control('ping'));
+    await this.#control({ op: 'ping' });
   }
 
   /** Rolls back anything open, turns `query_only` back on and clears the context values. */
   async reset(): Promise<void> {
-    await this.#host.request({ op: 'reset' }, control('reset'));
+    await this.#control({ op: 'reset' });
   }
 
   async serverVersion(): Promise<string | undefined> {
-    return (await this.#host.request({ op: 'version' }, control('version'))) ?? undefined;
+    return (await this.#control({ op: 'version' })) ?? undefined;
   }
 
   /**
@@ -109,7 +106,21 @@ export class SqliteConnection implements DriverConnection {
    * set reads as NULL. Values are plain data, never spliced into SQL.
    */
   async setContext(values: Readonly<Record<string, string>>): Promise<void> {
-    await this.#host.request({ op: 'setContext', values: { ...values } }, control('setContext'));
+    await this.#control({ op: 'setContext', values: { ...values } });
+  }
+
+  /** A call that runs no user SQL, bounded by CONTROL_TIMEOUT_MS. */
+  #control<C extends HostCall>(call: C): Promise<HostResults[C['op']]> {
+    return bounded(
+      this.#host,
+      call,
+      CONTROL_TIMEOUT_MS,
+      () =>
+        new HanactlError(
+          'QUERY_FAILED',
+          `The SQLite worker did not answer "${call.op}" within ${CONTROL_TIMEOUT_MS / 1000} s and was stopped.`,
+        ),
+    );
   }
 
   /** Asks the worker to close the file and exit; kills it after 1 s. Never throws. */
@@ -118,10 +129,26 @@ export class SqliteConnection implements DriverConnection {
   }
 }
 
-function control(op: string): RequestLimits {
-  return {
-    timeoutMs: CONTROL_TIMEOUT_MS,
-    timeoutError: () =>
-      new HanactlError('QUERY_FAILED', `The SQLite worker did not answer "${op}" within ${CONTROL_TIMEOUT_MS / 1000} s and was stopped.`),
-  };
+/**
+ * Runs one request on the worker under a statement watch: on `timeoutMs` or when `signal`
+ * aborts, the worker is killed (nothing else stops a statement in its thread) and, once it is
+ * reaped, the request rejects with `stopped(watch)`. The connection is broken from then on.
+ */
+async function bounded<C extends HostCall>(
+  host: SqliteHostProcess,
+  call: C,
+  timeoutMs: number,
+  stopped: (watch: StatementWatch) => HanactlError,
+  signal?: AbortSignal,
+): Promise<HostResults[C['op']]> {
+  const watch = new StatementWatch({ timeoutMs, ...(signal ? { signal } : {}), graceMs: 0, abandon: () => host.kill() });
+  try {
+    return await host.request(call);
+  } catch (err) {
+    if (!watch.interrupted) throw err;
+    await host.kill();
+    throw stopped(watch);
+  } finally {
+    await watch.stop();
+  }
 }

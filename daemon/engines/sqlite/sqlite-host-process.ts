@@ -3,30 +3,17 @@ import { ERROR_CODES, type ErrorCode, HanactlError } from '../../../shared/error
 import { type HostLaunch, hostLaunch } from './sqlite-host-launch.js';
 import type { HostCall, HostReply, HostResults } from './sqlite-protocol.js';
 
-/** How one request is bounded; a request that hits either bound kills the child. */
-export interface RequestLimits {
-  readonly timeoutMs: number;
-  /** The error the caller gets when `timeoutMs` passes. */
-  readonly timeoutError: () => HanactlError;
-  readonly signal?: AbortSignal;
-  /** The error the caller gets when `signal` aborts. */
-  readonly abortError?: () => HanactlError;
-}
-
 interface Pending {
   readonly resolve: (value: unknown) => void;
   readonly reject: (err: HanactlError) => void;
 }
 
-/** setTimeout's ceiling (about 24.8 days); a longer delay would fire at once. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
 /** How long a killed child may take to be reaped before we stop waiting for it. */
 const REAP_WAIT_MS = 1000;
 
 /**
- * The daemon's side of one `sqlite-host` child: request/reply over IPC, with a deadline and an
- * abort signal per request that SIGKILL the child. Once the child is killed or has exited,
+ * The daemon's side of one `sqlite-host` child: request/reply over IPC. A request is bounded by
+ * its caller (SqliteConnection, with a statement watch that kills the child). Once the child is killed or has exited,
  * every pending and later request fails with QUERY_FAILED. The child keeps the event loop
  * alive only while a request is pending.
  */
@@ -66,24 +53,11 @@ export class SqliteHostProcess {
   }
 
   /** Sends one request and waits for its reply; rejects with a `HanactlError` only. */
-  request<C extends HostCall>(call: C, limits: RequestLimits): Promise<HostResults[C['op']]> {
-    const { signal } = limits;
+  request<C extends HostCall>(call: C): Promise<HostResults[C['op']]> {
     if (this.#dead !== undefined) return Promise.reject(this.#deadError(this.#dead));
-    if (signal?.aborted) return Promise.reject(limits.abortError?.() ?? limits.timeoutError());
     const id = this.#nextId++;
     return new Promise<HostResults[C['op']]>((resolve, reject) => {
-      const stop = (error: HanactlError): void => {
-        if (!this.#pending.delete(id)) return;
-        done();
-        this.kill().then(() => reject(error));
-      };
-      const timer = setTimeout(() => stop(limits.timeoutError()), Math.min(limits.timeoutMs, MAX_TIMER_MS));
-      timer.unref();
-      const onAbort = (): void => stop(limits.abortError?.() ?? limits.timeoutError());
-      signal?.addEventListener('abort', onAbort, { once: true });
       const done = (): void => {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
         if (this.#pending.size === 0) this.#child.channel?.unref();
       };
       this.#pending.set(id, {
@@ -126,9 +100,7 @@ export class SqliteHostProcess {
   /** Asks the child to close its database and exit; kills it when it has not within `graceMs`. */
   async close(graceMs: number): Promise<void> {
     if (this.#dead === undefined) {
-      this.request({ op: 'close' }, { timeoutMs: graceMs, timeoutError: () => this.#deadError('The SQLite worker did not close') }).catch(
-        () => {},
-      );
+      this.request({ op: 'close' }).catch(() => {});
       await this.#waitForExit(graceMs);
     }
     await this.kill();

@@ -16,7 +16,7 @@ describe('a runaway statement', () => {
     expect(err).toBeInstanceOf(HanactlError);
     expect(err).toMatchObject({
       code: 'QUERY_TIMEOUT',
-      message: 'The statement ran past its time limit and was stopped. Narrow it (WHERE, LIMIT) or ask for a longer timeout.',
+      message: 'The statement ran past its time limit of 500 ms and was stopped. Narrow it (WHERE, LIMIT) or ask for a longer timeout (timeoutMs).',
     });
     expect(took).toBeGreaterThanOrEqual(450);
     expect(took).toBeLessThan(2_000);
