@@ -5,7 +5,7 @@ import type { StatementVerdict } from './catalog/catalog-service.js';
 import type { OffThreadPolicy } from './policy/off-thread.js';
 import type { PolicyOptions, Verdict } from './policy/types.js';
 import { VerdictCache } from './policy/verdict-cache.js';
-import type { StatementPolicy } from './queries/query-service.js';
+import type { Checked, StatementPolicy } from './queries/query-service.js';
 
 interface LoadedPolicy {
   readonly checkStatement: typeof import('./policy/index.js').checkStatement;
@@ -63,12 +63,14 @@ function verdictOf(
   worker: () => OffThreadPolicy,
   verdicts: VerdictCache,
 ): Verdict | Promise<Verdict> {
-  return sql.length < policy.OFF_THREAD_CHARS ? verdicts.verdict(sql, options, policy.checkStatement) : worker().check(sql, options);
+  const judge = (text: string, judged: PolicyOptions) => policy.checkStatement(text, judged, true);
+  return sql.length < policy.OFF_THREAD_CHARS ? verdicts.verdict(sql, options, judge) : worker().check(sql, options);
 }
 
-function refusedUnless(verdict: Verdict): 'read' | 'write' {
+/** The accepted statement's kind, and what it names (PostgreSQL), or the refusal thrown. */
+function refusedUnless(verdict: Verdict): Checked {
   if (!verdict.ok) throw new HanactlError('STATEMENT_REFUSED', verdict.message, { rule: verdict.rule, hint: verdict.hint });
-  return verdict.kind;
+  return verdict.references ? { kind: verdict.kind, references: verdict.references } : verdict.kind;
 }
 
 /**

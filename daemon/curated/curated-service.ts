@@ -14,7 +14,7 @@ import {
 } from '../../shared/curated.js';
 import { HanactlError, isHanactlError } from '../../shared/errors.js';
 import { isProjectRef } from '../../shared/project-schemas.js';
-import type { StatementPolicy } from '../queries/query-service.js';
+import { kindOf, type StatementPolicy } from '../queries/query-service.js';
 import type { ConnectionRecord } from '../registry/connection-record.js';
 import type { ConnectionService } from '../registry/connection-service.js';
 import type { CuratedRow, Registry } from '../registry/registry.js';
@@ -63,7 +63,7 @@ export class CuratedService {
       // The statement as it will run, with the engine's markers: the same check run_query gets.
       const { sql } = bindCurated(tool, engine, sampleArgs(tool));
       try {
-        kinds[i] = await this.#deps.policy.check(sql, { dialect: engine, allowWrite: record.allowWrite });
+        kinds[i] = kindOf(await this.#deps.policy.check(sql, { dialect: engine, allowWrite: record.allowWrite }));
       } catch (err) {
         if (!isHanactlError(err)) throw err;
         const fix = record.allowWrite ? '' : ' The connection is read-only: only a statement that reads can be a curated tool on it.';

@@ -1,3 +1,4 @@
+import type { StatementReferences } from '../policy/types.js';
 import type { Engine, Target } from '../../shared/connection-url.js';
 import type { Column, JsonValue, Param } from '../../shared/schemas.js';
 
@@ -39,6 +40,12 @@ export interface ExecuteOptions {
    * then never runs. Only on reads; statements the engine cannot EXPLAIN pass without an estimate.
    */
   readonly costGuard?: CostGuard;
+  /**
+   * What the statement names (PostgreSQL): the server resolves each name in the call's
+   * transaction, before the statement, and the call is refused when one reaches what no call may
+   * read (a view over pg_stat_activity) or calls a SECURITY DEFINER function (postgres-call.ts).
+   */
+  readonly references?: StatementReferences;
 }
 
 /** A person's cost limit on a connection's reads (`hanactl set --max-cost`), and its refusals. */

@@ -46,7 +46,9 @@ function signedText(pid: number, name: string, value: string): string {
 
 /** `v1.<key id>.<hex HMAC-SHA256>` of one value for one backend. */
 export function signContextValue(key: Buffer, pid: number, name: string, value: string): string {
-  const mac = createHmac('sha256', key).update(signedText(pid, name, value), 'utf8').digest('hex');
+  const mac = createHmac('sha256', key)
+    .update(signedText(pid, name, value), 'utf8')
+    .digest('hex');
   return `v1.${contextKeyId(key)}.${mac}`;
 }
 
@@ -67,6 +69,26 @@ export interface ContextSqlOptions {
   readonly role: string;
   /** The schema that holds the key table and the function (default `hanactl`). */
   readonly schema?: string;
+}
+
+/**
+ * The body of the verifying function `<schema>.context(name)`, as pg_proc.prosrc holds it: the
+ * statement check recognises the function by it (postgres-resolve.ts), so that a SECURITY DEFINER
+ * function of that name with any other body is not taken for it.
+ */
+export function contextFunctionBody(schema: string): string {
+  return `  SELECT s.v
+  FROM (SELECT pg_catalog.lower(name) AS n) AS l,
+       LATERAL (SELECT pg_catalog.current_setting('mcp.' || l.n, true) AS v,
+                       pg_catalog.current_setting('mcp.' || l.n || '.sig', true) AS sig) AS s,
+       ${schema}.context_keys AS k
+  WHERE l.n ~ '^[a-z0-9_]+$'
+    AND s.v IS NOT NULL AND s.sig IS NOT NULL
+    AND k.id = pg_catalog.split_part(s.sig, '.', 2)
+    AND pg_catalog.split_part(s.sig, '.', 1) = 'v1'
+    AND pg_catalog.split_part(s.sig, '.', 3) = pg_catalog.encode(pg_catalog.sha256(k.outer_pad || pg_catalog.sha256(
+          k.inner_pad || pg_catalog.convert_to(pg_catalog.pg_backend_pid()::text || ':' || l.n || '=' || s.v, 'UTF8'))), 'hex')
+`;
 }
 
 /**
@@ -105,18 +127,7 @@ CREATE OR REPLACE FUNCTION ${schema}.context(name text) RETURNS text
   LANGUAGE sql STABLE STRICT SECURITY DEFINER PARALLEL RESTRICTED
   SET search_path = pg_catalog, pg_temp
 AS $hanactl$
-  SELECT s.v
-  FROM (SELECT pg_catalog.lower(name) AS n) AS l,
-       LATERAL (SELECT pg_catalog.current_setting('mcp.' || l.n, true) AS v,
-                       pg_catalog.current_setting('mcp.' || l.n || '.sig', true) AS sig) AS s,
-       ${schema}.context_keys AS k
-  WHERE l.n ~ '^[a-z0-9_]+$'
-    AND s.v IS NOT NULL AND s.sig IS NOT NULL
-    AND k.id = pg_catalog.split_part(s.sig, '.', 2)
-    AND pg_catalog.split_part(s.sig, '.', 1) = 'v1'
-    AND pg_catalog.split_part(s.sig, '.', 3) = pg_catalog.encode(pg_catalog.sha256(k.outer_pad || pg_catalog.sha256(
-          k.inner_pad || pg_catalog.convert_to(pg_catalog.pg_backend_pid()::text || ':' || l.n || '=' || s.v, 'UTF8'))), 'hex')
-$hanactl$;
+${contextFunctionBody(schema)}$hanactl$;
 REVOKE ALL ON FUNCTION ${schema}.context(text) FROM PUBLIC;
 GRANT USAGE ON SCHEMA ${schema} TO ${role};
 GRANT EXECUTE ON FUNCTION ${schema}.context(text) TO ${role};

@@ -12,7 +12,7 @@ import { plannerFiguresRule } from './planner-figures.js';
 import { readObjection } from './read-rules.js';
 import { splitStatements } from './skeletonize.js';
 import { leadingKind } from './statement-kinds.js';
-import type { Objection, PolicyOptions, Verdict } from './types.js';
+import type { Objection, PolicyOptions, StatementReferences, Verdict } from './types.js';
 
 /** Bounds that keep validation linear in the input and its stack shallow, whatever the input. */
 export const LIMITS = {
@@ -177,9 +177,12 @@ function checkReading(
  * changes, host file or program access, explicit locks, server administration and the denied
  * functions. A text containing a backslash must also pass under the dialect's other string
  * readings (MySQL NO_BACKSLASH_ESCAPES and ANSI_QUOTES, PostgreSQL standard_conforming_strings off).
+ * `withReferences`: an accepted PostgreSQL statement's verdict also carries the relations and
+ * functions it names (StatementReferences), for the server to resolve in the call's transaction.
  */
-export function checkStatement(sql: string, options: PolicyOptions): Verdict {
-  return checkAt(sql, options, 0, newBudget());
+export function checkStatement(sql: string, options: PolicyOptions, withReferences = false): Verdict {
+  const verdict = checkAt(sql, options, 0, newBudget());
+  return withReferences || !verdict.ok || !verdict.references ? verdict : { ok: true, kind: verdict.kind };
 }
 
 /** Both checks at one level of SQL text run by a function. */
@@ -193,7 +196,15 @@ function checkAt(sql: string, options: PolicyOptions, depth: number, budget: Bud
     if (budget.embedded < 0) return embeddedTooLong();
     return checkAt(inner, { ...options, allowWrite: false }, depth + 1, budget);
   };
-  return dialect.parserCheck(sql, options, verdict.kind, embedded) ?? verdict;
+  let references: StatementReferences | undefined;
+  const refused = dialect.parserCheck(sql, options, verdict.kind, embedded, (found) => {
+    references = found;
+  });
+  if (refused) return refused;
+  // What the statement names, for the server to resolve; texts run by functions name theirs in the server's own check.
+  return depth === 0 && references && (references.relations.length > 0 || references.functions.length > 0)
+    ? { ...verdict, references }
+    : verdict;
 }
 
 /** The first check: the token rules, under every reading the engine's settings allow. */
@@ -215,7 +226,18 @@ function checkTokens(sql: string, options: PolicyOptions, budget: Budget): Verdi
  * refusal sentence and whose details carry `{rule, hint}`. Fits the daemon's StatementPolicy.check.
  */
 export function assertStatementAllowed(sql: string, options: PolicyOptions): 'read' | 'write' {
-  const verdict = checkStatement(sql, options);
+  return assertStatementChecked(sql, options).kind;
+}
+
+/** As assertStatementAllowed, with what the statement names (see checkStatement's `withReferences`). */
+export function assertStatementChecked(sql: string, options: PolicyOptions): Checked {
+  const verdict = checkStatement(sql, options, true);
   if (!verdict.ok) throw new HanactlError('STATEMENT_REFUSED', verdict.message, { rule: verdict.rule, hint: verdict.hint });
-  return verdict.kind;
+  return verdict.references ? { kind: verdict.kind, references: verdict.references } : { kind: verdict.kind };
+}
+
+/** An accepted statement: its kind, and on PostgreSQL what it names. */
+export interface Checked {
+  readonly kind: 'read' | 'write';
+  readonly references?: StatementReferences;
 }

@@ -1,4 +1,4 @@
-import type { Objection, PolicyOptions, Token, Verdict } from './types.js';
+import type { Objection, PolicyOptions, StatementReferences, Token, Verdict } from './types.js';
 
 /**
  * A second check with the engine's own parser, run when the token rules passed with `kind`.
@@ -9,6 +9,7 @@ export type ParserCheck = (
   options: PolicyOptions,
   kind: 'read' | 'write',
   embedded: (sql: string) => Verdict,
+  found?: (references: StatementReferences) => void,
 ) => Objection | undefined;
 
 /** What one opening quote character starts. */

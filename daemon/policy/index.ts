@@ -1,3 +1,3 @@
-export { assertStatementAllowed, checkStatement } from './check-statement.js';
+export { assertStatementAllowed, assertStatementChecked, type Checked, checkStatement } from './check-statement.js';
 export { type Skeleton, type Statement, skeletonize } from './skeletonize.js';
-export type { Objection, PolicyOptions, Token, Verdict } from './types.js';
+export type { Objection, PolicyOptions, StatementReferences, Token, Verdict } from './types.js';

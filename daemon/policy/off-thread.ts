@@ -177,7 +177,7 @@ export class OffThreadPolicy {
       slot.timer = undefined;
       if ('verdict' in answer) this.answered++;
       this.#done(call);
-      call.resolve('verdict' in answer ? answer.verdict : checkStatement(call.sql, call.options));
+      call.resolve('verdict' in answer ? answer.verdict : checkStatement(call.sql, call.options, true));
       this.#pump();
     });
     worker.on('error', () => this.#fail(slot));
@@ -202,7 +202,7 @@ export class OffThreadPolicy {
     const call = this.#drop(slot);
     if (call) {
       this.#done(call);
-      call.resolve(checkStatement(call.sql, call.options));
+      call.resolve(checkStatement(call.sql, call.options, true));
     }
     this.#pump();
   }

@@ -7,7 +7,7 @@ import { categoryObjection, contextSettingObjection, isContextSetting, objection
 import { deniedRelationObjection, namedRelationObjection, pgFunctionObjection, sqlArgumentPositions } from './pg-functions.js';
 import { parsePostgres } from './pg-parser.js';
 import { plannerFiguresObjection } from './planner-figures.js';
-import type { Objection, PolicyOptions, Verdict } from './types.js';
+import type { Objection, PolicyOptions, StatementReferences, Verdict } from './types.js';
 
 const DISAGREE_HINT = 'Write the statement plainly, without unusual quoting or comments, and send it again.';
 
@@ -25,6 +25,7 @@ export function postgresParserObjection(
   options: PolicyOptions,
   kind: 'read' | 'write',
   embedded: (sql: string) => Verdict,
+  found?: (references: StatementReferences) => void,
 ): Objection | undefined {
   if (sql.includes('\u0000')) {
     // The parser stops at a NUL, and PostgreSQL's protocol cannot carry one in a statement at all.
@@ -94,5 +95,6 @@ export function postgresParserObjection(
       DISAGREE_HINT,
     );
   }
+  found?.({ relations: parsed.qualified, functions: [...new Set(parsed.calls.map((call) => call.folded))] });
   return undefined;
 }

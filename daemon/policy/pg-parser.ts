@@ -9,6 +9,8 @@ await loadModule();
 export interface ParsedCall {
   /** Lower-cased, unqualified. */
   readonly name: string;
+  /** Unqualified, as PostgreSQL folds it (a quoted name keeps its case): what pg_proc.proname holds. */
+  readonly folded: string;
   /** The argument values that are string constants, by position (undefined where not a constant). */
   readonly stringArgs: readonly (string | undefined)[];
   /** Whether each argument is a numeric constant. */
@@ -29,6 +31,8 @@ export type Parsed =
       readonly calls: readonly ParsedCall[];
       /** Every relation named anywhere in the tree (FROM, JOIN, TABLE, subqueries), unqualified, as PostgreSQL folds it. */
       readonly relations: readonly string[];
+      /** The same relations as names the server resolves (`"schema"."name"`, each part quoted as folded), once each. */
+      readonly qualified: readonly string[];
       /** Every setting named by SET anywhere (a statement, a function's or role's SET clause), lower-cased. */
       readonly settings: readonly string[];
       /** Every relation an UPDATE writes, unqualified, as PostgreSQL folds it. */
@@ -203,13 +207,20 @@ function callOf(node: Node): ParsedCall {
   const last = parts.at(-1);
   const name = isNode(last) && isNode(last.String) && typeof last.String.sval === 'string' ? last.String.sval : '';
   const args = Array.isArray(node.args) ? node.args : [];
-  return { name: name.toLowerCase(), stringArgs: args.map(stringConstant), numberArgs: args.map(numberConstant), argCount: args.length };
+  return {
+    name: name.toLowerCase(),
+    folded: name,
+    stringArgs: args.map(stringConstant),
+    numberArgs: args.map(numberConstant),
+    argCount: args.length,
+  };
 }
 
 /** What the walk collects from every statement's tree. */
 interface Found {
   readonly calls: ParsedCall[];
   readonly relations: string[];
+  readonly qualified: Set<string>;
   readonly settings: string[];
   readonly updated: string[];
   readonly code: string[];
@@ -245,7 +256,10 @@ function walk(root: unknown, found: Found): boolean {
       collectReferences(key, child, found.references);
       const code = CODE_KEYS.get(key);
       if (code) found.code.push(code);
-      if (key === 'RangeVar' && typeof child.relname === 'string') found.relations.push(child.relname);
+      if (key === 'RangeVar' && typeof child.relname === 'string') {
+        found.relations.push(child.relname);
+        found.qualified.add(qualifiedName(child));
+      }
       // A SET statement, or the SET clause of CREATE/ALTER FUNCTION, ALTER ROLE/DATABASE/SYSTEM.
       if ((key === 'VariableSetStmt' || key === 'setstmt') && typeof child.name === 'string') found.settings.push(child.name.toLowerCase());
       if (key === 'UpdateStmt' && isNode(child.relation) && typeof child.relation.relname === 'string')
@@ -294,7 +308,7 @@ export function parsePostgres(sql: string): Parsed {
     return { ok: false, message: err instanceof Error ? err.message : String(err) };
   }
   const stmts = isNode(tree) && Array.isArray(tree.stmts) ? tree.stmts : [];
-  const found: Found = { calls: [], relations: [], settings: [], updated: [], code: [], references: [] };
+  const found: Found = { calls: [], relations: [], qualified: new Set(), settings: [], updated: [], code: [], references: [] };
   const statements = stmts.map((raw: unknown) => {
     const stmt = isNode(raw) && isNode(raw.stmt) ? raw.stmt : {};
     const [kind = 'unknown', body] = Object.entries(stmt)[0] ?? [];
@@ -304,5 +318,13 @@ export function parsePostgres(sql: string): Parsed {
     const label = notAllowed(kind, node);
     return { kind, read: isRead(kind, node, writes), ...(label ? { notAllowed: label } : {}) };
   });
-  return { ok: true, statements, ...found };
+  return { ok: true, statements, ...found, qualified: [...found.qualified] };
+}
+
+/** A RangeVar as text that regclass input reads back to the same relation: `"db"."schema"."name"`, parts as folded. */
+function qualifiedName(range: Node): string {
+  const parts = [range.catalogname, range.schemaname, range.relname].filter(
+    (part): part is string => typeof part === 'string' && part !== '',
+  );
+  return parts.map((part) => `"${part.replaceAll('"', '""')}"`).join('.');
 }

@@ -19,7 +19,7 @@ parentPort?.on('message', (request: WorkerRequest) => {
   parentPort?.postMessage({ id: request.id, started: true } satisfies WorkerAnswer);
   let answer: WorkerAnswer;
   try {
-    answer = { id: request.id, verdict: checkStatement(request.sql, request.options) };
+    answer = { id: request.id, verdict: checkStatement(request.sql, request.options, true) };
   } catch (err) {
     answer = { id: request.id, error: err instanceof Error ? err.message : String(err) };
   }

@@ -27,12 +27,24 @@ export interface PolicyOptions {
 }
 
 /**
+ * What a statement names, as PostgreSQL's parser read it, for the check the server itself makes
+ * in the call's transaction (what each name resolves to: a view over pg_stat_activity, a SECURITY
+ * DEFINER function). Absent on engines without the parser check.
+ */
+export interface StatementReferences {
+  /** Relations as regclass text (`"schema"."name"`). */
+  readonly relations: readonly string[];
+  /** Functions called, unqualified, as PostgreSQL folds them (pg_proc.proname). */
+  readonly functions: readonly string[];
+}
+
+/**
  * The validator's answer. `kind` is `read` when the statement passes the read-only rules (even on a
  * writable connection), else `write`. A refusal names a stable kebab-case `rule`; `message` is
  * complete on its own (it ends with the hint), `hint` says what the agent may do instead.
  */
 export type Verdict =
-  | { readonly ok: true; readonly kind: 'read' | 'write' }
+  | { readonly ok: true; readonly kind: 'read' | 'write'; readonly references?: StatementReferences }
   | { readonly ok: false; readonly rule: string; readonly message: string; readonly hint: string };
 
 /** A refusal as the rules produce it. */

@@ -13,6 +13,7 @@ import {
 import type { ApprovalDesk } from '../approvals/approval-desk.js';
 import { resolveContextValues } from '../context/context-values.js';
 import type { CostGuard, Driver } from '../engines/driver.js';
+import type { StatementReferences } from '../policy/types.js';
 import { costGuardUnavailable } from '../engines/plan-cost.js';
 import type { Pool } from '../pools/pool.js';
 import type { ConnectionRecord } from '../registry/connection-record.js';
@@ -22,12 +23,21 @@ import { capQueryResult, type ResultBudget, resultBudget } from './result-cap.js
 
 /** Decides before any network work whether a statement may run, and as what. */
 export interface StatementPolicy {
-  /** Returns the kind of statement, or throws (or rejects with) STATEMENT_REFUSED. */
+  /**
+   * Returns the kind of statement (with what it names, where the policy parsed it: PostgreSQL), or
+   * throws (or rejects with) STATEMENT_REFUSED.
+   */
   check(
     sql: string,
     options: { dialect: Engine; allowWrite: boolean; database?: string; unsignedContext?: boolean; rowSeparation?: boolean },
-  ): 'read' | 'write' | Promise<'read' | 'write'>;
+  ): Checked | Promise<Checked>;
 }
+
+/** A statement the policy accepted. */
+export type Checked = 'read' | 'write' | { readonly kind: 'read' | 'write'; readonly references?: StatementReferences };
+
+/** The kind of an accepted statement. */
+export const kindOf = (checked: Checked): 'read' | 'write' => (typeof checked === 'string' ? checked : checked.kind);
 
 /** Where a `project:<name>` connection is looked up: the caller's project folder and session. */
 export interface ResolveScope {
@@ -74,7 +84,7 @@ export class QueryService {
       ...(request.session ? { session: request.session } : {}),
     });
     if (!options.curated) refuseOnCuratedOnly(record, 'free SQL');
-    const kind = await this.#deps.policy.check(request.sql, {
+    const checked = await this.#deps.policy.check(request.sql, {
       dialect: record.target.engine,
       allowWrite: record.allowWrite,
       ...(record.target.database ? { database: record.target.database } : {}),
@@ -83,6 +93,8 @@ export class QueryService {
       // Rows are separated by context values: the planner's figures would count the hidden ones.
       ...(!options.curated && record.context.length > 0 ? { rowSeparation: true } : {}),
     });
+    const kind = kindOf(checked);
+    const references = typeof checked === 'string' ? undefined : checked.references;
     // Before any connection is borrowed: a waiting write holds none, so reads go on meanwhile.
     const approval =
       kind === 'write' && record.allowWrite && record.approveWrites ? await this.#approve(record, request, signal, options) : undefined;
@@ -93,7 +105,7 @@ export class QueryService {
     if (guard && unavailable) throw guard.unavailable(unavailable);
     // A limit set before `set` refused it with context names: its yes/no would reveal hidden rows.
     if (guard && record.context.length > 0) throw guard.unavailable(costGuardWithContext(record.name));
-    const result = await this.#execute(record, request, kind === 'read' || !record.allowWrite, signal, guard);
+    const result = await this.#execute(record, request, kind === 'read' || !record.allowWrite, signal, guard, references);
     const capped = capQueryResult(result, resultBudget(record.name, record.maxResultBytes));
     return approval ? { ...capped, approval } : capped;
   }
@@ -168,6 +180,7 @@ export class QueryService {
     readOnly: boolean,
     signal?: AbortSignal,
     costGuard?: CostGuard,
+    references?: StatementReferences,
   ): Promise<QueryResult> {
     // Refused before any connection is borrowed, like a refused statement.
     const context = resolveContextValues({
@@ -190,6 +203,7 @@ export class QueryService {
         ...(record.signedContext && record.contextKey ? { contextKey: record.contextKey } : {}),
         ...(signal ? { signal } : {}),
         ...(costGuard ? { costGuard } : {}),
+        ...(references ? { references } : {}),
       });
       return { ...result, durationMs: Math.round((performance.now() - started) * 1000) / 1000 };
     } catch (err) {

@@ -2,6 +2,7 @@ import { randomFraction } from '../../../shared/random-hex.js';
 import { contextSqlName } from '../context-names.js';
 import type { ExecuteOptions } from '../driver.js';
 import { explainable, postgresTopCost } from '../plan-cost.js';
+import { resolveStep } from './postgres-resolve.js';
 import { signatureSetting, signContextValue } from '../signed-context.js';
 import type { BatchGate, BatchStep } from './postgres-batch.js';
 import { CLEANUP_STATEMENTS, DBLINK_PRESENT } from './postgres-cleanup.js';
@@ -13,6 +14,8 @@ export interface CallPlan {
   readonly names: readonly string[];
   /** The step that sets the statement limit and the context values. */
   readonly settings: number;
+  /** The step that resolves what the statement names (resolveStep); -1 without one. */
+  readonly resolve: number;
   readonly statement: number;
   /** The cost guard's `EXPLAIN` of the statement, just before it; -1 without a guard. */
   readonly explain: number;
@@ -72,7 +75,7 @@ const CLIENT_CHECK = "pg_catalog.set_config('client_connection_check_interval', 
  * The steps of one call, sent in one round trip (see PgBatch): reset the session, open the
  * transaction (read-only for a read), set the statement limit and the context values (each
  * checked to have kept the value set), under a cost guard plan the statement (EXPLAIN, the gate
- * of a two-part batch: see costGate), run the statement for at most maxRows + 1 rows, read the
+ * of a two-part batch: see costGate), resolve what the statement names (resolveStep), run the statement for at most maxRows + 1 rows, read the
  * context values back (a statement that changed one fails this step, so a write is not
  * committed), end the transaction, clean the session (CLEANUP_STATEMENTS, and a fresh random seed), ask about dblink.
  *
@@ -114,6 +117,10 @@ export function planCall(
     text: `SELECT ${["pg_catalog.set_config('statement_timeout', $1, true)", ...(checksClient ? [CLIENT_CHECK] : []), ...sets, ...signs].join(', ')}`,
     values: [timeout, ...values, ...signatures],
   });
+  // What the statement names, resolved by the server before it runs (postgres-resolve.ts).
+  const resolving = resolveStep(options.references);
+  const resolve = resolving ? steps.length : -1;
+  if (resolving) steps.push({ ...resolving, firstRowOnly: true });
   let explain = -1;
   if (options.costGuard && options.readOnly && explainable(sql, 'postgres')) {
     explain = steps.length;
@@ -137,7 +144,7 @@ export function planCall(
   steps.push({ text: 'SELECT pg_catalog.setseed($1::float8)', values: [freshSeed()] });
   const dblink = steps.length;
   steps.push({ text: DBLINK_PRESENT });
-  return { steps, names, settings, statement, explain, readBack, end, dblink };
+  return { steps, names, settings, resolve, statement, explain, readBack, end, dblink };
 }
 
 /** What the statement step becomes when the cost guard refuses it: nothing runs, the steps keep their places. */

@@ -10,6 +10,7 @@ import { toJsonValue, uniqueColumnNames } from '../values.js';
 import { type BatchResult, BatchStepError, PgBatch, type PgRowParser } from './postgres-batch.js';
 import { type CallPlan, changedMarker, costGate, notKeptMarker, planCall, planOpening } from './postgres-call.js';
 import { sendCancelRequest } from './postgres-cancel.js';
+import { resolveRefusal } from './postgres-resolve.js';
 import { DBLINK_DISCONNECT_ALL } from './postgres-cleanup.js';
 import { pgTypeName } from './postgres-type-names.js';
 import type { CorkableStream, PgClient } from './postgres-types.js';
@@ -184,6 +185,10 @@ export class PostgresConnection implements DriverConnection {
       // A lost connection is not the database refusing: the call's own handling reports it.
       if (!this.#broken && sqlState && !sqlState.startsWith('08') && sqlState !== '57P01' && plan.names.length > 0)
         return contextUnavailable('set_config', cause, this.#secrets);
+    }
+    if (err.step === plan.resolve) {
+      const refused = resolveRefusal(message);
+      if (refused) return refused;
     }
     if (err.step === plan.readBack) {
       const changed = plan.names.find((name) => message.includes(changedMarker(name)));

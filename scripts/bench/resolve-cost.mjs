@@ -1,0 +1,90 @@
+#!/usr/bin/env node
+/**
+ * What resolving a statement's names on the server (postgres-resolve.ts) adds to a run_query call
+ * on PostgreSQL: N calls through a pool and the built driver (dist/, `npm run build` first) of
+ * `SELECT 1` (names nothing: no resolve step) and of a one-table select, each without and with the
+ * references the policy reports, plus the policy check itself for each text. Prints p50/p90 per
+ * call and the client's round trips per call (bursts of socket writes; the resolve step is
+ * pipelined, so it adds none).
+ *
+ *   node scripts/bench/resolve-cost.mjs [calls=3000]
+ *   HANACTL_TEST_PG_URL chooses the server (as in the tests).
+ */
+import net from 'node:net';
+import { loadDriverFactory } from '../../dist/daemon/engines/index.js';
+import { checkStatement } from '../../dist/daemon/policy/index.js';
+import { DEFAULT_POOL_OPTIONS, Pool } from '../../dist/daemon/pools/pool.js';
+import { parseConnectionUrl } from '../../dist/shared/connection-url.js';
+
+const calls = Number(process.argv[2] ?? 3000);
+const url = process.env.HANACTL_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const TABLE = `hanactl_resolve_bench_${process.pid}`;
+
+let bursts = 0;
+let inBurst = false;
+const write = net.Socket.prototype.write;
+net.Socket.prototype.write = function (...args) {
+  if (!inBurst) {
+    inBurst = true;
+    bursts++;
+    process.nextTick(() => {
+      inBurst = false;
+    });
+  }
+  return write.apply(this, args);
+};
+
+const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+
+const { target, password } = parseConnectionUrl(url);
+const driver = (await loadDriverFactory(target.engine))(target, password !== undefined ? { password } : {}, { connectTimeoutMs: 5000 });
+const pool = new Pool(() => driver.connect(), { ...DEFAULT_POOL_OPTIONS, max: 1 }, 'postgres');
+
+async function run(sql, readOnly, references) {
+  const lease = await pool.acquire();
+  try {
+    return await lease.connection.execute(sql, [], { maxRows: 100, timeoutMs: 10_000, readOnly, ...(references ? { references } : {}) });
+  } finally {
+    lease.release();
+  }
+}
+
+async function measure(sql, references) {
+  for (let i = 0; i < 300; i++) await run(sql, true, references);
+  const times = [];
+  const before = bursts;
+  for (let i = 0; i < calls; i++) {
+    const t = performance.now();
+    await run(sql, true, references);
+    times.push(performance.now() - t);
+  }
+  times.sort((a, b) => a - b);
+  return { p50: pct(times, 50).toFixed(3), p90: pct(times, 90).toFixed(3), roundTrips: ((bursts - before) / calls).toFixed(2) };
+}
+
+function policyCost(sql) {
+  const options = { dialect: 'postgres', allowWrite: false };
+  for (let i = 0; i < 300; i++) checkStatement(sql, options, true);
+  const t = performance.now();
+  for (let i = 0; i < calls; i++) checkStatement(sql, options, true);
+  return ((performance.now() - t) / calls).toFixed(3);
+}
+
+await run(`CREATE TABLE IF NOT EXISTS public.${TABLE} (id int primary key, item text)`, false);
+await run(`INSERT INTO public.${TABLE} SELECT g, 'item ' || g FROM generate_series(1, 100) g ON CONFLICT DO NOTHING`, false);
+try {
+  for (const sql of ['SELECT 1', `SELECT id, item FROM ${TABLE} WHERE id = 7`]) {
+    const verdict = checkStatement(sql, { dialect: 'postgres', allowWrite: false }, true);
+    const references = verdict.ok ? verdict.references : undefined;
+    console.log(`${sql}: policy check ${policyCost(sql)} ms/call; references ${JSON.stringify(references ?? null)}`);
+    const without = await measure(sql, undefined);
+    console.log(`  without resolve  p50 ${without.p50} ms  p90 ${without.p90} ms  round trips/call ${without.roundTrips}`);
+    if (references) {
+      const withResolve = await measure(sql, references);
+      console.log(`  with resolve     p50 ${withResolve.p50} ms  p90 ${withResolve.p90} ms  round trips/call ${withResolve.roundTrips}`);
+    }
+  }
+} finally {
+  await run(`DROP TABLE IF EXISTS public.${TABLE}`, false);
+  await pool.end();
+}

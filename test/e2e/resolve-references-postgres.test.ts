@@ -1,0 +1,101 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contextFunctionBody } from '../../daemon/engines/signed-context.js';
+import { PG_URL, serverAvailable } from '../helpers/engines.js';
+import { TestHome } from '../helpers/hanactl-home.js';
+import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
+
+const available = await serverAvailable('postgres');
+const TAG = `hanactl_resolve_${process.pid}`;
+
+/**
+ * run_query on PostgreSQL refuses what a name resolves to, not only the name: a person's view
+ * over pg_stat_activity or over views of pg_authid, and a SECURITY DEFINER function, are resolved
+ * by the server in the call's transaction and refused before the statement runs.
+ */
+describe.skipIf(!available)('run_query resolves what the names in a statement refer to', () => {
+  const home = new TestHome();
+  const admin = new pg.Client({ connectionString: PG_URL });
+  let db: pg.Client | undefined;
+  let shim: ShimHandle;
+
+  beforeAll(async () => {
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${TAG}`);
+    const url = new URL(PG_URL);
+    url.pathname = `/${TAG}`;
+    db = new pg.Client({ connectionString: url.toString() });
+    await db.connect();
+    await db.query('CREATE TABLE public.orders (id int, item text)');
+    await db.query("INSERT INTO public.orders VALUES (1, 'apple')");
+    await db.query('CREATE VIEW public.sessions AS SELECT pid, query FROM pg_catalog.pg_stat_activity');
+    await db.query('CREATE VIEW public.role_names AS SELECT rolname, rolpassword FROM pg_catalog.pg_authid');
+    await db.query('CREATE VIEW public.role_names2 AS SELECT * FROM public.role_names');
+    await db.query('CREATE SCHEMA app');
+    await db.query('CREATE VIEW app."Recent" AS SELECT r.rolname FROM public.role_names2 r');
+    await db.query(
+      "CREATE FUNCTION public.peek() RETURNS SETOF text LANGUAGE sql SECURITY DEFINER AS 'SELECT query FROM pg_catalog.pg_stat_activity'",
+    );
+    await db.query(
+      `CREATE FUNCTION public."Peek"() RETURNS SETOF text LANGUAGE sql SECURITY DEFINER AS 'SELECT query FROM pg_catalog.pg_stat_activity'`,
+    );
+    await db.query('CREATE VIEW public.peeked AS SELECT q FROM public.peek() AS q');
+    await db.query("CREATE FUNCTION public.plain() RETURNS int LANGUAGE sql AS 'SELECT 1'");
+    // hanactl's own verifying function (hanactl context-sql), and an impostor of the same name.
+    await db.query('CREATE SCHEMA hanactl');
+    await db.query('CREATE TABLE hanactl.context_keys (id text PRIMARY KEY, inner_pad bytea NOT NULL, outer_pad bytea NOT NULL)');
+    await db.query(
+      `CREATE FUNCTION hanactl.context(name text) RETURNS text LANGUAGE sql STABLE STRICT SECURITY DEFINER AS $hanactl$${contextFunctionBody('hanactl')}$hanactl$`,
+    );
+    await db.query("CREATE VIEW public.mine AS SELECT hanactl.context('customer_id') AS c");
+    await db.query('CREATE SCHEMA evil');
+    await db.query(
+      "CREATE FUNCTION evil.context(name text) RETURNS text LANGUAGE sql SECURITY DEFINER AS 'SELECT query FROM pg_catalog.pg_stat_activity LIMIT 1'",
+    );
+    await home.ok(['add', '--no-test', '--no-password', 'pgres', url.toString()]);
+    shim = await startShim(home.env, ['--connection', 'pgres']);
+  });
+
+  afterAll(async () => {
+    await shim?.close();
+    await home.dispose();
+    await db?.end();
+    await admin.query(`DROP DATABASE IF EXISTS ${TAG} WITH (FORCE)`).catch(() => {});
+    await admin.end();
+  });
+
+  it.each([
+    ['SELECT query FROM sessions', /Refused: .*sessions reads pg_stat_activity/],
+    ['SELECT * FROM public.role_names2', /Refused: .*role_names2 reads pg_authid/],
+    ['SELECT count(*) FROM orders JOIN app."Recent" ON true', /Refused: .*Recent.* reads pg_authid/],
+    ['SELECT * FROM (SELECT * FROM role_names) AS r WHERE false', /Refused: .*role_names reads pg_authid/],
+    ['SELECT peek()', /Refused: peek\(\) is a SECURITY DEFINER function/],
+    ['SELECT * FROM public.peek()', /Refused: peek\(\) is a SECURITY DEFINER function/],
+    ['SELECT "Peek"()', /Refused: Peek\(\) is a SECURITY DEFINER function/],
+    ['SELECT * FROM peeked', /Refused: .*peeked calls peek\(\)/],
+    ["SELECT evil.context('x')", /Refused: context\(\) is a SECURITY DEFINER function/],
+  ])('refuses %s', async (sql, message) => {
+    const result = await shim.call('run_query', { sql });
+    expect(result.isError, textOf(result)).toBe(true);
+    expect(textOf(result)).toMatch(message);
+    expect(textOf(result)).not.toMatch(/SELECT query FROM pg_catalog/);
+  });
+
+  it('still answers statements over ordinary tables, functions and names of common table expressions', async () => {
+    // A SECURITY DEFINER function of the same name anywhere is enough to refuse a call by that name.
+    await db?.query('DROP FUNCTION evil.context(text)');
+    for (const [sql, rows] of [
+      ['SELECT 1 AS one', [{ one: 1 }]],
+      ['SELECT item FROM orders', [{ item: 'apple' }]],
+      ['SELECT plain() AS p, lower(item) AS l FROM public.orders', [{ p: 1, l: 'apple' }]],
+      ["SELECT hanactl.context('customer_id') AS c", [{ c: null }]],
+      ['SELECT c FROM mine', [{ c: null }]],
+      ['WITH recent AS (SELECT 2 AS n) SELECT n FROM recent', [{ n: 2 }]],
+      ['SELECT rolname FROM pg_roles WHERE rolname = current_user', [{ rolname: expect.any(String) }]],
+    ] as const) {
+      const result = await shim.call('run_query', { sql });
+      expect(result.isError, `${sql}: ${textOf(result)}`).toBeFalsy();
+      expect(result.structuredContent).toMatchObject({ rows });
+    }
+  });
+});
