@@ -35,8 +35,9 @@ export type StatementVerdict =
 export type StatementValidator = (sql: string, engine: Engine) => StatementVerdict | Promise<StatementVerdict>;
 
 export interface CatalogServiceDeps {
-  readonly queries: Pick<QueryService, 'runTrusted' | 'engineOf'> &
-    Partial<Pick<QueryService, 'budgetOf' | 'assertFreeAccess' | 'separatesRows'>>;
+  // separatesRows is required: without it explain_query could not know to leave the figures out.
+  readonly queries: Pick<QueryService, 'runTrusted' | 'engineOf' | 'separatesRows'> &
+    Partial<Pick<QueryService, 'budgetOf' | 'assertFreeAccess'>>;
   /** Every statement explain_query plans passes this first. */
   readonly validate: StatementValidator;
   /** Needed by catalogs whose explain writes (SAP HANA); without it their explain is refused. */
@@ -170,7 +171,7 @@ export class CatalogService {
     }
     const sql = withoutTrailingSemicolons(req.sql);
     // Rows separated by context values: the planner's figures count the hidden rows too.
-    const figures = !this.#deps.queries.separatesRows?.(call.connection, call.scope);
+    const figures = !this.#deps.queries.separatesRows(call.connection, call.scope);
     if (!figures && !call.catalog.planShape) {
       throw new HanactlError(
         'STATEMENT_REFUSED',

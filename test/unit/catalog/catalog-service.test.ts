@@ -33,6 +33,7 @@ function fakeQueries(engine: Engine) {
     ran,
     queries: {
       engineOf: () => engine,
+      separatesRows: () => false,
       runTrusted: async (_c: string, sql: string, params: Param[] = []): Promise<QueryResult> => {
         ran.push({ sql, params });
         return { columns: [], rows: [], rowCount: 0, truncated: false, durationMs: 0 };
@@ -63,6 +64,16 @@ describe('CatalogService.explain', () => {
       code: 'STATEMENT_REFUSED',
       message: 'Refused on hana.',
       details: { rule: 'write', hint: 'Explain a SELECT.' },
+    });
+    expect(ran).toEqual([]);
+  });
+
+  it('refuses where rows are separated and the engine cannot leave the figures out, before any statement', async () => {
+    const { ran, queries } = fakeQueries('hana');
+    const service = new CatalogService({ queries: { ...queries, separatesRows: () => true }, validate: allow, catalogs: hana });
+    await expect(service.explain({ connection: 'h', sql: 'SELECT 1 FROM DUMMY' })).rejects.toMatchObject({
+      code: 'STATEMENT_REFUSED',
+      details: { rule: 'planner-figures' },
     });
     expect(ran).toEqual([]);
   });
@@ -106,6 +117,7 @@ describe('CatalogService table resolution', () => {
     ];
     const queries = {
       engineOf: (): Engine => 'hana',
+      separatesRows: () => false,
       runTrusted: async (): Promise<QueryResult> => ({ columns: [], rows, rowCount: 2, truncated: false, durationMs: 0 }),
     };
     const service = new CatalogService({ queries, validate: allow, catalogs: hana });
