@@ -57,21 +57,6 @@ export interface CostGuard {
   unavailable(reason: string): Error;
 }
 
-/**
- * Engine differences as data, handled in one place (the pool and the query service) rather
- * than `if (engine === ...)` scattered through routes and tools.
- */
-export interface DriverCapabilities {
-  /** Placeholder style the engine's driver expects. */
-  readonly placeholders: 'dollar' | 'question';
-  /** The server can cancel a running statement from outside the connection. */
-  readonly serverCancel: boolean;
-  /** The engine has a read-only transaction or session mode. */
-  readonly readOnlySession: boolean;
-  /** Where context parameters are placed in the database session. */
-  readonly contextMechanism: 'set_config' | 'user_variable' | 'session_context' | 'function';
-}
-
 /** One physical database connection, owned by a pool. */
 export interface DriverConnection {
   /** Runs exactly one statement with bound parameters. */
@@ -97,7 +82,6 @@ export interface DriverConnection {
 /** Opens connections to one target. */
 export interface Driver {
   readonly engine: Engine;
-  readonly capabilities: DriverCapabilities;
   /**
    * Pool settings that suit the engine better than the broker-wide defaults; what a person set
    * in config.json still wins.

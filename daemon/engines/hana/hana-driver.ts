@@ -1,19 +1,11 @@
 import type { Target } from '../../../shared/connection-url.js';
-import type { Driver, DriverCapabilities, DriverConnection, DriverFactory, DriverSecret, DriverSettings } from '../driver.js';
+import type { Driver, DriverConnection, DriverFactory, DriverSecret, DriverSettings } from '../driver.js';
 import { settleQuietly } from './callbacks.js';
 import { buildHanaConnectOptions, type HanaConnectOptions } from './connect-options.js';
 import type { HanaConnectionLike } from './hana-client-types.js';
 import { HanaConnection } from './hana-connection.js';
 import { connectError } from './hana-errors.js';
 import { type HanaClientLoader, importHanaClient, loadHanaClient } from './load-client.js';
-
-/** SAP HANA as data: `?` placeholders, server-side cancel, read-only transactions, SESSION_CONTEXT. */
-export const HANA_CAPABILITIES: DriverCapabilities = Object.freeze({
-  placeholders: 'question',
-  serverCancel: true,
-  readOnlySession: true,
-  contextMechanism: 'session_context',
-});
 
 /** Extra time our own timer gives the client's `connectTimeout` before giving up on it. */
 const CONNECT_BACKSTOP_MS = 2_000;
@@ -31,7 +23,6 @@ export interface HanaDriverDeps {
  */
 export class HanaDriver implements Driver {
   readonly engine = 'hana' as const;
-  readonly capabilities = HANA_CAPABILITIES;
   readonly #options: HanaConnectOptions;
   readonly #password: string | undefined;
   readonly #deps: HanaDriverDeps;

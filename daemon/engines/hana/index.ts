@@ -12,7 +12,7 @@ export type {
   HanaStatementLike,
 } from './hana-client-types.js';
 export { HanaConnection, type HanaConnectionOptions } from './hana-connection.js';
-export { createHanaDriver, HANA_CAPABILITIES, HanaDriver, type HanaDriverDeps } from './hana-driver.js';
+export { createHanaDriver, HanaDriver, type HanaDriverDeps } from './hana-driver.js';
 export {
   assertSessionKey,
   buildContextSet,

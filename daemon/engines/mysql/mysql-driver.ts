@@ -1,20 +1,12 @@
 import type { Target } from '../../../shared/connection-url.js';
 import { HanactlError } from '../../../shared/errors.js';
 import { installRoot } from '../../../shared/install-root.js';
-import type { Driver, DriverCapabilities, DriverConnection, DriverFactory, DriverSecret, DriverSettings } from '../driver.js';
+import type { Driver, DriverConnection, DriverFactory, DriverSecret, DriverSettings } from '../driver.js';
 import { MysqlConnection } from './mysql-connection.js';
 import { connectError, type ErrorContext } from './mysql-errors.js';
 import { loadMysqlModule, type MysqlModule, type MysqlRawConnection } from './mysql-module.js';
 import { connectOptions, type MysqlUrlPlan, planMysqlUrl, tlsOptions } from './mysql-options.js';
 import { serverInfo } from './mysql-session.js';
-
-/** MySQL and MariaDB, as data for the pool and the query service. */
-export const MYSQL_CAPABILITIES: DriverCapabilities = {
-  placeholders: 'question',
-  serverCancel: true,
-  readOnlySession: true,
-  contextMechanism: 'user_variable',
-};
 
 /** The KILL connection is short-lived; it never waits longer than this to connect. */
 const KILL_CONNECT_TIMEOUT_MS = 5000;
@@ -60,7 +52,6 @@ function endQuietly(raw: MysqlRawConnection): void {
  */
 export class MysqlDriver implements Driver {
   readonly engine = 'mysql' as const;
-  readonly capabilities = MYSQL_CAPABILITIES;
   readonly #target: Target;
   readonly #settings: DriverSettings;
   readonly #plan: MysqlUrlPlan;

@@ -1,20 +1,13 @@
 import { createRequire } from 'node:module';
 import { type Target, URL_OPTIONS } from '../../../shared/connection-url.js';
 import { HanactlError } from '../../../shared/errors.js';
-import type { Driver, DriverCapabilities, DriverConnection, DriverFactory, DriverSecret, DriverSettings } from '../driver.js';
+import type { Driver, DriverConnection, DriverFactory, DriverSecret, DriverSettings } from '../driver.js';
 import { normaliseDriverError } from '../scrub.js';
 import type { PgRowParser } from './postgres-batch.js';
 import { type PgWireKit, PostgresConnection } from './postgres-connection.js';
 import type { PgClient, PgClientConfig, PgModule } from './postgres-types.js';
 
 const require = createRequire(import.meta.url);
-
-const CAPABILITIES: DriverCapabilities = {
-  placeholders: 'dollar',
-  serverCancel: true,
-  readOnlySession: true,
-  contextMechanism: 'set_config',
-};
 
 const KNOWN_OPTIONS = new Set<string>(URL_OPTIONS.postgres);
 
@@ -128,7 +121,6 @@ export const createPostgresDriver: DriverFactory = (target: Target, secret: Driv
 
   return {
     engine: 'postgres',
-    capabilities: CAPABILITIES,
     async connect(): Promise<DriverConnection> {
       const client = await open();
       const facts = await sessionFacts(client, secrets);

@@ -2,15 +2,8 @@ import { existsSync } from 'node:fs';
 import { cliCommand } from '../../../shared/cli-command.js';
 import { type Target, URL_OPTIONS } from '../../../shared/connection-url.js';
 import { HanactlError } from '../../../shared/errors.js';
-import type { Driver, DriverCapabilities, DriverConnection, DriverFactory, DriverSecret, DriverSettings } from '../driver.js';
+import type { Driver, DriverConnection, DriverFactory, DriverSecret, DriverSettings } from '../driver.js';
 import { SqliteConnection } from './sqlite-connection.js';
-
-const CAPABILITIES: DriverCapabilities = {
-  placeholders: 'question',
-  serverCancel: false,
-  readOnlySession: true,
-  contextMechanism: 'function',
-};
 
 const KNOWN_OPTIONS = new Set<string>(URL_OPTIONS.sqlite);
 
@@ -44,7 +37,6 @@ export const createSqliteDriver: DriverFactory = (target: Target, _secret: Drive
   const readonly = target.options.mode === 'ro';
   return {
     engine: 'sqlite',
-    capabilities: CAPABILITIES,
     poolDefaults: POOL_DEFAULTS,
     async connect(): Promise<DriverConnection> {
       if (path !== ':memory:' && !existsSync(path)) {

@@ -1,6 +1,6 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHanaDriver, HANA_CAPABILITIES, HanaDriver } from '../../../daemon/engines/hana/hana-driver.js';
+import { HanaDriver } from '../../../daemon/engines/hana/hana-driver.js';
 import { connectError } from '../../../daemon/engines/hana/hana-errors.js';
 import { loadHanaClient } from '../../../daemon/engines/hana/load-client.js';
 import { parseConnectionUrl } from '../../../shared/connection-url.js';
@@ -104,18 +104,6 @@ describe('HANA connect against local sockets', () => {
 });
 
 describe('the driver', () => {
-  it('declares the HANA capabilities', () => {
-    const driver = createHanaDriver(parseConnectionUrl('hana://u@h').target, {}, { connectTimeoutMs: 1000 });
-    expect(driver.engine).toBe('hana');
-    expect(driver.capabilities).toBe(HANA_CAPABILITIES);
-    expect(driver.capabilities).toEqual({
-      placeholders: 'question',
-      serverCancel: true,
-      readOnlySession: true,
-      contextMechanism: 'session_context',
-    });
-  });
-
   it('reports DRIVER_UNAVAILABLE with the install command when the client cannot be loaded', async () => {
     const { target } = parseConnectionUrl('hana://u@h');
     const missing = new HanaDriver(

@@ -1,7 +1,7 @@
 import { createServer, type Socket } from 'node:net';
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MYSQL_CAPABILITIES, planMysqlUrl } from '../../../daemon/engines/mysql/index.js';
+import { planMysqlUrl } from '../../../daemon/engines/mysql/index.js';
 import { parseConnectionUrl } from '../../../shared/connection-url.js';
 import { HanactlError } from '../../../shared/errors.js';
 import { closedPort } from '../../helpers/ports.js';
@@ -50,14 +50,6 @@ describe('MySQL URL options (no server needed)', () => {
     expect(() => makeDriver('mysql://u@127.0.0.1:1/db?bogus=1')).toThrow(HanactlError);
   });
 
-  it('declares its capabilities as data', () => {
-    expect(MYSQL_CAPABILITIES).toEqual({
-      placeholders: 'question',
-      serverCancel: true,
-      readOnlySession: true,
-      contextMechanism: 'user_variable',
-    });
-  });
 });
 
 describe('closed port (no server needed)', () => {
