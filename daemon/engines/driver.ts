@@ -17,6 +17,12 @@ export interface StatementResult {
 export interface ExecuteOptions {
   /** At most this many rows are returned; the driver fetches one more to know about truncation. */
   readonly maxRows: number;
+  /**
+   * The result cap in bytes: rows stop being read once those kept fill it as it will show them,
+   * or hold far more as read (row-bytes.ts, RowBudget); the rest are not read, and the result is
+   * `truncated`. Absent: rows are limited by `maxRows` only.
+   */
+  readonly maxBytes?: number;
   /** The statement is cancelled on the server when it runs longer. */
   readonly timeoutMs: number;
   /** Run inside a read-only transaction that is rolled back. */

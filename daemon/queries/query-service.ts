@@ -105,8 +105,10 @@ export class QueryService {
     if (guard && unavailable) throw guard.unavailable(unavailable);
     // A limit set before `set` refused it with context names: its yes/no would reveal hidden rows.
     if (guard && record.context.length > 0) throw guard.unavailable(costGuardWithContext(record.name));
-    const result = await this.#execute(record, request, kind === 'read' || !record.allowWrite, signal, guard, references);
-    const capped = capQueryResult(result, resultBudget(record.name, record.maxResultBytes));
+    const budget = resultBudget(record.name, record.maxResultBytes);
+    // Rows past the budget could never be shown: the driver stops reading them.
+    const result = await this.#execute(record, request, kind === 'read' || !record.allowWrite, signal, guard, references, budget.bytes);
+    const capped = capQueryResult(result, budget);
     return approval ? { ...capped, approval } : capped;
   }
 
@@ -181,6 +183,7 @@ export class QueryService {
     signal?: AbortSignal,
     costGuard?: CostGuard,
     references?: StatementReferences,
+    maxBytes?: number,
   ): Promise<QueryResult> {
     // Refused before any connection is borrowed, like a refused statement.
     const context = resolveContextValues({
@@ -204,6 +207,7 @@ export class QueryService {
         ...(signal ? { signal } : {}),
         ...(costGuard ? { costGuard } : {}),
         ...(references ? { references } : {}),
+        ...(maxBytes ? { maxBytes } : {}),
       });
       return { ...result, durationMs: Math.round((performance.now() - started) * 1000) / 1000 };
     } catch (err) {

@@ -1,5 +1,6 @@
 import { cliCommand } from '../../shared/cli-command.js';
 import { isProjectRef } from '../../shared/project-schemas.js';
+import { cellCharsFor } from '../engines/row-bytes.js';
 import { DEFAULT_MAX_RESULT_BYTES, MAX_MAX_RESULT_BYTES, type QueryResult, type ResultCut } from '../../shared/schemas.js';
 
 /** Ends every value the cap shortened, in the structured rows and (so) in the text table. */
@@ -16,7 +17,7 @@ export interface ResultBudget {
 
 /** The budget of a connection: the person's `--max-result-bytes`, else the default. */
 export function resultBudget(connection: string, maxResultBytes: number = DEFAULT_MAX_RESULT_BYTES): ResultBudget {
-  return { bytes: maxResultBytes, cellChars: Math.max(100, Math.floor(maxResultBytes / 128)), connection };
+  return { bytes: maxResultBytes, cellChars: cellCharsFor(maxResultBytes), connection };
 }
 
 /*

@@ -52,11 +52,13 @@ describe('tool results are capped in bytes by the daemon', () => {
     expect(sizeOf(result)).toBeLessThanOrEqual(DEFAULT_CAP);
     const s = result.structuredContent as unknown as Rows;
     expect(s.truncated).toBe(true);
-    expect(s.cut?.rowsLeftOut).toBe(200 - s.rowCount);
+    // Rows stop being read once those kept fill the cap as shown: a few more than fit, not all 200.
+    expect(s.cut?.rowsLeftOut).toBeGreaterThan(0);
+    expect(s.rowCount + (s.cut?.rowsLeftOut ?? 0)).toBeLessThan(200);
     expect(s.cut?.columns).toEqual(['h']);
     expect(s.rowCount).toBeGreaterThan(0);
     const text = textOf(result);
-    expect(text).toMatch(new RegExp(`${s.rowCount} of the 200 rows read are shown`));
+    expect(text).toMatch(new RegExp(`${s.rowCount} of the ${s.rowCount + (s.cut?.rowsLeftOut ?? 0)} rows read are shown`));
     expect(text).toMatch(/select fewer or narrower columns.*lower maxRows, or add a WHERE/);
     expect(text).toContain(`${home.cli} set wide --max-result-bytes`);
     // The same cut in both forms: the structured cell is what the text shows.
@@ -84,7 +86,8 @@ describe('tool results are capped in bytes by the daemon', () => {
     expect(sizeOf(result)).toBeLessThanOrEqual(DEFAULT_CAP);
     const s = result.structuredContent as unknown as Rows;
     expect(s.truncated).toBe(true);
-    expect(s.cut?.rowsLeftOut).toBe(10_000 - s.rowCount);
+    expect(s.cut?.rowsLeftOut).toBeGreaterThan(0);
+    expect(s.rowCount + (s.cut?.rowsLeftOut ?? 0)).toBeLessThan(10_000);
     expect(s.cut?.cellsCut).toBe(0);
     expect(textOf(result)).toMatch(/rows read are shown/);
   });

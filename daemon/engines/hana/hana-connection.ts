@@ -263,7 +263,7 @@ export class HanaConnection implements DriverConnection {
     const rs = await viaCallback<HanaResultSetLike>((cb) => stmt.execQuery(bound, execOptions, cb));
     try {
       const columns = rs.getColumnInfo?.() ?? info;
-      return await readResultSet(rs, columns.length > 0 ? columns : info, options.maxRows, checkpoint);
+      return await readResultSet(rs, columns.length > 0 ? columns : info, options.maxRows, checkpoint, options.maxBytes);
     } finally {
       await settleQuietly((cb) => rs.close(cb), this.#options.communicationTimeoutMs);
     }

@@ -1,5 +1,6 @@
 import type { Column, JsonValue } from '../../../shared/schemas.js';
 import type { StatementResult } from '../driver.js';
+import { rowBudget } from '../row-bytes.js';
 import { toJsonValue, uniqueColumnNames } from '../values.js';
 import { viaCallback } from './callbacks.js';
 import type { HanaColumnInfoLike, HanaResultSetLike } from './hana-client-types.js';
@@ -38,8 +39,9 @@ function values(rs: HanaResultSetLike): Promise<Record<string, unknown>> | Recor
 }
 
 /**
- * Reads at most `maxRows + 1` rows with `next()`, so a large result is never loaded whole; the
- * extra row only tells whether there were more. `checkpoint` runs before each fetch and throws
+ * Reads at most `maxRows + 1` rows with `next()`, and none after the rows kept reach `maxBytes`
+ * (row-bytes.ts), so a large or wide result is never loaded whole; the extra row only tells
+ * whether there were more. `checkpoint` runs before each fetch and throws
  * to stop (timeout, cancel). The caller closes the result set.
  */
 export async function readResultSet(
@@ -47,26 +49,36 @@ export async function readResultSet(
   info: readonly HanaColumnInfoLike[],
   maxRows: number,
   checkpoint: () => void,
+  maxBytes?: number,
 ): Promise<StatementResult> {
   const columns = hanaColumns(info);
   const keys = columns.map((c) => c.name);
   const byName = new Set(info.map((c) => c.columnName)).size === info.length;
   const limit = Math.max(0, Math.floor(maxRows)) + 1;
   const rows: Record<string, JsonValue>[] = [];
+  const budget = rowBudget(maxBytes);
+  let full = false;
   while (rows.length < limit) {
     checkpoint();
     if (!(await next(rs))) break;
+    if (budget?.full) {
+      full = true; // there is another row, and it is not read
+      break;
+    }
     const row: Record<string, JsonValue> = {};
+    const raws: unknown[] = [];
     // getValues() keys by column name, so repeated names are read one by one by position.
     const named = byName ? await values(rs) : undefined;
     for (let i = 0; i < info.length; i++) {
       const column = info[i] as HanaColumnInfoLike;
       const raw = named && column.columnName in named ? named[column.columnName] : await viaCallback<unknown>((cb) => rs.getValue(i, cb));
+      raws.push(raw);
       row[keys[i] as string] = hanaCellToJson(raw, column);
     }
+    budget?.add(raws);
     rows.push(row);
   }
-  const truncated = rows.length > maxRows;
-  if (truncated) rows.length = Math.max(0, Math.floor(maxRows));
+  const truncated = full || rows.length > maxRows;
+  if (rows.length > maxRows) rows.length = Math.max(0, Math.floor(maxRows));
   return { columns, rows, rowCount: rows.length, truncated };
 }

@@ -11,6 +11,9 @@ import type { MysqlError, MysqlRawConnection } from './mysql-module.js';
 import { type ServerInfo, sessionSql } from './mysql-session.js';
 import { RunningStatement, type StatementOutcome } from './mysql-statement.js';
 
+/** Where a statement's rows stop being read. */
+type Caps = Pick<ExecuteOptions, 'maxRows' | 'maxBytes'>;
+
 /** A statement still running this long after its KILL QUERY was sent is given up with its connection. */
 export const KILL_GRACE_MS = 2000;
 /** How long close() waits for a polite COM_QUIT before cutting the socket. */
@@ -91,7 +94,7 @@ export class MysqlConnection implements DriverConnection {
         inTransaction = true;
       }
       const refusal = options.costGuard && options.readOnly ? await this.#overCost(sql, params, options.costGuard, watch) : undefined;
-      outcome = refusal ? { ok: false, error: refusal, capped: false } : await this.#statement(sql, params, options.maxRows, watch);
+      outcome = refusal ? { ok: false, error: refusal, capped: false } : await this.#statement(sql, params, options, watch);
     } catch (error) {
       outcome = { ok: false, error, capped: false };
     }
@@ -267,7 +270,7 @@ export class MysqlConnection implements DriverConnection {
    */
   async #overCost(sql: string, params: readonly Param[], guard: CostGuard, watch: StatementWatch): Promise<unknown> {
     if (!explainable(sql, 'mysql')) return undefined;
-    const explained = await this.#statement(`EXPLAIN FORMAT=JSON ${sql}`, params, 1, watch);
+    const explained = await this.#statement(`EXPLAIN FORMAT=JSON ${sql}`, params, { maxRows: 1 }, watch);
     if (!explained.ok) return explained.error;
     const row = explained.result.rows[0];
     const cost = row ? mysqlPlanCost(Object.values(row)[0] ?? null) : undefined;
@@ -276,19 +279,19 @@ export class MysqlConnection implements DriverConnection {
     return unavailable ? guard.unavailable(unavailable) : undefined;
   }
 
-  async #statement(sql: string, params: readonly Param[], maxRows: number, watch: StatementWatch): Promise<StatementOutcome> {
-    const first = await this.#stream(() => this.#raw.execute({ sql, rowsAsArray: true }, params), maxRows, watch);
+  async #statement(sql: string, params: readonly Param[], caps: Caps, watch: StatementWatch): Promise<StatementOutcome> {
+    const first = await this.#stream(() => this.#raw.execute({ sql, rowsAsArray: true }, params), caps, watch);
     if (!first.ok && params.length === 0 && (first.error as MysqlError | undefined)?.errno === ER_UNSUPPORTED_PS && !watch.interrupted) {
-      return this.#stream(() => this.#raw.query({ sql, rowsAsArray: true }), maxRows, watch);
+      return this.#stream(() => this.#raw.query({ sql, rowsAsArray: true }), caps, watch);
     }
     return first;
   }
 
-  async #stream(start: () => ReturnType<MysqlRawConnection['execute']>, maxRows: number, watch: StatementWatch): Promise<StatementOutcome> {
+  async #stream(start: () => ReturnType<MysqlRawConnection['execute']>, caps: Caps, watch: StatementWatch): Promise<StatementOutcome> {
     if (this.#broken) return { ok: false, error: this.#lostCause, capped: false };
     let running: RunningStatement;
     try {
-      running = new RunningStatement(start(), maxRows, () => watch.interrupt());
+      running = new RunningStatement(start(), caps.maxRows, () => watch.interrupt(), caps.maxBytes);
     } catch (error) {
       return { ok: false, error, capped: false };
     }

@@ -1,5 +1,6 @@
 import type { Column, JsonValue } from '../../../shared/schemas.js';
 import type { StatementResult } from '../driver.js';
+import { type RowBudget, rowBudget } from '../row-bytes.js';
 import { uniqueColumnNames } from '../values.js';
 import type { MysqlCommand, MysqlField, MysqlResultHeader } from './mysql-module.js';
 import { cellReader, columnTypeName } from './mysql-types.js';
@@ -16,7 +17,8 @@ export type StatementOutcome =
   | { readonly ok: false; readonly error: unknown; readonly capped: false };
 
 /**
- * Reads one mysql2 command's events into a result, keeping at most `maxRows` rows. The command
+ * Reads one mysql2 command's events into a result, keeping at most `maxRows` rows, and none after
+ * the rows kept reach `maxBytes` (row-bytes.ts); past either cap it is a capped result. The command
  * streams: rows are converted as they arrive, and past the cap they are dropped unconverted, so
  * a 100,000-row table never sits in memory. Only the first result set is kept (a CALL may send
  * more); later ones are read and dropped.
@@ -25,6 +27,7 @@ export class RunningStatement {
   /** Settles (never rejects) when the command is over. */
   readonly done: Promise<StatementOutcome>;
   readonly #maxRows: number;
+  readonly #budget: RowBudget | undefined;
   readonly #onDrainTooLong: () => void;
   readonly #rows: Record<string, JsonValue>[] = [];
   #columns: Column[] | undefined;
@@ -37,8 +40,9 @@ export class RunningStatement {
   #settle!: (outcome: StatementOutcome) => void;
   #settled = false;
 
-  constructor(command: MysqlCommand, maxRows: number, onDrainTooLong: () => void) {
+  constructor(command: MysqlCommand, maxRows: number, onDrainTooLong: () => void, maxBytes?: number) {
     this.#maxRows = Math.max(0, Math.floor(maxRows));
+    this.#budget = rowBudget(maxBytes);
     this.#onDrainTooLong = onDrainTooLong;
     this.done = new Promise((resolve) => {
       this.#settle = resolve;
@@ -49,7 +53,7 @@ export class RunningStatement {
     command.on('end', () => this.#finish());
   }
 
-  /** True once more than `maxRows` rows arrived. */
+  /** True once more than `maxRows` rows arrived, or a row after those that reached `maxBytes`. */
   get capped(): boolean {
     return this.#capped;
   }
@@ -85,12 +89,13 @@ export class RunningStatement {
       return;
     }
     if (this.#phase !== 'rows' || this.#capped) return;
-    if (this.#rows.length >= this.#maxRows) {
+    if (this.#rows.length >= this.#maxRows || this.#budget?.full) {
       this.#capped = true;
       this.#drainTimer = setTimeout(this.#onDrainTooLong, DRAIN_BUDGET_MS);
       this.#drainTimer.unref();
       return;
     }
+    this.#budget?.add(row as unknown[]);
     this.#rows.push(this.#toObject(row as unknown[]));
   }
 

@@ -1,3 +1,4 @@
+import { type RowBudget, rowBudget } from '../row-bytes.js';
 import type { PgField } from './postgres-types.js';
 
 /** One statement of a batch: parsed, bound and executed in the unnamed statement and portal. */
@@ -5,8 +6,11 @@ export interface BatchStep {
   readonly text: string;
   /** Bound parameters, already in wire form (`pg`'s prepareValue). */
   readonly values?: readonly (string | Buffer | null)[];
-  /** The step whose rows are the call's answer: described, and executed for at most `maxRows` rows. */
-  readonly answer?: { readonly maxRows: number };
+  /**
+   * The step whose rows are the call's answer: described, and executed for at most `maxRows`
+   * rows; once the rows kept reach `maxBytes` (row-bytes.ts), later ones are dropped unread.
+   */
+  readonly answer?: { readonly maxRows: number; readonly maxBytes?: number };
   /** Only the first row of a step that is not the answer is wanted: executed for one row. */
   readonly firstRowOnly?: boolean;
 }
@@ -18,6 +22,8 @@ export interface BatchResult {
   readonly rowCount: number | null;
   readonly command: string | null;
   readonly firstRows: ReadonlyMap<number, readonly (string | null)[]>;
+  /** Rows of the answer were dropped past its `maxBytes`. */
+  readonly cut?: boolean;
 }
 
 /**
@@ -80,13 +86,19 @@ export class PgBatch {
   #waiting: PgWire | undefined;
   readonly #rows: unknown[][] = [];
   readonly #firstRows = new Map<number, (string | null)[]>();
+  #budget: RowBudget | undefined;
+  #cut = false;
   #step = 0;
   #settled = false;
   #resolve!: (result: BatchResult) => void;
   #reject!: (err: BatchStepError) => void;
 
-  constructor(steps: readonly BatchStep[], parser: PgRowParser, gate?: BatchGate) {
+  readonly #onCut: (() => void) | undefined;
+
+  /** `onCut` runs once, when the answer's first row past its `maxBytes` arrives (to cancel the rest on the server). */
+  constructor(steps: readonly BatchStep[], parser: PgRowParser, gate?: BatchGate, onCut?: () => void) {
     this.#steps = gate ? steps.slice(0, gate.step + 1) : steps;
+    this.#onCut = onCut;
     this.#parser = parser;
     this.#gate = gate;
     this.done = new Promise((resolve, reject) => {
@@ -143,8 +155,18 @@ export class PgBatch {
   }
 
   handleDataRow(msg: { fields: unknown[] }): void {
-    if (this.#current?.answer) this.#rows.push(this.#parser.parseRow(msg.fields));
-    else if (!this.#firstRows.has(this.#step)) this.#firstRows.set(this.#step, msg.fields as (string | null)[]);
+    const answer = this.#current?.answer;
+    if (answer) {
+      // Past the byte cap a row is neither parsed nor kept: memory stays at what can be shown.
+      this.#budget ??= rowBudget(answer.maxBytes);
+      if (this.#budget?.full) {
+        if (!this.#cut) this.#onCut?.();
+        this.#cut = true;
+      } else {
+        this.#budget?.add(msg.fields);
+        this.#rows.push(this.#parser.parseRow(msg.fields));
+      }
+    } else if (!this.#firstRows.has(this.#step)) this.#firstRows.set(this.#step, msg.fields as (string | null)[]);
   }
 
   handleCommandComplete(msg: unknown): void {
@@ -185,8 +207,13 @@ export class PgBatch {
     this.#resolve(this.#result());
   }
 
+  /** What the batch answered so far (the rows kept of a call cut at the result cap, whatever ended it). */
+  get partial(): BatchResult {
+    return this.#result();
+  }
+
   #result(): BatchResult {
     const p = this.#parser;
-    return { fields: p.fields, rows: this.#rows, rowCount: p.rowCount, command: p.command, firstRows: this.#firstRows };
+    return { fields: p.fields, rows: this.#rows, rowCount: p.rowCount, command: p.command, firstRows: this.#firstRows, cut: this.#cut };
   }
 }

@@ -128,7 +128,11 @@ export function planCall(
     steps.push({ text: `EXPLAIN ${sql}`, values: params, firstRowOnly: true });
   }
   const statement = steps.length;
-  steps.push({ text: sql, values: params, answer: { maxRows: options.maxRows + 1 } });
+  steps.push({
+    text: sql,
+    values: params,
+    answer: { maxRows: options.maxRows + 1, ...(options.maxBytes !== undefined ? { maxBytes: options.maxBytes } : {}) },
+  });
   let readBack = -1;
   if (names.length > 0) {
     readBack = steps.length;

@@ -135,11 +135,22 @@ export class PostgresConnection implements DriverConnection {
     try {
       plan ??= await this.#openForSigning(sql, values, options);
       gate = guard && plan.explain >= 0 ? costGate(plan, guard.maxCost) : undefined;
-      const batch = new PgBatch(plan.steps, this.#wire.rowParser(), gate);
+      // Rows past the result cap are cancelled on the server, for a read only (a write must
+      // commit) and only without context values (their read-back after the statement must run).
+      const cuts = options.readOnly && plan.readBack < 0;
+      const batch = new PgBatch(plan.steps, this.#wire.rowParser(), gate, cuts ? () => stopWatch.interrupt() : undefined);
       let answer: BatchResult;
       try {
         answer = await this.#unlessLost(this.#client.query(batch).done);
       } catch (err) {
+        if (stopWatch.interrupted && stopWatch.reason === undefined) {
+          // Cancelled past the cap (or, if the cancel did not take, the connection abandoned): the
+          // answer is the rows kept; the read's transaction is rolled back.
+          await stopWatch.stop();
+          this.#dirty = true;
+          if (!this.#broken) await this.#simple('ROLLBACK').catch(() => {});
+          return this.#answer(batch.partial, options.maxRows);
+        }
         // A step after the transaction's end failed (the cleanup): the call's answer stands.
         if (!(err instanceof BatchStepError) || err.step <= plan.end) throw err;
         this.#dirty = true;
@@ -200,7 +211,7 @@ export class PostgresConnection implements DriverConnection {
   /** The answer step's rows as the caller gets them: at most `maxRows`, JSON-safe, columns named uniquely. */
   #answer(answer: BatchResult, maxRows: number): StatementResult {
     const names = uniqueColumnNames(answer.fields.map((f) => f.name));
-    const truncated = answer.rows.length > maxRows;
+    const truncated = answer.rows.length > maxRows || answer.cut === true;
     const kept = truncated ? answer.rows.slice(0, maxRows) : answer.rows;
     const rows = kept.map((values) => {
       const row: Record<string, ReturnType<typeof toJsonValue>> = {};
@@ -215,8 +226,9 @@ export class PostgresConnection implements DriverConnection {
   }
 
   /**
-   * The client-side guard: a deadline a little past the server's own timeout, and the caller's
-   * signal. Both cancel on the server, again every CANCEL_REPEAT_MS while the call runs: a cancel
+   * The client-side guard: a deadline a little past the server's own timeout, the caller's
+   * signal, and the result cap (`interrupt()` without a reason, once the rows kept fill it). Each
+   * cancels on the server, again every CANCEL_REPEAT_MS while the call runs: a cancel
    * that reaches the backend while it is still reading the rest of the batch is dropped by the
    * server. If the cancel does not take within CANCEL_GRACE_MS (a backend busy where it does not
    * look for interrupts, such as the scanner on a long run of unterminated comments), the

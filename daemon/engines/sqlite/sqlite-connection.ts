@@ -80,7 +80,15 @@ export class SqliteConnection implements DriverConnection {
     if (options.signal?.aborted) throw statementCancelled();
     return bounded(
       this.#host,
-      { op: 'execute', sql, params, maxRows: options.maxRows, readOnly: options.readOnly, context: { ...options.context } },
+      {
+        op: 'execute',
+        sql,
+        params,
+        maxRows: options.maxRows,
+        ...(options.maxBytes !== undefined ? { maxBytes: options.maxBytes } : {}),
+        readOnly: options.readOnly,
+        context: { ...options.context },
+      },
       options.timeoutMs,
       (watch) => watch.error(),
       options.signal,

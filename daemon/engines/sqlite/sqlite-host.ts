@@ -55,7 +55,11 @@ function run(req: HostRequest): HostResults[HostRequest['op']] {
       return null;
     case 'execute':
       opened().setContext(req.context);
-      return opened().execute(req.sql, req.params, { maxRows: req.maxRows, readOnly: req.readOnly });
+      return opened().execute(req.sql, req.params, {
+        maxRows: req.maxRows,
+        readOnly: req.readOnly,
+        ...(req.maxBytes !== undefined ? { maxBytes: req.maxBytes } : {}),
+      });
     case 'ping':
       opened().ping();
       return null;

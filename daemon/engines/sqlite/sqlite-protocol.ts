@@ -17,6 +17,8 @@ export type HostRequest =
       readonly sql: string;
       readonly params: readonly Param[];
       readonly maxRows: number;
+      /** No row is read after those kept reach this many bytes. */
+      readonly maxBytes?: number;
       readonly readOnly: boolean;
       /** Context values for `mcp_context(name)`: earlier ones cleared first, always. */
       readonly context: Readonly<Record<string, string>>;

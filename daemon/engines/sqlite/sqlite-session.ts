@@ -1,6 +1,7 @@
 import { HanactlError } from '../../../shared/errors.js';
 import type { Param } from '../../../shared/schemas.js';
 import type { StatementResult } from '../driver.js';
+import { rowBudget } from '../row-bytes.js';
 import { normaliseDriverError } from '../scrub.js';
 import { toJsonValue, uniqueColumnNames } from '../values.js';
 import { ConnectionState } from './sqlite-state.js';
@@ -42,14 +43,16 @@ const FORGET_LAST_CHANGE =
 /** What one `execute` needs besides the SQL and its parameters. */
 export interface SessionExecuteOptions {
   readonly maxRows: number;
+  /** No row is read after those kept reach this many bytes (row-bytes.ts). */
+  readonly maxBytes?: number;
   readonly readOnly: boolean;
 }
 
 /**
  * One open SQLite file, synchronous, living inside the host child process. A read runs with
  * `PRAGMA query_only` on, inside a transaction that is always rolled back; a write commits.
- * Rows are iterated and the iterator dropped after `maxRows + 1`, so a large table is never
- * loaded whole. `mcp_context(name)` reads the values of the last `setContext`.
+ * Rows are iterated and the iterator dropped after `maxRows + 1`, or once the rows kept reach
+ * `maxBytes`, so a large table or a wide result is never loaded whole. `mcp_context(name)` reads the values of the last `setContext`.
  */
 export class SqliteSession {
   readonly #db: SqliteDatabase;
@@ -93,11 +96,13 @@ export class SqliteSession {
       const names = uniqueColumnNames(cols.map((c) => c.name));
       const rows: StatementResult['rows'] = [];
       let truncated = false;
+      const budget = rowBudget(options.maxBytes);
       for (const values of stmt.iterate(...bound)) {
-        if (rows.length === options.maxRows) {
+        if (rows.length === options.maxRows || budget?.full) {
           truncated = true;
           break; // leaving the loop returns the iterator and finalises the step
         }
+        budget?.add(values);
         const row: Record<string, ReturnType<typeof toJsonValue>> = {};
         names.forEach((name, i) => {
           row[name] = toJsonValue(values[i]);
