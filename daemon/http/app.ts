@@ -5,6 +5,9 @@ import { HanactlError, isHanactlError } from '../../shared/errors.js';
 import type { Health } from '../../shared/schemas.js';
 import type { ApprovalDesk } from '../approvals/approval-desk.js';
 import type { AuditLog } from '../audit/audit-log.js';
+import type { CatalogService } from '../catalog/index.js';
+import type { CuratedService } from '../curated/curated-service.js';
+import type { GrantService } from '../grants/index.js';
 import type { KeyService } from '../keys/key-service.js';
 import type { PoolManager } from '../pools/pool-manager.js';
 import type { ProjectService } from '../projects/project-service.js';
@@ -13,8 +16,12 @@ import type { CallTracker } from '../queries/call-tracker.js';
 import type { QueryService } from '../queries/query-service.js';
 import type { ConnectionService } from '../registry/connection-service.js';
 import type { SessionTable } from '../sessions/session-table.js';
+import type { TokenService } from '../tokens/index.js';
+import { catalogRoutes } from './catalog-routes.js';
 import { connectionRoutes } from './connection-routes.js';
 import { connectionScope } from './connection-scope.js';
+import { curatedRoutes } from './curated-routes.js';
+import { grantRoutes } from './grant-routes.js';
 import { keyRoutes } from './key-routes.js';
 import { limitBody, MAX_BODY_BYTES, requestHeader } from './node-request.js';
 import { operatorRoutes } from './operator-routes.js';
@@ -22,26 +29,31 @@ import { projectRoutes } from './project-routes.js';
 import { queryRoutes } from './query-routes.js';
 import { operatorOnly } from './require-cli.js';
 import { sessionRoutes } from './session-routes.js';
+import { tokenRoutes } from './token-routes.js';
 
-/** Everything the routes use; the composition root builds it, routes construct nothing. */
+/** Everything the routes use; the composition root (daemon/create-daemon.ts) builds it, routes construct nothing. */
 export interface AppDeps {
   health(): Health;
   readonly connections: ConnectionService;
   readonly queries: QueryService;
+  readonly catalog: CatalogService;
+  readonly curated: CuratedService;
+  readonly tokens: TokenService;
+  readonly grants: GrantService;
   readonly sessions: SessionTable;
   readonly pools: Pick<PoolManager, 'stats'>;
   /** The writes waiting for a person (`/v1/queries/:id/approve|deny`). */
-  readonly approvals?: Pick<ApprovalDesk, 'decide'>;
-  /** Tracks running calls (`/v1/queries`) and audits each; without it calls run untracked. */
-  readonly calls?: CallTracker;
-  /** The audit trail's read side (`/v1/audit`); with `calls`, mounts the operator routes. */
-  readonly audit?: Pick<AuditLog, 'list'>;
-  /** Project context (`project:<name>` connections, `/v1/projects/*`); with `trust`, mounts the project routes. */
-  readonly projects?: ProjectService;
+  readonly approvals: Pick<ApprovalDesk, 'decide'>;
+  /** Tracks running calls (`/v1/queries`) and audits each. */
+  readonly calls: CallTracker;
+  /** The audit trail's read side (`/v1/audit`). */
+  readonly audit: Pick<AuditLog, 'list'>;
+  /** Project context (`project:<name>` connections, `/v1/projects/*`). */
+  readonly projects: ProjectService;
   /** The folders a person trusted (`/v1/trust`, CLI only). */
-  readonly trust?: TrustStore;
+  readonly trust: TrustStore;
   /** Registry key rotation and export (`/v1/keys/*`, CLI only). */
-  readonly keys?: KeyService;
+  readonly keys: KeyService;
   /** Runs before every request; throws to refuse it (the socket folder check). */
   readonly guard?: () => void;
   /** Asks the daemon to stop gracefully (answered before it stops). */
@@ -97,7 +109,10 @@ export function createApp(deps: AppDeps): Hono {
     const answers = new Set(['/v1/health', '/v1/status', '/v1/shutdown']);
     app.use('*', async (c, next) => {
       if (stopping() && !answers.has(c.req.path)) {
-        throw new HanactlError('SHUTTING_DOWN', 'The hanactl daemon is stopping and takes no new request; run the command again in a moment.');
+        throw new HanactlError(
+          'SHUTTING_DOWN',
+          'The hanactl daemon is stopping and takes no new request; run the command again in a moment.',
+        );
       }
       await next();
     });
@@ -114,10 +129,12 @@ export function createApp(deps: AppDeps): Hono {
   app.route('/v1', connectionRoutes(deps));
   app.route('/v1', sessionRoutes(deps));
   app.route('/v1', queryRoutes(deps));
-  if (deps.calls && deps.audit)
-    app.route('/v1', operatorRoutes({ calls: deps.calls, audit: deps.audit, ...(deps.approvals ? { approvals: deps.approvals } : {}) }));
-  if (deps.keys) app.route('/v1', keyRoutes({ keys: deps.keys }));
-  if (deps.projects && deps.trust)
-    app.route('/v1', projectRoutes({ projects: deps.projects, trust: deps.trust, connections: deps.connections, sessions: deps.sessions }));
+  app.route('/v1', operatorRoutes({ calls: deps.calls, audit: deps.audit, approvals: deps.approvals }));
+  app.route('/v1', keyRoutes({ keys: deps.keys }));
+  app.route('/v1', projectRoutes({ projects: deps.projects, trust: deps.trust, connections: deps.connections, sessions: deps.sessions }));
+  app.route('/v1', catalogRoutes({ catalog: deps.catalog, sessions: deps.sessions, calls: deps.calls }));
+  app.route('/v1', tokenRoutes({ tokens: deps.tokens }));
+  app.route('/v1', grantRoutes({ grants: deps.grants }));
+  app.route('/v1', curatedRoutes({ curated: deps.curated }));
   return app;
 }

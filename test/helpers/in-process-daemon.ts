@@ -1,74 +1,45 @@
 /**
- * The daemon's object graph in one process, for tests that drive the daemon API with
- * `app.request(...)` and no socket: the encrypted registry in a folder the test owns, the pool
- * manager and connection service over it, query services on those pools, and `createApp` with a
- * fixed health answer. Also the two ways these tests send a request.
+ * The daemon's whole graph in one process (createDaemon, the composition root), for tests that
+ * drive the daemon API with `app.request(...)` and no socket: the encrypted registry and audit
+ * trail in a folder the test owns, under a random key given as HANACTL_REGISTRY_KEY, the real
+ * statement policy. Also the two ways these tests send a request.
  */
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { Hono } from 'hono';
-import { loadDriverFactory } from '../../daemon/engines/index.js';
-import { type AppDeps, createApp } from '../../daemon/http/app.js';
-import { DEFAULT_POOL_OPTIONS } from '../../daemon/pools/pool.js';
-import { PoolManager } from '../../daemon/pools/pool-manager.js';
-import { QueryService, type QueryServiceDeps, type StatementPolicy } from '../../daemon/queries/query-service.js';
-import { ConnectionService } from '../../daemon/registry/connection-service.js';
-import { Registry } from '../../daemon/registry/registry.js';
-import { SessionTable } from '../../daemon/sessions/session-table.js';
+import pino from 'pino';
+import { createDaemon, type Daemon, type DaemonConfig } from '../../daemon/create-daemon.js';
 import { CLI_CLIENT_NAME, CLIENT_HEADER } from '../../shared/client-header.js';
-import type { Health } from '../../shared/schemas.js';
+import { resolvePaths } from '../../shared/paths.js';
 
-/** The health answer of a test app whose home is `home`. */
-export const testHealth =
-  (home: string): (() => Health) =>
-  () => ({
-    name: 'hanactl',
-    version: 't',
-    pid: 1,
-    uptimeMs: 0,
-    keySource: 'env',
-    socket: 's',
-    home,
-    node: process.version,
-  });
-
-export interface InProcessDaemon {
-  readonly registry: Registry;
-  readonly pools: PoolManager;
-  readonly connections: ConnectionService;
-  /** A query service on these pools under `policy`; names resolve in the registry unless `resolve` is given. */
-  queryService(policy: StatementPolicy, resolve?: QueryServiceDeps['resolve']): QueryService;
-  /**
-   * The daemon API over this graph: the test health answer, these connections and pools, a fresh
-   * session table and a shutdown that does nothing, each replaced by what `deps` names.
-   */
-  app(deps: Pick<AppDeps, 'queries'> & Partial<AppDeps>): Hono;
-  /** Closes the pools, then the registry; the folder stays the test's to remove. */
-  close(): Promise<void>;
+export interface InProcessDaemon extends Daemon {
+  /** What the daemon logged at error level ('unexpected error' and the like), oldest first: empty when all went as planned. */
+  readonly errors: { readonly msg: string; readonly err?: string; readonly path?: string }[];
 }
 
-/** Opens a registry (with a random key) at `<dir>/registry.db` and builds the graph around it. */
-export function inProcessDaemon(dir: string, options: { connectTimeoutMs: number; maxPools: number }): InProcessDaemon {
-  const registry = Registry.open(join(dir, 'registry.db'), randomBytes(32));
-  const pools = new PoolManager({
-    pool: DEFAULT_POOL_OPTIONS,
-    connectTimeoutMs: options.connectTimeoutMs,
-    maxPools: options.maxPools,
-    loadDriverFactory,
+export interface InProcessOptions {
+  readonly connectTimeoutMs?: number;
+  readonly maxPools?: number;
+  /** A recorded engine client behind the real pools (see DaemonConfig). */
+  readonly loadDriverFactory?: DaemonConfig['loadDriverFactory'];
+}
+
+/** Builds the daemon's graph with `dir` as its home; nothing listens. `close()` leaves the folder to the test. */
+export async function inProcessDaemon(dir: string, options: InProcessOptions = {}): Promise<InProcessDaemon> {
+  const errors: InProcessDaemon['errors'] = [];
+  const log = pino({ level: 'error' }, { write: (line: string) => void errors.push(JSON.parse(line)) });
+  const env = { HANACTL_HOME: dir, HANACTL_REGISTRY_KEY: randomBytes(32).toString('base64') };
+  const daemon = await createDaemon({
+    paths: resolvePaths(env),
+    env,
+    settings: options.connectTimeoutMs ? { connectTimeoutMs: options.connectTimeoutMs } : {},
+    log,
+    // No hana-cli connections: the person's own ~/.hana-cli stays out of the tests.
+    hanaCliHome: join(dir, 'no-hana-cli'),
+    ...(options.maxPools ? { maxPools: options.maxPools } : {}),
+    ...(options.loadDriverFactory ? { loadDriverFactory: options.loadDriverFactory } : {}),
   });
-  const connections = new ConnectionService(registry, pools);
-  return {
-    registry,
-    pools,
-    connections,
-    queryService: (policy, resolve = (n) => connections.resolve(n)) =>
-      new QueryService({ resolve, poolFor: (r) => pools.poolFor(r), policy }),
-    app: (deps) => createApp({ health: testHealth(dir), connections, sessions: new SessionTable(), pools, shutdown: () => {}, ...deps }),
-    close: async () => {
-      await pools.closeAll();
-      registry.close();
-    },
-  };
+  return { ...daemon, errors };
 }
 
 /** One request as sent, `body` as is; from the command line unless `headers` say otherwise (`{}`: no client header). */

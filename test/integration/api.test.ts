@@ -8,10 +8,8 @@ import { CLIENT_HEADER } from '../../shared/client-header.js';
 import { inProcessDaemon, request } from '../helpers/in-process-daemon.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'hanactl-api-'));
-const daemon = inProcessDaemon(dir, { connectTimeoutMs: 2000, maxPools: 4 });
-const queries = daemon.queryService({ check: (_s, { allowWrite }) => (allowWrite ? 'write' : 'read') });
-const errors: unknown[] = [];
-const app = daemon.app({ queries, onError: (e) => errors.push(e) });
+const daemon = await inProcessDaemon(dir, { connectTimeoutMs: 2000, maxPools: 4 });
+const app = daemon.app;
 
 const call = (method: string, path: string, body?: string, headers?: Record<string, string>) => request(app, method, path, body, headers);
 
@@ -56,7 +54,9 @@ describe('the daemon API refuses bad input with a clear error and keeps serving'
   it('answers 404 CONNECTION_NOT_FOUND naming the known connections', async () => {
     const res = await call('POST', '/v1/query', JSON.stringify({ connection: 'ghost', sql: 'SELECT 1' }));
     expect(res.status).toBe(404);
-    expect(await res.json()).toMatchObject({ error: { code: 'CONNECTION_NOT_FOUND', category: 'agent', message: expect.stringContaining('mem') } });
+    expect(await res.json()).toMatchObject({
+      error: { code: 'CONNECTION_NOT_FOUND', category: 'agent', message: expect.stringContaining('mem') },
+    });
   });
 
   it('refuses what only a person decides when it does not come from the command line', async () => {
@@ -89,6 +89,6 @@ describe('the daemon API refuses bad input with a clear error and keeps serving'
     const res = await call('POST', '/v1/query', JSON.stringify({ connection: 'mem', sql: 'SELECT 1 AS one' }));
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ rows: [{ one: 1 }], rowCount: 1, truncated: false });
-    expect(errors).toEqual([]);
+    expect(daemon.errors).toEqual([]);
   });
 });

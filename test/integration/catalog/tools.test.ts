@@ -6,68 +6,48 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import Database from 'better-sqlite3-multiple-ciphers';
 import type { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../../daemon/http/app.js';
-import { catalogRoutes } from '../../../daemon/http/catalog-routes.js';
 import { ServiceBroker } from '../../../daemon/mcp/service-broker.js';
-import { CallTracker } from '../../../daemon/queries/call-tracker.js';
-import { SessionTable } from '../../../daemon/sessions/session-table.js';
 import { CLIENT_HEADER } from '../../../shared/client-header.js';
 import { registerCatalogTools } from '../../../shim/catalog-tools.js';
 import { SessionState } from '../../../shim/session-state.js';
 import { registerTools } from '../../../shim/tools.js';
-import { request, testHealth } from '../../helpers/in-process-daemon.js';
-import { createHarness, type Harness } from './harness.js';
+import { type InProcessDaemon, inProcessDaemon, request } from '../../helpers/in-process-daemon.js';
+import { tempFolders } from '../../helpers/temp-dir.js';
 import { createSqliteFixture } from './sqlite-fixture.js';
 
 /**
  * The whole path in one process: MCP client -> catalog tools -> the daemon's services, as the
  * composition root wires them for MCP sessions -> SQLite files. The API route is tested below.
  */
-let harness: Harness;
+const dir = tempFolders('hanactl-catalog-tools-').folder();
+let graph: InProcessDaemon;
 let app: Hono;
 let daemon: ServiceBroker;
 let client: Client;
-const sessions = new SessionTable();
 
 const call = async (name: string, args: Record<string, unknown> = {}) =>
   (await client.callTool({ name, arguments: args })) as CallToolResult;
 const textOf = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
 
 beforeAll(async () => {
-  harness = createHarness();
-  const files = createSqliteFixture(harness.dir);
-  const long = new Database(join(harness.dir, 'long.db'));
+  graph = await inProcessDaemon(dir);
+  const files = createSqliteFixture(dir);
+  const long = new Database(join(dir, 'long.db'));
   long.exec(`CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes VALUES (1, '${'x'.repeat(5000)}');`);
   long.close();
   // A view scoped by the caller's context value, as a DBA would write one (mcp_context is hanactl's SQLite function).
-  const scoped = new Database(join(harness.dir, 'scoped.db'));
+  const scoped = new Database(join(dir, 'scoped.db'));
   scoped.exec(`CREATE TABLE orders (customer_id INTEGER, order_no INTEGER);
     INSERT INTO orders VALUES (1, 1), (1, 2), (2, 1);
     CREATE VIEW my_orders AS SELECT * FROM orders WHERE customer_id = CAST(mcp_context('CUSTOMER_ID') AS INTEGER);`);
   scoped.close();
-  await harness.add('lite', `sqlite:${files.file}`);
-  await harness.add('lite-big', `sqlite:${files.bigFile}`);
-  await harness.add('lite-long', `sqlite:${join(harness.dir, 'long.db')}`);
-  await harness.add('lite-scoped', `sqlite:${join(harness.dir, 'scoped.db')}`, ['CUSTOMER_ID']);
-
-  app = createApp({
-    health: testHealth(harness.dir),
-    connections: harness.connections,
-    queries: harness.queries,
-    sessions,
-    pools: { stats: () => [] },
-    shutdown: () => {},
-  });
-  // The wiring line the composition root adds after createApp.
-  app.route('/v1', catalogRoutes({ catalog: harness.catalog, sessions }));
-
-  daemon = new ServiceBroker({
-    connections: harness.connections,
-    queries: harness.queries,
-    catalog: harness.catalog,
-    sessions,
-    calls: new CallTracker(),
-  });
+  await graph.connections.add({ name: 'lite', url: `sqlite:${files.file}` });
+  await graph.connections.add({ name: 'lite-big', url: `sqlite:${files.bigFile}` });
+  await graph.connections.add({ name: 'lite-long', url: `sqlite:${join(dir, 'long.db')}` });
+  await graph.connections.add({ name: 'lite-scoped', url: `sqlite:${join(dir, 'scoped.db')}`, context: ['CUSTOMER_ID'] });
+  app = graph.app;
+  // The services as the composition root hands them to MCP sessions.
+  daemon = new ServiceBroker(graph);
   client = await sessionClient(new SessionState(daemon, { connection: 'lite' }));
   // Caches each tool's outputSchema: from here on the SDK client checks every structuredContent against it.
   await client.listTools();
@@ -87,7 +67,7 @@ async function sessionClient(state: SessionState): Promise<Client> {
 
 afterAll(async () => {
   await client?.close();
-  await harness?.close();
+  await graph?.close();
 });
 
 describe('catalog tools on the daemon services', () => {
@@ -164,15 +144,15 @@ describe('catalog tools on the daemon services', () => {
     const mine = await scoped.callTool({ name: 'sample_rows', arguments: { table: 'my_orders' } });
     await scoped.close();
     expect(mine.structuredContent).toMatchObject({ rowCount: 2, rows: [{ customer_id: 1 }, { customer_id: 1 }] });
-    await expect(harness.catalog.sample({ connection: 'lite-scoped', table: 'my_orders' })).rejects.toMatchObject({
+    await expect(graph.catalog.sample({ connection: 'lite-scoped', table: 'my_orders' })).rejects.toMatchObject({
       code: 'CONTEXT_INVALID',
     });
-    const other = await harness.catalog.sample({ connection: 'lite-scoped', table: 'my_orders', context: { CUSTOMER_ID: '2' } });
+    const other = await graph.catalog.sample({ connection: 'lite-scoped', table: 'my_orders', context: { CUSTOMER_ID: '2' } });
     expect(other.rows).toEqual([{ customer_id: 2, order_no: 1 }]);
   });
 
   it('counts catalog calls in the session table', async () => {
-    expect(sessions.list().some((s) => s.calls > 0)).toBe(true);
+    expect(graph.sessions.list().some((s) => s.calls > 0)).toBe(true);
   });
 });
 

@@ -1,18 +1,11 @@
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AuditLog } from '../../../daemon/audit/audit-log.js';
-import { AuditStore } from '../../../daemon/audit/audit-store.js';
-import { createStatementPolicy } from '../../../daemon/policy-wiring.js';
-import { CallTracker } from '../../../daemon/queries/call-tracker.js';
 import { AuditListSchema, RunningQueryListSchema, SessionInfoSchema } from '../../../shared/schemas.js';
 import { inProcessDaemon, requestJson } from '../../helpers/in-process-daemon.js';
 import { tempDir } from './fixtures.js';
 
 const tmp = tempDir();
-const daemon = inProcessDaemon(tmp.dir, { connectTimeoutMs: 2000, maxPools: 4 });
-const queries = daemon.queryService(createStatementPolicy());
-const audit = new AuditLog(AuditStore.open(join(tmp.dir, 'audit.db')), { flushIntervalMillis: 60_000 });
-const app = daemon.app({ queries, calls: new CallTracker({ audit }), audit });
+const daemon = await inProcessDaemon(tmp.dir, { connectTimeoutMs: 2000, maxPools: 4 });
+const app = daemon.app;
 
 const call = (method: string, path: string, body?: unknown) => requestJson(app, method, path, body);
 
@@ -24,7 +17,6 @@ describe('the operator API in-process: /v1/audit, /v1/queries, cancel', () => {
     sessionId = SessionInfoSchema.parse(opened.body).id;
   });
   afterAll(async () => {
-    audit.close();
     await daemon.close();
     tmp.dispose();
   });

@@ -1,13 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Driver } from '../../../daemon/engines/driver.js';
 import { HanaConnection } from '../../../daemon/engines/hana/hana-connection.js';
 import { PLAN_COST_SQL } from '../../../daemon/engines/hana/hana-sql.js';
-import { createStatementPolicy } from '../../../daemon/policy-wiring.js';
-import type { Pool } from '../../../daemon/pools/pool.js';
-import { QueryService } from '../../../daemon/queries/query-service.js';
-import { inProcessDaemon } from '../../helpers/in-process-daemon.js';
 import { tempFolders } from '../../helpers/temp-dir.js';
 import { rejection } from './helpers.js';
+import { recordedHanaDaemon } from './recorded-daemon.js';
 import { RecordingConnection } from './recording-client.js';
 
 /**
@@ -15,22 +11,16 @@ import { RecordingConnection } from './recording-client.js';
  * with its binds (autocommit, before the read-only transaction), the plan's cost read and its
  * rows deleted, then the statement — or, over the limit, a refusal and no statement at all.
  */
-const daemon = inProcessDaemon(tempFolders('hanactl-cost-hana-').folder(), { connectTimeoutMs: 1000, maxPools: 2 });
+const client = new RecordingConnection();
+const conn = new HanaConnection(client, { serverNode: 'db:443', communicationTimeoutMs: 10_000, cancelGraceMs: 1_000 }, 'pw');
+const daemon = await recordedHanaDaemon(tempFolders('hanactl-cost-hana-').folder(), conn);
+const { queries } = daemon;
 afterAll(() => daemon.close());
 
 const SQL = 'SELECT ID FROM ORDERS WHERE CUSTOMER = ?';
 const PLAN_NAME = /HANACTL_COST_[0-9A-F]{16}/;
 
 describe('the cost guard on SAP HANA, at the @sap/hana-client boundary', () => {
-  const client = new RecordingConnection();
-  const conn = new HanaConnection(client, { serverNode: 'db:443', communicationTimeoutMs: 10_000, cancelGraceMs: 1_000 }, 'pw');
-  const pool = { acquire: async () => ({ connection: conn, release: () => {} }) } as unknown as Pool;
-  const queries = new QueryService({
-    resolve: (name) => daemon.connections.resolve(name),
-    poolFor: async () => ({ pool, driver: {} as Driver }),
-    policy: createStatementPolicy(),
-    defaultTimeoutMs: 5_000,
-  });
   /** The transcript of one call, the random plan name shown as <plan>. */
   const call = async (run: () => Promise<unknown>): Promise<{ lines: string[]; outcome: unknown }> => {
     client.transcript.length = 0;
@@ -56,7 +46,8 @@ describe('the cost guard on SAP HANA, at the @sap/hana-client boundary', () => {
       'setAutoCommit false',
       'exec SET TRANSACTION READ ONLY binds=[]',
       `prepare ${SQL}`,
-      'statement.setTimeout 6',
+      // The default statement timeout (30 s), in whole seconds with one to spare.
+      'statement.setTimeout 31',
       expect.stringMatching(/^statement\.execQuery binds=\["c7"\]/),
     ]);
   });

@@ -1,18 +1,11 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CuratedService } from '../../../daemon/curated/curated-service.js';
-import type { Driver } from '../../../daemon/engines/driver.js';
 import { HanaConnection } from '../../../daemon/engines/hana/hana-connection.js';
 import { ServiceBroker } from '../../../daemon/mcp/service-broker.js';
-import { createStatementPolicy } from '../../../daemon/policy-wiring.js';
-import type { Pool } from '../../../daemon/pools/pool.js';
-import { CallTracker } from '../../../daemon/queries/call-tracker.js';
-import { QueryService } from '../../../daemon/queries/query-service.js';
-import { SessionTable } from '../../../daemon/sessions/session-table.js';
-import { inProcessDaemon } from '../../helpers/in-process-daemon.js';
 import { tempFolders } from '../../helpers/temp-dir.js';
 import { rejection } from './helpers.js';
+import { recordedHanaDaemon } from './recorded-daemon.js';
 import { RecordingConnection } from './recording-client.js';
 
 /**
@@ -22,31 +15,16 @@ import { RecordingConnection } from './recording-client.js';
  * test/fixtures/hana-golden/curated-tool.txt (UPDATE_HANA_GOLDEN=1 rewrites it).
  */
 const GOLDEN = join(import.meta.dirname, '../../fixtures/hana-golden/curated-tool.txt');
-const daemon = inProcessDaemon(tempFolders('hanactl-curated-hana-').folder(), { connectTimeoutMs: 1000, maxPools: 2 });
+const client = new RecordingConnection();
+const conn = new HanaConnection(client, { serverNode: 'db:443', communicationTimeoutMs: 10_000, cancelGraceMs: 1_000 }, 'pw');
+const daemon = await recordedHanaDaemon(tempFolders('hanactl-curated-hana-').folder(), conn);
 afterAll(() => daemon.close());
 
 const SENT = "SELECT ID, TOTAL FROM ORDERS WHERE CUSTOMER = ? AND TOTAL >= ? AND NOTE <> ':kept' AND CUSTOMER <> ?";
 
 describe('curated tools on SAP HANA, at the @sap/hana-client boundary', () => {
-  const policy = createStatementPolicy();
-  const curated = new CuratedService({ registry: daemon.registry, connections: daemon.connections, policy });
-  const client = new RecordingConnection();
-  const conn = new HanaConnection(client, { serverNode: 'db:443', communicationTimeoutMs: 10_000, cancelGraceMs: 1_000 }, 'pw');
-  const pool = { acquire: async () => ({ connection: conn, release: () => {} }) } as unknown as Pool;
-  const queries = new QueryService({
-    resolve: (name) => daemon.connections.resolve(name),
-    poolFor: async () => ({ pool, driver: {} as Driver }),
-    policy,
-    defaultTimeoutMs: 5_000,
-  });
-  const broker = new ServiceBroker({
-    connections: daemon.connections,
-    queries,
-    catalog: {} as never,
-    sessions: new SessionTable(),
-    calls: new CallTracker(),
-    curated,
-  });
+  const { curated, queries } = daemon;
+  const broker = new ServiceBroker(daemon);
 
   it('binds each :name as ? in order and runs in the read-only transaction', async () => {
     await daemon.connections.add({ name: 'hdb', url: 'hana://DBADMIN@db.example.com:443/H00', password: 'pw' });

@@ -1,19 +1,11 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CatalogService } from '../../../daemon/catalog/catalog-service.js';
-import type { Driver } from '../../../daemon/engines/driver.js';
 import { HanaConnection } from '../../../daemon/engines/hana/hana-connection.js';
 import { ServiceBroker } from '../../../daemon/mcp/service-broker.js';
-import { checkStatement } from '../../../daemon/policy/index.js';
-import { createStatementPolicy } from '../../../daemon/policy-wiring.js';
-import type { Pool } from '../../../daemon/pools/pool.js';
-import { CallTracker } from '../../../daemon/queries/call-tracker.js';
-import { QueryService } from '../../../daemon/queries/query-service.js';
-import { SessionTable } from '../../../daemon/sessions/session-table.js';
 import { createShimServer } from '../../../shim/server.js';
-import { inProcessDaemon } from '../../helpers/in-process-daemon.js';
 import { tempFolders } from '../../helpers/temp-dir.js';
+import { recordedHanaDaemon } from './recorded-daemon.js';
 import { RecordingConnection } from './recording-client.js';
 
 /**
@@ -62,28 +54,13 @@ const ANSWERS: [RegExp, Answer][] = [
   ],
 ];
 
-const daemon = inProcessDaemon(tempFolders('hanactl-resources-hana-').folder(), { connectTimeoutMs: 1000, maxPools: 2 });
 const hana = new RecordingConnection();
 hana.rows = new Proxy({} as Record<string, Answer>, {
   get: (_target, sql) => (typeof sql === 'string' ? ANSWERS.find(([re]) => re.test(sql))?.[1] : undefined),
 });
-const policy = createStatementPolicy();
 const conn = new HanaConnection(hana, { serverNode: 'db:443', communicationTimeoutMs: 10_000, cancelGraceMs: 1_000 }, 'pw');
-const pool = { acquire: async () => ({ connection: conn, release: () => {} }) } as unknown as Pool;
-const queries = new QueryService({
-  resolve: (name) => daemon.connections.resolve(name),
-  poolFor: async () => ({ pool, driver: {} as Driver }),
-  policy,
-  defaultTimeoutMs: 5_000,
-});
-const catalog = new CatalogService({ queries, validate: (sql, engine) => checkStatement(sql, { dialect: engine, allowWrite: false }) });
-const broker = new ServiceBroker({
-  connections: daemon.connections,
-  queries,
-  catalog,
-  sessions: new SessionTable(),
-  calls: new CallTracker(),
-});
+const daemon = await recordedHanaDaemon(tempFolders('hanactl-resources-hana-').folder(), conn);
+const broker = new ServiceBroker(daemon);
 const client = new Client({ name: 'hana-resources', version: '1' });
 
 beforeAll(async () => {

@@ -1,21 +1,12 @@
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createConnectionResolver } from '../../../daemon/projects/connection-resolver.js';
-import { ProjectFiles } from '../../../daemon/projects/project-files.js';
-import { ProjectService } from '../../../daemon/projects/project-service.js';
-import { SessionSources } from '../../../daemon/projects/session-sources.js';
-import { TrustStore } from '../../../daemon/projects/trust-store.js';
 import { cliCommand } from '../../../shared/cli-command.js';
 import { inProcessDaemon, requestJson } from '../../helpers/in-process-daemon.js';
 import { capSqliteProject, fixtureRoot, writeTree } from '../../helpers/project-fixtures.js';
 
 const base = fixtureRoot();
-const daemon = inProcessDaemon(base.dir, { connectTimeoutMs: 5000, maxPools: 4 });
-const trust = new TrustStore(daemon.registry);
-const projects = new ProjectService({ trust, files: new ProjectFiles(trust), hanaCliHome: '/nonexistent', sessions: new SessionSources() });
-const queries = daemon.queryService({ check: () => 'read' }, createConnectionResolver(daemon.connections, projects));
-const errors: unknown[] = [];
-const app = daemon.app({ queries, projects, trust, onError: (e) => errors.push(e) });
+const daemon = await inProcessDaemon(base.dir, { connectTimeoutMs: 5000, maxPools: 4 });
+const app = daemon.app;
 const project = writeTree(join(base.dir, 'shop'), capSqliteProject('shop'));
 
 afterAll(async () => {
@@ -87,6 +78,6 @@ describe('the project and trust API', () => {
     expect((await call('POST', '/v1/projects/detect', { path: 'relative' })).status).toBe(400);
     expect((await call('POST', '/v1/projects/detect', { path: join(project, 'nope') })).status).toBe(404);
     expect((await call('POST', '/v1/projects/detect', { path: project })).body.primary).toBe('project:db');
-    expect(errors).toEqual([]);
+    expect(daemon.errors).toEqual([]);
   });
 });
