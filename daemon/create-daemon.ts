@@ -9,7 +9,7 @@ import { ApprovalDesk } from './approvals/approval-desk.js';
 import type { AuditLog } from './audit/audit-log.js';
 import { openAudit } from './audit/open-audit.js';
 import { DEFAULT_AUDIT_DAYS } from './audit/retention.js';
-import { CatalogService, leasedWriteScope } from './catalog/index.js';
+import { CatalogService } from './catalog/index.js';
 import { CuratedService } from './curated/curated-service.js';
 import { loadDriverFactory } from './engines/index.js';
 import { GrantService } from './grants/index.js';
@@ -147,7 +147,7 @@ export async function createDaemon(config: DaemonConfig): Promise<Daemon> {
     const approvals = new ApprovalDesk(calls);
     const policy: StatementPolicy = createStatementPolicy();
     const queries = new QueryService({ resolve, poolFor, policy, approvals });
-    const catalog = new CatalogService({ queries, validate: checkRead, writeScope: leasedWriteScope({ resolve, poolFor }) });
+    const catalog = new CatalogService({ queries, validate: checkRead });
     const curated = new CuratedService({ registry, connections, policy });
     const sessions = new SessionTable();
     const tokens = new TokenService(registry, {

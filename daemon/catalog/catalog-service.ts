@@ -20,11 +20,10 @@ import {
 import type { Engine } from '../../shared/connection-url.js';
 import { HanactlError } from '../../shared/errors.js';
 import { CATALOGS } from '../engines/index.js';
-import type { QueryService } from '../queries/query-service.js';
+import type { QueryService, StatementTarget } from '../queries/query-service.js';
 import { capCatalogResult, capQueryResult, type ResultBudget, resultBudget } from '../queries/result-cap.js';
 import type { Catalog, CatalogExecutor, TableRef } from './catalog.js';
 import { withoutTrailingSemicolons } from './catalog-sql.js';
-import type { WriteScope } from './write-scope.js';
 
 /** The read-only statement validator's answer, as `daemon/policy` gives it. */
 export type StatementVerdict =
@@ -36,22 +35,24 @@ export type StatementValidator = (sql: string, engine: Engine) => StatementVerdi
 
 export interface CatalogServiceDeps {
   // separatesRows is required: without it explain_query could not know to leave the figures out.
+  /** `runTrustedWrites` is needed by catalogs whose explain writes (SAP HANA); without it their explain is refused. */
   readonly queries: Pick<QueryService, 'runTrusted' | 'engineOf' | 'separatesRows'> &
-    Partial<Pick<QueryService, 'budgetOf' | 'assertFreeAccess'>>;
+    Partial<Pick<QueryService, 'budgetOf' | 'assertFreeAccess' | 'runTrustedWrites'>>;
   /** Every statement explain_query plans passes this first. */
   readonly validate: StatementValidator;
-  /** Needed by catalogs whose explain writes (SAP HANA); without it their explain is refused. */
-  readonly writeScope?: WriteScope;
   /** One catalog per engine; defaults to `CATALOGS`. */
   readonly catalogs?: Readonly<Record<Engine, Catalog>>;
 }
 
 type Context = Readonly<Record<string, string>> | undefined;
-type Call = { catalog: Catalog; run: CatalogExecutor; connection: string; context: Context; scope: { project?: string; session?: string } };
+/** One catalog call: its engine's catalog, where its statements run (connection, scope, signal), its context values. */
+type Call = { catalog: Catalog; run: CatalogExecutor; target: StatementTarget; context: Context };
+type Scoped = { connection: string; context?: Context; project?: string; session?: string };
 
 /**
  * Schema discovery for one connection per call: picks the engine's catalog from a map, runs its
- * generated SQL through `QueryService.runTrusted` (read-only, rolled back), applies defaults
+ * generated SQL through `QueryService.runTrusted` (read-only, rolled back), each statement
+ * under the call's signal (a cancelled call stops on the server), applies defaults
  * (the connection's current schema, a row cap of 200), proves tables exist before use, and cuts
  * every answer to the connection's byte budget before it leaves the service.
  */
@@ -64,16 +65,16 @@ export class CatalogService {
     this.#catalogs = deps.catalogs ?? CATALOGS;
   }
 
-  async schemas(req: SchemasRequest): Promise<SchemaList> {
-    const { catalog, run } = this.#call(req);
+  async schemas(req: SchemasRequest, signal?: AbortSignal): Promise<SchemaList> {
+    const { catalog, run } = this.#call(req, signal);
     const query = { limit: req.limit ?? DEFAULT_CATALOG_LIMIT, ...(req.pattern ? { pattern: req.pattern } : {}) };
     const current = await catalog.currentSchema(run);
     const list = await catalog.listSchemas(run, query);
     return this.#fit(req, { current, ...list });
   }
 
-  async tables(req: TablesRequest): Promise<TableList> {
-    const call = this.#call(req);
+  async tables(req: TablesRequest, signal?: AbortSignal): Promise<TableList> {
+    const call = this.#call(req, signal);
     const schema = await this.#schema(call, req.schema);
     const list = await call.catalog.listTables(call.run, {
       schema,
@@ -83,13 +84,13 @@ export class CatalogService {
     return this.#fit(req, list);
   }
 
-  async describe(req: DescribeRequest): Promise<TableDescription> {
-    const call = this.#call(req);
+  async describe(req: DescribeRequest, signal?: AbortSignal): Promise<TableDescription> {
+    const call = this.#call(req, signal);
     return this.#fit(req, await call.catalog.describeTable(call.run, await this.#table(call, req.schema, req.table)));
   }
 
-  async routines(req: RoutinesRequest): Promise<RoutineList> {
-    const call = this.#call(req);
+  async routines(req: RoutinesRequest, signal?: AbortSignal): Promise<RoutineList> {
+    const call = this.#call(req, signal);
     const schema = await this.#schema(call, req.schema);
     const list = await call.catalog.listRoutines(call.run, {
       schema,
@@ -99,8 +100,8 @@ export class CatalogService {
     return this.#fit(req, list);
   }
 
-  async search(req: SearchRequest): Promise<SearchResult> {
-    const { catalog, run } = this.#call(req);
+  async search(req: SearchRequest, signal?: AbortSignal): Promise<SearchResult> {
+    const { catalog, run } = this.#call(req, signal);
     const found = await catalog.search(run, {
       pattern: req.pattern,
       kinds: req.kinds ?? ObjectKindSchema.options,
@@ -110,21 +111,14 @@ export class CatalogService {
   }
 
   /** A few rows of a table proven to exist; one more is asked for, to know whether there are more. */
-  async sample(req: SampleRequest): Promise<SampleResult> {
-    const call = this.#call(req);
-    this.#deps.queries.assertFreeAccess?.(call.connection, call.scope, "a table's rows (sample_rows)");
+  async sample(req: SampleRequest, signal?: AbortSignal): Promise<SampleResult> {
+    const call = this.#call(req, signal);
+    this.#deps.queries.assertFreeAccess?.(call.target.connection, call.target.scope, "a table's rows (sample_rows)");
     const table = await this.#table(call, req.schema, req.table);
     const limit = req.limit ?? DEFAULT_SAMPLE_ROWS;
     const statement = call.catalog.sampleStatement(table, limit + 1);
     await this.#refuseRefusedReads(call, table, statement.sql);
-    const result = await this.#deps.queries.runTrusted(
-      call.connection,
-      statement.sql,
-      [...statement.params],
-      limit,
-      call.context,
-      call.scope,
-    );
+    const result = await this.#deps.queries.runTrusted({ ...call.target, ...statement, maxRows: limit, context: call.context });
     const { columns, rows, rowCount, truncated, cut } = capQueryResult(result, this.#budget(req));
     return { schema: table.schema, table: table.table, columns, rows, rowCount, truncated, ...(cut ? { cut } : {}) };
   }
@@ -158,9 +152,9 @@ export class CatalogService {
   }
 
   /** The plan of one read statement, which must pass the validator first; it is never run. */
-  async explain(req: ExplainRequest): Promise<ExplainResult> {
-    const call = this.#call(req);
-    this.#deps.queries.assertFreeAccess?.(call.connection, call.scope, 'free SQL (explain_query)');
+  async explain(req: ExplainRequest, signal?: AbortSignal): Promise<ExplainResult> {
+    const call = this.#call(req, signal);
+    this.#deps.queries.assertFreeAccess?.(call.target.connection, call.target.scope, 'free SQL (explain_query)');
     const verdict = await this.#deps.validate(req.sql, call.catalog.engine);
     if (!verdict.ok) throw new HanactlError('STATEMENT_REFUSED', verdict.message, { rule: verdict.rule, hint: verdict.hint });
     if (verdict.kind === 'write') {
@@ -171,24 +165,26 @@ export class CatalogService {
     }
     const sql = withoutTrailingSemicolons(req.sql);
     // Rows separated by context values: the planner's figures count the hidden rows too.
-    const figures = !this.#deps.queries.separatesRows(call.connection, call.scope);
+    const figures = !this.#deps.queries.separatesRows(call.target.connection, call.target.scope);
     if (!figures && !call.catalog.planShape) {
       throw new HanactlError(
         'STATEMENT_REFUSED',
-        `Refused: "${call.connection}" separates rows by context values, and a ${call.catalog.engine} plan carries the planner's figures (row estimates, costs), which count the rows hidden from you and can reveal another caller's values; explain_query cannot leave them out on this engine.`,
+        `Refused: "${call.target.connection}" separates rows by context values, and a ${call.catalog.engine} plan carries the planner's figures (row estimates, costs), which count the rows hidden from you and can reveal another caller's values; explain_query cannot leave them out on this engine.`,
         { rule: 'planner-figures', hint: 'Ask a person to look at the plan in a database client.' },
       );
     }
     const options = figures ? undefined : { figures: false };
     if (!call.catalog.explainWrites) return this.#fit(req, await call.catalog.explain(call.run, sql, options));
-    const scope = this.#deps.writeScope;
-    if (!scope) {
+    const runTrustedWrites = this.#deps.queries.runTrustedWrites?.bind(this.#deps.queries);
+    if (!runTrustedWrites) {
       throw new HanactlError(
         'DRIVER_UNAVAILABLE',
         `explain_query on ${call.catalog.engine} must write its plan into a plan table, and this daemon was built without a write scope for catalog statements.`,
       );
     }
-    return this.#fit(req, await scope(call.connection, (run) => call.catalog.explain(run, sql, options)));
+    // The plan's statements go to one connection, resolved in the caller's scope, under the call's signal.
+    const plan = await runTrustedWrites(call.target, (run) => call.catalog.explain(run, sql, options));
+    return this.#fit(req, plan);
   }
 
   /** The connection's byte budget for one answer (the default where the queries cannot say). */
@@ -202,15 +198,16 @@ export class CatalogService {
     return capCatalogResult(answer, this.#budget(req));
   }
 
-  /** The engine's catalog and an executor on the read-only path, with the caller's context values. */
-  #call(req: { connection: string; context?: Context; project?: string; session?: string }): Call {
+  /** The engine's catalog and an executor on the read-only path, with the caller's context values and signal. */
+  #call(req: Scoped, signal: AbortSignal | undefined): Call {
     const { connection, context } = req;
     // A `project:<name>` connection resolves in the caller's project, as run_query's do.
     const scope = { ...(req.project ? { project: req.project } : {}), ...(req.session ? { session: req.session } : {}) };
+    const target: StatementTarget = { connection, scope, ...(signal ? { signal } : {}) };
     const catalog = this.#catalogs[this.#deps.queries.engineOf(connection, scope)];
     const run: CatalogExecutor = async (sql, params, maxRows) =>
-      (await this.#deps.queries.runTrusted(connection, sql, [...params], maxRows, context ? { ...context } : undefined, scope)).rows;
-    return { catalog, run, connection, context, scope };
+      (await this.#deps.queries.runTrusted({ ...target, sql, params, maxRows, context })).rows;
+    return { catalog, run, target, context };
   }
 
   async #schema(call: Call, requested: string | undefined): Promise<string> {

@@ -16,7 +16,7 @@ export type CatalogRow = Readonly<Record<string, unknown>>;
 /**
  * Runs one statement the catalog generated and returns at most `maxRows` rows. The caller
  * decides where: the read-only, rolled-back path of `QueryService.runTrusted`, or (for a
- * catalog whose `explainWrites` is true) a write scope on one borrowed connection.
+ * catalog whose `explainWrites` is true) `QueryService.runTrustedWrites` on one borrowed connection.
  */
 export type CatalogExecutor = (sql: string, params: readonly Param[], maxRows: number) => Promise<CatalogRow[]>;
 

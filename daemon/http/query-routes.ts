@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { QueryRequestSchema } from '../../shared/schemas.js';
-import { queryCallInfo, summarizeRows } from '../queries/query-call.js';
+import { trackQuery } from '../queries/query-call.js';
 import type { AppDeps } from './app.js';
 import { clientGone } from './node-request.js';
 import { readBody } from './validate.js';
@@ -14,11 +14,9 @@ export function queryRoutes(deps: Pick<AppDeps, 'queries' | 'sessions' | 'calls'
   const app = new Hono();
   app.post('/query', async (c) => {
     const body = await readBody(c, QueryRequestSchema);
-    const session = body.session ? deps.sessions.touch(body.session, {}, true) : undefined;
-    const signal = clientGone(c);
-    const run = (s: AbortSignal, queryId?: string) => deps.queries.run(body, s, queryId === undefined ? {} : { queryId });
-    const result = deps.calls ? await deps.calls.track(queryCallInfo(body, session), signal, run, summarizeRows) : await run(signal);
-    return c.json(result);
+    const run = (signal: AbortSignal | undefined, queryId?: string) =>
+      deps.queries.run(body, signal, queryId === undefined ? {} : { queryId });
+    return c.json(await trackQuery(deps, body, { signal: clientGone(c) }, run));
   });
   return app;
 }

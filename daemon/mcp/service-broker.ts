@@ -1,20 +1,19 @@
-import type { z } from 'zod';
 import type { WaitHooks } from '../../shared/approval.js';
-import {
-  type DescribeRequest,
-  DescribeRequestSchema,
-  type ExplainRequest,
-  ExplainRequestSchema,
-  type RoutinesRequest,
-  RoutinesRequestSchema,
-  type SampleRequest,
-  SampleRequestSchema,
-  type SchemasRequest,
-  SchemasRequestSchema,
-  type SearchRequest,
-  SearchRequestSchema,
-  type TablesRequest,
-  TablesRequestSchema,
+import type {
+  DescribeRequest,
+  ExplainRequest,
+  ExplainResult,
+  RoutineList,
+  RoutinesRequest,
+  SampleRequest,
+  SampleResult,
+  SchemaList,
+  SchemasRequest,
+  SearchRequest,
+  SearchResult,
+  TableDescription,
+  TableList,
+  TablesRequest,
 } from '../../shared/catalog-schemas.js';
 import { HanactlError } from '../../shared/errors.js';
 import { isProjectRef, type ProjectScope } from '../../shared/project-schemas.js';
@@ -24,9 +23,9 @@ import type { CatalogService } from '../catalog/catalog-service.js';
 import type { CuratedService } from '../curated/curated-service.js';
 import { parseWith } from '../http/validate.js';
 import type { ProjectService } from '../projects/project-service.js';
-import type { CallInfo, CallPerson, CallTracker } from '../queries/call-tracker.js';
-import { type CatalogOp, catalogCallInfo, summarizeCatalog } from '../queries/catalog-call.js';
-import { queryCallInfo, summarizeRows } from '../queries/query-call.js';
+import type { CallPerson, CallTracker } from '../queries/call-tracker.js';
+import { CATALOG_OPS, type CatalogBody, type CatalogOp, trackCatalog } from '../queries/catalog-call.js';
+import { trackQuery } from '../queries/query-call.js';
 import type { QueryService } from '../queries/query-service.js';
 import { type ConnectionService, toConnectionInfo } from '../registry/connection-service.js';
 import type { SessionTable } from '../sessions/session-table.js';
@@ -55,17 +54,6 @@ export interface BrokerSession {
   readonly person?: CallPerson;
 }
 
-/** Catalog bodies are checked with the shared schemas, as on the daemon API: the tools' own schemas stay lean. */
-const CATALOG_SCHEMAS: Readonly<Record<CatalogOp, z.ZodType>> = {
-  schemas: SchemasRequestSchema,
-  tables: TablesRequestSchema,
-  describe: DescribeRequestSchema,
-  routines: RoutinesRequestSchema,
-  explain: ExplainRequestSchema,
-  sample: SampleRequestSchema,
-  search: SearchRequestSchema,
-};
-
 const MAX_PARAMS = 1000;
 const ENDED = new HanactlError('NOT_FOUND', 'This MCP session has ended.');
 
@@ -84,8 +72,9 @@ export class ServiceBroker implements Broker {
     this.#session = session;
   }
 
-  #withPerson(info: CallInfo): CallInfo {
-    return this.#session.person ? { ...info, person: this.#session.person } : info;
+  /** The caller of one tool call: its signal, and the session's signed-in person. */
+  #caller(signal: AbortSignal | undefined) {
+    return { signal, person: this.#session.person };
   }
 
   async listConnections(scope: ProjectScope) {
@@ -107,13 +96,9 @@ export class ServiceBroker implements Broker {
       throw new HanactlError('INVALID_REQUEST', `Invalid request: sql: the statement is longer than ${MAX_SQL_LENGTH} characters.`);
     if ((request.params?.length ?? 0) > MAX_PARAMS)
       throw new HanactlError('INVALID_REQUEST', `Invalid request: params: at most ${MAX_PARAMS} values.`);
-    const { sessions, calls, queries } = this.#services;
-    const session = request.session ? sessions.touch(request.session, {}, true) : undefined;
-    return calls.track(
-      this.#withPerson(queryCallInfo(request, session)),
-      signal,
-      (s, queryId) => queries.run(request, s, { queryId, ...(approval ? { approval } : {}) }),
-      summarizeRows,
+    const { queries } = this.#services;
+    return trackQuery(this.#services, request, this.#caller(signal), (s, queryId) =>
+      queries.run(request, s, { ...(queryId ? { queryId } : {}), ...(approval ? { approval } : {}) }),
     );
   }
 
@@ -123,7 +108,7 @@ export class ServiceBroker implements Broker {
 
   /** A curated tool's call: its registered statement, bound, through the same tracking, audit and QueryService.run as run_query. */
   callCurated(request: CuratedCallRequest, signal?: AbortSignal, approval?: WaitHooks) {
-    const { curated, sessions, calls, queries } = this.#services;
+    const { curated, queries } = this.#services;
     if (!curated) throw new HanactlError('NOT_FOUND', 'Curated tools are not available in this broker.');
     const { sql, params } = curated.bind(request.connection, request.tool, request.args);
     const query: QueryRequest = {
@@ -135,12 +120,8 @@ export class ServiceBroker implements Broker {
       ...(request.context && Object.keys(request.context).length > 0 ? { context: { ...request.context } } : {}),
       tool: request.tool,
     };
-    const session = query.session ? sessions.touch(query.session, {}, true) : undefined;
-    return calls.track(
-      this.#withPerson(queryCallInfo(query, session)),
-      signal,
-      (s, queryId) => queries.run(query, s, { curated: true, queryId, ...(approval ? { approval } : {}) }),
-      summarizeRows,
+    return trackQuery(this.#services, query, this.#caller(signal), (s, queryId) =>
+      queries.run(query, s, { curated: true, ...(queryId ? { queryId } : {}), ...(approval ? { approval } : {}) }),
     );
   }
 
@@ -149,25 +130,25 @@ export class ServiceBroker implements Broker {
   }
 
   listSchemas(request: SchemasRequest, signal?: AbortSignal) {
-    return this.#catalogOp('schemas', request, signal, (c, b) => c.schemas(b));
+    return this.#catalogOp<SchemaList>('schemas', request, signal);
   }
   listTables(request: TablesRequest, signal?: AbortSignal) {
-    return this.#catalogOp('tables', request, signal, (c, b) => c.tables(b));
+    return this.#catalogOp<TableList>('tables', request, signal);
   }
   describeTable(request: DescribeRequest, signal?: AbortSignal) {
-    return this.#catalogOp('describe', request, signal, (c, b) => c.describe(b));
+    return this.#catalogOp<TableDescription>('describe', request, signal);
   }
   listRoutines(request: RoutinesRequest, signal?: AbortSignal) {
-    return this.#catalogOp('routines', request, signal, (c, b) => c.routines(b));
+    return this.#catalogOp<RoutineList>('routines', request, signal);
   }
   explainQuery(request: ExplainRequest, signal?: AbortSignal) {
-    return this.#catalogOp('explain', request, signal, (c, b) => c.explain(b));
+    return this.#catalogOp<ExplainResult>('explain', request, signal);
   }
   sampleRows(request: SampleRequest, signal?: AbortSignal) {
-    return this.#catalogOp('sample', request, signal, (c, b) => c.sample(b));
+    return this.#catalogOp<SampleResult>('sample', request, signal);
   }
   searchObjects(request: SearchRequest, signal?: AbortSignal) {
-    return this.#catalogOp('search', request, signal, (c, b) => c.search(b));
+    return this.#catalogOp<SearchResult>('search', request, signal);
   }
 
   async detectProject(request: Parameters<Broker['detectProject']>[0]) {
@@ -206,17 +187,9 @@ export class ServiceBroker implements Broker {
     return this.#services.sessions.close(id);
   }
 
-  /** One catalog operation: checked with its shared schema, counted for the session, tracked and audited. */
-  async #catalogOp<B extends { connection: string; session?: string | undefined; project?: string | undefined }, R>(
-    op: CatalogOp,
-    request: B,
-    signal: AbortSignal | undefined,
-    run: (catalog: CatalogService, body: B) => Promise<R>,
-  ): Promise<R> {
-    const body = parseWith(CATALOG_SCHEMAS[op], request) as B;
-    const { sessions, calls, catalog } = this.#services;
-    const session = body.session ? sessions.touch(body.session, {}, true) : undefined;
-    const info = this.#withPerson(catalogCallInfo(op, body as unknown as Record<string, unknown> & { connection: string }, session));
-    return calls.track(info, signal, () => run(catalog, body), summarizeCatalog);
+  /** One catalog operation: checked with its shared schema (as on the daemon API: the tools' own stay lean), then run with its bookkeeping. */
+  async #catalogOp<R>(op: CatalogOp, request: CatalogBody | object, signal: AbortSignal | undefined): Promise<R> {
+    const body = parseWith(CATALOG_OPS[op].schema, request);
+    return (await trackCatalog(this.#services, this.#services.catalog, op, body, this.#caller(signal))) as R;
   }
 }

@@ -1,4 +1,4 @@
-import { HanactlError } from '../../shared/errors.js';
+import { HanactlError, isHanactlError } from '../../shared/errors.js';
 import type { DriverConnection } from '../engines/driver.js';
 
 /** Pool settings; units are in the names, as pg-pool does. */
@@ -37,10 +37,28 @@ interface Slot {
   clean: boolean;
 }
 
+/**
+ * A caller waiting for a connection: in line (with its acquire timer) or while one opens for it.
+ * Once `done` (served, timed out, aborted, or the pool ended), a lease handed to it goes straight back.
+ */
 interface Waiter {
+  done: boolean;
   resolve(lease: Lease): void;
   reject(err: unknown): void;
-  timer: NodeJS.Timeout;
+  timer?: NodeJS.Timeout;
+}
+
+/** The codes of a statement's own failure: the server answered, so the connection is healthy. */
+const STATEMENT_ERRORS: ReadonlySet<string> = new Set(['QUERY_FAILED', 'STATEMENT_REFUSED']);
+
+/** Whether a connection that ran into `err` may serve the next borrower. */
+const keepsConnection = (err: unknown): boolean => isHanactlError(err) && STATEMENT_ERRORS.has(err.code);
+
+/** Why a wait for a connection ended early: the signal's own error, else a cancellation. */
+function abortError(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  if (isHanactlError(reason)) return reason;
+  return new HanactlError('QUERY_CANCELLED', 'The call was cancelled while it waited for a connection; nothing ran.');
 }
 
 /**
@@ -89,9 +107,35 @@ export class Pool {
     return this.#waiters.length;
   }
 
-  /** Borrows a connection, waiting in line when the pool is at its cap. */
-  async acquire(): Promise<Lease> {
+  /**
+   * Borrows a connection, runs `fn` with it and gives it back: the borrow rule every caller goes
+   * through (queries, catalog calls, explain, `test`). While the caller waits for a connection,
+   * `signal` aborting ends the wait. When `fn` fails with a statement's own error (QUERY_FAILED,
+   * STATEMENT_REFUSED: the server answered) the connection goes back; any other failure (lost or
+   * broken, a timeout or cancel the driver gave up on, a bug) may have left it unusable, and it is
+   * destroyed. The error is rethrown as it came.
+   */
+  async use<T>(fn: (connection: DriverConnection) => Promise<T>, signal?: AbortSignal): Promise<T> {
+    const lease = await this.acquire(signal);
+    let failure: unknown;
+    try {
+      return await fn(lease.connection);
+    } catch (err) {
+      if (!keepsConnection(err)) failure = err ?? new Error('The call failed without an error.');
+      throw err;
+    } finally {
+      lease.release(failure);
+    }
+  }
+
+  /**
+   * Borrows a connection, waiting in line when the pool is at its cap. `signal` aborting ends
+   * the wait (in line, or while a new connection opens) with its reason when that is a hanactl
+   * error, else QUERY_CANCELLED; a connection that arrives afterwards goes back to the pool.
+   */
+  async acquire(signal?: AbortSignal): Promise<Lease> {
     if (this.#ended) throw new HanactlError('SHUTTING_DOWN', 'The broker is shutting down; retry in a moment.');
+    if (signal?.aborted) throw abortError(signal);
     this.lastUsedAt = Date.now();
     for (;;) {
       const slot = this.#idle.pop();
@@ -112,25 +156,55 @@ export class Pool {
       }
     }
     // A connection being reset is about to idle: wait for it rather than open another.
-    if (this.totalCount < this.#options.max && this.#cleaning <= this.#waiters.length) return this.#lease(await this.#create());
+    const open = this.totalCount < this.#options.max && this.#cleaning <= this.#waiters.length;
     return new Promise<Lease>((resolve, reject) => {
       const waiter: Waiter = {
-        resolve,
-        reject,
-        timer: setTimeout(() => {
-          const i = this.#waiters.indexOf(waiter);
-          if (i >= 0) this.#waiters.splice(i, 1);
-          reject(
-            new HanactlError(
-              'POOL_EXHAUSTED',
-              `All ${this.#options.max} connections to ${this.#describe} stayed busy for ${this.#options.acquireTimeoutMillis} ms; retry, or ask a person to raise the pool size.`,
-            ),
-          );
-        }, this.#options.acquireTimeoutMillis),
+        done: false,
+        resolve: (lease) => {
+          if (waiter.done) return lease.release();
+          settle();
+          resolve(lease);
+        },
+        reject: (err) => {
+          if (waiter.done) return;
+          settle();
+          reject(err);
+        },
       };
+      const onAbort = (): void => {
+        this.#leaveLine(waiter);
+        waiter.reject(abortError(signal as AbortSignal));
+      };
+      const settle = (): void => {
+        waiter.done = true;
+        clearTimeout(waiter.timer);
+        signal?.removeEventListener('abort', onAbort);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      if (open) {
+        this.#create().then(
+          (slot) => waiter.resolve(this.#lease(slot)),
+          (err) => waiter.reject(err),
+        );
+        return;
+      }
+      waiter.timer = setTimeout(() => {
+        this.#leaveLine(waiter);
+        waiter.reject(
+          new HanactlError(
+            'POOL_EXHAUSTED',
+            `All ${this.#options.max} connections to ${this.#describe} stayed busy for ${this.#options.acquireTimeoutMillis} ms; retry, or ask a person to raise the pool size.`,
+          ),
+        );
+      }, this.#options.acquireTimeoutMillis);
       waiter.timer.unref();
       this.#waiters.push(waiter);
     });
+  }
+
+  #leaveLine(waiter: Waiter): void {
+    const i = this.#waiters.indexOf(waiter);
+    if (i >= 0) this.#waiters.splice(i, 1);
   }
 
   /**
@@ -235,7 +309,7 @@ export class Pool {
           this.errors++;
           this.#busy.delete(slot);
           this.#destroy(slot);
-          this.#waiters.unshift(waiter);
+          if (!waiter.done) this.#waiters.unshift(waiter);
           this.#serveWaiters();
         },
       );

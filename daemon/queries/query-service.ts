@@ -7,19 +7,26 @@ import {
   DEFAULT_APPROVAL_TIMEOUT_SECONDS,
   DEFAULT_MAX_ROWS,
   DEFAULT_TIMEOUT_MS,
+  type Param,
   type QueryRequest,
   type QueryResult,
 } from '../../shared/schemas.js';
 import type { ApprovalDesk } from '../approvals/approval-desk.js';
 import { resolveContextValues } from '../context/context-values.js';
-import type { CostGuard, Driver } from '../engines/driver.js';
-import type { StatementReferences } from '../policy/types.js';
+import type { DriverConnection, ExecuteOptions, StatementResult } from '../engines/driver.js';
 import { costGuardUnavailable } from '../engines/plan-cost.js';
+import type { StatementReferences } from '../policy/types.js';
 import type { Pool } from '../pools/pool.js';
 import type { ConnectionRecord } from '../registry/connection-record.js';
 import { costGuardOf, costGuardWithContext } from './cost-guard.js';
 import { privilegeAdvice } from './privilege-advice.js';
 import { capQueryResult, type ResultBudget, resultBudget } from './result-cap.js';
+import type { ResolveScope, Statement, StatementTarget } from './statement.js';
+
+export type { ResolveScope, Statement, StatementTarget } from './statement.js';
+
+/** Runs one more statement on the borrowed connection: hanactl's own SQL; its rows come back whole. */
+export type SessionExecutor = (sql: string, params: readonly Param[], maxRows: number) => Promise<StatementResult['rows']>;
 
 /** Decides before any network work whether a statement may run, and as what. */
 export interface StatementPolicy {
@@ -39,16 +46,10 @@ export type Checked = 'read' | 'write' | { readonly kind: 'read' | 'write'; read
 /** The kind of an accepted statement. */
 export const kindOf = (checked: Checked): 'read' | 'write' => (typeof checked === 'string' ? checked : checked.kind);
 
-/** Where a `project:<name>` connection is looked up: the caller's project folder and session. */
-export interface ResolveScope {
-  readonly project?: string;
-  readonly session?: string;
-}
-
 export interface QueryServiceDeps {
   /** Registry names resolve alone; `project:<name>` needs the scope's project. */
   resolve(name: string, scope?: ResolveScope): ConnectionRecord;
-  poolFor(record: ConnectionRecord): Promise<{ pool: Pool; driver: Driver }>;
+  poolFor(record: ConnectionRecord): Promise<{ pool: Pick<Pool, 'use'> }>;
   readonly policy: StatementPolicy;
   readonly defaultTimeoutMs?: number;
   /** Where writes on a connection with `--approve-writes` wait for a person; without it such writes are refused. */
@@ -107,7 +108,19 @@ export class QueryService {
     if (guard && record.context.length > 0) throw guard.unavailable(costGuardWithContext(record.name));
     const budget = resultBudget(record.name, record.maxResultBytes);
     // Rows past the budget could never be shown: the driver stops reading them.
-    const result = await this.#execute(record, request, kind === 'read' || !record.allowWrite, signal, guard, references, budget.bytes);
+    const result = await this.#execute(record, {
+      connection: request.connection,
+      sql: request.sql,
+      params: request.params,
+      maxRows: request.maxRows,
+      timeoutMs: request.timeoutMs,
+      context: request.context,
+      readOnly: kind === 'read' || !record.allowWrite,
+      signal,
+      costGuard: guard,
+      references,
+      maxBytes: budget.bytes,
+    });
     const capped = capQueryResult(result, budget);
     return approval ? { ...capped, approval } : capped;
   }
@@ -154,16 +167,24 @@ export class QueryService {
    * or validated: the statement validator is skipped, the read-only transaction is not. Rows
    * come back whole (catalog code reads them); the caller caps what it answers.
    */
-  async runTrusted(
-    connection: string,
-    sql: string,
-    params: QueryRequest['params'] = [],
-    maxRows = 1000,
-    context?: QueryRequest['context'],
-    scope?: ResolveScope,
-  ): Promise<QueryResult> {
-    const record = this.#deps.resolve(connection, scope);
-    return this.#execute(record, { connection, sql, params, maxRows, ...(context ? { context } : {}) }, true);
+  async runTrusted(statement: Omit<Statement, 'readOnly' | 'costGuard' | 'references' | 'maxBytes'>): Promise<QueryResult> {
+    const record = this.#deps.resolve(statement.connection, statement.scope);
+    return this.#execute(record, { ...statement, maxRows: statement.maxRows ?? 1000, readOnly: true });
+  }
+
+  /**
+   * Runs `work` with an executor whose statements all go to one borrowed connection and may write
+   * (autocommit). Only for statements a catalog generated; today that is SAP HANA's explain,
+   * whose `EXPLAIN PLAN` stores rows in EXPLAIN_PLAN_TABLE, reads them back and deletes them (the
+   * explained statement has passed the read-only validator and is only planned). No context
+   * values are set (a plan returns no rows); the driver still clears any an earlier borrower left.
+   */
+  async runTrustedWrites<T>(target: StatementTarget, work: (run: SessionExecutor) => Promise<T>): Promise<T> {
+    const record = this.#deps.resolve(target.connection, target.scope);
+    const options = this.#options(record, { ...target, readOnly: false }, {});
+    return this.#borrow(record, target.signal, (connection) =>
+      work(async (sql, params, maxRows) => (await connection.execute(sql, params, { ...options, maxRows })).rows),
+    );
   }
 
   /** True when the connection separates rows by context values (it declares context names). */
@@ -176,46 +197,53 @@ export class QueryService {
     return this.#deps.resolve(connection, scope).target.engine;
   }
 
-  async #execute(
-    record: ConnectionRecord,
-    request: QueryRequest,
-    readOnly: boolean,
-    signal?: AbortSignal,
-    costGuard?: CostGuard,
-    references?: StatementReferences,
-    maxBytes?: number,
-  ): Promise<QueryResult> {
+  /** One statement on a borrowed connection, its duration counted from before the borrow. */
+  async #execute(record: ConnectionRecord, statement: Statement): Promise<QueryResult> {
     // Refused before any connection is borrowed, like a refused statement.
     const context = resolveContextValues({
       declared: record.context,
-      supplied: request.context ?? {},
+      supplied: statement.context ?? {},
       engine: record.target.engine,
       strict: false,
       connection: record.name,
     });
+    const options = { ...this.#options(record, statement, context), maxRows: statement.maxRows ?? DEFAULT_MAX_ROWS };
     const started = performance.now();
+    const result = await this.#borrow(record, statement.signal, (connection) =>
+      connection.execute(statement.sql, statement.params ?? [], options),
+    );
+    return { ...result, durationMs: Math.round((performance.now() - started) * 1000) / 1000 };
+  }
+
+  /** What the driver is told for each statement of a call, the row cap aside. */
+  #options(
+    record: ConnectionRecord,
+    call: Pick<Statement, 'timeoutMs' | 'readOnly' | 'signal' | 'costGuard' | 'references' | 'maxBytes'>,
+    context: Readonly<Record<string, string>>,
+  ): Omit<ExecuteOptions, 'maxRows'> {
+    return {
+      timeoutMs: call.timeoutMs ?? this.#deps.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS,
+      readOnly: call.readOnly,
+      context,
+      ...(record.signedContext && record.contextKey ? { contextKey: record.contextKey } : {}),
+      ...(call.signal ? { signal: call.signal } : {}),
+      ...(call.costGuard ? { costGuard: call.costGuard } : {}),
+      ...(call.references ? { references: call.references } : {}),
+      ...(call.maxBytes ? { maxBytes: call.maxBytes } : {}),
+    };
+  }
+
+  /** `work` on a connection of `record`'s pool under the pool's borrow rule; a driver's bare error is a QUERY_FAILED. */
+  async #borrow<T>(
+    record: ConnectionRecord,
+    signal: AbortSignal | undefined,
+    work: (connection: DriverConnection) => Promise<T>,
+  ): Promise<T> {
     const { pool } = await this.#deps.poolFor(record);
-    const lease = await pool.acquire();
-    let failure: unknown;
     try {
-      const result = await lease.connection.execute(request.sql, request.params ?? [], {
-        maxRows: request.maxRows ?? DEFAULT_MAX_ROWS,
-        timeoutMs: request.timeoutMs ?? this.#deps.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS,
-        readOnly,
-        context,
-        ...(record.signedContext && record.contextKey ? { contextKey: record.contextKey } : {}),
-        ...(signal ? { signal } : {}),
-        ...(costGuard ? { costGuard } : {}),
-        ...(references ? { references } : {}),
-        ...(maxBytes ? { maxBytes } : {}),
-      });
-      return { ...result, durationMs: Math.round((performance.now() - started) * 1000) / 1000 };
+      return await pool.use(work, signal);
     } catch (err) {
-      // A statement error leaves a healthy connection; anything else may have poisoned it.
-      if (!isHanactlError(err) || !['QUERY_FAILED', 'STATEMENT_REFUSED'].includes(err.code)) failure = err;
       throw isHanactlError(err) ? err : new HanactlError('QUERY_FAILED', err instanceof Error ? err.message : String(err));
-    } finally {
-      lease.release(failure);
     }
   }
 
@@ -231,20 +259,13 @@ export class QueryService {
   async testRecord(record: ConnectionRecord): Promise<{ latencyMs: number; serverVersion?: string; advice?: string[] }> {
     const started = performance.now();
     const { pool } = await this.#deps.poolFor(record);
-    const lease = await pool.acquire();
-    let failure: unknown;
-    try {
-      await lease.connection.ping();
-      const serverVersion = await lease.connection.serverVersion();
+    return pool.use(async (connection) => {
+      await connection.ping();
+      const serverVersion = await connection.serverVersion();
       const latencyMs = Math.round((performance.now() - started) * 100) / 100;
-      const advice = await privilegeAdvice(lease.connection, record.target.engine, record.name);
+      const advice = await privilegeAdvice(connection, record.target.engine, record.name);
       return { latencyMs, ...(serverVersion ? { serverVersion } : {}), ...(advice.length > 0 ? { advice } : {}) };
-    } catch (err) {
-      failure = err;
-      throw err;
-    } finally {
-      lease.release(failure);
-    }
+    });
   }
 }
 

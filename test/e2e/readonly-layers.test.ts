@@ -103,7 +103,7 @@ for (const dialect of ['sqlite', 'postgres', 'mysql'] as const) {
     let baselineFiles: string[];
     let baselineSession: Record<string, unknown>;
 
-    const probe = async () => (await queries.runTrusted(connection, canary.probeSql)).rows[0] ?? {};
+    const probe = async () => (await queries.runTrusted({ connection, sql: canary.probeSql })).rows[0] ?? {};
 
     beforeAll(async () => {
       canary = await openCanary(dialect, NAME, 'hanactl-ro-b-');

@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import mysql from 'mysql2/promise';
 import { CatalogService } from '../../../daemon/catalog/catalog-service.js';
-import { leasedWriteScope } from '../../../daemon/catalog/write-scope.js';
 import { loadDriverFactory } from '../../../daemon/engines/index.js';
 import { checkStatement } from '../../../daemon/policy/index.js';
 import { DEFAULT_POOL_OPTIONS } from '../../../daemon/pools/pool.js';
@@ -34,12 +33,8 @@ export function createHarness(): Harness {
     poolFor: (r) => pools.poolFor(r),
     policy: { check: (_s, { allowWrite }) => (allowWrite ? 'write' : 'read') },
   });
-  // Wired as the composition root does: the policy's validator, and a write scope for HANA's explain.
-  const catalog = new CatalogService({
-    queries,
-    validate: (sql, engine) => checkStatement(sql, { dialect: engine, allowWrite: false }),
-    writeScope: leasedWriteScope({ resolve: (n) => connections.resolve(n), poolFor: (r) => pools.poolFor(r) }),
-  });
+  // Wired as the composition root does: the policy's validator; HANA's explain writes through the query service.
+  const catalog = new CatalogService({ queries, validate: (sql, engine) => checkStatement(sql, { dialect: engine, allowWrite: false }) });
   return {
     dir,
     catalog,

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { CatalogExecutor } from '../../../daemon/catalog/catalog.js';
 import { CatalogService, type StatementValidator } from '../../../daemon/catalog/catalog-service.js';
 import { likePattern, quoteWith, withoutTrailingSemicolons } from '../../../daemon/catalog/catalog-sql.js';
-import type { WriteScope } from '../../../daemon/catalog/write-scope.js';
 import { HanaCatalog } from '../../../daemon/engines/hana/hana-catalog.js';
+import type { SessionExecutor } from '../../../daemon/queries/query-service.js';
+import type { Statement, StatementTarget } from '../../../daemon/queries/statement.js';
 import type { Engine } from '../../../shared/connection-url.js';
 import type { Param, QueryResult } from '../../../shared/schemas.js';
 
@@ -34,7 +34,7 @@ function fakeQueries(engine: Engine) {
     queries: {
       engineOf: () => engine,
       separatesRows: () => false,
-      runTrusted: async (_c: string, sql: string, params: Param[] = []): Promise<QueryResult> => {
+      runTrusted: async ({ sql, params = [] }: Omit<Statement, 'readOnly'>): Promise<QueryResult> => {
         ran.push({ sql, params });
         return { columns: [], rows: [], rowCount: 0, truncated: false, durationMs: 0 };
       },
@@ -91,21 +91,24 @@ describe('CatalogService.explain', () => {
     expect(ran).toEqual([]);
   });
 
-  it('runs HANA explain inside the write scope, never on the read-only path', async () => {
+  it('runs HANA explain on one writable connection, never on the read-only path, in the caller’s scope and under its signal', async () => {
     const { ran, queries } = fakeQueries('hana');
     const scoped: string[] = [];
-    const writeScope: WriteScope = async (connection, work) => {
-      const run: CatalogExecutor = async (sql) => {
-        scoped.push(`${connection}: ${sql.trim().split('\n')[0]}`);
+    const targets: StatementTarget[] = [];
+    const runTrustedWrites = async <T>(target: StatementTarget, work: (run: SessionExecutor) => Promise<T>): Promise<T> => {
+      targets.push(target);
+      return work(async (sql) => {
+        scoped.push(`${target.connection}: ${sql.trim().split('\n')[0]}`);
         return [];
-      };
-      return work(run);
+      });
     };
-    const service = new CatalogService({ queries, validate: allow, catalogs: hana, writeScope });
-    await service.explain({ connection: 'h', sql: 'SELECT 1 FROM DUMMY;  ' });
+    const service = new CatalogService({ queries: { ...queries, runTrustedWrites }, validate: allow, catalogs: hana });
+    const signal = new AbortController().signal;
+    await service.explain({ connection: 'project:erp', project: '/work/shop', session: 's1', sql: 'SELECT 1 FROM DUMMY;  ' }, signal);
     expect(ran).toEqual([]);
-    expect(scoped[0]).toBe("h: EXPLAIN PLAN SET STATEMENT_NAME = 'S1' FOR SELECT 1 FROM DUMMY");
-    expect(scoped.at(-1)).toBe('h: DELETE FROM EXPLAIN_PLAN_TABLE WHERE STATEMENT_NAME = ?');
+    expect(scoped[0]).toBe("project:erp: EXPLAIN PLAN SET STATEMENT_NAME = 'S1' FOR SELECT 1 FROM DUMMY");
+    expect(scoped.at(-1)).toBe('project:erp: DELETE FROM EXPLAIN_PLAN_TABLE WHERE STATEMENT_NAME = ?');
+    expect(targets).toEqual([{ connection: 'project:erp', scope: { project: '/work/shop', session: 's1' }, signal }]);
   });
 });
 
