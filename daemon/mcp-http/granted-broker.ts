@@ -1,11 +1,10 @@
-import type { Broker } from '../../shim/broker.js';
 import { cliCommand } from '../../shared/cli-command.js';
-import type { ConnectionInfo } from '../../shared/schemas.js';
 import { HanactlError } from '../../shared/errors.js';
+import type { ConnectionInfo } from '../../shared/schemas.js';
+import type { Broker } from '../../shim/broker.js';
+import { admittedCalls } from '../mcp/admitted-calls.js';
 import type { OAuthCaller } from './oauth-verifier.js';
 import { contextFromClaims, contextFromQuery } from './query-context.js';
-
-type Call<K extends keyof Broker> = Broker[K];
 
 /** A connection the signed-in caller has no grant for: refused, naming the grant a person gives. */
 export function notGranted(name: string, caller: Pick<OAuthCaller, 'subject'>): HanactlError {
@@ -54,16 +53,6 @@ export function grantedBroker(
     const context = contextOnSharedEndpoint(urlContext, await broker.getConnection(name), caller);
     return Object.keys(context).length > 0 ? { context } : {};
   };
-  const checked = <
-    K extends 'query' | 'listSchemas' | 'listTables' | 'describeTable' | 'listRoutines' | 'explainQuery' | 'sampleRows' | 'searchObjects',
-  >(
-    key: K,
-  ): Call<K> =>
-    (async (request: { connection: string; context?: unknown }, signal?: AbortSignal, ...rest: unknown[]) => {
-      const { context: _fromSession, ...rest0 } = request;
-      const withContext = { ...rest0, ...(await contextOf(request.connection)) };
-      return (broker[key] as (r: unknown, s?: AbortSignal, ...more: unknown[]) => unknown)(withContext, signal, ...rest);
-    }) as Call<K>;
   return {
     listConnections: async () => {
       const { connections } = await broker.listConnections({});
@@ -73,23 +62,15 @@ export function grantedBroker(
       granted(name);
       return broker.getConnection(name);
     },
-    query: checked('query'),
-    listSchemas: checked('listSchemas'),
-    listTables: checked('listTables'),
-    describeTable: checked('describeTable'),
-    listRoutines: checked('listRoutines'),
-    explainQuery: checked('explainQuery'),
-    sampleRows: checked('sampleRows'),
-    searchObjects: checked('searchObjects'),
-    curatedTools: (connection) =>
-      broker.curatedTools(connection !== null && grants.allows(connection, caller) ? connection : null),
-    callCurated: async (request, signal, approval) => {
-      const { context: _fromSession, ...rest } = request;
-      return broker.callCurated({ ...rest, ...(await contextOf(request.connection)) }, signal, approval);
-    },
+    // Each call carries its connection's context values, never the session's own.
+    ...admittedCalls(broker, async ({ context: _fromSession, ...request }) => ({ ...request, ...(await contextOf(request.connection)) })),
+    curatedTools: (connection) => broker.curatedTools(connection !== null && grants.allows(connection, caller) ? connection : null),
     ...(broker.onCuratedChange ? { onCuratedChange: broker.onCuratedChange.bind(broker) } : {}),
     detectProject: async () => {
-      throw new HanactlError('FORBIDDEN', 'Project folders are not looked at over MCP over HTTP; choose a connection from list_connections.');
+      throw new HanactlError(
+        'FORBIDDEN',
+        'Project folders are not looked at over MCP over HTTP; choose a connection from list_connections.',
+      );
     },
     openSession: (request) => broker.openSession(request),
     updateSession: (id, report) => broker.updateSession(id, report),

@@ -8,10 +8,10 @@ import { ConnectionNameSchema } from '../../shared/schemas.js';
 import type { TokenGrant } from '../tokens/token-service.js';
 import type { HttpSessions } from './http-sessions.js';
 import { type SessionBinding, sameBinding } from './http-sessions.js';
-import { contextFromClaims, contextFromQuery, parseRawQuery, rawQueryOf } from './query-context.js';
-import { type BearerAuthDeps, type BearerVariables, bearerAuth, hostAndOrigin } from './request-guards.js';
 import type { OAuthCaller } from './oauth-verifier.js';
 import type { PersonCalls } from './person-calls.js';
+import { contextFromClaims, contextFromQuery, parseRawQuery, rawQueryOf } from './query-context.js';
+import { type BearerAuthDeps, type BearerVariables, bearerAuth, hostAndOrigin } from './request-guards.js';
 import { RPC, rpcError, rpcErrorFor } from './rpc-error.js';
 
 /** The values a static token is bound to, of the names its connection still declares; undefined when none. */

@@ -1,7 +1,6 @@
 import type { Broker } from '../../shim/broker.js';
 import { elsewhere, projectsRefused } from '../http/connection-scope.js';
-
-type Call<K extends keyof Broker> = Broker[K];
+import { admittedCalls } from './admitted-calls.js';
 
 /**
  * A broker that serves one connection only (an MCP over HTTP session, whose URL fixes it), as the
@@ -12,34 +11,17 @@ export function scopedBroker(broker: Broker, scope: string): Broker {
   const only = (name: string) => {
     if (name !== scope) throw elsewhere(name, scope);
   };
-  const checked = <
-    K extends 'query' | 'listSchemas' | 'listTables' | 'describeTable' | 'listRoutines' | 'explainQuery' | 'sampleRows' | 'searchObjects',
-  >(
-    key: K,
-  ): Call<K> =>
-    ((request: { connection: string }, signal?: AbortSignal, ...rest: unknown[]) => {
-      only(request.connection);
-      return (broker[key] as (r: unknown, s?: AbortSignal, ...more: unknown[]) => unknown)(request, signal, ...rest);
-    }) as Call<K>;
   return {
     listConnections: async () => ({ connections: [await broker.getConnection(scope)] }),
     getConnection: async (name, scopeOfCall) => {
       only(name);
       return broker.getConnection(name, scopeOfCall);
     },
-    query: checked('query'),
-    listSchemas: checked('listSchemas'),
-    listTables: checked('listTables'),
-    describeTable: checked('describeTable'),
-    listRoutines: checked('listRoutines'),
-    explainQuery: checked('explainQuery'),
-    sampleRows: checked('sampleRows'),
-    searchObjects: checked('searchObjects'),
-    curatedTools: (connection) => broker.curatedTools(connection === scope ? scope : null),
-    callCurated: (request, signal, approval) => {
+    ...admittedCalls(broker, (request) => {
       only(request.connection);
-      return broker.callCurated(request, signal, approval);
-    },
+      return request;
+    }),
+    curatedTools: (connection) => broker.curatedTools(connection === scope ? scope : null),
     ...(broker.onCuratedChange ? { onCuratedChange: broker.onCuratedChange.bind(broker) } : {}),
     detectProject: async () => {
       throw projectsRefused(scope);
