@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { endChildrenAfterEach } from '../helpers/children.js';
 import { serverAvailable } from '../helpers/engines.js';
 import { TestHome } from '../helpers/hanactl-home.js';
-import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
+import { type ShimHandle, textOf } from '../helpers/mcp-client.js';
 import { PgBouncer, pgbouncerAvailable } from '../helpers/pgbouncer.js';
 import { type CustomerShims, foreignRows, interleavedLeaks, RlsFixture, startCustomerShims } from '../helpers/rls-fixture.js';
 

@@ -43,29 +43,29 @@ describe('credential masking in result cells', () => {
   test.each([
     [
       'IDENTIFIED BY, doubled quotes',
-      String.raw`'CREATE USER a IDENTIFIED BY ''Hunter2-Secret'' '`,
-      String.raw`'CREATE USER a IDENTIFIED BY ''***'' '***'`,
+      `'CREATE USER a IDENTIFIED BY ''Hunter2-Secret'' '`,
+      `'CREATE USER a IDENTIFIED BY ''***'' '***'`,
     ],
-    ['IDENTIFIED BY, doubled, text after', String.raw`x 'GRANT ALL TO a IDENTIFIED BY ''Hunter2-Secret'' WITH GRANT OPTION' y`],
+    ['IDENTIFIED BY, doubled, text after', `x 'GRANT ALL TO a IDENTIFIED BY ''Hunter2-Secret'' WITH GRANT OPTION' y`],
     ['IDENTIFIED BY, backslash', String.raw`'CREATE USER a IDENTIFIED BY \'Hunter2-Secret\''`],
-    ['IDENTIFIED BY, double quotes doubled', String.raw`"CREATE USER a IDENTIFIED BY ""Hunter2-Secret"""`],
+    ['IDENTIFIED BY, double quotes doubled', `"CREATE USER a IDENTIFIED BY ""Hunter2-Secret"""`],
     ['IDENTIFIED BY, double quotes backslashed', String.raw`{"sql": "CREATE USER a IDENTIFIED BY \"Hunter2-Secret\""}`],
-    ['IDENTIFIED BY, two levels doubled', String.raw`'EXECUTE ''CREATE USER a IDENTIFIED BY ''''Hunter2-Secret'''''''`],
+    ['IDENTIFIED BY, two levels doubled', `'EXECUTE ''CREATE USER a IDENTIFIED BY ''''Hunter2-Secret'''''''`],
     ['IDENTIFIED BY, two levels backslashed', String.raw`'x = \'CREATE USER a IDENTIFIED BY \\\'Hunter2-Secret\\\'\''`],
     ['IDENTIFIED BY, backslash then doubled', String.raw`'q = \'ALTER USER a IDENTIFIED BY ''Hunter2-Secret''\''`],
     ['IDENTIFIED BY, backticks doubled', '`ALTER USER a IDENTIFIED BY ``Hunter2-Secret```'],
     [
       'PASSWORD(), doubled',
-      String.raw`'SET PASSWORD FOR a = PASSWORD(''Hunter2-Secret'')'`,
-      String.raw`'SET PASSWORD FOR a = PASSWORD(''***'')'`,
+      `'SET PASSWORD FOR a = PASSWORD(''Hunter2-Secret'')'`,
+      `'SET PASSWORD FOR a = PASSWORD(''***'')'`,
     ],
     ['PASSWORD(), backslash', String.raw`'SET PASSWORD = PASSWORD(\'Hunter2-Secret\')'`],
     ['password = "..."', 'password = "Hunter2-Secret"', 'password = "***"'],
     ['password = \\"...\\" in JSON text', String.raw`{"conf": "password = \"Hunter2-Secret\""}`],
     ['a JSON key, backslash-quoted', String.raw`{"conf": "{\"password\": \"Hunter2-Secret\"}"}`],
-    ['a JSON key, doubled quotes', String.raw`'{""password"": ""Hunter2-Secret""}'`],
-    ['ALTER ROLE PASSWORD, doubled', String.raw`'ALTER ROLE app PASSWORD ''Hunter2-Secret'' VALID UNTIL ''infinity'''`],
-    ['a doubled quote inside the nested password', String.raw`'ALTER ROLE app PASSWORD ''Hunter2''''-Secret'''`],
+    ['a JSON key, doubled quotes', `'{""password"": ""Hunter2-Secret""}'`],
+    ['ALTER ROLE PASSWORD, doubled', `'ALTER ROLE app PASSWORD ''Hunter2-Secret'' VALID UNTIL ''infinity'''`],
+    ['a doubled quote inside the nested password', `'ALTER ROLE app PASSWORD ''Hunter2''''-Secret'''`],
     ['a backslashed quote inside the nested password', String.raw`'ALTER USER a IDENTIFIED BY \'Hunter2\\\'-Secret\''`],
     ['an E string, nested', String.raw`'ALTER ROLE app PASSWORD E''Hunter2\''-Secret'''`],
     ['a nested value past the window', `'ALTER ROLE app PASSWORD ''${'x'.repeat(400)}Hunter2-Secret'''`],
@@ -78,7 +78,7 @@ describe('credential masking in result cells', () => {
   });
 
   test('masks the password an engine status report quotes, and keeps the rest readable', () => {
-    const report = String.raw`MySQL thread id 84, root Updating
+    const report = `MySQL thread id 84, root Updating
 ALTER USER 'app'@'%' IDENTIFIED BY 'Hunter2-Secret'
 ---TRANSACTION 2, query 'SET PASSWORD FOR b = PASSWORD(''Hunter2-Secret'')' ACTIVE 3 sec`;
     const masked = maskSecretText(report);
