@@ -60,7 +60,7 @@ describe.skipIf(!LIVE_URL)('catalog on SAP HANA (live)', () => {
     const parsed = parseConnectionUrl(LIVE_URL ?? '');
     admin = await new HanaDriver(parsed.target, { password: parsed.password }, { connectTimeoutMs: 10_000 }).connect();
     for (const sql of FIXTURE) await admin.execute(sql, [], WRITE);
-    harness = createHarness();
+    harness = await createHarness();
     const url = new URL(LIVE_URL ?? '');
     url.searchParams.set('currentSchema', S);
     await harness.add('hana', url.toString());

@@ -3,49 +3,32 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import mysql from 'mysql2/promise';
-import { CatalogService } from '../../../daemon/catalog/catalog-service.js';
-import { loadDriverFactory } from '../../../daemon/engines/index.js';
-import { checkStatement } from '../../../daemon/policy/index.js';
-import { DEFAULT_POOL_OPTIONS } from '../../../daemon/pools/pool.js';
-import { PoolManager } from '../../../daemon/pools/pool-manager.js';
-import { QueryService } from '../../../daemon/queries/query-service.js';
-import { ConnectionService } from '../../../daemon/registry/connection-service.js';
-import { Registry } from '../../../daemon/registry/registry.js';
+import type { CatalogService } from '../../../daemon/catalog/catalog-service.js';
+import { type InProcessDaemon, inProcessDaemon } from '../../helpers/in-process-daemon.js';
 
-/** The daemon's real graph (registry, pools, query service) around a CatalogService, in a temp folder. */
+/** The daemon's whole graph (createDaemon: registry, pools, the real statement policy), its catalog service in front, in a temp folder. */
 export interface Harness {
   readonly dir: string;
+  readonly daemon: InProcessDaemon;
   readonly catalog: CatalogService;
-  readonly queries: QueryService;
-  readonly connections: ConnectionService;
   /** Registers a connection; `context` declares context parameter names as `hanactl add --context` does. */
   add(name: string, url: string, context?: string[]): Promise<void>;
+  /** Closes the graph (pools, audit trail, registry) and removes the folder. */
   close(): Promise<void>;
 }
 
-export function createHarness(): Harness {
+export async function createHarness(): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), 'hanactl-catalog-'));
-  const registry = Registry.open(join(dir, 'registry.db'), randomBytes(32));
-  const pools = new PoolManager({ pool: DEFAULT_POOL_OPTIONS, connectTimeoutMs: 5000, maxPools: 8, loadDriverFactory });
-  const connections = new ConnectionService(registry, pools);
-  const queries = new QueryService({
-    resolve: (n) => connections.resolve(n),
-    poolFor: (r) => pools.poolFor(r),
-    policy: { check: (_s, { allowWrite }) => (allowWrite ? 'write' : 'read') },
-  });
-  // Wired as the composition root does: the policy's validator; HANA's explain writes through the query service.
-  const catalog = new CatalogService({ queries, validate: (sql, engine) => checkStatement(sql, { dialect: engine, allowWrite: false }) });
+  const daemon = await inProcessDaemon(dir, { connectTimeoutMs: 5000, maxPools: 8 });
   return {
     dir,
-    catalog,
-    queries,
-    connections,
+    daemon,
+    catalog: daemon.catalog,
     add: async (name, url, context) => {
-      await connections.add({ name, url, ...(context ? { context } : {}) });
+      await daemon.connections.add({ name, url, ...(context ? { context } : {}) });
     },
     close: async () => {
-      await pools.closeAll();
-      registry.close();
+      await daemon.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -40,7 +40,7 @@ describe.skipIf(!available)('catalog on MariaDB', () => {
   beforeAll(async () => {
     admin = await mysqlAdmin();
     await admin.query(FIXTURE);
-    harness = createHarness();
+    harness = await createHarness();
     const url = new URL(MYSQL_ADMIN_URL);
     url.pathname = `/${DB}`;
     await harness.add('maria', url.toString());

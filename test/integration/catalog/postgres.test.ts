@@ -45,7 +45,7 @@ describe.skipIf(!available)('catalog on PostgreSQL', () => {
   beforeAll(async () => {
     await admin.connect();
     await admin.query(FIXTURE);
-    harness = createHarness();
+    harness = await createHarness();
     const url = new URL(PG_URL);
     url.searchParams.set('search_path', SCHEMA);
     await harness.add('pg', url.toString());

@@ -10,7 +10,7 @@ let file: string;
 /** SQLite has no stored routines and keeps no row estimates or comments: the suite expects none. */
 describe('catalog on SQLite files', () => {
   beforeAll(async () => {
-    harness = createHarness();
+    harness = await createHarness();
     const files = createSqliteFixture(harness.dir);
     file = files.file;
     await harness.add('lite', `sqlite:${file}`);
