@@ -16,6 +16,6 @@ if (!live) {
       '(docs/engines/hana.md: a free HANA Cloud trial instance and the privileges the test user needs).',
   );
 }
-const files = ['test/unit/hana', 'test/drivers/hana.test.ts', 'test/integration/catalog/hana.test.ts', 'test/unit/policy/hana-sqlscript.test.ts'];
+const files = ['test/unit/daemon/engines/hana', 'test/drivers/hana.test.ts', 'test/integration/catalog/hana.test.ts', 'test/unit/daemon/policy/hana-sqlscript.test.ts'];
 const run = spawnSync(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', ...files], { stdio: 'inherit', env });
 process.exit(run.status ?? 1);

@@ -9,7 +9,7 @@ import { ConnectionNameSchema } from './schemas.js';
  * daemon and the sessions read them with these schemas and rules.
  */
 
-/** The tools every session registers (test/unit/catalog/tool-budget.test.ts checks the two agree); a curated tool may not take one of these names. */
+/** The tools every session registers (test/unit/daemon/catalog/tool-budget.test.ts checks the two agree); a curated tool may not take one of these names. */
 export const BUILT_IN_TOOL_NAMES: readonly string[] = [
   'list_connections',
   'use_connection',

@@ -16,7 +16,7 @@ import { CallTracker } from '../../../daemon/queries/call-tracker.js';
 import { SessionTable } from '../../../daemon/sessions/session-table.js';
 import { HanactlError } from '../../../shared/errors.js';
 import { createShimServer } from '../../../shim/server.js';
-import { memoryTrust } from '../../unit/projects/setup.js';
+import { memoryTrust } from '../../unit/daemon/projects/setup.js';
 
 // Sessions that come and go leave nothing behind in the daemon: after N relay sessions opened,
 // used and closed, everything the daemon holds per session is back where it started. Counts,

@@ -1,0 +1,131 @@
+/**
+ * The generator's review gate, on a made-up pg_proc: a function that looks as if it takes SQL text
+ * or a relation and is not reviewed, a reviewed name the server lacks, or a volatile function
+ * reached without a call in the parse tree, each stops generation with a message naming it.
+ */
+import { describe, expect, test } from 'vitest';
+// @ts-expect-error: a plain ESM script without type declarations
+import { classify, deniedRelations, secretViews, statementTextFunctions } from '../../../../scripts/policy/pg-functions.mjs';
+
+interface Fn {
+  name: string;
+  volatile: 'i' | 's' | 'v';
+  nargs: number;
+  ndefaults: number;
+  variadic: boolean;
+  types: string;
+  argnames: string[] | null;
+  lang: string;
+  prosrc: string;
+}
+const fn = (name: string, types: string, more: Partial<Fn> = {}): Fn => ({
+  name,
+  volatile: 'i',
+  nargs: types ? types.split(', ').length : 0,
+  ndefaults: 0,
+  variadic: false,
+  types,
+  argnames: null,
+  lang: 'internal',
+  prosrc: name,
+  ...more,
+});
+
+interface Classified {
+  problems: string[];
+  refused: Record<string, string>;
+  runsSql: Record<string, Record<number, number[]>>;
+  allowedVolatile: string[];
+  writes: string[];
+  unreviewedVolatile: string[];
+}
+
+/** The real server's pg_proc is the staleness test's job; here the reviewed names are taken as present. */
+const { problems: baseline } = classify({ version: '15', extensions: [], functions: [] }) as Classified;
+const reviewedMissing = (problems: string[]) => problems.filter((p) => !baseline.includes(p));
+
+describe('scripts/policy/pg-functions.mjs classify()', () => {
+  test('a function taking SQL text by its argument name, or running EXECUTE in its body, must be reviewed', () => {
+    const { problems } = classify({
+      version: '15',
+      extensions: [],
+      functions: [
+        fn('run_report', 'text', { argnames: ['sql'] }),
+        fn('refresh_all', 'text', { lang: 'plpgsql', prosrc: 'BEGIN EXECUTE $1; END' }),
+        fn('upper', 'text'),
+      ],
+    }) as Classified;
+    expect(reviewedMissing(problems)).toEqual([
+      'run_report(text) may take SQL text or a relation name and is not reviewed',
+      'refresh_all(text) may take SQL text or a relation name and is not reviewed',
+    ]);
+  });
+
+  test('a volatile function reached by an operator, cast or attribute notation stops generation', () => {
+    const { problems } = classify({ version: '15', extensions: [], functions: [], hidden: ['operator @@@ runs do_it'] }) as Classified;
+    expect(reviewedMissing(problems)).toEqual(['operator @@@ runs do_it, a volatile function the checks would not see called']);
+  });
+
+  test('volatile functions fall in exactly one class, and SQL-running overloads carry their arities', () => {
+    const c = classify({
+      version: '15',
+      extensions: [],
+      functions: [
+        fn('random', '', { volatile: 'v' }),
+        fn('nextval', 'regclass', { volatile: 'v' }),
+        fn('pg_stat_reset', '', { volatile: 'v' }),
+        fn('brand_new_volatile', 'integer', { volatile: 'v' }),
+        fn('ts_rewrite', 'tsquery, text', { volatile: 'v' }),
+        fn('ts_rewrite', 'tsquery, tsquery, tsquery'),
+      ],
+    }) as Classified;
+    expect(c.allowedVolatile).toEqual(['random']);
+    expect(c.writes).toEqual(['nextval']);
+    expect(c.refused.pg_stat_reset).toBe('server-control');
+    expect(c.unreviewedVolatile).toEqual(['brand_new_volatile']);
+    expect(c.runsSql.ts_rewrite).toEqual({ 2: [1] });
+  });
+
+  test('views are denied when their definition calls a function refused for reading files', () => {
+    const views = [
+      { name: 'pg_file_settings', def: 'SELECT a.sourcefile FROM pg_show_all_file_settings() a(sourcefile)' },
+      { name: 'pg_settings', def: 'SELECT a.name FROM pg_show_all_settings() a(name)' },
+    ];
+    expect(deniedRelations(views, { pg_show_all_file_settings: 'host-files', pg_stat_reset: 'server-control' })).toEqual({
+      pg_file_settings: 'pg_show_all_file_settings',
+    });
+  });
+
+  test('views that show a secret are found through views over views; views that mask it are not', async () => {
+    const { loadModule } = await import('libpg-query');
+    await loadModule();
+    const views = [
+      { name: 'pg_shadow', def: 'SELECT pg_authid.rolname AS usename, pg_authid.rolpassword AS passwd FROM pg_authid' },
+      { name: 'pg_user', def: "SELECT pg_shadow.usename, '********'::text AS passwd FROM pg_shadow" },
+      { name: 'pg_roles', def: "SELECT pg_authid.rolname, '********'::text AS rolpassword FROM pg_authid" },
+      { name: 'mine', def: 'SELECT * FROM pg_shadow' },
+      { name: '_pg_user_mappings', def: 'SELECT um.oid, um.umoptions FROM pg_user_mapping um' },
+      {
+        name: 'user_mapping_options',
+        def: 'SELECT opts.option_name, opts.option_value FROM _pg_user_mappings um, LATERAL pg_options_to_table(um.umoptions) opts(option_name, option_value)',
+      },
+      { name: 'user_mappings', def: 'SELECT um.oid FROM _pg_user_mappings um' },
+      { name: 'pg_stat_activity', def: 'SELECT s.pid, s.query FROM pg_stat_get_activity(NULL::integer) s' },
+      { name: 'pg_stat_ssl', def: 'SELECT s.pid, s.ssl FROM pg_stat_get_activity(NULL::integer) s' },
+      { name: 'pg_stats', def: 'SELECT s.staattnum FROM pg_statistic s' },
+    ];
+    const text = statementTextFunctions([
+      { name: 'pg_stat_get_activity', argnames: ['pid', 'datid', 'query'], argmodes: '{i,o,o}' },
+      { name: 'query_to_xml', argnames: ['query', 'nulls'], argmodes: null },
+    ]);
+    expect(text).toEqual(['pg_stat_get_activity', 'pg_stat_get_backend_activity']);
+    expect(secretViews(views, text)).toEqual({
+      _pg_user_mappings: 'pg_user_mapping',
+      mine: 'pg_authid',
+      pg_shadow: 'pg_authid',
+      pg_stat_activity: 'pg_stat_get_activity',
+      pg_stats: 'pg_statistic',
+      user_mapping_options: 'pg_user_mapping',
+    });
+  });
+});
