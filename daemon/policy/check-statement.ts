@@ -121,8 +121,10 @@ function judge(lexed: Lexed, dialect: DialectPolicy, options: PolicyOptions, emb
     (options.rowSeparation ? plannerFiguresRule(tokens) : undefined);
   if (refusal) return refusal;
   // On a writable connection this decides the kind: anything the read-only rules refuse is a write.
+  // On a read-only one the function and catalog rules above were these same rules, and passed.
   const readRefusal =
-    deniedFunction(tokens, false) ?? dialect.catalogRules?.(tokens, false, options.database) ?? readObjection(tokens, dialect);
+    (options.allowWrite ? (deniedFunction(tokens, false) ?? dialect.catalogRules?.(tokens, false, options.database)) : undefined) ??
+    readObjection(tokens, dialect);
   if (!readRefusal) return { ok: true, kind: 'read' };
   return options.allowWrite ? { ok: true, kind: 'write' } : readRefusal;
 }

@@ -78,8 +78,12 @@ const STATEMENT_TEXT_ANYWHERE = [
 /** Names too common to refuse anywhere, refused in their schema: performance_schema.threads (PROCESSLIST_INFO), sys.session. */
 const STATEMENT_TEXT_IN: Readonly<Record<string, readonly string[]>> = { performance_schema: ['threads'], sys: ['session'] };
 
+const STATEMENT_TEXT_NAMES: ReadonlySet<string> = new Set(STATEMENT_TEXT_ANYWHERE.filter((n) => !n.endsWith('*')));
+const STATEMENT_TEXT_PREFIXES: readonly string[] = STATEMENT_TEXT_ANYWHERE.filter((n) => n.endsWith('*')).map((n) => n.slice(0, -1));
+
+// A set and a few prefixes, not a scan of the list: this runs once per name of a long statement.
 const statementTextName = (name: string): boolean =>
-  STATEMENT_TEXT_ANYWHERE.some((n) => (n.endsWith('*') ? name.startsWith(n.slice(0, -1)) : name === n));
+  STATEMENT_TEXT_NAMES.has(name) || STATEMENT_TEXT_PREFIXES.some((prefix) => name.startsWith(prefix));
 
 const refuseStatementText = (what: string): Objection =>
   objection(

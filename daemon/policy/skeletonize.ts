@@ -30,8 +30,10 @@ export function render(tokens: readonly Token[]): string {
  * Splits tokens on top-level semicolons (every `;` token is one), dropping empty statements.
  * With `sqlscriptBlocks` (SAP HANA), a SQLScript block's inner `;` do not split it.
  */
-export function splitStatements(tokens: readonly Token[], sqlscriptBlocks = false): Token[][] {
+export function splitStatements(tokens: readonly Token[], sqlscriptBlocks = false): (readonly Token[])[] {
   if (sqlscriptBlocks) return splitSqlScript(tokens, (part) => splitStatements(part));
+  // Most texts are one statement with no `;`: no copy of a long token list.
+  if (!tokens.some((token) => token.kind === 'punct' && token.text === ';')) return tokens.length > 0 ? [tokens] : [];
   const groups: Token[][] = [[]];
   for (const token of tokens) {
     if (token.kind === 'punct' && token.text === ';') groups.push([]);

@@ -43,9 +43,12 @@ function depthChange(tokens: readonly Token[], k: number): number {
  * is closed. A block that never closes (or closes more than it opens) gives no exemption: the
  * text then splits on every `;`, as plain SQL, and is refused as several statements.
  */
-export function splitSqlScript(tokens: readonly Token[], splitPlain: (tokens: readonly Token[]) => Token[][]): Token[][] {
+export function splitSqlScript(
+  tokens: readonly Token[],
+  splitPlain: (tokens: readonly Token[]) => (readonly Token[])[],
+): (readonly Token[])[] {
   // Offsets, not slices of the rest: a text of many statements costs its length once.
-  const statements: Token[][] = [];
+  const statements: (readonly Token[])[] = [];
   let start = 0;
   let blocks = true;
   while (start < tokens.length) {
