@@ -1,7 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
-import type { Engine } from './engines.js';
+import { ENGINES, type Engine, engineSpec } from './engines.js';
 import { HanactlError } from './errors.js';
-import { hanaEndpointDefaults } from './hana-endpoint.js';
 import { isWhitespace } from './linear-text.js';
 
 export { ENGINES, type Engine } from './engines.js';
@@ -15,7 +14,7 @@ export interface Target {
   readonly port?: number;
   readonly user?: string;
   readonly database?: string;
-  /** SQLite only: absolute file path, or `:memory:`. */
+  /** A file engine's (SQLite's) absolute file path, or `:memory:`. */
   readonly path?: string;
   readonly options: Readonly<Record<string, string>>;
 }
@@ -26,72 +25,43 @@ export interface ParsedUrl {
   readonly password?: string;
 }
 
-const SCHEMES: Record<string, Engine> = {
-  sqlite: 'sqlite',
-  postgres: 'postgres',
-  postgresql: 'postgres',
-  mysql: 'mysql',
-  mariadb: 'mysql',
-  hana: 'hana',
-};
+/** Every scheme a URL may start with, listed or alias, and its engine. */
+const SCHEMES: ReadonlyMap<string, Engine> = new Map(
+  ENGINES.flatMap((engine) => [...engineSpec(engine).schemes, ...(engineSpec(engine).aliases ?? [])].map((scheme) => [scheme, engine])),
+);
 
 /**
- * The query options each engine's URL accepts, by name; any other is refused when the URL is
- * parsed (at `hanactl add`, in the daemon, in project files), with the list. The drivers check
- * the values when they connect and take these lists from here. HANA names match in any case, as
- * its client's do (`daemon/engines/hana/connect-options.ts` holds their kinds and aliases).
+ * The query options each engine's URL accepts, by name (its `urlOptions` in shared/engines.ts);
+ * any other is refused when the URL is parsed (at `hanactl add`, in the daemon, in project
+ * files), with the list. The drivers check the values when they connect and take these lists
+ * from here.
  */
-export const URL_OPTIONS = {
-  sqlite: ['mode'],
-  postgres: ['sslmode', 'application_name', 'search_path', 'schema'],
-  mysql: ['ssl', 'sslmode', 'ssl-mode', 'sslca', 'sslcert', 'sslkey', 'socket'],
-  hana: [
-    'encrypt',
-    'sslValidateCertificate',
-    'sslCryptoProvider',
-    'sslTrustStore',
-    'sslHostNameInCertificate',
-    'sslSNIHostname',
-    'sslUseDefaultTrustStore',
-    'sslMinProtocolVersion',
-    'sslMaxProtocolVersion',
-    'currentSchema',
-    'databaseName',
-    'locale',
-    'compress',
-    'reconnect',
-    'distribution',
-    'proxyHost',
-    'proxyPort',
-    'proxyUserName',
-    'proxyHttp',
-    'proxyScpAccount',
-    'schema',
-    'validate_certificate',
-    'hostname_in_certificate',
-  ],
-} as const satisfies Record<Engine, readonly string[]>;
-
-const ENGINE_LABELS: Record<Engine, string> = { sqlite: 'SQLite', postgres: 'PostgreSQL', mysql: 'MySQL/MariaDB', hana: 'SAP HANA' };
+export const URL_OPTIONS: Readonly<Record<Engine, readonly string[]>> = Object.fromEntries(
+  ENGINES.map((engine) => [engine, engineSpec(engine).urlOptions]),
+) as Record<Engine, readonly string[]>;
 
 /** Refuses a query option the engine does not know, naming the ones it does. */
 function checkOptionNames(engine: Engine, options: Readonly<Record<string, string>>): void {
-  const allowed: readonly string[] = URL_OPTIONS[engine];
-  const fold = engine === 'hana' ? (k: string) => k.toLowerCase() : (k: string) => k;
-  const known = new Set(allowed.map(fold));
+  const spec = engineSpec(engine);
+  const fold = spec.optionNamesIgnoreCase ? (k: string) => k.toLowerCase() : (k: string) => k;
+  const known = new Set(spec.urlOptions.map(fold));
   for (const key of Object.keys(options)) {
     if (known.has(fold(key))) continue;
     throw new HanactlError(
       'INVALID_URL',
-      `The ${ENGINE_LABELS[engine]} URL option "${key.slice(0, 64)}" is not supported; the options are: ${allowed.join(', ')}.`,
+      `The ${spec.label} URL option "${key.slice(0, 64)}" is not supported; the options are: ${spec.urlOptions.join(', ')}.`,
     );
   }
 }
 
-const DEFAULT_PORTS: Record<Exclude<Engine, 'sqlite'>, number> = { postgres: 5432, mysql: 3306, hana: 30015 };
+const EXAMPLES = `Examples: ${ENGINES.map((engine) => engineSpec(engine).example).join(', ')}`;
 
-const EXAMPLES =
-  'Examples: sqlite:./data.db, postgres://user@localhost:5432/db, mysql://user@localhost:3306/db, hana://user@host:30015/TENANT?encrypt=true';
+/** `sqlite:, postgres://, mysql://, mariadb:// or hana://`: the listed schemes as written. */
+const SCHEME_LIST = ((written: string[]) => `${written.slice(0, -1).join(', ')} or ${written.at(-1)}`)(
+  ENGINES.flatMap((engine) =>
+    engineSpec(engine).schemes.map((scheme) => `${scheme}:${engineSpec(engine).address === 'server' ? '//' : ''}`),
+  ),
+);
 
 function invalid(message: string): HanactlError {
   return new HanactlError('INVALID_URL', `${message} ${EXAMPLES}`);
@@ -106,16 +76,21 @@ export function parseConnectionUrl(url: string, baseDir: string = process.cwd())
   const text = url.trim();
   const colon = text.indexOf(':');
   const scheme = colon > 0 ? text.slice(0, colon).toLowerCase() : '';
-  const engine = SCHEMES[scheme];
+  const engine = SCHEMES.get(scheme);
   if (!engine) {
-    throw invalid(`Unknown URL scheme ${scheme ? `"${scheme}:"` : '(none)'}; use sqlite:, postgres://, mysql://, mariadb:// or hana://.`);
+    throw invalid(`Unknown URL scheme ${scheme ? `"${scheme}:"` : '(none)'}; use ${SCHEME_LIST}.`);
   }
-  const parsed = engine === 'sqlite' ? { target: parseSqlite(text.slice(colon + 1), scheme, baseDir) } : parseNetwork(text, engine, scheme);
+  const parsed =
+    engineSpec(engine).address === 'file'
+      ? { target: parseFile(text.slice(colon + 1), engine, scheme, baseDir) }
+      : parseNetwork(text, engine, scheme);
   checkOptionNames(engine, parsed.target.options);
   return parsed;
 }
 
-function parseSqlite(rest: string, scheme: string, baseDir: string): Target {
+/** `<scheme>:<path>[?options]` of a file engine; `<scheme>://<path>` is read the same. */
+function parseFile(rest: string, engine: Engine, scheme: string, baseDir: string): Target {
+  const { label, example } = engineSpec(engine);
   let raw = rest;
   const q = raw.indexOf('?');
   const options: Record<string, string> = {};
@@ -124,19 +99,19 @@ function parseSqlite(rest: string, scheme: string, baseDir: string): Target {
     raw = raw.slice(0, q);
   }
   if (raw.startsWith('//')) raw = raw.slice(2); // sqlite:///abs/path or sqlite://./rel
-  if (raw === '') throw invalid('A sqlite: URL needs a file path, e.g. sqlite:./data.db.');
+  if (raw === '') throw invalid(`A ${scheme}: URL needs a file path, e.g. ${example}.`);
   let path: string;
   try {
     path = raw === ':memory:' ? raw : decodeURIComponent(raw);
   } catch {
-    throw invalid('The SQLite path has a malformed %-escape.');
+    throw invalid(`The ${label} path has a malformed %-escape.`);
   }
-  if (path.includes('\0')) throw invalid('The SQLite path contains a NUL character.');
+  if (path.includes('\0')) throw invalid(`The ${label} path contains a NUL character.`);
   if (path !== ':memory:' && !isAbsolute(path)) path = resolve(baseDir, path);
-  return { engine: 'sqlite', scheme, path, options };
+  return { engine, scheme, path, options };
 }
 
-function parseNetwork(text: string, engine: Exclude<Engine, 'sqlite'>, scheme: string): ParsedUrl {
+function parseNetwork(text: string, engine: Engine, scheme: string): ParsedUrl {
   let u: URL;
   try {
     u = new URL(text);
@@ -146,8 +121,7 @@ function parseNetwork(text: string, engine: Exclude<Engine, 'sqlite'>, scheme: s
   if (!text.slice(scheme.length).startsWith('://')) throw invalid(`A ${scheme} URL starts with ${scheme}://.`);
   const host = u.hostname.replace(/^\[(.*)\]$/, '$1');
   if (!host) throw invalid(`The ${scheme} URL has no host.`);
-  // A HANA Cloud host without a port is on 443 (shared/hana-endpoint.ts), as its bindings are.
-  let port = engine === 'hana' ? hanaEndpointDefaults(host, undefined).port : DEFAULT_PORTS[engine];
+  let port = engineSpec(engine).defaultPort?.(host);
   if (u.port) {
     port = Number(u.port);
     if (!Number.isInteger(port) || port < 1 || port > 65535) throw invalid(`Port ${u.port} is out of range.`);
@@ -203,7 +177,8 @@ export function formatTarget(target: Target): string {
   const query = new URLSearchParams(Object.entries(target.options).sort(([a], [b]) => a.localeCompare(b))).toString();
   const suffix = query ? `?${query}` : '';
   // `%` and `?` in a file name are escaped, or reading the URL back would decode or split there.
-  if (target.engine === 'sqlite') return `sqlite:${target.path?.replace(/[%?]/g, encodeURIComponent)}${suffix}`;
+  const spec = engineSpec(target.engine);
+  if (spec.address === 'file') return `${spec.schemes[0]}:${target.path?.replace(/[%?]/g, encodeURIComponent)}${suffix}`;
   const user = target.user ? `${encodeURIComponent(target.user)}@` : '';
   const host = target.host?.includes(':') ? `[${target.host}]` : target.host;
   const db = target.database ? `/${encodeURIComponent(target.database)}` : '';

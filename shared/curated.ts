@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Engine } from './connection-url.js';
+import { type Engine, engineSpec } from './engines.js';
 import { HanactlError } from './errors.js';
 import { ConnectionNameSchema } from './schemas.js';
 
@@ -105,13 +105,14 @@ const isWord = (c: string | undefined): boolean => c !== undefined && /[A-Za-z0-
 
 /**
  * The `:name` placeholders of `sql`, outside string literals, quoted identifiers and comments
- * (and PostgreSQL's `::` casts and `$tag$` strings). Positional markers (`?`, `$1`) are
+ * (and `::` casts, and PostgreSQL's `$tag$` strings), as the engine's placeholder syntax reads them. Positional markers (`?`, `$1`) are
  * returned as `positional` so a file cannot mix the two.
  */
 export function scanPlaceholders(sql: string, engine: Engine): { placeholders: Placeholder[]; positional: string[] } {
   const placeholders: Placeholder[] = [];
   const positional: string[] = [];
-  const backslash = engine === 'mysql';
+  const syntax = engineSpec(engine).placeholders;
+  const backslash = syntax.backslashEscapes;
   let i = 0;
   const skipQuoted = (quote: string) => {
     i++;
@@ -126,15 +127,15 @@ export function scanPlaceholders(sql: string, engine: Engine): { placeholders: P
   while (i < sql.length) {
     const c = sql[i] as string;
     const next = sql[i + 1];
-    if (c === "'" || c === '"' || (c === '`' && engine === 'mysql')) skipQuoted(c);
+    if (c === "'" || c === '"' || (c === '`' && syntax.backtickQuotes)) skipQuoted(c);
     else if (c === '-' && next === '-') i = sql.indexOf('\n', i) < 0 ? sql.length : sql.indexOf('\n', i);
-    else if (c === '#' && engine === 'mysql') i = sql.indexOf('\n', i) < 0 ? sql.length : sql.indexOf('\n', i);
+    else if (c === '#' && syntax.hashComments) i = sql.indexOf('\n', i) < 0 ? sql.length : sql.indexOf('\n', i);
     else if (c === '/' && next === '*') i = sql.indexOf('*/', i + 2) < 0 ? sql.length : sql.indexOf('*/', i + 2) + 2;
-    else if (c === '$' && engine === 'postgres' && /[0-9]/.test(next ?? '') && !isWord(sql[i - 1])) {
+    else if (c === '$' && syntax.dollarSigns && /[0-9]/.test(next ?? '') && !isWord(sql[i - 1])) {
       const m = /^\$[0-9]+/.exec(sql.slice(i)) as RegExpExecArray;
       positional.push(m[0]);
       i += m[0].length;
-    } else if (c === '$' && engine === 'postgres' && !isWord(sql[i - 1]) && /^\$([A-Za-z_][A-Za-z0-9_]*)?\$/.test(sql.slice(i))) {
+    } else if (c === '$' && syntax.dollarSigns && !isWord(sql[i - 1]) && /^\$([A-Za-z_][A-Za-z0-9_]*)?\$/.test(sql.slice(i))) {
       const tag = (/^\$([A-Za-z_][A-Za-z0-9_]*)?\$/.exec(sql.slice(i)) as RegExpExecArray)[0];
       const close = sql.indexOf(tag, i + tag.length);
       i = close < 0 ? sql.length : close + tag.length;
@@ -235,7 +236,7 @@ export function bindCurated(
     sql += tool.sql.slice(last, p.start);
     last = p.end;
     const value = values.get(p.name) as string | number | boolean;
-    if (engine === 'postgres') {
+    if (engineSpec(engine).placeholders.bind === 'numbered') {
       let n = order.get(p.name);
       if (n === undefined) {
         params.push(value);

@@ -1,5 +1,6 @@
 import { cliCommand } from '../../shared/cli-command.js';
 import { parseConnectionUrl } from '../../shared/connection-url.js';
+import { type Engine, engineSpec } from '../../shared/engines.js';
 import { HanactlError } from '../../shared/errors.js';
 import { assertConnectionName } from '../../shared/names.js';
 import { DEFAULT_APPROVAL_TIMEOUT_SECONDS, DEFAULT_MAX_RESULT_BYTES } from '../../shared/schemas.js';
@@ -28,7 +29,8 @@ export async function add(ctx: CliContext, name: string, url: string, options: A
   if (password !== undefined) {
     ctx.err('warning: the URL holds a password; it may now be in your shell history. Prefer --password-stdin or the prompt.');
   }
-  const asks = password === undefined && options.password !== false && parsed.target.engine !== 'sqlite';
+  const fileEngine = engineSpec(parsed.target.engine).address === 'file';
+  const asks = password === undefined && options.password !== false && !fileEngine;
   if (options.passwordStdin) {
     password = await readPasswordFromStdin(ctx.stdin);
   } else if (asks && !ctx.stdin.isTTY) {
@@ -46,10 +48,9 @@ export async function add(ctx: CliContext, name: string, url: string, options: A
     if (typed !== '') password = typed;
   }
   // Send the URL without its password; the password travels in its own field.
-  const cleanUrl =
-    parsed.target.engine === 'sqlite'
-      ? `sqlite:${parsed.target.path}${query(parsed.target.options)}`
-      : url.replace(/(\/\/[^:/@]*):[^@]*@/, '$1@');
+  const cleanUrl = fileEngine
+    ? `${engineSpec(parsed.target.engine).schemes[0]}:${parsed.target.path}${query(parsed.target.options)}`
+    : url.replace(/(\/\/[^:/@]*):[^@]*@/, '$1@');
   const testing = options.test !== false;
   const progress = testing && !options.json ? progressLine(process.stderr, `Testing the connection to "${name}"…`) : undefined;
   const info = await ctx.daemon
@@ -65,18 +66,16 @@ export async function add(ctx: CliContext, name: string, url: string, options: A
     })
     .finally(() => progress?.done());
   for (const advice of info.advice ?? []) ctx.err(`warning: ${advice}`);
-  if (info.engine === 'sqlite' && info.context.length > 0) ctx.err(sqliteContextWarning(info.name));
+  warnContext(ctx, info);
   if (options.json) return printJson(ctx, info);
   ctx.out(`Added "${info.name}" (${info.engine}, ${info.allowWrite ? 'read-write' : 'read-only'}): ${info.url}`);
   ctx.out(testing ? 'The connection test passed.' : `Saved untested; check it with: ${cliCommand()} test ${info.name}`);
 }
 
-/**
- * SQLite has no grants: an agent that can read a view built on mcp_context() can read its base
- * table too, so context values there select rows but separate nothing (docs/context-parameters.md).
- */
-export function sqliteContextWarning(name: string): string {
-  return `warning: "${name}" is a SQLite file, and SQLite has no grants: mcp_context() gives each session its own values to select by, but an agent can read every table of the file, so context values do not keep one caller from another's rows. Put rows that must stay apart in separate files (one connection each), or use PostgreSQL or MariaDB with the recipe in docs/context-parameters.md.`;
+/** Warns a person who declared context names on an engine that cannot keep callers apart with them (its `contextWarning`). */
+function warnContext(ctx: CliContext, info: { readonly name: string; readonly engine: Engine; readonly context: readonly string[] }): void {
+  const warning = engineSpec(info.engine).contextWarning;
+  if (warning && info.context.length > 0) ctx.err(warning(info.name));
 }
 
 function query(options: Readonly<Record<string, string>>): string {
@@ -172,7 +171,7 @@ export async function set(ctx: CliContext, name: string, options: SetOptions): P
     );
   }
   const info = await ctx.daemon.updateConnection(name, changes);
-  if (typeof options.context === 'string' && info.engine === 'sqlite' && info.context.length > 0) ctx.err(sqliteContextWarning(info.name));
+  if (typeof options.context === 'string') warnContext(ctx, info);
   if (options.json) return printJson(ctx, info);
   const scoped = info.context.length > 0 ? `, context ${info.context.join(',')}` : '';
   const cap = `, tool results up to ${info.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES} bytes`;

@@ -15,11 +15,11 @@ export interface Resolution {
   };
 }
 
-/** Keeps SQLite candidates whose file exists inside trust (read by its real path); notes the rest. */
+/** Keeps file candidates (SQLite) whose file exists inside trust (read by its real path); notes the rest. */
 function usable(ctx: SourceContext, candidates: readonly Candidate[], notes: string[]): Candidate[] {
   const kept: Candidate[] = [];
   for (const c of candidates) {
-    if (c.target.engine !== 'sqlite' || !c.target.path) {
+    if (!c.target.path) {
       kept.push(c);
       continue;
     }
