@@ -5,10 +5,15 @@ import type { DriverFactory } from './driver.js';
 import { HanaCatalog } from './hana/hana-catalog.js';
 import { HANA_DIALECT } from './hana/hana-dialect.js';
 import { MysqlCatalog } from './mysql/mysql-catalog.js';
+import { mysqlCostLimitUnavailable } from './mysql/mysql-cost.js';
 import { MYSQL_DIALECT } from './mysql/mysql-dialect.js';
+import { MYSQL_PRIVILEGE_PROBE } from './mysql/mysql-privileges.js';
 import { PostgresCatalog } from './postgres/postgres-catalog.js';
 import { POSTGRES_DIALECT } from './postgres/postgres-dialect.js';
+import { POSTGRES_PRIVILEGE_PROBE } from './postgres/postgres-privileges.js';
+import type { PrivilegeProbe } from './privilege-probe.js';
 import { SqliteCatalog } from './sqlite/sqlite-catalog.js';
+import { sqliteCostLimitUnavailable } from './sqlite/sqlite-cost.js';
 import { SQLITE_DIALECT } from './sqlite/sqlite-dialect.js';
 
 /** What differs between engines in behaviour the broker decides, read where it decides it. */
@@ -36,6 +41,14 @@ export interface EngineEntry {
   /** The most UTF-8 bytes a context value may have (refused, never truncated, beyond it). */
   readonly contextValueMaxBytes: number;
   readonly capabilities: EngineCapabilities;
+  /**
+   * Why a connection keeps no cost limit (`--max-cost`), or undefined when it can: given where
+   * `costLimit` is not 'always'. `serverVersion` is what the server reported, for
+   * 'by-server-version'; without it, only what holds on every server of the engine is said.
+   */
+  readonly costLimitUnavailable?: (serverVersion?: string) => string | undefined;
+  /** Where a login could read credentials, asked when a connection is added or tested; none where the engine has no such roles. */
+  readonly privilegeProbe?: PrivilegeProbe;
 }
 
 /** The engines, one row each: adding an engine is one folder under engines/ and one row here. */
@@ -46,6 +59,7 @@ export const ENGINE_TABLE: Readonly<Record<Engine, EngineEntry>> = {
     dialect: SQLITE_DIALECT,
     contextValueMaxBytes: 4096,
     capabilities: { signedContext: false, costLimit: 'never' },
+    costLimitUnavailable: sqliteCostLimitUnavailable,
   },
   postgres: {
     loadDriver: async () => (await import('./postgres/index.js')).createPostgresDriver,
@@ -53,6 +67,7 @@ export const ENGINE_TABLE: Readonly<Record<Engine, EngineEntry>> = {
     dialect: POSTGRES_DIALECT,
     contextValueMaxBytes: 4096,
     capabilities: { signedContext: true, costLimit: 'always' },
+    privilegeProbe: POSTGRES_PRIVILEGE_PROBE,
   },
   mysql: {
     loadDriver: async () => (await import('./mysql/index.js')).createMysqlDriver,
@@ -60,6 +75,8 @@ export const ENGINE_TABLE: Readonly<Record<Engine, EngineEntry>> = {
     dialect: MYSQL_DIALECT,
     contextValueMaxBytes: 4096,
     capabilities: { signedContext: false, costLimit: 'by-server-version' },
+    costLimitUnavailable: mysqlCostLimitUnavailable,
+    privilegeProbe: MYSQL_PRIVILEGE_PROBE,
   },
   hana: {
     loadDriver: async () => (await import('./hana/index.js')).createHanaDriver,
@@ -79,6 +96,14 @@ function column<K extends keyof EngineEntry>(key: K): Readonly<Record<Engine, En
 export const DIALECTS = column('dialect');
 /** Each engine's catalog (the table's `catalog` column). */
 export const CATALOGS = column('catalog');
+
+/**
+ * Why a connection of `engine` keeps no cost limit, or undefined when it can (the row's
+ * `costLimitUnavailable`); `serverVersion` as its server reported it, when known.
+ */
+export function costGuardUnavailable(engine: Engine, serverVersion?: string): string | undefined {
+  return ENGINE_TABLE[engine].costLimitUnavailable?.(serverVersion);
+}
 
 /** The driver factory for an engine. */
 export function loadDriverFactory(engine: Engine): Promise<DriverFactory> {

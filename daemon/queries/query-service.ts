@@ -14,7 +14,7 @@ import {
 import type { ApprovalDesk } from '../approvals/approval-desk.js';
 import { resolveContextValues } from '../context/context-values.js';
 import type { DriverConnection, ExecuteOptions, StatementResult } from '../engines/driver.js';
-import { costGuardUnavailable } from '../engines/plan-cost.js';
+import { costGuardUnavailable } from '../engines/index.js';
 import type { StatementReferences } from '../policy/types.js';
 import type { Pool } from '../pools/pool.js';
 import type { ConnectionRecord } from '../registry/connection-record.js';

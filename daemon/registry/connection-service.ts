@@ -4,8 +4,7 @@ import { HanactlError } from '../../shared/errors.js';
 import { assertConnectionName } from '../../shared/names.js';
 import type { AddConnectionRequest, ConnectionInfo, UpdateConnectionRequest } from '../../shared/schemas.js';
 import { normaliseContextNames } from '../engines/context-names.js';
-import { ENGINE_TABLE } from '../engines/index.js';
-import { costGuardUnavailable } from '../engines/plan-cost.js';
+import { costGuardUnavailable, ENGINE_TABLE } from '../engines/index.js';
 import { postgresContextSql } from '../engines/signed-context.js';
 import { costGuardWithContext } from '../queries/cost-guard.js';
 import { type ConnectionRecord, makeRecord } from './connection-record.js';
@@ -111,7 +110,8 @@ export class ConnectionService {
     if (probe) await this.#tryFirst(record, probe);
     this.#registry.put(record, request.replace ?? false);
     // Replaced by a connection to another engine: nothing there would verify a signature.
-    if (previous?.signedContext && !ENGINE_TABLE[record.target.engine].capabilities.signedContext) this.#registry.setSignedContext(record.name, false);
+    if (previous?.signedContext && !ENGINE_TABLE[record.target.engine].capabilities.signedContext)
+      this.#registry.setSignedContext(record.name, false);
     this.#cache.delete(record.name);
     if (previous) await this.#pools.forget(previous);
     return record;
@@ -212,7 +212,10 @@ export class ConnectionService {
   contextSql(name: string, options: { role?: string; schema?: string }): string {
     const record = this.resolve(name);
     if (!ENGINE_TABLE[record.target.engine].capabilities.signedContext) {
-      throw new HanactlError('INVALID_REQUEST', `Signed context values are available on PostgreSQL connections only; "${name}" is ${record.target.engine}.`);
+      throw new HanactlError(
+        'INVALID_REQUEST',
+        `Signed context values are available on PostgreSQL connections only; "${name}" is ${record.target.engine}.`,
+      );
     }
     if (!record.signedContext || !record.contextKey) {
       throw new HanactlError(

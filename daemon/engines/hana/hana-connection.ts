@@ -24,6 +24,9 @@ import {
 } from './hana-sql.js';
 import { readResultSet } from './result-reader.js';
 
+/** Leading keywords of reads SAP HANA cannot EXPLAIN: the cost guard lets them pass without an estimate. */
+export const HANA_NOT_EXPLAINABLE: ReadonlySet<string> = new Set(['EXPLAIN']);
+
 /** Statement kinds (`extension/FunctionCode.js`) that answer with a result set. */
 const RESULT_SET_FUNCTION_CODES = new Set([5 /* SELECT */, 6 /* SELECT FOR UPDATE */, 9 /* CALL with result */]);
 
@@ -212,7 +215,8 @@ export class HanaConnection implements DriverConnection {
 
   /** Puts the session in the call's mode, then runs the statement. */
   async #runCall(sql: string, params: readonly Param[], options: ExecuteOptions, watch: StatementWatch): Promise<StatementResult> {
-    if (options.readOnly && options.costGuard && explainable(sql, 'hana')) await this.#checkCost(sql, params, options.costGuard);
+    if (options.readOnly && options.costGuard && explainable(sql, HANA_NOT_EXPLAINABLE))
+      await this.#checkCost(sql, params, options.costGuard);
     if (options.readOnly) {
       this.#conn.setAutoCommit(false);
       this.#mayBeReadOnly = true;

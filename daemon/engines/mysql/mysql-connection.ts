@@ -3,9 +3,10 @@ import type { Param } from '../../../shared/schemas.js';
 import { contextSqlName } from '../context-names.js';
 import { assertContextKept, assertContextUnchanged, contextUnavailable } from '../context-unavailable.js';
 import type { CostGuard, DriverConnection, ExecuteOptions, StatementResult } from '../driver.js';
-import { costGuardUnavailable, explainable, mysqlPlanCost } from '../plan-cost.js';
+import { explainable } from '../plan-cost.js';
 import { StatementWatch } from '../statement-watch.js';
 import { statementCancelled } from '../stop-errors.js';
+import { MYSQL_NOT_EXPLAINABLE, mysqlCostLimitUnavailable, mysqlPlanCost } from './mysql-cost.js';
 import { type ErrorContext, isConnectionLost, lostError, statementError } from './mysql-errors.js';
 import type { MysqlError, MysqlRawConnection } from './mysql-module.js';
 import { type ServerInfo, sessionSql } from './mysql-session.js';
@@ -269,13 +270,13 @@ export class MysqlConnection implements DriverConnection {
    * the limit cannot be held.
    */
   async #overCost(sql: string, params: readonly Param[], guard: CostGuard, watch: StatementWatch): Promise<unknown> {
-    if (!explainable(sql, 'mysql')) return undefined;
+    if (!explainable(sql, MYSQL_NOT_EXPLAINABLE)) return undefined;
     const explained = await this.#statement(`EXPLAIN FORMAT=JSON ${sql}`, params, { maxRows: 1 }, watch);
     if (!explained.ok) return explained.error;
     const row = explained.result.rows[0];
     const cost = row ? mysqlPlanCost(Object.values(row)[0] ?? null) : undefined;
     if (cost !== undefined) return cost > guard.maxCost ? guard.over(cost) : undefined;
-    const unavailable = costGuardUnavailable('mysql', this.#deps.server.version);
+    const unavailable = mysqlCostLimitUnavailable(this.#deps.server.version);
     return unavailable ? guard.unavailable(unavailable) : undefined;
   }
 

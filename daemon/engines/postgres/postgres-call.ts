@@ -1,11 +1,12 @@
 import { randomFraction } from '../../../shared/random-hex.js';
 import { contextSqlName } from '../context-names.js';
 import type { ExecuteOptions } from '../driver.js';
-import { explainable, postgresTopCost } from '../plan-cost.js';
-import { resolveStep } from './postgres-resolve.js';
+import { explainable } from '../plan-cost.js';
 import { signatureSetting, signContextValue } from '../signed-context.js';
 import type { BatchGate, BatchStep } from './postgres-batch.js';
 import { CLEANUP_STATEMENTS, DBLINK_PRESENT } from './postgres-cleanup.js';
+import { POSTGRES_NOT_EXPLAINABLE, postgresTopCost } from './postgres-cost.js';
+import { resolveStep } from './postgres-resolve.js';
 
 /** One call as one batch, and where its steps sit in it. */
 export interface CallPlan {
@@ -122,7 +123,7 @@ export function planCall(
   const resolve = resolving ? steps.length : -1;
   if (resolving) steps.push({ ...resolving, firstRowOnly: true });
   let explain = -1;
-  if (options.costGuard && options.readOnly && explainable(sql, 'postgres')) {
+  if (options.costGuard && options.readOnly && explainable(sql, POSTGRES_NOT_EXPLAINABLE)) {
     explain = steps.length;
     // Text, first row only: the top node's line, `Node (cost=startup..total rows=n width=w)`.
     steps.push({ text: `EXPLAIN ${sql}`, values: params, firstRowOnly: true });

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { costGuardUnavailable, explainable, leadingWord, mysqlPlanCost, postgresTopCost } from '../../../../daemon/engines/plan-cost.js';
+import { HANA_NOT_EXPLAINABLE } from '../../../../daemon/engines/hana/hana-connection.js';
+import { costGuardUnavailable } from '../../../../daemon/engines/index.js';
+import { MYSQL_NOT_EXPLAINABLE, mysqlPlanCost } from '../../../../daemon/engines/mysql/mysql-cost.js';
+import { explainable, leadingWord } from '../../../../daemon/engines/plan-cost.js';
+import { POSTGRES_NOT_EXPLAINABLE, postgresTopCost } from '../../../../daemon/engines/postgres/postgres-cost.js';
 
 describe('plan costs as each engine states them', () => {
   it("reads the top node's total cost from the first line of PostgreSQL's EXPLAIN", () => {
@@ -19,7 +23,9 @@ describe('plan costs as each engine states them', () => {
 
   it('says where no estimate exists: SQLite always, MariaDB before 11.0', () => {
     expect(costGuardUnavailable('sqlite')).toMatch(/SQLite has no cost estimate/);
-    expect(costGuardUnavailable('mysql', '10.11.19-MariaDB-0+deb12u1')).toMatch(/MariaDB gives no plan cost before 11\.0 .* on 10\.11\.19\)/);
+    expect(costGuardUnavailable('mysql', '10.11.19-MariaDB-0+deb12u1')).toMatch(
+      /MariaDB gives no plan cost before 11\.0 .* on 10\.11\.19\)/,
+    );
     expect(costGuardUnavailable('mysql', '11.4.2-MariaDB')).toBeUndefined();
     expect(costGuardUnavailable('mysql', '8.0.36')).toBeUndefined();
     expect(costGuardUnavailable('postgres')).toBeUndefined();
@@ -35,14 +41,14 @@ describe('which reads are explained', () => {
   });
 
   it('explains every read but the forms the engine cannot EXPLAIN', () => {
-    expect(explainable('SELECT 1', 'postgres')).toBe(true);
-    expect(explainable('WITH x AS (SELECT 1) SELECT * FROM x', 'postgres')).toBe(true);
-    expect(explainable('VALUES (1)', 'postgres')).toBe(true);
-    expect(explainable('SHOW server_version', 'postgres')).toBe(false);
-    expect(explainable('EXPLAIN SELECT 1', 'postgres')).toBe(false);
-    expect(explainable('DESCRIBE t', 'mysql')).toBe(false);
-    expect(explainable('SELECT * FROM DUMMY', 'hana')).toBe(true);
+    expect(explainable('SELECT 1', POSTGRES_NOT_EXPLAINABLE)).toBe(true);
+    expect(explainable('WITH x AS (SELECT 1) SELECT * FROM x', POSTGRES_NOT_EXPLAINABLE)).toBe(true);
+    expect(explainable('VALUES (1)', POSTGRES_NOT_EXPLAINABLE)).toBe(true);
+    expect(explainable('SHOW server_version', POSTGRES_NOT_EXPLAINABLE)).toBe(false);
+    expect(explainable('EXPLAIN SELECT 1', POSTGRES_NOT_EXPLAINABLE)).toBe(false);
+    expect(explainable('DESCRIBE t', MYSQL_NOT_EXPLAINABLE)).toBe(false);
+    expect(explainable('SELECT * FROM DUMMY', HANA_NOT_EXPLAINABLE)).toBe(true);
     // A form the scanner does not know is explained: its EXPLAIN failing refuses it (fail closed).
-    expect(explainable('/*!50000 SHOW */ tables', 'mysql')).toBe(true);
+    expect(explainable('/*!50000 SHOW */ tables', MYSQL_NOT_EXPLAINABLE)).toBe(true);
   });
 });

@@ -1,0 +1,13 @@
+import type { StatementResult } from './driver.js';
+
+/**
+ * Where a login could read credentials, asked of the server itself when a person registers or
+ * tests a connection (`daemon/queries/privilege-advice.ts` runs it). An engine without such a
+ * role model has none.
+ */
+export interface PrivilegeProbe {
+  /** One read-only statement answering one row about the connection's own login. */
+  readonly sql: string;
+  /** Sentences for a person, naming the login as `user`; empty when the login reads no credentials. */
+  advice(row: StatementResult['rows'][number], user: string): string[];
+}
