@@ -1,5 +1,5 @@
 import { HanactlError } from '../../shared/errors.js';
-import { DIALECTS } from '../engines/index.js';
+import { DIALECTS, ENGINE_TABLE } from '../engines/index.js';
 import { hostAccessAnywhere, sessionChangeAnywhere } from './anywhere-rules.js';
 import { contextCodeRule } from './context-code.js';
 import { deniedFunction } from './denied-functions.js';
@@ -113,11 +113,16 @@ function judge(lexed: Lexed, dialect: DialectPolicy, options: PolicyOptions, emb
     sessionChangeAnywhere(tokens, dialect) ??
     hostAccessAnywhere(tokens) ??
     deniedFunction(tokens, options.allowWrite) ??
-    functionReferenceRule(tokens, options.dialect, options.allowWrite) ??
+    functionReferenceRule(tokens, dialect, options.allowWrite) ??
     dialect.catalogRules?.(tokens, options.allowWrite, options.database) ??
     embeddedSql(tokens, embedded) ??
     // On a read-only connection code is refused by the read-only rules, which name it better.
-    contextCodeRule(tokens, options.dialect, options.allowWrite && options.unsignedContext) ??
+    contextCodeRule(
+      tokens,
+      dialect,
+      options.allowWrite && options.unsignedContext,
+      ENGINE_TABLE[options.dialect].capabilities.signedContext,
+    ) ??
     (options.rowSeparation ? plannerFiguresRule(tokens) : undefined);
   if (refusal) return refusal;
   // On a writable connection this decides the kind: anything the read-only rules refuse is a write.

@@ -1,4 +1,4 @@
-import type { Engine } from '../../shared/connection-url.js';
+import type { DialectPolicy } from './dialects.js';
 import { objection } from './objections.js';
 import { isPunct, isWord, leadIndex } from './tokens.js';
 import type { Objection, Token } from './types.js';
@@ -42,9 +42,6 @@ const MODIFIERS = new Set([
   'EXISTS',
 ]);
 
-/** Engines where a statement can reach the session's context values from code (not SQLite's function). */
-const FORGEABLE: ReadonlySet<Engine> = new Set(['postgres', 'mysql', 'hana']);
-
 /**
  * Where a MySQL `DEFINER = user`, `user@host` or `CURRENT_USER[()]` clause (in any quoting) that
  * starts at `i` ends: the index of its last token; undefined when none starts there.
@@ -58,12 +55,12 @@ function definerEnd(tokens: readonly Token[], i: number): number | undefined {
 }
 
 /** The code a statement defines or runs, as the refusal names it, or undefined. */
-export function codeStatement(tokens: readonly Token[], engine: Engine): string | undefined {
+export function codeStatement(tokens: readonly Token[], dialect: DialectPolicy): string | undefined {
   const at = leadIndex(tokens);
   const lead = tokens[at];
   if (!isWord(lead)) return undefined;
-  // An anonymous block (PostgreSQL `DO $$ … $$`, SAP HANA `DO BEGIN … END`); MySQL's DO only evaluates expressions.
-  if (lead.text === 'DO') return engine === 'mysql' ? undefined : 'DO';
+  // An anonymous block (PostgreSQL `DO $$ … $$`, SAP HANA `DO BEGIN … END`), unless the dialect's DO only evaluates expressions (MySQL).
+  if (lead.text === 'DO') return dialect.doEvaluatesExpressions ? undefined : 'DO';
   if (lead.text !== 'CREATE' && lead.text !== 'ALTER') return undefined;
   for (let i = at + 1; i < Math.min(tokens.length, at + 24); i++) {
     const token = tokens[i] as Token;
@@ -157,13 +154,13 @@ export function disallowedDdl(tokens: readonly Token[]): string | undefined {
   return `${lead.text} ${(named ?? '').toUpperCase()}`.trim();
 }
 
-/** What a person can do instead, on an engine with or without signed values. */
-const signAdvice = (engine: Engine): string =>
-  engine === 'postgres' ? 'ask a person to sign them (hanactl set <connection> --signed-context) or to run it' : 'ask a person to run it';
+/** What a person can do instead, on an engine whose context values can be signed (`signable`) or not. */
+const signAdvice = (signable: boolean): string =>
+  signable ? 'ask a person to sign them (hanactl set <connection> --signed-context) or to run it' : 'ask a person to run it';
 
-/** The refusal of `label` on a connection whose context values are not signed. */
-export function contextCodeObjection(label: string, engine: Engine): Objection {
-  const sign = signAdvice(engine);
+/** The refusal of `label` on a connection whose context values are not signed; `signable`: the engine can sign them. */
+export function contextCodeObjection(label: string, signable: boolean): Objection {
+  const sign = signAdvice(signable);
   return objection(
     'context-code',
     `Refused: ${label} adds or runs code the checks cannot read, and this connection's context values are not signed: such code could set them to another value while it runs.`,
@@ -172,8 +169,8 @@ export function contextCodeObjection(label: string, engine: Engine): Objection {
 }
 
 /** The refusal of DDL outside the allow list on a connection whose context values are not signed. */
-export function contextDdlObjection(label: string, engine: Engine): Objection {
-  const sign = signAdvice(engine);
+export function contextDdlObjection(label: string, signable: boolean): Objection {
+  const sign = signAdvice(signable);
   return objection(
     'context-code',
     `Refused: ${label} is not among the statements allowed where context values are not signed (tables, indexes, views, sequences, schemas, databases; COMMENT, GRANT, TRUNCATE, DROP): objects of other kinds can name functions that run later, out of the checks' sight, and could set the values to another one.`,
@@ -181,11 +178,19 @@ export function contextDdlObjection(label: string, engine: Engine): Objection {
   );
 }
 
-/** The statement's refusal on a connection with unsigned context values, where that applies. */
-export function contextCodeRule(tokens: readonly Token[], engine: Engine, unsignedContext: boolean | undefined): Objection | undefined {
-  if (!unsignedContext || !FORGEABLE.has(engine)) return undefined;
-  const label = codeStatement(tokens, engine);
-  if (label) return contextCodeObjection(label, engine);
+/**
+ * The statement's refusal on a connection with unsigned context values, where code can reach them
+ * (the dialect's `codeReachesContext`); `signable`: the engine can sign them instead.
+ */
+export function contextCodeRule(
+  tokens: readonly Token[],
+  dialect: DialectPolicy,
+  unsignedContext: boolean | undefined,
+  signable = false,
+): Objection | undefined {
+  if (!unsignedContext || !dialect.codeReachesContext) return undefined;
+  const label = codeStatement(tokens, dialect);
+  if (label) return contextCodeObjection(label, signable);
   const ddl = disallowedDdl(tokens);
-  return ddl ? contextDdlObjection(ddl, engine) : undefined;
+  return ddl ? contextDdlObjection(ddl, signable) : undefined;
 }

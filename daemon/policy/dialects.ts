@@ -1,3 +1,4 @@
+import type { ReferencedFunctionRule } from './function-references.js';
 import type { Objection, PolicyOptions, StatementReferences, Token, Verdict } from './types.js';
 
 /**
@@ -73,6 +74,16 @@ export interface DialectPolicy {
   readonly colonEqualsAssigns: boolean;
   /** A `DO BEGIN ...; END` or CREATE PROCEDURE/FUNCTION/TRIGGER body is one statement (SAP HANA SQLScript). */
   readonly sqlscriptBlocks?: boolean;
+  /**
+   * Code a statement adds or runs (routines, triggers, anonymous blocks) can reach the session's
+   * context values, so it is refused where they are not signed (context-code.ts). False only where
+   * the values are out of SQL's reach (SQLite: a function only the broker sets).
+   */
+  readonly codeReachesContext: boolean;
+  /** `DO expr` only evaluates expressions (MySQL); elsewhere `DO` runs an anonymous block of code. */
+  readonly doEvaluatesExpressions?: boolean;
+  /** The engine's own rules on a function an object's DDL names to call later (PostgreSQL: `sfunc = f`). */
+  readonly referencedFunctionRule?: ReferencedFunctionRule;
 }
 
 /** The plainest lexical rules; each engine's dialect (daemon/engines/<engine>/) spreads and overrides them. */

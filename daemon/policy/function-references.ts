@@ -1,5 +1,5 @@
-import type { Engine } from '../../shared/connection-url.js';
 import { deniedFunctionName } from './denied-functions.js';
+import type { DialectPolicy } from './dialects.js';
 import { categoryObjection, objection } from './objections.js';
 import { pgFunctionObjection, runsSql } from './pg-functions.js';
 import { isPunct, isWord, leadIndex } from './tokens.js';
@@ -35,19 +35,35 @@ export const REFERENCE_OPTIONS: ReadonlySet<string> = new Set([
   'subscript',
 ]);
 
-/** The refusal for naming the function `name` (lower case, unqualified) as one an object calls later, or undefined. */
-export function functionReferenceObjection(name: string, engine: Engine, allowWrite: boolean): Objection | undefined {
-  if (name === 'set_config') return categoryObjection('session-change', 'set_config (named as the function an object calls)');
-  const denied = deniedFunctionName(name, allowWrite) ?? (engine === 'postgres' ? pgFunctionObjection(name, allowWrite) : undefined);
+/** The engine's own rules on a function named as one an object calls later (a dialect's `referencedFunctionRule`). */
+export type ReferencedFunctionRule = (name: string, allowWrite: boolean) => Objection | undefined;
+
+/**
+ * PostgreSQL's: its functions as classified from pg_proc, and any function that runs the SQL text
+ * it is given, since the text it would run is not written here.
+ */
+export const postgresReferencedFunction: ReferencedFunctionRule = (name, allowWrite) => {
+  const denied = pgFunctionObjection(name, allowWrite);
   if (denied) return denied;
-  if (engine === 'postgres' && runsSql(name)) {
-    return objection(
-      'denied-function',
-      `Refused: ${name}() runs the SQL text it is given, and named as the function an object calls it would run text this statement does not show.`,
-      `Remove the reference to ${name}.`,
-    );
-  }
-  return undefined;
+  if (!runsSql(name)) return undefined;
+  return objection(
+    'denied-function',
+    `Refused: ${name}() runs the SQL text it is given, and named as the function an object calls it would run text this statement does not show.`,
+    `Remove the reference to ${name}.`,
+  );
+};
+
+/**
+ * The refusal for naming the function `name` (lower case, unqualified) as one an object calls
+ * later, or undefined: the rules of every engine, then the engine's own (`engineRule`).
+ */
+export function functionReferenceObjection(
+  name: string,
+  engineRule: ReferencedFunctionRule | undefined,
+  allowWrite: boolean,
+): Objection | undefined {
+  if (name === 'set_config') return categoryObjection('session-change', 'set_config (named as the function an object calls)');
+  return deniedFunctionName(name, allowWrite) ?? engineRule?.(name, allowWrite);
 }
 
 /**
@@ -55,7 +71,7 @@ export function functionReferenceObjection(name: string, engine: Engine, allowWr
  * `option = schema.name`) for an option in REFERENCE_OPTIONS is a reference to `name`. Calls,
  * written with parentheses (CREATE CAST ... WITH FUNCTION f(text)), are the call rules' already.
  */
-export function functionReferenceRule(tokens: readonly Token[], engine: Engine, allowWrite: boolean): Objection | undefined {
+export function functionReferenceRule(tokens: readonly Token[], dialect: DialectPolicy, allowWrite: boolean): Objection | undefined {
   if (!isWord(tokens[leadIndex(tokens)], 'CREATE', 'ALTER')) return undefined;
   for (let k = 0; k + 2 < tokens.length; k++) {
     const option = tokens[k] as Token;
@@ -72,7 +88,7 @@ export function functionReferenceRule(tokens: readonly Token[], engine: Engine, 
         'Write the function name plainly.',
       );
     }
-    const refused = functionReferenceObjection(named.text.toLowerCase(), engine, allowWrite);
+    const refused = functionReferenceObjection(named.text.toLowerCase(), dialect.referencedFunctionRule, allowWrite);
     if (refused) return refused;
   }
   return undefined;

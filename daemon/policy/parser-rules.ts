@@ -2,7 +2,7 @@ import { capQuoted, isWhitespace, trimEndWhere } from '../../shared/linear-text.
 import { contextCodeObjection, contextDdlObjection } from './context-code.js';
 import { deniedFunctionName } from './denied-functions.js';
 import { sqlArgumentObjection } from './embedded-sql.js';
-import { functionReferenceObjection } from './function-references.js';
+import { functionReferenceObjection, postgresReferencedFunction } from './function-references.js';
 import { categoryObjection, contextSettingObjection, isContextSetting, objection } from './objections.js';
 import { deniedRelationObjection, namedRelationObjection, pgFunctionObjection, sqlArgumentPositions } from './pg-functions.js';
 import { parsePostgres } from './pg-parser.js';
@@ -66,11 +66,12 @@ export function postgresParserObjection(
   if (setting) return contextSettingObjection(setting);
   if (parsed.updated.includes('pg_settings')) return categoryObjection('session-change', 'UPDATE pg_settings');
   const code = parsed.code[0];
-  if (options.allowWrite && options.unsignedContext && code) return contextCodeObjection(code, 'postgres');
-  if (options.allowWrite && options.unsignedContext && statement.notAllowed) return contextDdlObjection(statement.notAllowed, 'postgres');
+  // PostgreSQL's context values can be signed (`hanactl set --signed-context`), so the refusals say so.
+  if (options.allowWrite && options.unsignedContext && code) return contextCodeObjection(code, true);
+  if (options.allowWrite && options.unsignedContext && statement.notAllowed) return contextDdlObjection(statement.notAllowed, true);
   if (options.rowSeparation && statement.kind === 'ExplainStmt') return plannerFiguresObjection('EXPLAIN');
   for (const name of parsed.references) {
-    const refused = functionReferenceObjection(name, 'postgres', options.allowWrite);
+    const refused = functionReferenceObjection(name, postgresReferencedFunction, options.allowWrite);
     if (refused) return refused;
   }
   for (const relation of parsed.relations) {

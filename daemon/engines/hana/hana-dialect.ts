@@ -9,4 +9,5 @@ export const HANA_DIALECT: DialectPolicy = {
   // In SAP HANA `:=` only assigns a SQLScript block's local variable; session variables are `SET 'K'`.
   colonEqualsAssigns: false,
   sqlscriptBlocks: true,
+  codeReachesContext: true,
 };

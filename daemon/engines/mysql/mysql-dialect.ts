@@ -22,4 +22,6 @@ export const MYSQL_DIALECT: DialectPolicy = {
   explainNamesTable: true,
   catalogRules: mysqlCredentialObjection,
   colonEqualsAssigns: true,
+  codeReachesContext: true,
+  doEvaluatesExpressions: true,
 };

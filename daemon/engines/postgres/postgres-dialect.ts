@@ -1,4 +1,5 @@
 import { type DialectPolicy, ident, type LexicalSyntax, PLAIN_SYNTAX, str } from '../../policy/dialects.js';
+import { postgresReferencedFunction } from '../../policy/function-references.js';
 import { postgresParserObjection } from '../../policy/parser-rules.js';
 import { postgresTokenObjection } from '../../policy/pg-functions.js';
 
@@ -22,4 +23,6 @@ export const POSTGRES_DIALECT: DialectPolicy = {
   catalogRules: postgresTokenObjection,
   parserCheck: postgresParserObjection,
   colonEqualsAssigns: false,
+  codeReachesContext: true,
+  referencedFunctionRule: postgresReferencedFunction,
 };

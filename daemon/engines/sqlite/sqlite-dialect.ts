@@ -7,4 +7,6 @@ export const SQLITE_DIALECT: DialectPolicy = {
   reads: ['SELECT', 'WITH', 'VALUES', 'EXPLAIN', 'PRAGMA'],
   explainNamesTable: false,
   colonEqualsAssigns: true,
+  // Context values are mcp_context(), a function only the broker sets: no statement reaches them.
+  codeReachesContext: false,
 };

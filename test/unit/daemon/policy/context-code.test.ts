@@ -68,14 +68,14 @@ describe('code an agent may not add or run where context values are not signed',
   });
 
   test('the token rules see the code alone', () => {
-    for (const [sql, dialect, label] of CODE) expect(codeStatement(tokens(sql, dialect), dialect), sql).toBe(label);
-    for (const [sql, dialect] of NOT_CODE) expect(codeStatement(tokens(sql, dialect), dialect), sql).toBeUndefined();
+    for (const [sql, dialect, label] of CODE) expect(codeStatement(tokens(sql, dialect), DIALECTS[dialect]), sql).toBe(label);
+    for (const [sql, dialect] of NOT_CODE) expect(codeStatement(tokens(sql, dialect), DIALECTS[dialect]), sql).toBeUndefined();
   });
 
   test("PostgreSQL's parser sees it alone, nested where the token rules do not look", () => {
     const embedded = () => ({ ok: true, kind: 'read' }) as const;
     const nested = 'CREATE SCHEMA s CREATE TRIGGER t BEFORE INSERT ON s.x FOR EACH ROW EXECUTE FUNCTION f()';
-    expect(codeStatement(tokens(nested, 'postgres'), 'postgres')).toBeUndefined();
+    expect(codeStatement(tokens(nested, 'postgres'), DIALECTS.postgres)).toBeUndefined();
     expect(postgresParserObjection(nested, scoped('postgres'), 'write', embedded)).toMatchObject({ rule: 'context-code' });
     expect(checkStatement(nested, scoped('postgres'))).toMatchObject({ ok: false, rule: 'context-code' });
     for (const [sql, dialect] of CODE.filter(([, d]) => d === 'postgres'))
@@ -84,7 +84,7 @@ describe('code an agent may not add or run where context values are not signed',
   });
 
   test('SQLite context values come from a function no SQL can change: its triggers stay writes', () => {
-    expect(contextCodeRule(tokens('CREATE TRIGGER t AFTER INSERT ON x BEGIN SELECT 1; END', 'sqlite'), 'sqlite', true)).toBeUndefined();
+    expect(contextCodeRule(tokens('CREATE TRIGGER t AFTER INSERT ON x BEGIN SELECT 1; END', 'sqlite'), DIALECTS.sqlite, true)).toBeUndefined();
   });
 
   test('the refusal says what to do instead, per engine', () => {
@@ -158,9 +158,9 @@ describe('where context values are not signed, only DDL that cannot name code is
   test('the token rules refuse it alone', () => {
     for (const [sql, dialect, label] of DEFINES_CODE) {
       if (!sql.startsWith('CREATE') && !sql.startsWith('ALTER')) continue;
-      expect(contextCodeRule(tokens(sql, dialect), dialect, true)?.message, sql).toContain(label);
+      expect(contextCodeRule(tokens(sql, dialect), DIALECTS[dialect], true)?.message, sql).toContain(label);
     }
-    for (const [sql, dialect] of PLAIN_DDL) expect(contextCodeRule(tokens(sql, dialect), dialect, true), sql).toBeUndefined();
+    for (const [sql, dialect] of PLAIN_DDL) expect(contextCodeRule(tokens(sql, dialect), DIALECTS[dialect], true), sql).toBeUndefined();
   });
 
   test("PostgreSQL's parser refuses it alone, by node type, nested in CREATE SCHEMA too", () => {
