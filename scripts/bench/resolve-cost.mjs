@@ -2,8 +2,9 @@
 /**
  * What resolving a statement's names on the server (postgres-resolve.ts) adds to a run_query call
  * on PostgreSQL: N calls through a pool and the built driver (dist/, `npm run build` first) of
- * `SELECT 1` (names nothing: no resolve step) and of a one-table select, each without and with the
- * references the policy reports, plus the policy check itself for each text. Prints p50/p90 per
+ * `SELECT 1` (names nothing: no resolve step), a one-table select, one that calls functions and
+ * one over a view (the full walk), each without and with the references the policy reports, plus
+ * the policy check itself for each text. Prints p50/p90 per
  * call and the client's round trips per call (bursts of socket writes; the resolve step is
  * pipelined, so it adds none).
  *
@@ -19,6 +20,7 @@ import { parseConnectionUrl } from '../../dist/shared/connection-url.js';
 const calls = Number(process.argv[2] ?? 3000);
 const url = process.env.HANACTL_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const TABLE = `hanactl_resolve_bench_${process.pid}`;
+const VIEW = `${TABLE}_v`;
 
 let bursts = 0;
 let inBurst = false;
@@ -72,8 +74,14 @@ function policyCost(sql) {
 
 await run(`CREATE TABLE IF NOT EXISTS public.${TABLE} (id int primary key, item text)`, false);
 await run(`INSERT INTO public.${TABLE} SELECT g, 'item ' || g FROM generate_series(1, 100) g ON CONFLICT DO NOTHING`, false);
+await run(`CREATE OR REPLACE VIEW public.${VIEW} AS SELECT id, item FROM public.${TABLE}`, false);
 try {
-  for (const sql of ['SELECT 1', `SELECT id, item FROM ${TABLE} WHERE id = 7`]) {
+  for (const sql of [
+    'SELECT 1',
+    `SELECT id, item FROM ${TABLE} WHERE id = 7`,
+    `SELECT count(*), upper(max(item)) FROM ${TABLE}`,
+    `SELECT id, item FROM ${VIEW} WHERE id = 7`,
+  ]) {
     const verdict = checkStatement(sql, { dialect: 'postgres', allowWrite: false }, true);
     const references = verdict.ok ? verdict.references : undefined;
     console.log(`${sql}: policy check ${policyCost(sql)} ms/call; references ${JSON.stringify(references ?? null)}`);
@@ -85,6 +93,7 @@ try {
     }
   }
 } finally {
+  await run(`DROP VIEW IF EXISTS public.${VIEW}`, false);
   await run(`DROP TABLE IF EXISTS public.${TABLE}`, false);
   await pool.end();
 }

@@ -18,6 +18,7 @@ describe.skipIf(!available)('run_query resolves what the names in a statement re
   const admin = new pg.Client({ connectionString: PG_URL });
   let db: pg.Client | undefined;
   let shim: ShimHandle;
+  let writer: ShimHandle;
 
   beforeAll(async () => {
     await admin.connect();
@@ -54,10 +55,13 @@ describe.skipIf(!available)('run_query resolves what the names in a statement re
     );
     await home.ok(['add', '--no-test', '--no-password', 'pgres', url.toString()]);
     shim = await startShim(home.env, ['--connection', 'pgres']);
+    await home.ok(['add', '--no-test', '--no-password', '--allow-write', 'pgwrite', url.toString()]);
+    writer = await startShim(home.env, ['--connection', 'pgwrite']);
   });
 
   afterAll(async () => {
     await shim?.close();
+    await writer?.close();
     await home.dispose();
     await db?.end();
     await admin.query(`DROP DATABASE IF EXISTS ${TAG} WITH (FORCE)`).catch(() => {});
@@ -97,5 +101,50 @@ describe.skipIf(!available)('run_query resolves what the names in a statement re
       expect(result.isError, `${sql}: ${textOf(result)}`).toBeFalsy();
       expect(result.structuredContent).toMatchObject({ rows });
     }
+  });
+
+  /** The rows of a call that must answer, or a failed expectation with the call's text. */
+  const rowsOf = async (handle: ShimHandle, sql: string): Promise<unknown> => {
+    const result = await handle.call('run_query', { sql });
+    expect(result.isError, `${sql}: ${textOf(result)}`).toBeFalsy();
+    return (result.structuredContent as { rows: unknown }).rows;
+  };
+
+  it('judges what a name is at each call, whatever it was at the calls before', async () => {
+    await db?.query('CREATE TABLE public.shifting (n int)');
+    await db?.query('INSERT INTO public.shifting VALUES (1)');
+    expect(await rowsOf(shim, 'SELECT n FROM shifting')).toEqual([{ n: 1 }]);
+    // The table becomes a view over other sessions' statements...
+    await db?.query('DROP TABLE public.shifting');
+    await db?.query('CREATE VIEW public.shifting AS SELECT pid AS n FROM pg_catalog.pg_stat_activity');
+    const refused = await shim.call('run_query', { sql: 'SELECT n FROM shifting' });
+    expect(refused.isError, textOf(refused)).toBe(true);
+    expect(textOf(refused)).toMatch(/Refused: .*shifting reads pg_stat_activity/);
+    // ...and a table again.
+    await db?.query('DROP VIEW public.shifting');
+    await db?.query('CREATE TABLE public.shifting (n int)');
+    await db?.query('INSERT INTO public.shifting VALUES (2)');
+    expect(await rowsOf(shim, 'SELECT n FROM shifting')).toEqual([{ n: 2 }]);
+  });
+
+  it('refuses a function from the call after it is made SECURITY DEFINER, and answers once it is not', async () => {
+    await db?.query("CREATE FUNCTION public.turning() RETURNS int LANGUAGE sql AS 'SELECT 3'");
+    expect(await rowsOf(shim, 'SELECT turning() AS t')).toEqual([{ t: 3 }]);
+    await db?.query('ALTER FUNCTION public.turning() SECURITY DEFINER');
+    const refused = await shim.call('run_query', { sql: 'SELECT turning() AS t' });
+    expect(refused.isError, textOf(refused)).toBe(true);
+    expect(textOf(refused)).toMatch(/Refused: turning\(\) is a SECURITY DEFINER function/);
+    await db?.query('ALTER FUNCTION public.turning() SECURITY INVOKER');
+    expect(await rowsOf(shim, 'SELECT turning() AS t')).toEqual([{ t: 3 }]);
+  });
+
+  it('runs a write through a view once, and a write that reads a refused view not at all', async () => {
+    await db?.query('CREATE VIEW public.orders_view AS SELECT id, item FROM public.orders');
+    await rowsOf(writer, "INSERT INTO orders_view VALUES (5, 'plum')");
+    const refused = await writer.call('run_query', { sql: 'INSERT INTO orders (id, item) SELECT 6, query FROM sessions' });
+    expect(refused.isError, textOf(refused)).toBe(true);
+    expect(textOf(refused)).toMatch(/Refused: .*sessions reads pg_stat_activity/);
+    const { rows } = (await db?.query('SELECT id, count(*)::int AS n FROM public.orders WHERE id IN (5, 6) GROUP BY id')) ?? { rows: [] };
+    expect(rows).toEqual([{ id: 5, n: 1 }]);
   });
 });

@@ -82,7 +82,8 @@ const CLIENT_CHECK = "pg_catalog.set_config('client_connection_check_interval', 
  *
  * Every name the checks use is schema-qualified, operators included: the statement may have
  * moved `search_path`. Names are validated identifiers; values are bound. With `opened`, the
- * transaction is already open (planOpening) and the plan starts at the settings.
+ * transaction is already open (planOpening) and the plan starts at the settings. With `walk`,
+ * the resolve step is the full walk rather than the first check (resolveStep).
  */
 export function planCall(
   sql: string,
@@ -91,6 +92,7 @@ export function planCall(
   pid?: number,
   opened = false,
   checksClient = false,
+  walk = false,
 ): CallPlan {
   const context = options.context ?? {};
   const names = Object.keys(context);
@@ -119,7 +121,7 @@ export function planCall(
     values: [timeout, ...values, ...signatures],
   });
   // What the statement names, resolved by the server before it runs (postgres-resolve.ts).
-  const resolving = resolveStep(options.references);
+  const resolving = resolveStep(options.references, walk);
   const resolve = resolving ? steps.length : -1;
   if (resolving) steps.push({ ...resolving, firstRowOnly: true });
   let explain = -1;

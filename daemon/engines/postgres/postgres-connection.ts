@@ -10,10 +10,11 @@ import { toJsonValue, uniqueColumnNames } from '../values.js';
 import { type BatchResult, BatchStepError, PgBatch, type PgRowParser } from './postgres-batch.js';
 import { type CallPlan, changedMarker, costGate, notKeptMarker, planCall, planOpening } from './postgres-call.js';
 import { sendCancelRequest } from './postgres-cancel.js';
-import { resolveRefusal } from './postgres-resolve.js';
 import { DBLINK_DISCONNECT_ALL } from './postgres-cleanup.js';
+import { resolveRefusal, resolvesFurther } from './postgres-resolve.js';
 import { pgTypeName } from './postgres-type-names.js';
 import type { CorkableStream, PgClient } from './postgres-types.js';
+import { WalkMemo } from './postgres-walk-memo.js';
 
 /** How long a cancel may take before the connection is abandoned instead. */
 export const CANCEL_GRACE_MS = 1000;
@@ -21,6 +22,9 @@ export const CANCEL_GRACE_MS = 1000;
 export const CANCEL_REPEAT_MS = 150;
 /** How long past the call's timeout the client-side deadline lies: the server's `statement_timeout` fires first. */
 const SERVER_FIRST_MS = 1000;
+
+/** A first check asked for the full walk (#call); execute makes the call again with it. */
+const RESOLVE_FURTHER = new Error('The statement names what needs the full resolve walk.');
 
 /** Opens a second, short-lived client; used to cancel a statement from outside. */
 export type PgSideChannel = () => Promise<PgClient>;
@@ -66,6 +70,8 @@ export class PostgresConnection implements DriverConnection {
   readonly #pooled: boolean;
   /** Each call asks the server to check that this client is still there (planCall): a statement whose cancel is lost ends once the connection is closed. */
   readonly #checksClient: boolean;
+  /** What asked for the full resolve walk on this session (postgres-walk-memo.ts). */
+  readonly #walks = new WalkMemo();
 
   constructor(
     client: PgClient,
@@ -122,10 +128,30 @@ export class PostgresConnection implements DriverConnection {
 
   async execute(sql: string, params: readonly Param[], options: ExecuteOptions): Promise<StatementResult> {
     const values = params.map((v) => this.#wire.prepareValue(v));
+    const references = options.references;
+    if (!references || this.#walks.has(references)) return this.#call(sql, values, options, true);
+    const started = performance.now();
+    try {
+      return await this.#call(sql, values, options, false);
+    } catch (err) {
+      if (err !== RESOLVE_FURTHER) throw err;
+    }
+    // The first check found a view or a SECURITY DEFINER function: the call again, with the walk,
+    // in what is left of its time.
+    this.#walks.add(references);
+    const timeoutMs = Math.max(1, options.timeoutMs - (performance.now() - started));
+    return this.#call(sql, values, { ...options, timeoutMs }, true);
+  }
+
+  /**
+   * One call, as one batch; its resolve step is the full walk with `walk`, else the first check,
+   * whose asking for the walk ends the call (rolled back, before the statement) with RESOLVE_FURTHER.
+   */
+  async #call(sql: string, values: (string | Buffer | null)[], options: ExecuteOptions, walk: boolean): Promise<StatementResult> {
     const signs = options.contextKey !== undefined && Object.keys(options.context ?? {}).length > 0;
     let plan: CallPlan | undefined;
     try {
-      if (!(this.#pooled && signs)) plan = planCall(sql, values, options, this.#client.processID, false, this.#checksClient);
+      if (!(this.#pooled && signs)) plan = planCall(sql, values, options, this.#client.processID, false, this.#checksClient, walk);
     } catch (err) {
       throw normaliseDriverError(err, 'QUERY_FAILED', this.#secrets);
     }
@@ -133,7 +159,7 @@ export class PostgresConnection implements DriverConnection {
     const guard = options.costGuard;
     let gate: ReturnType<typeof costGate> | undefined;
     try {
-      plan ??= await this.#openForSigning(sql, values, options);
+      plan ??= await this.#openForSigning(sql, values, options, walk);
       gate = guard && plan.explain >= 0 ? costGate(plan, guard.maxCost) : undefined;
       // Rows past the result cap are cancelled on the server, for a read only (a write must
       // commit) and only without context values (their read-back after the statement must run).
@@ -159,6 +185,11 @@ export class PostgresConnection implements DriverConnection {
       if (answer.firstRows.get(plan.dblink)?.[0] === 't') await this.#simple(DBLINK_DISCONNECT_ALL).catch(() => (this.#dirty = true));
       if (!gate?.refused()) return this.#answer(answer, options.maxRows);
     } catch (err) {
+      if (plan && !walk && err instanceof BatchStepError && err.step === plan.resolve && resolvesFurther(err.message)) {
+        // Nothing ran past the transaction's opening and its transaction-local settings.
+        if (!this.#broken) await this.#simple('ROLLBACK').catch(() => {});
+        throw RESOLVE_FURTHER;
+      }
       const error = plan ? this.#stepError(err, plan, stopWatch) : this.#normalise(err, stopWatch);
       // The server skipped the rest of the batch: end the transaction it may have left open.
       if (!this.#broken) await this.#simple('ROLLBACK').catch(() => {});
@@ -176,11 +207,16 @@ export class PostgresConnection implements DriverConnection {
    * Behind a pooler: opens the call's transaction, asks its backend for its pid, and plans the
    * rest of the call with the values signed for that backend.
    */
-  async #openForSigning(sql: string, values: readonly (string | Buffer | null)[], options: ExecuteOptions): Promise<CallPlan> {
+  async #openForSigning(
+    sql: string,
+    values: readonly (string | Buffer | null)[],
+    options: ExecuteOptions,
+    walk: boolean,
+  ): Promise<CallPlan> {
     const opening = await this.#unlessLost(this.#client.query(new PgBatch(planOpening(options), this.#wire.rowParser())).done);
     const pid = Number(opening.firstRows.get(2)?.[0]);
     if (!Number.isInteger(pid) || pid <= 0) throw new Error('The backend running this call did not say its pid.');
-    return planCall(sql, values, options, pid, true, this.#checksClient);
+    return planCall(sql, values, options, pid, true, this.#checksClient, walk);
   }
 
   /** The refusal or failure a failed step stands for, naming the context parameter where one is at fault. */
