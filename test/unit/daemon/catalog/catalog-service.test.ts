@@ -4,7 +4,7 @@ import { likePattern, quoteWith, withoutTrailingSemicolons } from '../../../../d
 import { HanaCatalog } from '../../../../daemon/engines/hana/hana-catalog.js';
 import type { SessionExecutor } from '../../../../daemon/queries/query-service.js';
 import type { Statement, StatementTarget } from '../../../../daemon/queries/statement.js';
-import type { Engine } from '../../../../shared/connection-url.js';
+import { ENGINES, type Engine } from '../../../../shared/connection-url.js';
 import type { Param, QueryResult } from '../../../../shared/schemas.js';
 
 describe('catalog SQL helpers', () => {
@@ -43,12 +43,11 @@ function fakeQueries(engine: Engine) {
 }
 
 const allow: StatementValidator = () => ({ ok: true, kind: 'read' });
-const hana = {
-  sqlite: new HanaCatalog(),
-  postgres: new HanaCatalog(),
-  mysql: new HanaCatalog(),
-  hana: new HanaCatalog({ statementName: () => 'S1' }),
-};
+/** The HANA catalog for every engine, so the connection's engine does not matter to these tests. */
+const hana = Object.fromEntries(ENGINES.map((engine) => [engine, new HanaCatalog({ statementName: () => 'S1' })])) as Record<
+  Engine,
+  HanaCatalog
+>;
 
 describe('CatalogService.explain', () => {
   it('refuses what the validator refuses, naming rule and hint, before any statement', async () => {
