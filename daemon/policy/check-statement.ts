@@ -8,6 +8,7 @@ import { embeddedSql } from './embedded-sql.js';
 import { functionReferenceRule } from './function-references.js';
 import { type Lexed, lex, MAX_COMMENT_DEPTH } from './lexer.js';
 import { CATEGORIES, categoryObjection, objection } from './objections.js';
+import { operatorChain } from './operator-chain.js';
 import { plannerFiguresRule } from './planner-figures.js';
 import { readObjection } from './read-rules.js';
 import { splitStatements } from './skeletonize.js';
@@ -39,6 +40,12 @@ export const LIMITS = {
    * 700 characters, a few milliseconds of the server's scanner and of its parser's here.
    */
   operatorWork: 256 * 1024,
+  /**
+   * Operators nested in one expression (operator-chain.ts), on PostgreSQL, whose parser runs out
+   * of stack on a chain of about 4,000 `COLLATE` or 7,000 `+` on the daemon's main thread: a quarter
+   * of that, and far more than any expression a person writes.
+   */
+  operatorChain: 1000,
 } as const;
 
 /** What one call may still spend, shared by both checks and every level of embedded SQL text. */
@@ -106,6 +113,16 @@ function judge(lexed: Lexed, dialect: DialectPolicy, options: PolicyOptions, emb
       'Refused: the text holds a NUL character outside a string, where engines end the statement or the comment early.',
       'Remove it and send the statement again.',
     );
+  }
+  if (dialect.parserCheck) {
+    const chain = operatorChain(tokens);
+    if (chain > LIMITS.operatorChain) {
+      return objection(
+        'too-complex',
+        `Refused: the statement is too complex to check (operators nested ${chain} deep in one expression, where PostgreSQL's parser is given at most ${LIMITS.operatorChain}).`,
+        'Write long chains as lists (IN (...), ARRAY[...], a VALUES list), or split the statement, and send it again.',
+      );
+    }
   }
   const lead = leadingKind(tokens);
   const refusal =

@@ -37,7 +37,14 @@ export function postgresParserObjection(
   }
   const parsed = parsePostgres(sql);
   if (!parsed.ok) {
-    if (/memory exhausted|stack depth/i.test(parsed.message)) {
+    if (parsed.failure === 'restarting') {
+      return objection(
+        'check-unavailable',
+        "Refused: PostgreSQL's parser is restarting after a statement too complex for it, so this statement could not be checked.",
+        'Send it again in a moment.',
+      );
+    }
+    if (parsed.failure === 'broken' || /memory exhausted|stack depth/i.test(parsed.message)) {
       return objection(
         'too-complex',
         "Refused: the statement is too complex to check (PostgreSQL's parser ran out of room).",

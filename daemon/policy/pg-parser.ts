@@ -1,9 +1,5 @@
-import { loadModule, parseSync } from 'libpg-query';
 import { REFERENCE_OPTIONS } from './function-references.js';
-
-// PostgreSQL's own parser, compiled to WebAssembly: loaded once, when the daemon first imports the
-// policy, so that every check after that is synchronous.
-await loadModule();
+import { parseRaw } from './pg-wasm.js';
 
 /** A function call anywhere in the parse tree. */
 export interface ParsedCall {
@@ -46,7 +42,12 @@ export type Parsed =
        */
       readonly references: readonly string[];
     }
-  | { readonly ok: false; readonly message: string };
+  | {
+      readonly ok: false;
+      /** syntax: the grammar rejects the text; broken: the parser itself failed on it; restarting: not ready after such a failure. */
+      readonly failure: 'syntax' | 'broken' | 'restarting';
+      readonly message: string;
+    };
 
 type Node = Record<string, unknown>;
 const isNode = (value: unknown): value is Node => typeof value === 'object' && value !== null;
@@ -301,12 +302,9 @@ function isRead(kind: string, body: Node, writes: boolean): boolean {
 
 /** Parses `sql` with PostgreSQL's parser. Never throws. */
 export function parsePostgres(sql: string): Parsed {
-  let tree: unknown;
-  try {
-    tree = parseSync(sql);
-  } catch (err) {
-    return { ok: false, message: err instanceof Error ? err.message : String(err) };
-  }
+  const raw = parseRaw(sql);
+  if (!raw.ok) return raw;
+  const tree: unknown = JSON.parse(raw.json);
   const stmts = isNode(tree) && Array.isArray(tree.stmts) ? tree.stmts : [];
   const found: Found = { calls: [], relations: [], qualified: new Set(), settings: [], updated: [], code: [], references: [] };
   const statements = stmts.map((raw: unknown) => {

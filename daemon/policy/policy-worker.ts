@@ -1,5 +1,6 @@
 import { parentPort } from 'node:worker_threads';
 import { checkStatement } from './check-statement.js';
+import { parserReady } from './pg-wasm.js';
 import type { PolicyOptions, Verdict } from './types.js';
 
 /** One statement to judge, and the answers: that its check started, then the verdict or why the check itself failed. */
@@ -15,7 +16,9 @@ export type WorkerAnswer =
 
 // The statement check on a thread of its own (see OffThreadPolicy): same code, same verdicts.
 // `started` first, so the check's deadline counts from here, not from the thread's start.
-parentPort?.on('message', (request: WorkerRequest) => {
+parentPort?.on('message', async (request: WorkerRequest) => {
+  // After a statement too complex for PostgreSQL's parser, the next check waits for its fresh copy.
+  await parserReady();
   parentPort?.postMessage({ id: request.id, started: true } satisfies WorkerAnswer);
   let answer: WorkerAnswer;
   try {

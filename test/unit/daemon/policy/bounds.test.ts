@@ -1,5 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { checkStatement } from '../../../../daemon/policy/index.js';
+import { parsePostgres } from '../../../../daemon/policy/pg-parser.js';
+import { parserReady } from '../../../../daemon/policy/pg-wasm.js';
 import { ENGINES } from '../../../../shared/connection-url.js';
 import { nestedQueryToXml } from '../../../fixtures/policy-corpus.js';
 
@@ -118,5 +120,23 @@ describe('the work of one check is bounded as a whole', () => {
     });
     expect(checkStatement(`SELECT ${'a'.repeat(1_000_000)}`, read)).toMatchObject({ ok: true });
     expect(checkStatement(`SELECT * FROM ${'pg_authid'.repeat(10)}`, read)).toEqual({ ok: true, kind: 'read' });
+  });
+});
+
+describe("PostgreSQL's parser is never given a tree deeper than its stack", () => {
+  test('a chain of 10 000 operators is refused as too complex, and the parser still reads the next statement', () => {
+    for (const chain of [`${'1+'.repeat(10_000)}1`, `a${' COLLATE "C"'.repeat(5000)}`, `${'1::int+'.repeat(10_000)}1`]) {
+      expect(checkStatement(`SELECT ${chain}`, read)).toMatchObject({ ok: false, rule: 'too-complex' });
+      expect(checkStatement('SELECT a, b FROM t WHERE x = 1', read)).toEqual({ ok: true, kind: 'read' });
+    }
+  });
+
+  test('a parse that overflows the stack anyway is refused, and the parser is replaced before the next one', async () => {
+    const deep = parsePostgres(`SELECT ${'1+'.repeat(50_000)}1`);
+    expect(deep).toMatchObject({ ok: false, failure: 'broken' });
+    expect(parsePostgres('SELECT 1')).toMatchObject({ ok: false, failure: 'restarting' });
+    expect(checkStatement('SELECT 1', read)).toMatchObject({ ok: false, rule: 'check-unavailable' });
+    await parserReady();
+    for (let n = 0; n < 50; n++) expect(parsePostgres(`SELECT ${n} FROM t WHERE a IN (SELECT b FROM u)`)).toMatchObject({ ok: true });
   });
 });
