@@ -107,7 +107,9 @@ export function resolvesFurther(message: string): boolean {
  * Index lookups only (pg_rewrite by relation, pg_class and pg_proc by OID, pg_proc by name), in
  * as few joins as the server plans quickly (it is planned on every call); sent in the same round
  * trip as the statement. `OFFSET 0` keeps the finding in its own subquery: pulled up, each of
- * its two uses in the CASE would be planned apart.
+ * its two uses in the CASE would be planned apart. A view's rules name the view itself (before
+ * PostgreSQL 16, as OLD and NEW): that name is not followed, or every view would be read again
+ * at each depth down to MAX_VIEW_DEPTH.
  */
 function walkStep(references: StatementReferences): BatchStep {
   const text = `WITH RECURSIVE reach(root, kind, oid, depth) AS (
@@ -120,6 +122,7 @@ function walkStep(references: StatementReferences): BatchStep {
    CROSS JOIN LATERAL pg_catalog.regexp_matches(w.ev_action::pg_catalog.text, ':(relid|funcid) (\\d+)', 'g') AS m
    WHERE r.kind OPERATOR(pg_catalog.=) 'relid' AND r.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
      AND r.depth OPERATOR(pg_catalog.<) ${MAX_VIEW_DEPTH}
+     AND NOT (m[1] OPERATOR(pg_catalog.=) 'relid' AND m[2]::pg_catalog.oid OPERATOR(pg_catalog.=) r.oid)
 )
 SELECT CASE WHEN what IS NULL THEN 0 ELSE CAST(pg_catalog.concat('${RESOLVE_MARKER}', what) AS pg_catalog.int4) END FROM (SELECT COALESCE(
   (SELECT pg_catalog.concat(r.root, ' reads ', c.relname)
