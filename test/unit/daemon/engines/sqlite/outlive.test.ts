@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { processExists, processRunning, RUNAWAY, sqliteTestFile } from './fixtures.js';
+import { processExists, processRunning } from '../../../../helpers/processes.js';
+import { RUNAWAY, sqliteTestFile } from './fixtures.js';
 
 const fx = sqliteTestFile((db) => db.exec('CREATE TABLE t (n INTEGER);'));
 afterAll(() => fx.cleanup());

@@ -5,7 +5,8 @@ import { DEFAULT_POOL_OPTIONS } from '../../../../../daemon/pools/pool.js';
 import { PoolManager } from '../../../../../daemon/pools/pool-manager.js';
 import { makeRecord } from '../../../../../daemon/registry/connection-record.js';
 import { parseConnectionUrl } from '../../../../../shared/connection-url.js';
-import { processRunning, READ, sqliteTestFile } from './fixtures.js';
+import { processRunning } from '../../../../helpers/processes.js';
+import { READ, sqliteTestFile } from './fixtures.js';
 
 const fx = sqliteTestFile((db) => db.exec('CREATE TABLE t (n INTEGER); INSERT INTO t VALUES (1);'));
 afterAll(() => fx.cleanup());

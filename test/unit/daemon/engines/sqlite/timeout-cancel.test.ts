@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { HanactlError } from '../../../../../shared/errors.js';
-import { processExists, READ, RUNAWAY, sqliteTestFile } from './fixtures.js';
+import { processExists } from '../../../../helpers/processes.js';
+import { READ, RUNAWAY, sqliteTestFile } from './fixtures.js';
 
 const fx = sqliteTestFile((db) => db.exec('CREATE TABLE t (n INTEGER); INSERT INTO t VALUES (1);'));
 afterAll(() => fx.cleanup());
@@ -16,7 +17,8 @@ describe('a runaway statement', () => {
     expect(err).toBeInstanceOf(HanactlError);
     expect(err).toMatchObject({
       code: 'QUERY_TIMEOUT',
-      message: 'The statement ran past its time limit of 500 ms and was stopped. Narrow it (WHERE, LIMIT) or ask for a longer timeout (timeoutMs).',
+      message:
+        'The statement ran past its time limit of 500 ms and was stopped. Narrow it (WHERE, LIMIT) or ask for a longer timeout (timeoutMs).',
     });
     expect(took).toBeGreaterThanOrEqual(450);
     expect(took).toBeLessThan(2_000);

@@ -2,7 +2,8 @@ import { writeFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSqliteDriver } from '../../../../../daemon/engines/sqlite/index.js';
 import { parseConnectionUrl } from '../../../../../shared/connection-url.js';
-import { childPids, processExists, READ, sqliteTestFile } from './fixtures.js';
+import { childPids, processExists } from '../../../../helpers/processes.js';
+import { READ, sqliteTestFile } from './fixtures.js';
 
 const fx = sqliteTestFile((db) => db.exec('CREATE TABLE t (n INTEGER); INSERT INTO t VALUES (1);'));
 afterAll(() => fx.cleanup());
