@@ -22,10 +22,19 @@ export function toJsonValue(value: unknown): JsonValue {
   if (Array.isArray(value)) return value.map(toJsonValue);
   if (typeof value === 'object') {
     const out: Record<string, JsonValue> = {};
-    for (const [k, v] of Object.entries(value as Record<string, unknown>)) out[k] = toJsonValue(v);
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) setCell(out, k, toJsonValue(v));
     return out;
   }
   return String(value);
+}
+
+/**
+ * Sets `row[name]`. A column (or JSON key) named `__proto__` stays data, an own property of the
+ * row, instead of replacing the row's prototype and vanishing from its keys.
+ */
+export function setCell(row: Record<string, JsonValue>, name: string, value: JsonValue): void {
+  if (name === '__proto__') Object.defineProperty(row, name, { value, enumerable: true, writable: true, configurable: true });
+  else row[name] = value;
 }
 
 /**

@@ -1,4 +1,5 @@
 import mysql from 'mysql2/promise';
+import { expect } from 'vitest';
 import { MYSQL_URL, serverAvailable } from '../helpers/engines.js';
 import { runDriverConformance } from './conformance.js';
 
@@ -6,12 +7,19 @@ const available = await serverAvailable('mysql');
 
 if (available) {
   const u = new URL(MYSQL_URL);
-  const admin = await mysql.createConnection({ host: u.hostname, port: Number(u.port || 3306), user: decodeURIComponent(u.username), database: u.pathname.slice(1) });
+  const admin = await mysql.createConnection({
+    host: u.hostname,
+    port: Number(u.port || 3306),
+    user: decodeURIComponent(u.username),
+    database: u.pathname.slice(1),
+  });
   runDriverConformance({
     name: 'mariadb',
     url: MYSQL_URL,
     placeholder: () => '?',
+    quote: (name) => `\`${name.replaceAll('`', '``')}\``,
     series: (n) => `SELECT seq AS n FROM seq_1_to_${n}`,
+    endless: 'SELECT a.seq AS n FROM seq_1_to_100000 a CROSS JOIN seq_1_to_100000 b',
     sleep: (s, m) => `SELECT SLEEP(${s}) AS ${m}`,
     typesTable: (t) => ({
       setup: [
@@ -33,17 +41,34 @@ if (available) {
       },
       teardown: `DROP TABLE IF EXISTS ${t}`,
     }),
-    runningWithMarker: async (m) => {
+    version: /^\d+\.\d+\.\d+/,
+    readOnlyRefusal: { code: 'QUERY_FAILED', details: { nativeCode: 1792, sqlState: '25006', hint: expect.stringMatching(/read-only/) } },
+    missingTable: { details: { sqlState: '42S02', nativeCode: 1146 } },
+    twoStatements: { details: { sqlState: '42000', nativeCode: 1064 } },
+    stopKeepsConnection: true,
+    statementsRunning: async (m) => {
       const [rows] = await admin.query(
         `SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE INFO LIKE ? AND ID <> CONNECTION_ID() AND COMMAND = 'Query'`,
         [`%${m}%`],
       );
       return Number((rows as { n: number }[])[0]?.n ?? 0);
     },
-    sessionIdSql: 'SELECT CONNECTION_ID() AS id',
-    killSession: async (id) => {
-      await admin.query(`KILL ${Number(id)}`);
+    sessionKiller: async (conn) => {
+      const id = Number(
+        (await conn.execute('SELECT CONNECTION_ID() AS id', [], { maxRows: 1, timeoutMs: 5000, readOnly: true })).rows[0]?.id,
+      );
+      return async () => {
+        await admin.query(`KILL ${id}`);
+        // KILL only marks the thread: wait until the server has ended it.
+        const deadline = Date.now() + 5000;
+        const alive = async () => {
+          const [rows] = await admin.query('SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE ID = ?', [id]);
+          return Number((rows as { n: number }[])[0]?.n ?? 0) > 0;
+        };
+        while ((await alive()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      };
     },
+    lost: { code: 'CONNECT_FAILED', message: expect.stringContaining(`${u.hostname}:${u.port || 3306}`) },
     cleanup: () => admin.end(),
   });
 }

@@ -12,6 +12,7 @@ if (available) {
     url: PG_URL,
     placeholder: (i) => `$${i}::text`,
     series: (n) => `SELECT g AS n FROM generate_series(1, ${n}) g`,
+    endless: 'SELECT a AS n FROM generate_series(1, 100000) a CROSS JOIN generate_series(1, 100000) b',
     sleep: (s, m) => `SELECT pg_sleep(${s}) AS ${m}`,
     typesTable: (t) => ({
       setup: [
@@ -34,12 +35,26 @@ if (available) {
       },
       teardown: `DROP TABLE IF EXISTS ${t}`,
     }),
-    runningWithMarker: async (m) =>
-      (await admin.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE $1 AND pid <> pg_backend_pid()`, [`%${m}%`]))
-        .rows[0].n,
-    sessionIdSql: 'SELECT pg_backend_pid() AS pid',
-    killSession: async (pid) => {
-      await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+    version: /^PostgreSQL \d+\.\d+/,
+    readOnlyRefusal: { code: 'QUERY_FAILED', details: { sqlState: '25006' } },
+    missingTable: { details: { sqlState: '42P01' } },
+    twoStatements: { details: { sqlState: '42601' } },
+    // The server says why it ended the session (57P01) before it closes the socket.
+    lost: { code: 'QUERY_FAILED', details: { sqlState: '57P01' } },
+    stopKeepsConnection: true,
+    statementsRunning: async (m) =>
+      (
+        await admin.query(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE $1 AND pid <> pg_backend_pid()`,
+          [`%${m}%`],
+        )
+      ).rows[0].n,
+    sessionKiller: async (conn) => {
+      const pid = (await conn.execute('SELECT pg_backend_pid() AS pid', [], { maxRows: 1, timeoutMs: 5000, readOnly: true })).rows[0]?.pid;
+      // With a timeout, pg_terminate_backend waits until the backend has ended.
+      return async () => {
+        await admin.query('SELECT pg_terminate_backend($1, 5000)', [pid]);
+      };
     },
     cleanup: () => admin.end(),
   });

@@ -1,7 +1,7 @@
 import type { Column, JsonValue } from '../../../shared/schemas.js';
 import type { StatementResult } from '../driver.js';
 import { rowBudget } from '../row-bytes.js';
-import { toJsonValue, uniqueColumnNames } from '../values.js';
+import { setCell, toJsonValue, uniqueColumnNames } from '../values.js';
 import { viaCallback } from './callbacks.js';
 import type { HanaColumnInfoLike, HanaResultSetLike } from './hana-client-types.js';
 
@@ -73,7 +73,7 @@ export async function readResultSet(
       const column = info[i] as HanaColumnInfoLike;
       const raw = named && column.columnName in named ? named[column.columnName] : await viaCallback<unknown>((cb) => rs.getValue(i, cb));
       raws.push(raw);
-      row[keys[i] as string] = hanaCellToJson(raw, column);
+      setCell(row, keys[i] as string, hanaCellToJson(raw, column));
     }
     budget?.add(raws);
     rows.push(row);

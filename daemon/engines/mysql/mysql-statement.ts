@@ -1,7 +1,7 @@
 import type { Column, JsonValue } from '../../../shared/schemas.js';
 import type { StatementResult } from '../driver.js';
 import { type RowBudget, rowBudget } from '../row-bytes.js';
-import { uniqueColumnNames } from '../values.js';
+import { setCell, uniqueColumnNames } from '../values.js';
 import type { MysqlCommand, MysqlField, MysqlResultHeader } from './mysql-module.js';
 import { cellReader, columnTypeName } from './mysql-types.js';
 
@@ -104,9 +104,7 @@ export class RunningStatement {
     for (let i = 0; i < this.#names.length; i++) {
       const name = this.#names[i] as string;
       const value = (this.#readers[i] as (v: unknown) => JsonValue)(values[i]);
-      // A column named __proto__ must stay data, not become the object's prototype.
-      if (name === '__proto__') Object.defineProperty(out, name, { value, enumerable: true, writable: true, configurable: true });
-      else out[name] = value;
+      setCell(out, name, value);
     }
     return out;
   }

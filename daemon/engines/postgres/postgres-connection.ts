@@ -6,7 +6,7 @@ import type { DriverConnection, ExecuteOptions, StatementResult } from '../drive
 import { normaliseDriverError } from '../scrub.js';
 import { StatementWatch } from '../statement-watch.js';
 import { statementCancelled, statementTimedOut } from '../stop-errors.js';
-import { toJsonValue, uniqueColumnNames } from '../values.js';
+import { setCell, toJsonValue, uniqueColumnNames } from '../values.js';
 import { type BatchResult, BatchStepError, PgBatch, type PgRowParser } from './postgres-batch.js';
 import { type CallPlan, changedMarker, costGate, notKeptMarker, planCall, planOpening } from './postgres-call.js';
 import { sendCancelRequest } from './postgres-cancel.js';
@@ -127,6 +127,8 @@ export class PostgresConnection implements DriverConnection {
   }
 
   async execute(sql: string, params: readonly Param[], options: ExecuteOptions): Promise<StatementResult> {
+    // A call cancelled before it started sends nothing: a cancel request could reach the server before the statement.
+    if (options.signal?.aborted) throw statementCancelled();
     const values = params.map((v) => this.#wire.prepareValue(v));
     const references = options.references;
     if (!references || this.#walks.has(references)) return this.#call(sql, values, options, true);
@@ -252,7 +254,7 @@ export class PostgresConnection implements DriverConnection {
     const rows = kept.map((values) => {
       const row: Record<string, ReturnType<typeof toJsonValue>> = {};
       names.forEach((name, i) => {
-        row[name] = maskCellValue(toJsonValue(values[i]));
+        setCell(row, name, maskCellValue(toJsonValue(values[i])));
       });
       return row;
     });

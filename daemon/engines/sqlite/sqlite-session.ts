@@ -3,7 +3,7 @@ import type { Param } from '../../../shared/schemas.js';
 import type { StatementResult } from '../driver.js';
 import { rowBudget } from '../row-bytes.js';
 import { normaliseDriverError } from '../scrub.js';
-import { toJsonValue, uniqueColumnNames } from '../values.js';
+import { setCell, toJsonValue, uniqueColumnNames } from '../values.js';
 import { ConnectionState } from './sqlite-state.js';
 
 /** The slice of better-sqlite3's statement API the session uses. */
@@ -105,7 +105,7 @@ export class SqliteSession {
         budget?.add(values);
         const row: Record<string, ReturnType<typeof toJsonValue>> = {};
         names.forEach((name, i) => {
-          row[name] = toJsonValue(values[i]);
+          setCell(row, name, toJsonValue(values[i]));
         });
         rows.push(row);
       }
