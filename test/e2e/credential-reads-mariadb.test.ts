@@ -132,9 +132,10 @@ describe.skipIf(!available)('MariaDB credentials stay out of tool results on a r
     }
   });
 
-  it('hanactl test and add warn when the login can read mysql.*, and not for a least-privilege user', async () => {
+  it('hanactl test and add warn when the login can read mysql.* or set globals, and not for a least-privilege user', async () => {
     const tested = await home.ok(['test', 'maria']);
     expect(tested.stderr).toMatch(/warning: "maria" logs in with SELECT on every database, mysql\.\* .*least-privilege/);
+    expect(tested.stderr).toMatch(/warning: "maria" logs in with SUPER or SYSTEM_VARIABLES_ADMIN: a stored function .* \(SET GLOBAL\)/);
     await admin.query(`CREATE USER '${USER}_a'@'%'`);
     await admin.query(`GRANT SELECT ON test.* TO '${USER}_a'@'%'`);
     const url = new URL(MYSQL_URL);
@@ -145,6 +146,10 @@ describe.skipIf(!available)('MariaDB credentials stay out of tool results on a r
     await admin.query(`GRANT SELECT ON mysql.* TO '${USER}_a'@'%'`);
     const granted = await home.ok(['test', 'agent']);
     expect(granted.stderr).toMatch(/warning: "agent" logs in with SELECT on the mysql database/);
+    expect(granted.stderr).not.toMatch(/SUPER/);
+    await admin.query(`GRANT SUPER ON *.* TO '${USER}_a'@'%'`);
+    const superUser = await home.ok(['test', 'agent']);
+    expect(superUser.stderr).toMatch(/warning: "agent" logs in with SUPER or SYSTEM_VARIABLES_ADMIN/);
   });
 
   it('masks the hash inside a JSON privilege document that a query still reaches', async () => {
