@@ -11,7 +11,8 @@ const MAX_VIEW_DEPTH = 16;
  * pg_stat_statements, ...) that `table` is, or reads through its views, found by identity: the
  * relation's OID and, for a view, the OIDs its rewrite rules read (`:relid` in the stored query
  * tree), views over views included. Undefined when it reads none. Functions a view calls are not
- * followed; result masking is the layer behind that.
+ * followed; result masking is the layer behind that. A view's rules name the view itself (OLD
+ * and NEW before PostgreSQL 16); that name is not followed again.
  */
 export async function postgresRefusedRead(run: CatalogExecutor, table: TableRef): Promise<string | undefined> {
   if (typeof table.handle !== 'number' || table.handle <= 0) return undefined;
@@ -29,7 +30,7 @@ export async function postgresRefusedRead(run: CatalogExecutor, table: TableRef)
        SELECT m[1]::oid, r.depth + 1
          FROM reach r JOIN pg_catalog.pg_rewrite w ON w.ev_class = r.oid
         CROSS JOIN LATERAL regexp_matches(w.ev_action::text, ':relid (\\d+)', 'g') AS m
-        WHERE r.depth < ${MAX_VIEW_DEPTH}
+        WHERE r.depth < ${MAX_VIEW_DEPTH} AND m[1]::oid <> r.oid
      )
      SELECT f.relname AS name FROM reach JOIN refused f ON f.oid = reach.oid LIMIT 1`,
     [table.handle],
