@@ -1,5 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
 import { runnableHelp } from '../shared/cli-command.js';
+import { ENGINES, engineSpec } from '../shared/engines.js';
 import { isHanactlError } from '../shared/errors.js';
 import { hanactlVersion } from '../shared/version.js';
 import { type CliContext, createContext } from './context.js';
@@ -8,6 +9,19 @@ import { costOption, intOption } from './int-option.js';
 import { registerOperatorCommands } from './operator-commands.js';
 
 const USAGE_CODES = new Set(['INVALID_NAME', 'INVALID_URL', 'CONTEXT_INVALID']);
+
+/** One line per engine for `hanactl add --help`: its example URL, its other schemes, how a file path is read. */
+function urlHelp(): string {
+  return ENGINES.map((engine) => {
+    const { example, schemes, address } = engineSpec(engine);
+    const others = schemes.slice(1).map((scheme) => `${scheme}:${address === 'server' ? '//' : ''}`);
+    const notes = [
+      ...(others.length > 0 ? [`also ${others.join(' ')}`] : []),
+      ...(address === 'file' ? ['a relative path is resolved now'] : []),
+    ];
+    return `  ${example.padEnd(44)}${notes.length > 0 ? `(${notes.join('; ')})` : ''}`.trimEnd();
+  }).join('\n');
+}
 
 /** Builds the argv layer; each action lazily imports its command so start-up stays fast. */
 export function buildProgram(ctx: () => CliContext): Command {
@@ -74,10 +88,7 @@ Exit codes: 0 ok, 1 failure, 2 usage.`),
       'after',
       `
 URLs:
-  sqlite:./data.db                      (a relative path is resolved now)
-  postgres://user@host:5432/db
-  mysql://user@host:3306/db   mariadb://user@host:3306/db
-  hana://user@host:30015/TENANT?encrypt=true`,
+${urlHelp()}`,
     )
     .action(async (name, url, opts) => (await import('./commands/connections.js')).add(ctx(), name, url, opts));
   program
