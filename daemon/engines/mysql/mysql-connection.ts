@@ -58,7 +58,7 @@ export class MysqlConnection implements DriverConnection {
   }
 
   get broken(): boolean {
-    return this.#broken;
+    return this.#broken || this.#closed;
   }
 
   /** The server's connection id (`CONNECTION_ID()`), as `PROCESSLIST` shows it. */
