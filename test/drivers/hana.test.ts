@@ -48,7 +48,8 @@ if (!url) {
       },
       teardown: `DROP TABLE "${t}"`,
     }),
-    version: /\d+\.\d+/,
+    version: /^\d+\.\d+/,
+    readOnlyRefusal: { code: 'QUERY_FAILED' },
     // A statement HANA cannot stop within the grace gives its connection up; a quick abort keeps it.
     statementsRunning: async (m) =>
       Number(
