@@ -6,7 +6,7 @@ import { deniedFunction } from './denied-functions.js';
 import type { DialectPolicy, LexicalSyntax } from './dialects.js';
 import { embeddedSql } from './embedded-sql.js';
 import { functionReferenceRule } from './function-references.js';
-import { type Lexed, lex, MAX_COMMENT_DEPTH } from './lexer.js';
+import { type Lexed, lex, MAX_COMMENT_DEPTH, sameReading } from './lexer.js';
 import { CATEGORIES, categoryObjection, objection } from './objections.js';
 import { operatorChain } from './operator-chain.js';
 import { plannerFiguresRule } from './planner-figures.js';
@@ -46,15 +46,38 @@ export const LIMITS = {
    * of that, and far more than any expression a person writes.
    */
   operatorChain: 1000,
+  /**
+   * Tokens judged by the token rules for one call, over every reading that differs from the first
+   * and every SQL text run by a function: about 0.3 µs each on this policy's rules. Where the engine's
+   * own parser checks the text too (PostgreSQL: about 0.3 µs per token to parse, and as much again to
+   * read its tree), fewer: 40,000 tokens hold an INSERT of 3,000 rows of four values.
+   */
+  tokensJudged: 120_000,
+  tokensJudgedWithParser: 40_000,
+  /**
+   * What each SQL text run by a function costs beyond its length, in characters of embeddedChars:
+   * a check's fixed cost (two checks, one of them a parse), so that many short texts are bounded too.
+   */
+  embeddedTextCost: 512,
 } as const;
 
 /** What one call may still spend, shared by both checks and every level of embedded SQL text. */
 interface Budget {
   work: number;
   embedded: number;
+  tokens: number;
+  readonly tokenLimit: number;
 }
 
-const newBudget = (): Budget => ({ work: LIMITS.work, embedded: LIMITS.embeddedChars });
+const newBudget = (dialect: DialectPolicy): Budget => {
+  const tokens = dialect.parserCheck ? LIMITS.tokensJudgedWithParser : LIMITS.tokensJudged;
+  return { work: LIMITS.work, embedded: LIMITS.embeddedChars, tokens, tokenLimit: tokens };
+};
+
+const tooManyTokens = (budget: Budget, cut: boolean): Objection =>
+  tooComplex(
+    `${cut ? `more than ${budget.tokenLimit.toLocaleString('en')}` : (budget.tokenLimit - budget.tokens).toLocaleString('en')} tokens to judge, counting every way the server could read the text and every SQL text it hands to functions, where the limit is ${budget.tokenLimit.toLocaleString('en')}`,
+  );
 
 const tooComplex = (what: string): Objection =>
   objection(
@@ -66,7 +89,7 @@ const tooComplex = (what: string): Objection =>
 const embeddedTooLong = (): Objection =>
   objection(
     'too-complex',
-    `Refused: the statement is too complex to check (the SQL text it hands to functions such as query_to_xml, counted at every level of nesting, is over ${LIMITS.embeddedChars / 1024} KB).`,
+    `Refused: the statement is too complex to check (the SQL text it hands to functions such as query_to_xml, counted at every level of nesting, ${LIMITS.embeddedTextCost} characters more for each text, is over ${LIMITS.embeddedChars / 1024} KB).`,
     'Run the inner query on its own, or split the statement, and send it again.',
   );
 
@@ -164,11 +187,12 @@ function checkReading(
   syntax: LexicalSyntax,
   context: { readonly dialect: DialectPolicy; readonly options: PolicyOptions; readonly budget: Budget; readonly alternative: boolean },
   depth = 0,
+  primary?: { lexed?: Lexed },
 ): Verdict | undefined {
   const { dialect, options, budget } = context;
   const embedded = (inner: string): Verdict => {
     if (depth >= LIMITS.embeddedDepth) return tooComplex(`SQL text run by a function nested more than ${LIMITS.embeddedDepth} levels deep`);
-    budget.embedded -= inner.length;
+    budget.embedded -= inner.length + LIMITS.embeddedTextCost;
     if (budget.embedded < 0) return embeddedTooLong();
     const readOnly = { ...context, options: { ...options, allowWrite: false } };
     return checkReading(inner, syntax, readOnly, depth + 1) ?? { ok: true, kind: 'read' };
@@ -178,10 +202,24 @@ function checkReading(
   for (let v = 0; v < variants.length; v++) {
     budget.work -= sql.length;
     if (budget.work < 0) return tooComplex('too much text to read in all the ways the database could read it');
-    const lexed = lex(sql, variants[v] as LexicalSyntax, LIMITS.tokens);
+    // Lexing stops one token past what is left to judge: a megabyte of tokens is not read whole to be refused.
+    // Another reading is lexed as far as the first went, to be compared with it.
+    const first = context.alternative && v === 0 ? (primary?.lexed?.tokens.length ?? 0) : 0;
+    const cap = Math.min(LIMITS.tokens, Math.max(0, budget.tokens, first) + 1);
+    const lexed = lex(sql, variants[v] as LexicalSyntax, cap);
     // A reading under another server setting that does not even lex cannot be how the server reads it.
     if (context.alternative && v === 0 && lexed.unterminated) return undefined;
     if (lexed.versioned && v === 0) variants.push({ ...syntax, executableComments: 'comment' });
+    if (v === 0 && primary && !context.alternative) primary.lexed = lexed;
+    else if (v === 0 && primary?.lexed && sameReading(lexed, primary.lexed)) {
+      // The first reading's tokens, which passed every rule: only SQL text handed to a function,
+      // itself read under this reading's setting, can be judged differently.
+      const refused = embeddedSql(lexed.tokens, embedded);
+      if (refused) return refused;
+      continue;
+    }
+    budget.tokens -= lexed.tokens.length;
+    if (budget.tokens < 0 || (lexed.tooMany && cap < LIMITS.tokens)) return tooManyTokens(budget, lexed.tooMany === true);
     const other = judge(lexed, dialect, options, embedded);
     verdict = verdict ? fold(verdict, other) : other;
     if (!verdict.ok) return verdict;
@@ -205,7 +243,7 @@ function checkReading(
  * functions it names (StatementReferences), for the server to resolve in the call's transaction.
  */
 export function checkStatement(sql: string, options: PolicyOptions, withReferences = false): Verdict {
-  const verdict = checkAt(sql, options, 0, newBudget());
+  const verdict = checkAt(sql, options, 0, newBudget(DIALECTS[options.dialect]));
   return withReferences || !verdict.ok || !verdict.references ? verdict : { ok: true, kind: verdict.kind };
 }
 
@@ -216,7 +254,7 @@ function checkAt(sql: string, options: PolicyOptions, depth: number, budget: Bud
   if (!verdict.ok || !dialect.parserCheck) return verdict;
   const embedded = (inner: string): Verdict => {
     if (depth >= LIMITS.embeddedDepth) return tooComplex(`SQL text run by a function nested more than ${LIMITS.embeddedDepth} levels deep`);
-    budget.embedded -= inner.length;
+    budget.embedded -= inner.length + LIMITS.embeddedTextCost;
     if (budget.embedded < 0) return embeddedTooLong();
     return checkAt(inner, { ...options, allowWrite: false }, depth + 1, budget);
   };
@@ -235,11 +273,12 @@ function checkAt(sql: string, options: PolicyOptions, depth: number, budget: Bud
 function checkTokens(sql: string, options: PolicyOptions, budget: Budget): Verdict {
   const dialect = DIALECTS[options.dialect];
   const context = { dialect, options, budget, alternative: false };
-  let verdict = checkReading(sql, dialect.syntax, context) as Verdict;
+  const primary: { lexed?: Lexed } = {};
+  let verdict = checkReading(sql, dialect.syntax, context, 0, primary) as Verdict;
   if (!sql.includes('\\')) return verdict;
   for (const syntax of dialect.alternatives) {
     if (!verdict.ok) return verdict;
-    const other = checkReading(sql, syntax, { ...context, alternative: true });
+    const other = checkReading(sql, syntax, { ...context, alternative: true }, 0, primary);
     if (other) verdict = fold(verdict, other);
   }
   return verdict;

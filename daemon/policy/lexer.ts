@@ -376,3 +376,29 @@ export function lex(sql: string, syntax: LexicalSyntax, maxTokens = Number.POSIT
   }
   return executable ? done({ unterminated: 'a /*! comment' }) : done();
 }
+
+/**
+ * Whether two readings of one text came out the same: the same tokens (kind, text, spacing,
+ * escapes) and the same findings. Then every rule that looks only at tokens judges them alike.
+ */
+export function sameReading(a: Lexed, b: Lexed): boolean {
+  if (
+    a.tokens.length !== b.tokens.length ||
+    a.unterminated !== b.unterminated ||
+    a.ambiguous !== b.ambiguous ||
+    a.versioned !== b.versioned ||
+    a.nul !== b.nul ||
+    a.tooMany !== b.tooMany ||
+    a.commentTooDeep !== b.commentTooDeep ||
+    a.depth !== b.depth ||
+    a.operatorWork !== b.operatorWork
+  )
+    return false;
+  for (let k = 0; k < a.tokens.length; k++) {
+    const x = a.tokens[k] as Token;
+    const y = b.tokens[k] as Token;
+    if (x !== y && (x.kind !== y.kind || x.text !== y.text || x.shown !== y.shown || x.spaced !== y.spaced || x.opaque !== y.opaque))
+      return false;
+  }
+  return true;
+}

@@ -5,7 +5,7 @@ import { sqlArgumentObjection } from './embedded-sql.js';
 import { functionReferenceObjection, postgresReferencedFunction } from './function-references.js';
 import { categoryObjection, contextSettingObjection, isContextSetting, objection } from './objections.js';
 import { deniedRelationObjection, namedRelationObjection, pgFunctionObjection, sqlArgumentPositions } from './pg-functions.js';
-import { parsePostgres } from './pg-parser.js';
+import { MAX_PARSE_TREE_CHARS, megabytes, parsePostgres } from './pg-parser.js';
 import { plannerFiguresObjection } from './planner-figures.js';
 import type { Objection, PolicyOptions, StatementReferences, Verdict } from './types.js';
 
@@ -42,6 +42,13 @@ export function postgresParserObjection(
         'check-unavailable',
         "Refused: PostgreSQL's parser is restarting after a statement too complex for it, so this statement could not be checked.",
         'Send it again in a moment.',
+      );
+    }
+    if (parsed.failure === 'too-large') {
+      return objection(
+        'too-complex',
+        `Refused: the statement is too complex to check (PostgreSQL's parser makes a tree of ${parsed.message} of it, over the ${megabytes(MAX_PARSE_TREE_CHARS)} this check reads; an INSERT of 3,000 rows of four values makes about 1.1 MB).`,
+        'Split it into smaller statements (fewer rows or columns each) and send each on its own.',
       );
     }
     if (parsed.failure === 'broken' || /memory exhausted|stack depth/i.test(parsed.message)) {

@@ -140,3 +140,70 @@ describe("PostgreSQL's parser is never given a tree deeper than its stack", () =
     for (let n = 0; n < 50; n++) expect(parsePostgres(`SELECT ${n} FROM t WHERE a IN (SELECT b FROM u)`)).toMatchObject({ ok: true });
   });
 });
+
+/** `rows` rows of four values, as an application or a migration writes them. */
+const insertRows = (rows: number): string =>
+  `INSERT INTO orders (id, name, amount, placed) VALUES\n${Array.from(
+    { length: rows },
+    (_, i) => `(${i}, 'customer ${i}', ${i}.25, DATE '2024-01-0${(i % 9) + 1}')`,
+  ).join(',\n')}`;
+
+describe('the cost of one check is bounded before it is spent', () => {
+  test('PostgreSQL: past 40,000 tokens to judge, the statement is refused, with the figure and the limit', () => {
+    const verdict = checkStatement(`SELECT ${'1,'.repeat(25_000)}1`, read);
+    expect(verdict).toMatchObject({
+      ok: false,
+      rule: 'too-complex',
+      message: expect.stringMatching(/(more than )?[\d,]+ tokens to judge.*the limit is 40,000/),
+    });
+    expect(verdict.ok || verdict.message).toContain('Split it');
+  });
+
+  test('each reading the server could make of the text counts: backslashes that read two ways cost twice', () => {
+    // Under standard_conforming_strings off, '\\' is another string: both readings are judged.
+    const strings = `SELECT ${"'\\\\',".repeat(12_000)}1`;
+    expect(checkStatement(strings, read)).toMatchObject({
+      ok: false,
+      rule: 'too-complex',
+      message: expect.stringContaining('tokens to judge'),
+    });
+    // E'' strings read alike either way: the second reading is the first, and costs nothing to judge.
+    expect(checkStatement(`SELECT ${"E'\\\\',".repeat(12_000)}1`, read)).toEqual({ ok: true, kind: 'read' });
+    const mysql = `SELECT ${"'\\\\',".repeat(35_000)}1`;
+    expect(checkStatement(mysql, { dialect: 'mysql', allowWrite: false })).toMatchObject({ ok: false, rule: 'too-complex' });
+  });
+
+  test('PostgreSQL: a parse tree over 1.5 MB is refused before it is read, naming its size', () => {
+    const typed = `SELECT ${"int '1',".repeat(8000)}1`;
+    expect(checkStatement(typed, read)).toMatchObject({
+      ok: false,
+      rule: 'too-complex',
+      message: expect.stringMatching(/tree of [\d.]+ MB of it, over the 1\.5 MB/),
+    });
+  });
+
+  test('many short SQL texts run by functions are bounded by their count, not only their length', () => {
+    const calls = (n: number) => `SELECT ${Array(n).fill("query_to_xml('SELECT 1', true, false, '')").join(', ')}`;
+    expect(checkStatement(calls(200), read)).toMatchObject({
+      ok: false,
+      rule: 'too-complex',
+      message: expect.stringContaining('for each text'),
+    });
+    expect(checkStatement(calls(10), read)).toEqual({ ok: true, kind: 'read' });
+  });
+
+  test('large statements people write still pass', () => {
+    const write = { dialect: 'postgres', allowWrite: true } as const;
+    expect(checkStatement(insertRows(3000), write)).toEqual({ ok: true, kind: 'write' });
+    const columns = `SELECT ${Array.from({ length: 500 }, (_, i) => `COALESCE(t.column_${i}, 0) + 1 AS c${i}`).join(',\n  ')} FROM big_table t`;
+    const ctes = `WITH ${Array.from({ length: 200 }, (_, i) => `c${i} AS (SELECT id, amount * ${i} AS v FROM ${i ? `c${i - 1}` : 'orders'} WHERE amount > ${i})`).join(',\n')} SELECT * FROM c199`;
+    const labels = `SELECT CASE ${Array.from({ length: 1000 }, (_, i) => `WHEN code = ${i} THEN 'label ${i}'`).join(' ')} END FROM t`;
+    const filters = `SELECT * FROM t WHERE ${Array.from({ length: 1000 }, (_, i) => `a = ${i} OR b = 'x${i}'`).join(' OR ')}`;
+    const list = `SELECT * FROM t WHERE id IN (${Array.from({ length: 10_000 }, (_, i) => i).join(', ')})`;
+    for (const dialect of ENGINES) {
+      expect(checkStatement(insertRows(3000), { dialect, allowWrite: true }), dialect).toEqual({ ok: true, kind: 'write' });
+      for (const sql of [columns, ctes, labels, filters, list])
+        expect(checkStatement(sql, { dialect, allowWrite: false }), `${dialect}: ${sql.slice(0, 40)}`).toEqual({ ok: true, kind: 'read' });
+    }
+  });
+});
