@@ -6,6 +6,7 @@ import { MysqlConnection } from './mysql-connection.js';
 import { connectError, type ErrorContext } from './mysql-errors.js';
 import { loadMysqlModule, type MysqlModule, type MysqlRawConnection } from './mysql-module.js';
 import { connectOptions, type MysqlUrlPlan, planMysqlUrl, tlsOptions } from './mysql-options.js';
+import { boundServerPackets, type MysqlParserHost } from './mysql-packet-bound.js';
 import { serverInfo } from './mysql-session.js';
 
 /** The KILL connection is short-lived; it never waits longer than this to connect. */
@@ -108,6 +109,8 @@ export class MysqlDriver implements Driver {
     } catch (err) {
       throw connectError(err, this.#errors);
     }
+    // No payload is assembled past MAX_SERVER_MESSAGE_BYTES (a row too wide fails its call, not the daemon).
+    boundServerPackets(raw as unknown as MysqlParserHost);
     // Later errors belong to the MysqlConnection; this keeps a stray one from crashing the daemon.
     raw.on('error', () => {});
     try {

@@ -5,6 +5,7 @@ import type { Driver, DriverConnection, DriverFactory, DriverSecret, DriverSetti
 import { normaliseDriverError } from '../scrub.js';
 import type { PgRowParser } from './postgres-batch.js';
 import { type PgWireKit, PostgresConnection } from './postgres-connection.js';
+import { boundServerMessages, type PgWireConnection } from './postgres-message-bound.js';
 import type { PgClient, PgClientConfig, PgModule } from './postgres-types.js';
 
 const require = createRequire(import.meta.url);
@@ -101,6 +102,8 @@ export const createPostgresDriver: DriverFactory = (target: Target, secret: Driv
     const client = new pg.Client({ ...config, types: typeParsers(pg) } as PgClientConfig);
     // Set after construction and non-enumerable: never in a log line, an inspect or a stack.
     Object.defineProperty(client, 'password', { value: password, enumerable: false, writable: true });
+    // No server message is read whole past MAX_SERVER_MESSAGE_BYTES (a row too wide fails its call, not the daemon).
+    boundServerMessages((client as unknown as { connection: PgWireConnection }).connection);
     try {
       await client.connect();
     } catch (err) {
