@@ -163,7 +163,7 @@ function judge(lexed: Lexed, dialect: DialectPolicy, options: PolicyOptions, emb
       options.allowWrite && options.unsignedContext,
       ENGINE_TABLE[options.dialect].capabilities.signedContext,
     ) ??
-    (options.rowSeparation ? plannerFiguresRule(tokens) : undefined);
+    (options.rowSeparation ? (plannerFiguresRule(tokens) ?? dialect.separatedRowsRules?.(tokens, options.database)) : undefined);
   if (refusal) return refusal;
   // On a writable connection this decides the kind: anything the read-only rules refuse is a write.
   // On a read-only one the function and catalog rules above were these same rules, and passed.

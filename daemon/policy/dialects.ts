@@ -68,6 +68,12 @@ export interface DialectPolicy {
   readonly explainNamesTable: boolean;
   /** Rules on the engine's own functions, views and tables (PostgreSQL: classified from pg_proc; MySQL: the tables holding credentials). */
   readonly catalogRules?: (tokens: readonly Token[], allowWrite: boolean, database?: string) => Objection | undefined;
+  /**
+   * Rules that apply only where rows are separated (PolicyOptions.rowSeparation): reads of the
+   * engine's counters of executor work, which count the rows the separation hides
+   * (executor-statistics.ts). `database` is the one the connection opens.
+   */
+  readonly separatedRowsRules?: (tokens: readonly Token[], database?: string) => Objection | undefined;
   /** The engine's own parser as a second, independent check (PostgreSQL: libpg-query). */
   readonly parserCheck?: ParserCheck;
   /** `:=` assigns a variable (everywhere but PostgreSQL, where it only names a function argument). */

@@ -2,6 +2,7 @@ import { capQuoted, isWhitespace, trimEndWhere } from '../../shared/linear-text.
 import { contextCodeObjection, contextDdlObjection } from './context-code.js';
 import { deniedFunctionName } from './denied-functions.js';
 import { sqlArgumentObjection } from './embedded-sql.js';
+import { pgStatisticsFunctionObjection, pgStatisticsRelationObjection } from './executor-statistics.js';
 import { functionReferenceObjection, postgresReferencedFunction } from './function-references.js';
 import { categoryObjection, contextSettingObjection, isContextSetting, objection } from './objections.js';
 import { deniedRelationObjection, namedRelationObjection, pgFunctionObjection, sqlArgumentPositions } from './pg-functions.js';
@@ -89,12 +90,15 @@ export function postgresParserObjection(
     if (refused) return refused;
   }
   for (const relation of parsed.relations) {
-    const denied = deniedRelationObjection(relation);
+    const denied = deniedRelationObjection(relation) ?? (options.rowSeparation ? pgStatisticsRelationObjection(relation) : undefined);
     if (denied) return denied;
   }
   for (const call of parsed.calls) {
     if (call.name === 'set_config') return categoryObjection('session-change', 'set_config()');
-    const denied = deniedFunctionName(call.name, options.allowWrite) ?? pgFunctionObjection(call.name, options.allowWrite);
+    const denied =
+      deniedFunctionName(call.name, options.allowWrite) ??
+      pgFunctionObjection(call.name, options.allowWrite) ??
+      (options.rowSeparation ? pgStatisticsFunctionObjection(call.name) : undefined);
     if (denied) return denied;
     for (const position of sqlArgumentPositions(call.name, call.argCount) ?? []) {
       const refused = sqlArgumentObjection(call.name, call.stringArgs[position], call.numberArgs[position] === true, embedded);

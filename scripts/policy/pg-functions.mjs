@@ -396,6 +396,38 @@ const SECRET_RELATIONS = {
   pg_statistic_ext_data: ['*'],
 };
 
+/**
+ * Executor statistics: what statements did, counted below row-level security, so on a connection
+ * that separates rows a search on them recovers the rows it hides (refused there only). Docs 28.2:
+ * the cumulative statistics functions (`pg_stat_get_*`: tuples and index entries read, blocks hit,
+ * calls, per relation, index, function and database, the `_xact_` forms with this backend's
+ * pending counts, which carry over between calls on a pooled backend), `pg_stat_have_stats`; and
+ * every function of the extensions that count executor work or read storage below the policy:
+ * F.32 pg_stat_statements (rows and blocks per statement), F.25 pg_buffercache (which pages a
+ * statement loaded), F.24 pageinspect (raw tuples), F.33 pgstattuple, F.29 pg_visibility and F.27
+ * pg_freespacemap (per page figures), F.31 pgrowlocks (locks on rows, and who holds them). Not
+ * here: relation sizes (pg_relation_size, pg_table_size, ...): a read does not change them, and
+ * they are one figure of the whole table, as the row estimates list_tables shows.
+ */
+const EXECUTOR_STATISTICS = {
+  names: ['pg_stat_get_*', 'pg_stat_have_stats'],
+  extensions: ['pg_stat_statements', 'pg_buffercache', 'pageinspect', 'pgstattuple', 'pg_visibility', 'pg_freespacemap', 'pgrowlocks'],
+};
+
+/**
+ * Functions of the statistics system (a `pg_stat` name or C symbol) reviewed as no executor
+ * statistics: a snapshot reset, files on the host, the reset and flush functions (refused on every
+ * connection), the extended statistics' visibility and MCV list (read from refused catalogs).
+ */
+const STATISTICS_REVIEWED_NOT_COUNTERS = [
+  'pg_stat_clear_snapshot',
+  'pg_stat_file',
+  'pg_stat_force_next_flush',
+  'pg_stat_reset*',
+  'pg_statistics_obj_is_visible',
+  'pg_mcv_list_items',
+];
+
 /** 28.2.3 pg_stat_get_backend_activity(backend): the text of that backend's current or last statement. */
 const STATEMENT_TEXT_REVIEWED = ['pg_stat_get_backend_activity'];
 
@@ -435,7 +467,9 @@ async function readServer() {
       await db.query(`
         SELECT p.proname AS name, p.provolatile AS volatile, p.pronargs::int AS nargs, p.pronargdefaults::int AS ndefaults,
                p.provariadic <> 0 AS variadic, pg_catalog.oidvectortypes(p.proargtypes) AS types,
-               p.proargnames AS argnames, p.proargmodes AS argmodes, l.lanname AS lang, p.prosrc
+               p.proargnames AS argnames, p.proargmodes AS argmodes, l.lanname AS lang, p.prosrc,
+               (SELECT e.extname FROM pg_catalog.pg_depend d JOIN pg_catalog.pg_extension e ON e.oid = d.refobjid
+                 WHERE d.classid = 'pg_catalog.pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e') AS extension
           FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_language l ON l.oid = p.prolang
          WHERE p.prokind IN ('f', 'a', 'w')
          ORDER BY 1, 6`)
@@ -444,6 +478,20 @@ async function readServer() {
       await db.query(`
         SELECT c.relname AS name, pg_catalog.pg_get_viewdef(c.oid) AS def
           FROM pg_catalog.pg_class c WHERE c.relkind IN ('v', 'm') ORDER BY 1`)
+    ).rows;
+    // What each view's stored rules call and read (every function a node names by OID, every
+    // relation), as the server recorded them in pg_rewrite; pg_depend has no rows for what initdb pins.
+    const rules = (
+      await db.query(`
+        SELECT c.relname AS name,
+               pg_catalog.array_remove(pg_catalog.array_agg(DISTINCT p.proname::text), NULL) AS calls,
+               pg_catalog.array_remove(pg_catalog.array_agg(DISTINCT r.relname::text), NULL) AS reads
+          FROM pg_catalog.pg_rewrite w JOIN pg_catalog.pg_class c ON c.oid = w.ev_class
+         CROSS JOIN LATERAL pg_catalog.regexp_matches(w.ev_action::text, ':(funcid|opfuncid|aggfnoid|winfnoid|relid) (\\d+)', 'g') AS m
+          LEFT JOIN pg_catalog.pg_proc p ON m[1] <> 'relid' AND p.oid = m[2]::oid
+          LEFT JOIN pg_catalog.pg_class r ON m[1] = 'relid' AND r.oid = m[2]::oid AND r.oid <> c.oid
+         WHERE c.relkind IN ('v', 'm')
+         GROUP BY c.relname ORDER BY 1`)
     ).rows;
     // Calls the parse tree does not show as a function call: operators, casts, type I/O, aggregates'
     // support functions, and attribute notation (t.f for f(t), one argument of a row type). None may
@@ -463,7 +511,7 @@ async function readServer() {
     ).rows
       .map((r) => r.what)
       .filter((what) => !REVIEWED_HIDDEN.some((name) => what.endsWith(` runs ${name}`)));
-    return { version, extensions, functions, views, hidden };
+    return { version, extensions, functions, views, rules, hidden };
   } finally {
     await db.end().catch(() => {});
     await admin.query(`DROP DATABASE IF EXISTS ${scratch}`);
@@ -552,6 +600,50 @@ export function statementTextFunctions(functions) {
     });
   }
   return [...names].sort();
+}
+
+/**
+ * The executor statistics functions (EXECUTOR_STATISTICS) on this server, by name; and as problems,
+ * every other function of the statistics system (a `pg_stat` name or C symbol) nobody reviewed, so
+ * that a release's new counters cannot pass unnoticed.
+ */
+export function executorStatistics(functions) {
+  const isCounter = matcher(EXECUTOR_STATISTICS.names);
+  const extensions = new Set(EXECUTOR_STATISTICS.extensions);
+  const reviewed = matcher(STATISTICS_REVIEWED_NOT_COUNTERS);
+  const names = new Set();
+  const problems = new Set();
+  for (const f of functions) {
+    if (isCounter(f.name) || extensions.has(f.extension)) names.add(f.name);
+    else if (/^pg_stat/.test(f.name) || (['internal', 'c'].includes(f.lang) && /^pg_stat/.test(f.prosrc ?? ''))) {
+      if (!reviewed(f.name))
+        problems.add(`${f.name}(${f.types}) belongs to the statistics system and is not reviewed as executor statistics or not`);
+    }
+  }
+  for (const e of extensions)
+    if (!functions.some((f) => f.extension === e)) problems.add(`reviewed extension ${e} has no functions on the server`);
+  return { names: [...names].sort(), problems: [...problems] };
+}
+
+/**
+ * Views whose stored rules call an executor statistics function, directly or through other views,
+ * to any depth (`rules`: each view's calls and reads from pg_rewrite): view -> the function.
+ */
+export function executorStatisticsViews(rules, counters) {
+  const reached = new Map(counters.map((name) => [name, name]));
+  const out = {};
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const view of rules) {
+      if (view.name in out) continue;
+      const via = [...view.calls, ...view.reads].find((name) => reached.has(name));
+      if (via === undefined) continue;
+      out[view.name] = reached.get(via);
+      reached.set(view.name, reached.get(via));
+      changed = true;
+    }
+  }
+  return Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)));
 }
 
 const isObject = (v) => typeof v === 'object' && v !== null;
@@ -675,7 +767,7 @@ const record = (obj) =>
     .map(([k, v]) => `  ${JSON.stringify(k)}: ${JSON.stringify(v)},`)
     .join('\n')}\n}`;
 
-export function render(c, relations, secrets = { views: {}, textFunctions: [] }) {
+export function render(c, relations, secrets = { views: {}, textFunctions: [] }, statistics = { functions: [], views: {} }) {
   const major = c.version;
   return `// Generated by \`${REGENERATE}\` from pg_proc of PostgreSQL ${major} with
 // every extension it offers installed. Do not edit: change the reviewed lists in the script and
@@ -723,6 +815,15 @@ export const PG_STATEMENT_TEXT_FUNCTIONS: readonly string[] = ${list(secrets.tex
  * view -> the catalog or function the secret comes from.
  */
 export const PG_SECRET_VIEWS: Readonly<Record<string, string>> = ${record(secrets.views)};
+
+/**
+ * Executor statistics: functions whose answer counts what statements did below row-level security
+ * (tuples, index entries, blocks, calls) or reads storage below it: refused where rows are separated.
+ */
+export const PG_EXECUTOR_STATISTICS: readonly string[] = ${list(statistics.functions)};
+
+/** Views that call an executor statistics function, directly or through other views (from pg_rewrite): view -> that function. */
+export const PG_EXECUTOR_STATISTICS_VIEWS: Readonly<Record<string, string>> = ${record(statistics.views)};
 `;
 }
 
@@ -732,14 +833,16 @@ export async function generate() {
   await loadModule();
   const textFunctions = statementTextFunctions(server.functions);
   const views = secretViews(server.views, textFunctions);
-  const raw = render(c, deniedRelations(server.views, c.refused), { views, textFunctions });
+  const counters = executorStatistics(server.functions);
+  const statistics = { functions: counters.names, views: executorStatisticsViews(server.rules, counters.names) };
+  const raw = render(c, deniedRelations(server.views, c.refused), { views, textFunctions }, statistics);
   // In the repository's own format, so that the committed file is byte for byte what this writes.
   const text = execFileSync(join(ROOT, 'node_modules/.bin/biome'), ['format', `--stdin-file-path=${OUT}`], {
     input: raw,
     encoding: 'utf8',
     stdio: ['pipe', 'pipe', 'ignore'],
   });
-  return { text, problems: c.problems, version: server.version };
+  return { text, problems: [...c.problems, ...counters.problems], version: server.version };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -30,6 +30,10 @@ const PARAMS: Partial<Record<Dialect, Record<string, Param[]>>> = {
 const isPlan = (sql: string): boolean =>
   /^\s*(EXPLAIN|ANALYZE|DESCRIBE|DESC)\b.*\b(SELECT|WITH|VALUES|INSERT|UPDATE|DELETE|MERGE|REPLACE|CREATE|DECLARE|EXECUTE)\b/is.test(sql);
 
+/** A read of the executor's statistics (pg_stat_* views and functions, status counters), refused where rows are separated. */
+const readsCounters = (sql: string): boolean =>
+  /\bpg_stat(io)?_\w+|\b(SESSION|GLOBAL)_STATUS\b|\bSHOW\s+((GLOBAL|SESSION)\s+)?STATUS\b/i.test(sql);
+
 const casesFor = (dialect: Dialect): PolicyCase[] => POLICY_CORPUS.filter((c) => c.dialects === 'all' || c.dialects.includes(dialect));
 
 /** One tool call; a protocol fault (thrown) reads like an `isError` result. */
@@ -58,6 +62,7 @@ for (const dialect of ['sqlite', 'postgres', 'mysql'] as const) {
       namedRule: 0,
       ran: 0,
       plansRefused: 0,
+      countersRefused: 0,
       falselyRefused: [] as string[],
       engineFailures: new Map<string, string[]>(),
       changed: [] as string[],
@@ -106,6 +111,9 @@ for (const dialect of ['sqlite', 'postgres', 'mysql'] as const) {
         tally.plansRefused++;
         expect(isError, `${name} was not refused on a connection that separates rows: ${firstLine}`).toBe(true);
         expect(text).toContain('(rule: planner-figures)');
+      } else if (readsCounters(c.sql) && text.includes('(rule: executor-statistics)')) {
+        // The executor's statistics count rows hidden from this caller, as a plan's figures do.
+        tally.countersRefused++;
       } else if (!isError) {
         tally.ran++;
       } else if (text.startsWith('STATEMENT_REFUSED') && !text.includes('(rule: engine-read-only)')) {
@@ -130,7 +138,7 @@ for (const dialect of ['sqlite', 'postgres', 'mysql'] as const) {
       console.log(
         [
           `[${dialect}] shim: ${tally.refused} refused statements refused (${tally.namedRule} naming their rule); ${allowed} reads: ${tally.ran} ran, ` +
-            `${tally.plansRefused} plans refused (rows are separated here), ${tally.falselyRefused.length} falsely refused, ${failed} failed on the engine; database changed after ${tally.changed.length}.`,
+            `${tally.plansRefused} plans and ${tally.countersRefused} statistics reads refused (rows are separated here), ${tally.falselyRefused.length} falsely refused, ${failed} failed on the engine; database changed after ${tally.changed.length}.`,
           ...tally.falselyRefused.map((f) => `  FALSELY REFUSED ${f}`),
           ...groups,
         ].join('\n'),

@@ -1,3 +1,4 @@
+import { postgresStatisticsRule } from '../../policy/executor-statistics.js';
 import { type DialectPolicy, ident, type LexicalSyntax, PLAIN_SYNTAX, str } from '../../policy/dialects.js';
 import { postgresReferencedFunction } from '../../policy/function-references.js';
 import { postgresParserObjection } from '../../policy/parser-rules.js';
@@ -21,6 +22,7 @@ export const POSTGRES_DIALECT: DialectPolicy = {
   reads: ['SELECT', 'WITH', 'VALUES', 'TABLE', 'EXPLAIN', 'SHOW'],
   explainNamesTable: false,
   catalogRules: postgresTokenObjection,
+  separatedRowsRules: postgresStatisticsRule,
   parserCheck: postgresParserObjection,
   colonEqualsAssigns: false,
   codeReachesContext: true,

@@ -5,7 +5,9 @@
  */
 import { describe, expect, test } from 'vitest';
 // @ts-expect-error: a plain ESM script without type declarations
-import { classify, deniedRelations, secretViews, statementTextFunctions } from '../../../../scripts/policy/pg-functions.mjs';
+import * as script from '../../../../scripts/policy/pg-functions.mjs';
+
+const { classify, deniedRelations, executorStatistics, executorStatisticsViews, secretViews, statementTextFunctions } = script;
 
 interface Fn {
   name: string;
@@ -126,6 +128,62 @@ describe('scripts/policy/pg-functions.mjs classify()', () => {
       pg_stat_activity: 'pg_stat_get_activity',
       pg_stats: 'pg_statistic',
       user_mapping_options: 'pg_user_mapping',
+    });
+  });
+});
+
+describe('scripts/policy/pg-functions.mjs executor statistics', () => {
+  const extensions = [
+    'pg_stat_statements',
+    'pg_buffercache',
+    'pageinspect',
+    'pgstattuple',
+    'pg_visibility',
+    'pg_freespacemap',
+    'pgrowlocks',
+  ];
+  const present = extensions.map((extension) => fn(`${extension}_fn`, '', { extension } as Partial<Fn>));
+
+  test('the counters by name and by extension; a statistics function of a new release must be reviewed', () => {
+    const { names, problems } = executorStatistics([
+      ...present,
+      fn('pg_stat_get_xact_tuples_returned', 'oid'),
+      fn('pg_stat_have_stats', 'text, oid, oid'),
+      fn('pg_stat_clear_snapshot', ''),
+      fn('pg_relation_size', 'regclass'),
+      fn('pg_stat_io_counts', 'oid'),
+      fn('io_counts', 'oid', { prosrc: 'pg_stat_get_io' }),
+    ]) as { names: string[]; problems: string[] };
+    expect(names).toContain('pg_stat_get_xact_tuples_returned');
+    expect(names).toContain('pg_stat_have_stats');
+    expect(names).toContain('pgrowlocks_fn');
+    expect(names).not.toContain('pg_stat_clear_snapshot');
+    expect(names).not.toContain('pg_relation_size');
+    expect(problems).toEqual([
+      'pg_stat_io_counts(oid) belongs to the statistics system and is not reviewed as executor statistics or not',
+      'io_counts(oid) belongs to the statistics system and is not reviewed as executor statistics or not',
+    ]);
+  });
+
+  test('a reviewed extension the server lacks is a problem', () => {
+    const { problems } = executorStatistics(present.slice(1)) as { problems: string[] };
+    expect(problems).toEqual(['reviewed extension pg_stat_statements has no functions on the server']);
+  });
+
+  test('views over the counters, through views over views, name the function they reach', () => {
+    const views = executorStatisticsViews(
+      [
+        { name: 'my_io', calls: [], reads: ['pg_stat_user_tables'] },
+        { name: 'pg_stat_user_tables', calls: [], reads: ['pg_stat_all_tables'] },
+        { name: 'pg_stat_all_tables', calls: ['pg_stat_get_numscans', 'count'], reads: ['pg_class'] },
+        { name: 'pg_roles', calls: [], reads: ['pg_authid'] },
+      ],
+      ['pg_stat_get_numscans'],
+    );
+    expect(views).toEqual({
+      my_io: 'pg_stat_get_numscans',
+      pg_stat_all_tables: 'pg_stat_get_numscans',
+      pg_stat_user_tables: 'pg_stat_get_numscans',
     });
   });
 });

@@ -1,0 +1,139 @@
+import { describe, expect, test } from 'vitest';
+import { checkStatement } from '../../../../daemon/policy/index.js';
+import { postgresParserObjection } from '../../../../daemon/policy/parser-rules.js';
+import { PG_EXECUTOR_STATISTICS, PG_EXECUTOR_STATISTICS_VIEWS } from '../../../../daemon/policy/pg-functions.generated.js';
+import type { PolicyOptions } from '../../../../daemon/policy/types.js';
+
+const on = (dialect: PolicyOptions['dialect'], allowWrite = false, database?: string): PolicyOptions => ({
+  dialect,
+  allowWrite,
+  rowSeparation: true,
+  ...(database ? { database } : {}),
+});
+
+/**
+ * On a connection that separates rows by context values, the executor's own counters (tuples and
+ * index entries read, blocks hit) count the rows the policy hides: read before and after a
+ * `count(*) ... WHERE item = 'x'`, they answer whether a hidden row holds 'x'. Every way of reading
+ * them is refused there, by both checks on PostgreSQL and inside SQL text a function runs.
+ */
+describe('executor statistics on a connection that separates rows', () => {
+  test.each([
+    ['postgres', "SELECT pg_stat_get_xact_tuples_returned('orders_item'::regclass)"],
+    [
+      'postgres',
+      "SELECT pg_stat_get_xact_tuples_returned('i'::regclass) AS b, (SELECT count(*) FROM orders WHERE item = 'x') AS v, pg_stat_get_xact_tuples_returned('i'::regclass) AS a",
+    ],
+    ['postgres', "SELECT pg_catalog.pg_stat_get_xact_blocks_hit('orders'::regclass)"],
+    ['postgres', `SELECT "pg_stat_get_numscans"('orders_item'::regclass)`],
+    ['postgres', 'SELECT PG_STAT_GET_DB_TUPLES_RETURNED(1)'],
+    ['postgres', 'SELECT * FROM pg_stat_xact_user_tables'],
+    ['postgres', 'SELECT idx_tup_read FROM pg_catalog.pg_stat_user_indexes'],
+    ['postgres', 'SELECT heap_blks_hit FROM pg_statio_user_tables'],
+    ['postgres', 'SELECT * FROM "pg_stat_database"'],
+    ['postgres', 'TABLE pg_stat_user_tables'],
+    ['postgres', 'SELECT * FROM pg_buffercache'],
+    ['postgres', "SELECT * FROM pgstattuple('orders')"],
+    ['postgres', "SELECT * FROM pgstatindex('orders_item')"],
+    ['postgres', "SELECT * FROM pg_visibility_map_summary('orders')"],
+    ['postgres', "SELECT query_to_xml('SELECT * FROM pg_stat_xact_user_tables', true, false, '')"],
+    ['postgres', "SELECT query_to_xml('SELECT pg_stat_get_xact_tuples_returned(1)', true, false, '')"],
+    ['mysql', 'SELECT VARIABLE_VALUE FROM information_schema.SESSION_STATUS'],
+    [
+      'mysql',
+      "SELECT (SELECT VARIABLE_VALUE FROM information_schema.SESSION_STATUS WHERE VARIABLE_NAME='HANDLER_READ_NEXT') AS n1, (SELECT count(*) FROM v_orders WHERE item = 'm2-3') AS v",
+    ],
+    ['mysql', 'SELECT * FROM information_schema.global_status'],
+    ['mysql', 'SELECT * FROM `information_schema`.`GLOBAL_STATUS`'],
+    ['mysql', 'SELECT * FROM information_schema.INDEX_STATISTICS'],
+    ['mysql', 'SELECT * FROM information_schema.TABLE_STATISTICS'],
+    ['mysql', 'SELECT * FROM information_schema.INNODB_METRICS'],
+    ['mysql', 'SELECT * FROM information_schema.INNODB_BUFFER_PAGE'],
+    ['mysql', 'SELECT * FROM performance_schema.table_io_waits_summary_by_index_usage'],
+    ['mysql', 'SELECT * FROM performance_schema.session_status'],
+    ['mysql', 'SELECT * FROM `performance_schema`.status_by_thread'],
+    ['mysql', 'SELECT * FROM sys.schema_index_statistics'],
+    ['mysql', 'SELECT * FROM sys.`x$schema_table_statistics`'],
+    ['mysql', 'SHOW STATUS'],
+    ['mysql', "SHOW SESSION STATUS LIKE 'Handler%'"],
+    ['mysql', "show global status where variable_name = 'Handler_read_next'"],
+    ['mysql', 'SHOW LOCAL STATUS'],
+    ['mysql', 'SHOW INDEX_STATISTICS'],
+    ['mysql', 'SHOW TABLE_STATISTICS'],
+    ['mysql', 'SHOW USER_STATISTICS'],
+    ['mysql', 'SHOW CLIENT_STATISTICS'],
+    ['mysql', '/*!SHOW STATUS */'],
+  ] as const)('%s: %s is refused', (dialect, sql) => {
+    for (const allowWrite of [false, true]) {
+      const verdict = checkStatement(sql, on(dialect, allowWrite));
+      expect(verdict, sql).toMatchObject({ ok: false });
+      // SQL text run by a function is refused by the function's rule, which names the inner one.
+      if (!verdict.ok && sql.includes('query_to_xml')) expect(verdict.message).toMatch(/\(executor-statistics\)/);
+      else if (!verdict.ok)
+        expect(verdict).toMatchObject({
+          rule: 'executor-statistics',
+          message: expect.stringMatching(/count the rows that context values hide/),
+        });
+    }
+  });
+
+  test.each([
+    ['mysql', 'performance_schema', 'SELECT * FROM table_io_waits_summary_by_table'],
+    ['mysql', 'sys', 'SELECT * FROM schema_table_statistics'],
+    ['mysql', 'information_schema', 'SELECT * FROM SESSION_STATUS'],
+  ] as const)('%s on a connection that opens %s: %s (unqualified) is refused', (dialect, database, sql) => {
+    expect(checkStatement(sql, on(dialect, false, database))).toMatchObject({ ok: false, rule: 'executor-statistics' });
+  });
+
+  test.each([
+    ['postgres', "SELECT pg_relation_size('orders'), pg_total_relation_size('orders'), pg_table_size('orders'), pg_indexes_size('orders')"],
+    ['postgres', 'SELECT relname, reltuples FROM pg_class'],
+    ['postgres', 'SELECT * FROM orders WHERE status = $1'],
+    ['postgres', "SELECT 'pg_stat_user_tables' AS name"],
+    ['postgres', 'SELECT pg_stat_clear_snapshot()'],
+    ['mysql', 'SELECT * FROM information_schema.TABLES'],
+    ['mysql', 'SHOW TABLE STATUS'],
+    ['mysql', 'SHOW VARIABLES'],
+    ['mysql', 'SELECT status FROM orders'],
+    ['mysql', "SELECT 'SESSION_STATUS' AS word"],
+  ] as const)('%s: %s (no executor counter) still runs', (dialect, sql) => {
+    expect(checkStatement(sql, on(dialect))).toMatchObject({ ok: true });
+  });
+
+  test.each([
+    ['postgres', "SELECT pg_stat_get_xact_tuples_returned('orders_item'::regclass)"],
+    ['postgres', 'SELECT * FROM pg_stat_user_tables'],
+    ['postgres', 'SELECT * FROM pg_statio_user_indexes'],
+    ['mysql', 'SELECT * FROM information_schema.SESSION_STATUS'],
+    ['mysql', 'SHOW GLOBAL STATUS'],
+    ['mysql', 'SELECT * FROM performance_schema.table_io_waits_summary_by_table'],
+  ] as const)('%s without context names: %s still runs (it shows nothing the role cannot read)', (dialect, sql) => {
+    expect(checkStatement(sql, { dialect, allowWrite: false })).toMatchObject({ ok: true });
+  });
+
+  test('the generated lists hold the counters the oracle uses, and the views over them', () => {
+    for (const name of [
+      'pg_stat_get_xact_tuples_returned',
+      'pg_stat_get_xact_blocks_hit',
+      'pg_stat_get_tuples_returned',
+      'pg_stat_have_stats',
+    ])
+      expect(PG_EXECUTOR_STATISTICS).toContain(name);
+    expect(PG_EXECUTOR_STATISTICS).not.toContain('pg_relation_size');
+    for (const view of ['pg_stat_xact_user_tables', 'pg_stat_user_indexes', 'pg_statio_all_tables', 'pg_stat_database', 'pg_buffercache'])
+      expect(Object.keys(PG_EXECUTOR_STATISTICS_VIEWS)).toContain(view);
+  });
+});
+
+describe("PostgreSQL's parser, the second check, on its own", () => {
+  const embedded = () => ({ ok: true, kind: 'read' }) as const;
+  test.each([
+    "SELECT pg_stat_get_xact_tuples_returned('orders_item'::regclass)",
+    'SELECT * FROM pg_catalog.pg_stat_xact_user_tables',
+    'SELECT * FROM "pg_statio_user_tables"',
+    'SELECT n FROM pg_stat_get_numscans(1) AS n',
+  ])('%s is refused where rows are separated', (sql) => {
+    expect(postgresParserObjection(sql, on('postgres'), 'read', embedded)).toMatchObject({ ok: false, rule: 'executor-statistics' });
+    expect(postgresParserObjection(sql, { dialect: 'postgres', allowWrite: false }, 'read', embedded)).toBeUndefined();
+  });
+});
