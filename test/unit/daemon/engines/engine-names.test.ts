@@ -5,10 +5,10 @@
  * engine folders and refuses a string literal that is an engine's name or URL scheme
  * (`engine === 'mysql'`, `case 'sqlite':`, a `Record` keyed by engine, a literal type).
  * What differs between engines belongs in the engine's folder (read through the table) or its
- * entry in shared/engines.ts.
+ * entry in shared/engines.ts. For the same reason only the table imports from an engine folder.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { ENGINE_SPECS, ENGINES, type EngineSpec } from '../../../../shared/engines.js';
@@ -72,6 +72,39 @@ function engineLiterals(path: string): string[] {
   return found;
 }
 
+/**
+ * The one file besides the table that imports an engine folder: a project's SAP HANA binding
+ * builds its options with the HANA client's own rules.
+ */
+const IMPORTS_ALLOWED: Readonly<Record<string, string>> = {
+  'daemon/projects/hana-binding.ts': "the HANA client's connect options",
+};
+
+/** The engine folders `path` imports or re-exports from (`daemon/engines/<engine>/`), statically or lazily. */
+function engineImports(path: string): string[] {
+  const text = readFileSync(join(REPO, path), 'utf8');
+  const source = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
+  const found: string[] = [];
+  const visit = (node: ts.Node): void => {
+    const specifier =
+      (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)
+        ? node.moduleSpecifier.text
+        : ts.isCallExpression(node) &&
+            node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+            ts.isStringLiteral(node.arguments[0] as ts.Node)
+          ? (node.arguments[0] as ts.StringLiteral).text
+          : undefined;
+    if (specifier?.startsWith('.')) {
+      const target = posix.join(posix.dirname(path), specifier);
+      const engine = ENGINES.find((e) => target.startsWith(`daemon/engines/${e}/`));
+      if (engine) found.push(`${path} imports ${target}`);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
 const FILES = ROOTS.flatMap(sourceFiles).filter((path) => !ENGINE_HOMES.some((home) => path === home || path.startsWith(home)));
 
 describe('engine names outside the engine folders', () => {
@@ -92,5 +125,13 @@ describe('engine names outside the engine folders', () => {
   it('keeps no allowance a file no longer needs', () => {
     const unused = Object.keys(ALLOWED).filter((path) => !FILES.includes(path) || engineLiterals(path).length === 0);
     expect(unused, 'Remove these from ALLOWED').toEqual([]);
+    const unusedImports = Object.keys(IMPORTS_ALLOWED).filter((path) => !FILES.includes(path) || engineImports(path).length === 0);
+    expect(unusedImports, 'Remove these from IMPORTS_ALLOWED').toEqual([]);
+  });
+
+  it('reaches an engine folder only through the table (daemon/engines/index.ts)', () => {
+    const found = FILES.filter((path) => path !== 'daemon/engines/index.ts' && !(path in IMPORTS_ALLOWED)).flatMap(engineImports);
+    expect(found, 'Read what the engine gives through ENGINE_TABLE, or add it to its row').toEqual([]);
+    expect(engineImports('daemon/engines/index.ts')).toContain('daemon/engines/index.ts imports daemon/engines/sqlite/index.js');
   });
 });
