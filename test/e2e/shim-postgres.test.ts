@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PG_URL, serverAvailable } from '../helpers/engines.js';
 import { TestHome } from '../helpers/hanactl-home.js';
 import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
+import { runShimSuite } from './shim-suite.js';
 
 const available = await serverAvailable('postgres');
 const table = `hanactl_e2e_${process.pid}_${Date.now()}`;
@@ -15,7 +16,9 @@ describe.skipIf(!available)('the shim over stdio, on PostgreSQL, through a real 
   beforeAll(async () => {
     admin = new pg.Client({ connectionString: PG_URL });
     await admin.connect();
-    await admin.query(`CREATE TABLE ${table} (id int PRIMARY KEY, label text, amount numeric(30,10), big bigint, at timestamptz, flag boolean, raw bytea)`);
+    await admin.query(
+      `CREATE TABLE ${table} (id int PRIMARY KEY, label text, amount numeric(30,10), big bigint, at timestamptz, flag boolean, raw bytea)`,
+    );
     await admin.query(
       `INSERT INTO ${table} VALUES (1, 'ünïcødé ✓', 12345678901234567890.0123456789, 9007199254740993, '2024-05-01T12:00:00Z', true, '\\xdeadbeef'), (2, NULL, 0, 1, NULL, false, NULL)`,
     );
@@ -29,6 +32,15 @@ describe.skipIf(!available)('the shim over stdio, on PostgreSQL, through a real 
     await home.dispose();
     await admin?.query(`DROP TABLE IF EXISTS ${table}`);
     await admin?.end();
+  });
+
+  runShimSuite({
+    shim: () => shim,
+    table,
+    placeholder: (i) => `$${i}`,
+    manyRows: 'SELECT g AS n FROM generate_series(1, 100000) g',
+    labelled: async (label) => (await admin.query(`SELECT count(*)::int AS n FROM ${table} WHERE label = $1`, [label])).rows[0].n,
+    missingTable: /42P01/,
   });
 
   it('maps PostgreSQL types to JSON without loss', async () => {
@@ -49,24 +61,6 @@ describe.skipIf(!available)('the shim over stdio, on PostgreSQL, through a real 
         { id: 2, label: null, big: 1, at: null, flag: false, raw: null },
       ],
     });
-  });
-
-  it('binds $1 parameters', async () => {
-    const result = await shim.call('run_query', { sql: `SELECT id FROM ${table} WHERE label = $1 OR id = $2`, params: ["x' OR '1'='1", 2] });
-    expect(result.structuredContent).toMatchObject({ rows: [{ id: 2 }], rowCount: 1 });
-  });
-
-  it('caps a 100,000-row result and flags it truncated', async () => {
-    const result = await shim.call('run_query', { sql: 'SELECT g FROM generate_series(1, 100000) g', maxRows: 5 });
-    expect(result.structuredContent).toMatchObject({ rowCount: 5, truncated: true, rows: [{ g: 1 }, { g: 2 }, { g: 3 }, { g: 4 }, { g: 5 }] });
-  });
-
-  it('runs reads in a read-only transaction that refuses writes', async () => {
-    const result = await shim.call('run_query', { sql: `UPDATE ${table} SET label = 'x'` });
-    expect(result.isError).toBe(true);
-    expect(textOf(result)).toMatch(/read-only/);
-    const { rows } = await admin.query(`SELECT count(*)::int AS n FROM ${table} WHERE label = 'x'`);
-    expect(rows[0].n).toBe(0);
   });
 
   it('never commits a read call, even a function with side effects', async () => {
@@ -93,13 +87,6 @@ describe.skipIf(!available)('the shim over stdio, on PostgreSQL, through a real 
     expect(await annotations()).toMatchObject({ readOnlyHint: false, destructiveHint: true });
     await shim.call('use_connection', { name: 'pg' });
     expect(await annotations()).toMatchObject({ readOnlyHint: true, destructiveHint: false });
-  });
-
-  it('reports a SQL error with its SQLSTATE and keeps serving', async () => {
-    const result = await shim.call('run_query', { sql: 'SELECT * FROM no_such_table_here' });
-    expect(result.isError).toBe(true);
-    expect(textOf(result)).toMatch(/42P01/);
-    expect((await shim.call('run_query', { sql: 'SELECT 1 AS ok' })).structuredContent).toMatchObject({ rows: [{ ok: 1 }] });
   });
 
   it('reuses warm connections instead of opening one per call', async () => {
