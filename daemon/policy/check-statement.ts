@@ -263,10 +263,19 @@ function checkAt(sql: string, options: PolicyOptions, depth: number, budget: Bud
     references = found;
   });
   if (refused) return refused;
-  // What the statement names, for the server to resolve; texts run by functions name theirs in the server's own check.
-  return depth === 0 && references && (references.relations.length > 0 || references.functions.length > 0)
-    ? { ...verdict, references }
-    : verdict;
+  // What the statement names, for the server to resolve; at a level of SQL text run by a function,
+  // for the level above to add to its own (the server resolves them all before the statement runs).
+  return references && namesAnything(references) ? { ...verdict, references } : verdict;
+}
+
+function namesAnything(references: StatementReferences): boolean {
+  return (
+    references.relations.length > 0 ||
+    references.functions.length > 0 ||
+    (references.operators?.length ?? 0) > 0 ||
+    (references.types?.length ?? 0) > 0 ||
+    (references.attributes?.length ?? 0) > 0
+  );
 }
 
 /** The first check: the token rules, under every reading the engine's settings allow. */

@@ -5,7 +5,13 @@ import { sqlArgumentObjection } from './embedded-sql.js';
 import { pgStatisticsFunctionObjection, pgStatisticsRelationObjection } from './executor-statistics.js';
 import { functionReferenceObjection, postgresReferencedFunction } from './function-references.js';
 import { categoryObjection, contextSettingObjection, isContextSetting, objection } from './objections.js';
-import { deniedRelationObjection, namedRelationObjection, pgFunctionObjection, sqlArgumentPositions } from './pg-functions.js';
+import {
+  deniedRelationObjection,
+  namedRelationObjection,
+  pgFunctionObjection,
+  relationArgumentPositions,
+  sqlArgumentPositions,
+} from './pg-functions.js';
 import { MAX_PARSE_TREE_CHARS, megabytes, parsePostgres } from './pg-parser.js';
 import { plannerFiguresObjection } from './planner-figures.js';
 import type { Objection, PolicyOptions, StatementReferences, Verdict } from './types.js';
@@ -85,6 +91,13 @@ export function postgresParserObjection(
   if (options.allowWrite && options.unsignedContext && code) return contextCodeObjection(code, true);
   if (options.allowWrite && options.unsignedContext && statement.notAllowed) return contextDdlObjection(statement.notAllowed, true);
   if (options.rowSeparation && statement.kind === 'ExplainStmt') return plannerFiguresObjection('EXPLAIN');
+  // What SQL text handed to functions names, resolved with the statement's own (query_to_xml runs it in the same session).
+  const inner: StatementReferences[] = [];
+  const embeddedCollecting = (text: string): Verdict => {
+    const verdict = embedded(text);
+    if (verdict.ok && verdict.references) inner.push(verdict.references);
+    return verdict;
+  };
   for (const name of parsed.references) {
     const refused = functionReferenceObjection(name, postgresReferencedFunction, options.allowWrite);
     if (refused) return refused;
@@ -101,7 +114,7 @@ export function postgresParserObjection(
       (options.rowSeparation ? pgStatisticsFunctionObjection(call.name) : undefined);
     if (denied) return denied;
     for (const position of sqlArgumentPositions(call.name, call.argCount) ?? []) {
-      const refused = sqlArgumentObjection(call.name, call.stringArgs[position], call.numberArgs[position] === true, embedded);
+      const refused = sqlArgumentObjection(call.name, call.stringArgs[position], call.numberArgs[position] === true, embeddedCollecting);
       if (refused) return refused;
     }
     const named = namedRelationObjection(call.name, call.argCount, (position) => call.stringArgs[position]);
@@ -114,6 +127,37 @@ export function postgresParserObjection(
       DISAGREE_HINT,
     );
   }
-  found?.({ relations: parsed.qualified, functions: [...new Set(parsed.calls.map((call) => call.folded))] });
+  if (found) {
+    // table_to_xml('v', ...): the relation a literal names, read as the server's regclass input reads it.
+    const named = parsed.calls.flatMap((call) =>
+      (relationArgumentPositions(call.name, call.argCount) ?? []).flatMap((position) => call.stringArgs[position] ?? []),
+    );
+    found(
+      mergeReferences([
+        {
+          relations: [...parsed.qualified, ...named],
+          functions: [...parsed.calls.map((call) => call.folded), ...parsed.keywordCalls],
+          operators: parsed.operators,
+          types: parsed.types,
+          attributes: parsed.attributes,
+        },
+        ...inner,
+      ]),
+    );
+  }
   return undefined;
+}
+
+/** One set of references holding each name of `all` once. */
+function mergeReferences(all: readonly StatementReferences[]): StatementReferences {
+  const union = (pick: (r: StatementReferences) => readonly string[] | undefined): string[] => [
+    ...new Set(all.flatMap((r) => pick(r) ?? [])),
+  ];
+  return {
+    relations: union((r) => r.relations),
+    functions: union((r) => r.functions),
+    operators: union((r) => r.operators),
+    types: union((r) => r.types),
+    attributes: union((r) => r.attributes),
+  };
 }

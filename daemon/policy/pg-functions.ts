@@ -59,6 +59,13 @@ const DOES = {
  */
 export function pgFunctionObjection(name: string, allowWrite: boolean): Objection | undefined {
   if (STATEMENT_TEXT.has(name)) return statementTextObjection(`${name}()`);
+  if (READS_ALL_RELATIONS.has(name)) {
+    return objection(
+      'denied-function',
+      `Refused: ${name}() reads every relation of a schema or of the database without naming one, so what it reads (views over the server's catalogs of roles and sessions included) cannot be checked.`,
+      "Name each table: table_to_xml('schema.table', ...), or SELECT from it directly.",
+    );
+  }
   const why = REFUSED.get(name);
   if (why) {
     return objection('denied-function', `Refused: ${name}() ${DOES[why]}.`, `Remove ${name}(); hanactl does not run it on any connection.`);
@@ -80,6 +87,19 @@ export function pgFunctionObjection(name: string, allowWrite: boolean): Objectio
   }
   if (WRITES.has(name) && !allowWrite) return readOnly('denied-function', `${name}() writes to the database`, `Remove ${name}()`);
   return undefined;
+}
+
+/** Functions that read the rows of every relation of a schema or database, named by none. */
+const READS_ALL_RELATIONS: ReadonlySet<string> = new Set([
+  'schema_to_xml',
+  'schema_to_xml_and_xmlschema',
+  'database_to_xml',
+  'database_to_xml_and_xmlschema',
+]);
+
+/** Positions of the arguments that name, as regclass text, a relation `name` reads (table_to_xml). */
+export function relationArgumentPositions(name: string, argCount: number): readonly number[] | undefined {
+  return NAMES_RELATION.get(name)?.[argCount];
 }
 
 /** Whether some overload of `name` runs a text argument as SQL. */
@@ -118,6 +138,13 @@ export const PG_REFUSED_RELATION_NAMES: readonly string[] = [
   ...Object.keys(PG_SECRET_VIEWS).filter((name) => !CREDENTIAL_RELATIONS.has(name) && !STATISTICS_RELATIONS.has(name)),
 ].sort();
 
+/**
+ * Tables hanactl itself installs that hold a secret: the context signing keys of `hanactl
+ * context-sql` (context_keys: the key, as HMAC pads). Refused by name in any schema, and by the
+ * resolve step wherever a view or function reaches one.
+ */
+export const PG_HANACTL_SECRET_RELATIONS: readonly string[] = ['context_keys'];
+
 /** PostgreSQL's NAMEDATALEN - 1. */
 const MAX_IDENTIFIER_BYTES = 63;
 
@@ -126,6 +153,13 @@ export function deniedRelationObjection(name: string): Objection | undefined {
   // PostgreSQL cuts a longer name to its first 63 bytes, which is longer than every refused name;
   // and a megabyte-long word is not folded again and again.
   if (name.length > MAX_IDENTIFIER_BYTES) return undefined;
+  if (PG_HANACTL_SECRET_RELATIONS.includes(name.toLowerCase())) {
+    return objection(
+      'credential-read',
+      `Refused: ${name} holds hanactl's context signing keys, which hanactl does not return on any connection: with the key, a context value could be forged.`,
+      'Read context values with the verifying function (hanactl.context(name)) instead.',
+    );
+  }
   if (CREDENTIAL_RELATIONS.has(name.toLowerCase())) {
     return objection(
       'credential-read',

@@ -41,6 +41,16 @@ export type Parsed =
        * an operator class's FUNCTION n, a trigger's or transform's function.
        */
       readonly references: readonly string[];
+      /**
+       * Where the server may call a function the tree shows as no FuncCall, for the resolve step:
+       * operators by name (`###`, as written, unqualified), type names (casts, as folded), names
+       * after a dot (`o.peek` is peek(o) when no column is named so), and SQL/JSON keyword forms
+       * a server before PostgreSQL 16/17 reads as calls of functions of that name (json_scalar).
+       */
+      readonly operators: readonly string[];
+      readonly types: readonly string[];
+      readonly attributes: readonly string[];
+      readonly keywordCalls: readonly string[];
     }
   | {
       readonly ok: false;
@@ -229,6 +239,67 @@ interface Found {
   readonly updated: string[];
   readonly code: string[];
   readonly references: string[];
+  readonly operators: Set<string>;
+  readonly types: Set<string>;
+  readonly attributes: Set<string>;
+  readonly keywordCalls: Set<string>;
+}
+
+/**
+ * SQL/JSON keyword forms PostgreSQL 17's grammar makes nodes of; the servers before it (16, or
+ * 17 for the query functions) read them as calls, so a function of that name (public.json_scalar)
+ * would run. JsonFuncExpr is named by its `op`.
+ */
+const KEYWORD_CALLS: ReadonlyMap<string, string> = new Map([
+  ['JsonScalarExpr', 'json_scalar'],
+  ['JsonSerializeExpr', 'json_serialize'],
+  ['JsonObjectConstructor', 'json_object'],
+  ['JsonArrayConstructor', 'json_array'],
+  ['JsonArrayQueryConstructor', 'json_array'],
+  ['JsonParseExpr', 'json'],
+  ['JsonObjectAgg', 'json_objectagg'],
+  ['JsonArrayAgg', 'json_arrayagg'],
+  ['JsonTable', 'json_table'],
+  ['MergeSupportFunc', 'merge_action'],
+]);
+
+const JSON_FUNC_OPS: ReadonlyMap<string, string> = new Map([
+  ['JSON_EXISTS_OP', 'json_exists'],
+  ['JSON_QUERY_OP', 'json_query'],
+  ['JSON_VALUE_OP', 'json_value'],
+]);
+
+/** The String values of a name list (`name`, `names`, `fields`, `indirection`), as folded. */
+function strings(list: unknown): string[] {
+  const out: string[] = [];
+  for (const item of Array.isArray(list) ? list : []) {
+    const value = isNode(item) && isNode(item.String) ? item.String.sval : undefined;
+    if (typeof value === 'string') out.push(value);
+  }
+  return out;
+}
+
+/** What the resolve step follows beyond calls and relations (Parsed's operators, types, attributes, keywordCalls). */
+function collectRoutes(key: string, node: Node, found: Found): void {
+  if (key === 'A_Expr' || key === 'SubLink' || key === 'SortBy') {
+    // x ### y, x ### ANY (SELECT ...), ORDER BY x USING ###.
+    const last = strings(key === 'A_Expr' ? node.name : key === 'SubLink' ? node.operName : node.useOp).at(-1);
+    if (last !== undefined) found.operators.add(last);
+  } else if (key === 'typeName' || key === 'TypeName') {
+    const last = strings(node.names).at(-1);
+    if (last !== undefined) found.types.add(last);
+  } else if (key === 'ColumnRef') {
+    const fields = strings(node.fields);
+    for (const field of fields.slice(1)) found.attributes.add(field);
+  } else if (key === 'A_Indirection') {
+    for (const field of strings(node.indirection)) found.attributes.add(field);
+  } else if (key === 'JsonFuncExpr') {
+    const name = typeof node.op === 'string' ? JSON_FUNC_OPS.get(node.op) : undefined;
+    if (name) found.keywordCalls.add(name);
+  } else {
+    const name = KEYWORD_CALLS.get(key);
+    if (name) found.keywordCalls.add(name);
+  }
 }
 
 /**
@@ -257,6 +328,7 @@ function walk(root: unknown, found: Found): boolean {
         writes = true;
       if (!isNode(child)) continue;
       if (key === 'FuncCall') found.calls.push(callOf(child));
+      if (ROUTE_KEYS.has(key)) collectRoutes(key, child, found);
       collectReferences(key, child, found.references);
       const code = CODE_KEYS.get(key);
       if (code) found.code.push(code);
@@ -272,6 +344,18 @@ function walk(root: unknown, found: Found): boolean {
   }
   return writes;
 }
+
+const ROUTE_KEYS: ReadonlySet<string> = new Set([
+  'A_Expr',
+  'SubLink',
+  'SortBy',
+  'typeName',
+  'TypeName',
+  'ColumnRef',
+  'A_Indirection',
+  'JsonFuncExpr',
+  ...KEYWORD_CALLS.keys(),
+]);
 
 /** Every key `walk` looks at beyond descending into it. */
 const SPECIAL_KEYS: ReadonlySet<string> = new Set([
@@ -293,6 +377,7 @@ const SPECIAL_KEYS: ReadonlySet<string> = new Set([
   'CreateTransformStmt',
   'CreateTrigStmt',
   'CreateEventTrigStmt',
+  ...ROUTE_KEYS,
 ]);
 
 /** A read as PostgreSQL's grammar sees it: a query with no write, lock or INTO; SHOW; EXPLAIN of such a query. */
@@ -319,7 +404,19 @@ export function parsePostgres(sql: string): Parsed {
   if (raw.json.length > MAX_PARSE_TREE_CHARS) return { ok: false, failure: 'too-large', message: megabytes(raw.json.length) };
   const tree: unknown = JSON.parse(raw.json);
   const stmts = isNode(tree) && Array.isArray(tree.stmts) ? tree.stmts : [];
-  const found: Found = { calls: [], relations: [], qualified: new Set(), settings: [], updated: [], code: [], references: [] };
+  const found: Found = {
+    calls: [],
+    relations: [],
+    qualified: new Set(),
+    settings: [],
+    updated: [],
+    code: [],
+    references: [],
+    operators: new Set(),
+    types: new Set(),
+    attributes: new Set(),
+    keywordCalls: new Set(),
+  };
   const statements = stmts.map((raw: unknown) => {
     const stmt = isNode(raw) && isNode(raw.stmt) ? raw.stmt : {};
     const [kind = 'unknown', body] = Object.entries(stmt)[0] ?? [];
@@ -329,7 +426,16 @@ export function parsePostgres(sql: string): Parsed {
     const label = notAllowed(kind, node);
     return { kind, read: isRead(kind, node, writes), ...(label ? { notAllowed: label } : {}) };
   });
-  return { ok: true, statements, ...found, qualified: [...found.qualified] };
+  return {
+    ok: true,
+    statements,
+    ...found,
+    qualified: [...found.qualified],
+    operators: [...found.operators],
+    types: [...found.types],
+    attributes: [...found.attributes],
+    keywordCalls: [...found.keywordCalls],
+  };
 }
 
 /** A RangeVar as text that regclass input reads back to the same relation: `"db"."schema"."name"`, parts as folded. */

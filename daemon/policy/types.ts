@@ -36,6 +36,12 @@ export interface StatementReferences {
   readonly relations: readonly string[];
   /** Functions called, unqualified, as PostgreSQL folds them (pg_proc.proname). */
   readonly functions: readonly string[];
+  /** Operators used, by name as written (pg_operator.oprname). */
+  readonly operators?: readonly string[];
+  /** Types named (casts, declarations), unqualified, as folded (pg_type.typname). */
+  readonly types?: readonly string[];
+  /** Names written after a dot or as a field (`o.peek`, `(o).peek`): a call of a one-argument function when no column is named so. */
+  readonly attributes?: readonly string[];
 }
 
 /**

@@ -1,29 +1,14 @@
 import { HanactlError } from '../../../shared/errors.js';
-import { PG_REFUSED_RELATION_NAMES } from '../../policy/pg-functions.js';
+import { PG_HANACTL_SECRET_RELATIONS, PG_REFUSED_RELATION_NAMES } from '../../policy/pg-functions.js';
 import type { StatementReferences } from '../../policy/types.js';
 import { contextFunctionBody } from '../signed-context.js';
 import type { BatchStep } from './postgres-batch.js';
-
-/** How many views deep the check follows views over views (as sample_rows does: postgres-reads.ts). */
-const MAX_VIEW_DEPTH = 16;
+import { FIRST_NORMAL_OID, REACH_CTE, reachFinding, reachValues, textArray } from './postgres-reach.js';
 
 /** The text a refusing resolve step fails with, before what it found. */
 export const RESOLVE_MARKER = 'hanactl: refused reference ';
 
-/** `items` as a PostgreSQL text[] literal, for a bound parameter. */
-function textArray(items: readonly string[]): string {
-  return `{${items.map((item) => `"${item.replace(/[\\"]/g, '\\$&')}"`).join(',')}}`;
-}
-
-/**
- * PostgreSQL's FirstNormalObjectId: every object initdb creates (pg_catalog, information_schema)
- * has a lower OID. The server's own views are judged by name in the policy (pg_roles reads
- * pg_authid and masks it), and its own functions by name (pg-functions.ts); only objects created
- * since (a person's views and functions, an extension's) are followed here.
- */
-const FIRST_NORMAL_OID = 16384;
-
-/** Where the schema goes in the verifying function's body ($3), to compare it with pg_proc.prosrc. */
+/** Where the schema goes in the verifying function's body ($6), to compare it with pg_proc.prosrc. */
 const SCHEMA_MARK = '@SCHEMA@';
 
 /**
@@ -31,14 +16,12 @@ const SCHEMA_MARK = '@SCHEMA@';
  * only this call's own signed context value, and a person's view may use it. Recognised by its
  * exact body in its own schema, so a function of that name with any other body is not exempt.
  */
-const HANACTL_CONTEXT = `(p.proname OPERATOR(pg_catalog.=) 'context' AND pg_catalog.lower(p.prosrc) OPERATOR(pg_catalog.=) pg_catalog.lower(pg_catalog.replace($3::pg_catalog.text, '${SCHEMA_MARK}', (SELECT ns.nspname::pg_catalog.text FROM pg_catalog.pg_namespace ns WHERE ns.oid OPERATOR(pg_catalog.=) p.pronamespace))))`;
-
-const REFUSED_NAMES = PG_REFUSED_RELATION_NAMES.map((n) => `'${n}'`).join(', ');
+const HANACTL_CONTEXT = `(p.proname OPERATOR(pg_catalog.=) 'context' AND pg_catalog.lower(p.prosrc) OPERATOR(pg_catalog.=) pg_catalog.lower(pg_catalog.replace($6::pg_catalog.text, '${SCHEMA_MARK}', (SELECT ns.nspname::pg_catalog.text FROM pg_catalog.pg_namespace ns WHERE ns.oid OPERATOR(pg_catalog.=) p.pronamespace))))`;
 
 /** The text a first check fails with when what the statement names needs the full walk (resolveStep). */
 export const FURTHER_MARKER = 'hanactl: resolve further';
 
-const REFUSED_SET: ReadonlySet<string> = new Set(PG_REFUSED_RELATION_NAMES);
+const REFUSED_SET: ReadonlySet<string> = new Set([...PG_REFUSED_RELATION_NAMES, ...PG_HANACTL_SECRET_RELATIONS]);
 
 /** The last part of a name as regclass text (`"schema"."name"`, each part quoted), as pg_class.relname holds it. */
 function relationName(qualified: string): string {
@@ -54,9 +37,15 @@ function relationName(qualified: string): string {
  * again with the walk. A root named as a refused relation goes to the walk at once.
  */
 export function resolveStep(references: StatementReferences | undefined, walk: boolean): BatchStep | undefined {
-  if (!references || (references.relations.length === 0 && references.functions.length === 0)) return undefined;
+  if (!references || !namesAnything(references)) return undefined;
   if (walk || references.relations.some((relation) => REFUSED_SET.has(relationName(relation)))) return walkStep(references);
   return firstCheck(references);
+}
+
+function namesAnything(references: StatementReferences): boolean {
+  return [references.relations, references.functions, references.operators, references.types, references.attributes].some(
+    (names) => (names?.length ?? 0) > 0,
+  );
 }
 
 /**
@@ -64,9 +53,9 @@ export function resolveStep(references: StatementReferences | undefined, walk: b
  * that the server plans it in a fraction of the time: does a named relation created since initdb
  * have rewrite rules (a view, a materialised view, a table with rules: where the walk goes on
  * reading), or is a function of a called name a SECURITY DEFINER one created since initdb (hanactl's
- * own context() included: the walk tells it apart)? The step fails with FURTHER_MARKER if so.
- * When it does not, the walk would find nothing: it reads rules only of those relations, and the
- * roots' own names are judged before the step is sent (resolveStep). `concat` is STABLE, so the
+ * own context() included: the walk tells it apart)? And the questions of routeConditions. The step
+ * fails with FURTHER_MARKER if so. When it does not, the walk would find nothing: it follows only
+ * objects created since initdb, and the roots' own names are judged before the step is sent (resolveStep). `concat` is STABLE, so the
  * planner does not fold the failing cast into a failure of every call.
  */
 function firstCheck(references: StatementReferences): BatchStep {
@@ -83,6 +72,7 @@ function firstCheck(references: StatementReferences): BatchStep {
     found.push(`EXISTS (SELECT FROM pg_catalog.pg_proc p
    WHERE p.proname OPERATOR(pg_catalog.=) ANY ($${values.length}::pg_catalog.name[]) AND p.prosecdef AND p.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID})`);
   }
+  found.push(...routeConditions(references, values));
   const text = `SELECT CASE WHEN ${found.join('\n  OR ')}
   THEN CAST(pg_catalog.concat('${FURTHER_MARKER}') AS pg_catalog.int4) ELSE 0 END`;
   return { text, values };
@@ -94,75 +84,111 @@ export function resolvesFurther(message: string): boolean {
 }
 
 /**
- * The full walk: resolves what the statement names as the server itself does: each relation by
- * regclass (so by OID, through the session's search_path), then every relation its views read,
- * views over views included (`:relid` in the stored rewrite rules), down to the server's own
- * views (FIRST_NORMAL_OID); each function called by name, and each function those views call
- * (`:funcid`). The step fails, and the statement never runs, when a relation reaches one the
- * policy refuses by name (pg_authid, pg_stat_activity, an extension's pg_stat_statements, ...;
- * the same set sample_rows refuses), or when the statement or one of those views calls a
- * SECURITY DEFINER function outside the server's own schemas: such a function runs with its
- * owner's rights, which no check of the statement can see into.
+ * The first check's questions for what the walk follows beyond views and SECURITY DEFINER
+ * functions (postgres-reach.ts), each asked of one catalog by index: a named relation created since
+ * initdb that is a foreign table, has children, is hanactl's key table or has a column of a type
+ * created since; a named function (or a name after a dot, as a one-argument function) created
+ * since that is an aggregate or window function or has a SQL or PL/pgSQL body; an operator or a
+ * type of a named name created since, or a cast to a named type through a function created since.
+ */
+function routeConditions(references: StatementReferences, values: string[]): string[] {
+  const out: string[] = [];
+  const bind = (items: readonly string[] | undefined): string => {
+    values.push(textArray(items));
+    return `$${values.length}`;
+  };
+  if (references.relations.length > 0) {
+    out.push(`EXISTS (SELECT FROM pg_catalog.pg_class c
+   WHERE c.oid OPERATOR(pg_catalog.=) ANY (ARRAY(SELECT pg_catalog.to_regclass(n.name) FROM pg_catalog.unnest(${bind(references.relations)}::pg_catalog.text[]) AS n(name)))
+     AND c.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
+     AND (c.relkind OPERATOR(pg_catalog.=) 'f' OR c.relhassubclass OR c.relname IN (${PG_HANACTL_SECRET_RELATIONS.map((n) => `'${n}'`).join(', ')})
+          OR EXISTS (SELECT FROM pg_catalog.pg_attribute a WHERE a.attrelid OPERATOR(pg_catalog.=) c.oid AND a.attnum OPERATOR(pg_catalog.>) 0
+                      AND a.atttypid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID})))`);
+  }
+  const named = [...references.functions, ...(references.attributes ?? [])];
+  if (named.length > 0) {
+    out.push(`EXISTS (SELECT FROM pg_catalog.pg_proc p
+   WHERE p.proname OPERATOR(pg_catalog.=) ANY (${bind(named)}::pg_catalog.name[]) AND p.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
+     AND (p.prosecdef OR p.prokind IN ('a', 'w') OR p.prolang IN (SELECT l.oid FROM pg_catalog.pg_language l WHERE l.lanname IN ('sql', 'plpgsql'))))`);
+  }
+  if ((references.operators?.length ?? 0) > 0) {
+    out.push(`EXISTS (SELECT FROM pg_catalog.pg_operator o
+   WHERE o.oprname OPERATOR(pg_catalog.=) ANY (${bind(references.operators)}::pg_catalog.name[]) AND o.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID})`);
+  }
+  if ((references.types?.length ?? 0) > 0) {
+    const types = bind(references.types);
+    out.push(`EXISTS (SELECT FROM pg_catalog.pg_type t
+   WHERE t.typname OPERATOR(pg_catalog.=) ANY (${types}::pg_catalog.name[])
+     AND (t.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
+          OR EXISTS (SELECT FROM pg_catalog.pg_cast k JOIN pg_catalog.pg_type f ON f.oid OPERATOR(pg_catalog.=) k.castsource
+                      WHERE k.casttarget OPERATOR(pg_catalog.=) t.oid AND k.castfunc OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
+                        AND f.typname OPERATOR(pg_catalog.=) ANY (${types}::pg_catalog.name[]))))`);
+  }
+  return out;
+}
+
+/**
+ * The full walk: resolves what the statement names as the server itself does (each relation by
+ * regclass, so by OID through the session's search_path; functions, operators and types by name,
+ * every overload) and follows each to what it uses when it runs, as the server recorded it
+ * (postgres-reach.ts). The step fails, and the statement never runs, when what it reaches is a
+ * relation the policy refuses by name (pg_authid, pg_stat_activity, an extension's
+ * pg_stat_statements, hanactl's key table, ...; the same set sample_rows refuses), directly,
+ * through a view, a function's body or a foreign table's remote name; a foreign table of a wrapper
+ * whose remote end cannot be judged; or a SECURITY DEFINER function created since initdb: such a
+ * function runs with its owner's rights, which no check of the statement can see into.
  *
- * Index lookups only (pg_rewrite by relation, pg_class and pg_proc by OID, pg_proc by name), in
- * as few joins as the server plans quickly (it is planned on every call); sent in the same round
- * trip as the statement. `OFFSET 0` keeps the finding in its own subquery: pulled up, each of
- * its two uses in the CASE would be planned apart. A view's rules name the view itself (before
- * PostgreSQL 16, as OLD and NEW): that name is not followed, or every view would be read again
- * at each depth down to MAX_VIEW_DEPTH.
+ * Index lookups for all but the words of a function's text body, planned on every call; sent in
+ * the same round trip as the statement. `OFFSET 0` keeps the finding in its own subquery: pulled
+ * up, each of its two uses in the CASE would be planned apart.
  */
 function walkStep(references: StatementReferences): BatchStep {
-  const text = `WITH RECURSIVE reach(root, kind, oid, depth) AS (
-  SELECT r, 'relid' COLLATE "C", r::pg_catalog.oid, 0
-    FROM pg_catalog.unnest($1::pg_catalog.text[]) AS n(name) CROSS JOIN LATERAL pg_catalog.to_regclass(n.name) AS r
-   WHERE r IS NOT NULL
-  UNION
-  SELECT r.root, m[1] COLLATE "C", m[2]::pg_catalog.oid, r.depth OPERATOR(pg_catalog.+) 1
-    FROM reach r JOIN pg_catalog.pg_rewrite w ON w.ev_class OPERATOR(pg_catalog.=) r.oid
-   CROSS JOIN LATERAL pg_catalog.regexp_matches(w.ev_action::pg_catalog.text, ':(relid|funcid) (\\d+)', 'g') AS m
-   WHERE r.kind OPERATOR(pg_catalog.=) 'relid' AND r.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
-     AND r.depth OPERATOR(pg_catalog.<) ${MAX_VIEW_DEPTH}
-     AND NOT (m[1] OPERATOR(pg_catalog.=) 'relid' AND m[2]::pg_catalog.oid OPERATOR(pg_catalog.=) r.oid)
-)
-SELECT CASE WHEN what IS NULL THEN 0 ELSE CAST(pg_catalog.concat('${RESOLVE_MARKER}', what) AS pg_catalog.int4) END FROM (SELECT COALESCE(
-  (SELECT pg_catalog.concat(r.root, ' reads ', c.relname)
-     FROM reach r JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) r.oid
-    WHERE r.kind OPERATOR(pg_catalog.=) 'relid' AND c.relname IN (${REFUSED_NAMES})
-      AND (c.oid OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID}
-           OR EXISTS (SELECT FROM pg_catalog.pg_depend d
-                       WHERE d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
-                         AND d.objid OPERATOR(pg_catalog.=) c.oid AND d.deptype OPERATOR(pg_catalog.=) 'e'))
-    LIMIT 1),
-  (SELECT pg_catalog.concat(p.proname, '()') FROM pg_catalog.pg_proc p
-    WHERE p.proname OPERATOR(pg_catalog.=) ANY ($2::pg_catalog.name[]) AND p.prosecdef AND p.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND NOT ${HANACTL_CONTEXT}
-    LIMIT 1),
-  (SELECT pg_catalog.concat(r.root, ' calls ', p.proname, '()')
-     FROM reach r JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) r.oid
-    WHERE r.kind OPERATOR(pg_catalog.=) 'funcid' AND p.prosecdef AND p.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND NOT ${HANACTL_CONTEXT}
-    LIMIT 1)) AS what OFFSET 0) AS found`;
-  return { text, values: [textArray(references.relations), textArray(references.functions), contextFunctionBody(SCHEMA_MARK)] };
+  const text = `WITH RECURSIVE ${REACH_CTE}
+SELECT CASE WHEN what IS NULL THEN 0 ELSE CAST(pg_catalog.concat('${RESOLVE_MARKER}', what) AS pg_catalog.int4) END
+  FROM (SELECT ${reachFinding(HANACTL_CONTEXT)} AS what OFFSET 0) AS found`;
+  return { text, values: [...reachValues(references), contextFunctionBody(SCHEMA_MARK)] };
 }
 
 /** The refusal a failed resolve step stands for (its error message carries RESOLVE_MARKER), or undefined. */
 export function resolveRefusal(message: string): HanactlError | undefined {
   const at = message.indexOf(RESOLVE_MARKER);
   if (at < 0) return undefined;
-  const what = message.slice(at + RESOLVE_MARKER.length).replace(/"$/, '');
-  const reads = / reads (.+)$/.exec(what);
-  if (reads) {
-    const target = reads[1] as string;
+  const found = message.slice(at + RESOLVE_MARKER.length).replace(/"$/, '');
+  const kind = found.slice(0, 1);
+  const what = found.slice(2);
+  const verb = / (reads|calls) ([^ ]+)$/.exec(what);
+  const root = verb ? what.slice(0, verb.index) : what;
+  const target = verb ? (verb[2] as string) : '';
+  if (kind === 'R' && PG_HANACTL_SECRET_RELATIONS.includes(target.toLowerCase())) {
     return new HanactlError(
       'STATEMENT_REFUSED',
-      `Refused: ${what.slice(0, reads.index)} reads ${target} (through its view definitions), which holds what hanactl does not return on any connection (password hashes, sample values, or other sessions' statements).`,
+      `Refused: ${root} reads ${target} (through the objects it uses), which holds hanactl's context signing keys; hanactl does not return them on any connection.`,
+      { rule: 'credential-read', hint: 'Read context values with the verifying function (hanactl.context(name)) instead.' },
+    );
+  }
+  if (kind === 'R') {
+    return new HanactlError(
+      'STATEMENT_REFUSED',
+      `Refused: ${root} reads ${target} (through the objects it uses: views, functions, operators, casts, foreign tables, child tables), which holds what hanactl does not return on any connection (password hashes, sample values, or other sessions' statements).`,
       {
         rule: 'credential-read',
-        hint: "Select from ordinary tables, or from views that do not read the server's own catalogs of roles and sessions.",
+        hint: "Select from ordinary tables, or from views and functions that do not read the server's own catalogs of roles and sessions.",
       },
     );
   }
+  if (kind === 'F') {
+    return new HanactlError(
+      'STATEMENT_REFUSED',
+      `Refused: ${root} reads the foreign table ${target}, whose remote end hanactl cannot judge (only postgres_fdw tables, by their remote names, are checked).`,
+      { rule: 'credential-read', hint: 'Ask a person to read it in a database client, or select from ordinary tables.' },
+    );
+  }
+  const direct = root === `${target.replace(/\(\)$/, '')}()`;
   return new HanactlError(
     'STATEMENT_REFUSED',
-    `Refused: ${what} is a SECURITY DEFINER function: it runs with its owner's rights, and what it reads cannot be checked here.`,
+    direct
+      ? `Refused: ${target} is a SECURITY DEFINER function: it runs with its owner's rights, and what it reads cannot be checked here.`
+      : `Refused: ${root} calls ${target}, a SECURITY DEFINER function: it runs with its owner's rights, and what it reads cannot be checked here.`,
     { rule: 'denied-function', hint: 'Select from the tables it reads instead, or ask a person to run it.' },
   );
 }

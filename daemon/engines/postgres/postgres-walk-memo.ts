@@ -32,5 +32,5 @@ export class WalkMemo {
 }
 
 function key(references: StatementReferences): string {
-  return JSON.stringify([references.relations, references.functions]);
+  return JSON.stringify([references.relations, references.functions, references.operators, references.types, references.attributes]);
 }

@@ -88,9 +88,26 @@ describe('functions that run SQL text (F1, F2)', () => {
   test('table_to_xml and schema_to_xml may not name what reads server files', () => {
     refusedByBoth("SELECT table_to_xml('pg_file_settings', true, false, '')", 'host-access');
     refusedByBoth("SELECT table_to_xml('pg_catalog.\"pg_hba_file_rules\"', true, false, '')", 'host-access');
-    refusedByBoth("SELECT schema_to_xml('pg_catalog', true, false, '')", 'host-access');
+    refusedByBoth("SELECT schema_to_xmlschema('pg_catalog', true, false, '')", 'host-access');
+    allowedRead("SELECT schema_to_xmlschema('public', true, false, '')");
     refusedByBoth("SELECT table_to_xml(some_column, true, false, '')", 'embedded-sql');
     allowedRead("SELECT table_to_xml('public.orders', true, false, '')");
+  });
+
+  test('schema_to_xml and database_to_xml read every relation without naming one', () => {
+    for (const sql of [
+      "SELECT schema_to_xml('public', true, false, '')",
+      "SELECT schema_to_xml_and_xmlschema('public', true, false, '')",
+      "SELECT database_to_xml(true, false, '')",
+      "SELECT length(database_to_xml_and_xmlschema(true, false, '')::text)",
+    ]) {
+      refusedByBoth(sql, 'denied-function');
+    }
+  });
+
+  test("hanactl's own key table is refused wherever it is named", () => {
+    refusedByBoth('SELECT * FROM hanactl.context_keys', 'credential-read');
+    refusedByBoth('SELECT id FROM "context_keys"', 'credential-read');
   });
 });
 

@@ -1,0 +1,188 @@
+import { PG_HANACTL_SECRET_RELATIONS, PG_REFUSED_RELATION_NAMES } from '../../policy/pg-functions.js';
+import type { StatementReferences } from '../../policy/types.js';
+
+/**
+ * What a statement reaches, as the server itself recorded it: the graph the resolve step walks
+ * (postgres-resolve.ts) and sample_rows' check (postgres-reads.ts) share.
+ *
+ * From what the statement names (relations, functions, operators, types, casts, attribute
+ * notation), the walk follows every object created since initdb (FIRST_NORMAL_OID) to what it
+ * uses when it runs:
+ * - a relation: what its rewrite rules use, from pg_depend (relations, functions, operators and
+ *   types, wherever in the rule: :relid, :funcid, :opfuncid, :aggfnoid, :winfnoid, casts); its
+ *   inheritance and partition children (pg_inherits); the types of its columns. pg_depend
+ *   records nothing on the catalogs initdb pins (pg_authid, pg_user_mapping, pg_statistic), so
+ *   the relations a rule reads are also taken from its stored tree (`:relid`);
+ * - a function: what pg_depend records for it (a BEGIN ATOMIC body's relations and functions, its
+ *   argument types), and the relations its BEGIN ATOMIC body reads (`:relid`, as for rules); an
+ *   aggregate's support functions (pg_aggregate); and, for a body written as
+ *   SQL or PL/pgSQL text, each relation and function created since initdb whose name the text
+ *   holds as a word (a text body is not parsed; dynamic SQL in it, EXECUTE of a built string, is
+ *   not followed);
+ * - an operator: its function and its planner estimators (pg_operator);
+ * - a type: its input, output, send, receive, modifier, analyse and subscript functions, a
+ *   domain's base type and CHECK constraints (pg_constraint, through pg_depend), its element and
+ *   row types, every cast to it, and its implicit and assignment casts from it (pg_cast); an
+ *   explicit cast from it is followed when the statement names the target type (as is a cast
+ *   between two types the statement names).
+ * Objects initdb created are not followed: the policy judges them by name.
+ */
+
+/** PostgreSQL's FirstNormalObjectId: every object initdb creates has a lower OID. */
+export const FIRST_NORMAL_OID = 16384;
+
+const quoted = (names: readonly string[]): string => names.map((n) => `'${n}'`).join(', ');
+
+/** Relations whose rows hanactl never returns: the server's (PG_REFUSED_RELATION_NAMES), then hanactl's own key table. */
+const REFUSED = quoted(PG_REFUSED_RELATION_NAMES);
+const SECRETS = quoted(PG_HANACTL_SECRET_RELATIONS);
+
+/** `items` as a PostgreSQL array literal, for a bound parameter. */
+export function textArray(items: readonly string[] | undefined): string {
+  return `{${(items ?? []).map((item) => `"${item.replace(/[\\"]/g, '\\$&')}"`).join(',')}}`;
+}
+
+/** The bound values of a walk's parameters ($1..$5), in the order reachCte numbers them. */
+export function reachValues(references: StatementReferences): string[] {
+  return [
+    textArray(references.relations),
+    textArray(references.functions),
+    textArray(references.attributes),
+    textArray(references.operators),
+    textArray(references.types),
+  ];
+}
+
+const KIND_OF_CLASS = `CASE d.refclassid WHEN 'pg_catalog.pg_class'::pg_catalog.regclass THEN 'r' WHEN 'pg_catalog.pg_proc'::pg_catalog.regclass THEN 'p'
+         WHEN 'pg_catalog.pg_operator'::pg_catalog.regclass THEN 'o' WHEN 'pg_catalog.pg_type'::pg_catalog.regclass THEN 't' END`;
+
+/** The languages whose bodies are text the walk reads for names. */
+const TEXT_LANGUAGE = `p.prolang IN (SELECT l.oid FROM pg_catalog.pg_language l WHERE l.lanname IN ('sql', 'plpgsql'))`;
+
+/** The words of a function's text body, as written and lower-cased. */
+const BODY_WORDS = `ARRAY(SELECT x.w FROM pg_catalog.regexp_split_to_table(p.prosrc, '[^[:alnum:]_$]+') AS x(w)
+        UNION SELECT pg_catalog.lower(x.w) FROM pg_catalog.regexp_split_to_table(p.prosrc, '[^[:alnum:]_$]+') AS x(w))`;
+
+/**
+ * `reach(root, kind, oid)`: each object the statement reaches (kind r relation, p function, o
+ * operator, t type), with `root`, what the statement named that leads to it. Parameters $1..$5 as
+ * reachValues. Set semantics (UNION) end the recursion on cycles.
+ */
+export const REACH_CTE = `reach(root, kind, oid) AS (
+  SELECT r::pg_catalog.text, 'r' COLLATE "C", r::pg_catalog.oid
+    FROM pg_catalog.unnest($1::pg_catalog.text[]) AS n(name) CROSS JOIN LATERAL pg_catalog.to_regclass(n.name) AS r
+   WHERE r IS NOT NULL
+  UNION SELECT pg_catalog.concat(p.proname, '()'), 'p', p.oid FROM pg_catalog.pg_proc p
+   WHERE p.proname OPERATOR(pg_catalog.=) ANY ($2::pg_catalog.name[]) AND p.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
+  UNION SELECT pg_catalog.concat(p.proname, '()'), 'p', p.oid FROM pg_catalog.pg_proc p
+   WHERE p.proname OPERATOR(pg_catalog.=) ANY ($3::pg_catalog.name[]) AND p.pronargs OPERATOR(pg_catalog.=) 1 AND p.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
+  UNION SELECT pg_catalog.concat('operator ', o.oprname), 'o', o.oid FROM pg_catalog.pg_operator o
+   WHERE o.oprname OPERATOR(pg_catalog.=) ANY ($4::pg_catalog.name[]) AND o.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
+  UNION SELECT pg_catalog.concat('type ', t.typname), 't', t.oid FROM pg_catalog.pg_type t
+   WHERE t.typname OPERATOR(pg_catalog.=) ANY ($5::pg_catalog.name[]) AND t.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
+  UNION SELECT pg_catalog.concat('cast ', pg_catalog.format_type(k.castsource, NULL), ' AS ', pg_catalog.format_type(k.casttarget, NULL)), 'p', k.castfunc
+    FROM pg_catalog.pg_cast k JOIN pg_catalog.pg_type t ON t.oid OPERATOR(pg_catalog.=) k.casttarget
+    JOIN pg_catalog.pg_type f ON f.oid OPERATOR(pg_catalog.=) k.castsource
+   WHERE t.typname OPERATOR(pg_catalog.=) ANY ($5::pg_catalog.name[]) AND f.typname OPERATOR(pg_catalog.=) ANY ($5::pg_catalog.name[])
+     AND k.castfunc OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
+  UNION
+  SELECT r.root, e.kind, e.oid
+    FROM reach r CROSS JOIN LATERAL (
+      SELECT ${KIND_OF_CLASS} COLLATE "C" AS kind, d.refobjid AS oid
+        FROM pg_catalog.pg_rewrite w JOIN pg_catalog.pg_depend d
+          ON d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_rewrite'::pg_catalog.regclass AND d.objid OPERATOR(pg_catalog.=) w.oid
+       WHERE r.kind OPERATOR(pg_catalog.=) 'r' AND w.ev_class OPERATOR(pg_catalog.=) r.oid AND d.refobjid OPERATOR(pg_catalog.<>) r.oid
+      UNION ALL SELECT 'r', m[1]::pg_catalog.oid
+        FROM pg_catalog.pg_rewrite w CROSS JOIN LATERAL pg_catalog.regexp_matches(w.ev_action::pg_catalog.text, ':relid (\\d+)', 'g') AS m
+       WHERE r.kind OPERATOR(pg_catalog.=) 'r' AND w.ev_class OPERATOR(pg_catalog.=) r.oid
+      UNION ALL SELECT 'r', m[1]::pg_catalog.oid
+        FROM pg_catalog.pg_proc p CROSS JOIN LATERAL pg_catalog.regexp_matches(p.prosqlbody::pg_catalog.text, ':relid (\\d+)', 'g') AS m
+       WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.=) r.oid AND p.prosqlbody IS NOT NULL
+      UNION ALL SELECT 'r', i.inhrelid FROM pg_catalog.pg_inherits i
+       WHERE r.kind OPERATOR(pg_catalog.=) 'r' AND i.inhparent OPERATOR(pg_catalog.=) r.oid
+      UNION ALL SELECT 't', a.atttypid FROM pg_catalog.pg_attribute a
+       WHERE r.kind OPERATOR(pg_catalog.=) 'r' AND a.attrelid OPERATOR(pg_catalog.=) r.oid AND a.attnum OPERATOR(pg_catalog.>) 0 AND NOT a.attisdropped
+      UNION ALL SELECT ${KIND_OF_CLASS}, d.refobjid FROM pg_catalog.pg_depend d
+       WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass AND d.objid OPERATOR(pg_catalog.=) r.oid
+      UNION ALL SELECT 'p', f::pg_catalog.oid FROM pg_catalog.pg_aggregate g
+       CROSS JOIN LATERAL pg_catalog.unnest(ARRAY[g.aggtransfn, g.aggfinalfn, g.aggcombinefn, g.aggserialfn, g.aggdeserialfn, g.aggmtransfn, g.aggminvtransfn, g.aggmfinalfn]) AS f
+       WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND g.aggfnoid OPERATOR(pg_catalog.=) r.oid
+      UNION ALL SELECT 'r', c.oid
+        FROM pg_catalog.pg_proc p CROSS JOIN LATERAL (SELECT ${BODY_WORDS} AS words) AS b
+        JOIN pg_catalog.pg_class c ON c.relname OPERATOR(pg_catalog.=) ANY (b.words::pg_catalog.name[]) AND c.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
+       WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.=) r.oid AND NOT p.prosecdef AND ${TEXT_LANGUAGE}
+      UNION ALL SELECT 'p', q.oid
+        FROM pg_catalog.pg_proc p CROSS JOIN LATERAL (SELECT ${BODY_WORDS} AS words) AS b
+        JOIN pg_catalog.pg_proc q ON q.proname OPERATOR(pg_catalog.=) ANY (b.words::pg_catalog.name[]) AND q.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
+       WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.=) r.oid AND NOT p.prosecdef AND ${TEXT_LANGUAGE}
+      UNION ALL SELECT 'p', f::pg_catalog.oid FROM pg_catalog.pg_operator o
+       CROSS JOIN LATERAL pg_catalog.unnest(ARRAY[o.oprcode, o.oprrest, o.oprjoin]) AS f
+       WHERE r.kind OPERATOR(pg_catalog.=) 'o' AND o.oid OPERATOR(pg_catalog.=) r.oid
+      UNION ALL SELECT 'p', f::pg_catalog.oid FROM pg_catalog.pg_type t
+       CROSS JOIN LATERAL pg_catalog.unnest(ARRAY[t.typinput, t.typoutput, t.typreceive, t.typsend, t.typmodin, t.typmodout, t.typanalyze, t.typsubscript]) AS f
+       WHERE r.kind OPERATOR(pg_catalog.=) 't' AND t.oid OPERATOR(pg_catalog.=) r.oid
+      UNION ALL SELECT 't', u FROM pg_catalog.pg_type t CROSS JOIN LATERAL pg_catalog.unnest(ARRAY[t.typbasetype, t.typelem]) AS u
+       WHERE r.kind OPERATOR(pg_catalog.=) 't' AND t.oid OPERATOR(pg_catalog.=) r.oid
+      UNION ALL SELECT 'r', t.typrelid FROM pg_catalog.pg_type t
+       WHERE r.kind OPERATOR(pg_catalog.=) 't' AND t.oid OPERATOR(pg_catalog.=) r.oid
+      UNION ALL SELECT 'p', k.castfunc FROM pg_catalog.pg_cast k
+       WHERE r.kind OPERATOR(pg_catalog.=) 't'
+         AND (k.casttarget OPERATOR(pg_catalog.=) r.oid
+              OR (k.castsource OPERATOR(pg_catalog.=) r.oid
+                  AND (k.castcontext OPERATOR(pg_catalog.<>) 'e'
+                       OR EXISTS (SELECT FROM pg_catalog.pg_type u WHERE u.oid OPERATOR(pg_catalog.=) k.casttarget
+                                   AND u.typname OPERATOR(pg_catalog.=) ANY ($5::pg_catalog.name[])))))
+      UNION ALL SELECT ${KIND_OF_CLASS}, d.refobjid
+        FROM pg_catalog.pg_constraint k JOIN pg_catalog.pg_depend d
+          ON d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_constraint'::pg_catalog.regclass AND d.objid OPERATOR(pg_catalog.=) k.oid
+       WHERE r.kind OPERATOR(pg_catalog.=) 't' AND k.contypid OPERATOR(pg_catalog.=) r.oid AND d.refobjid OPERATOR(pg_catalog.<>) r.oid
+    ) AS e
+   WHERE r.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND e.kind IS NOT NULL
+     AND (e.kind OPERATOR(pg_catalog.=) 'r' OR e.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID})
+)`;
+
+/**
+ * What the walk found that hanactl refuses, as `<K> <root> <verb> <what>`, or NULL: K is R (reads
+ * a refused relation: directly, through a view, a function's body, a foreign table's remote
+ * name), D (calls a SECURITY DEFINER function created since initdb, `exempt` aside: a SQL
+ * condition on pg_proc p), F (reads a foreign table whose remote end cannot be judged). The
+ * server's refused relations count when initdb or an extension made them; hanactl's key table
+ * wherever it is.
+ */
+export function reachFinding(exempt: string): string {
+  return `COALESCE(
+  (SELECT pg_catalog.concat('R ', r.root, ' reads ', c.relname)
+     FROM reach r JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) r.oid
+    WHERE r.kind OPERATOR(pg_catalog.=) 'r'
+      AND ((c.relname IN (${REFUSED})
+            AND (c.oid OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID}
+                 OR EXISTS (SELECT FROM pg_catalog.pg_depend d
+                             WHERE d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+                               AND d.objid OPERATOR(pg_catalog.=) c.oid AND d.deptype OPERATOR(pg_catalog.=) 'e')))
+           OR (c.relname IN (${SECRETS}) AND c.relkind IN ('r', 'p')))
+    LIMIT 1),
+  (SELECT CASE WHEN s.fdwname OPERATOR(pg_catalog.<>) 'postgres_fdw' THEN pg_catalog.concat('F ', r.root, ' reads ', c.relname)
+               ELSE pg_catalog.concat('R ', r.root, ' reads ', s.remote) END
+     FROM reach r JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) r.oid
+     CROSS JOIN LATERAL (
+       SELECT w.fdwname,
+              COALESCE((SELECT pg_catalog.substr(o, 12) FROM pg_catalog.unnest(ft.ftoptions) AS o WHERE o LIKE 'table\\_name=%' LIMIT 1), c.relname::pg_catalog.text) AS remote,
+              (SELECT pg_catalog.substr(o, 13) FROM pg_catalog.unnest(ft.ftoptions) AS o WHERE o LIKE 'schema\\_name=%' LIMIT 1) AS remote_schema
+         FROM pg_catalog.pg_foreign_table ft JOIN pg_catalog.pg_foreign_server fs ON fs.oid OPERATOR(pg_catalog.=) ft.ftserver
+         JOIN pg_catalog.pg_foreign_data_wrapper w ON w.oid OPERATOR(pg_catalog.=) fs.srvfdw
+        WHERE ft.ftrelid OPERATOR(pg_catalog.=) c.oid) AS s
+    WHERE r.kind OPERATOR(pg_catalog.=) 'r' AND c.relkind OPERATOR(pg_catalog.=) 'f'
+      AND (s.fdwname OPERATOR(pg_catalog.<>) 'postgres_fdw' OR pg_catalog.lower(s.remote) IN (${REFUSED}, ${SECRETS})
+           OR s.remote_schema IN ('pg_catalog', 'information_schema'))
+    LIMIT 1),
+  (SELECT pg_catalog.concat('R ', r.root, ' reads ', x.w)
+     FROM reach r JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) r.oid
+     CROSS JOIN LATERAL pg_catalog.regexp_split_to_table(p.prosrc, '[^[:alnum:]_$]+') AS x(w)
+    WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND NOT p.prosecdef AND ${TEXT_LANGUAGE}
+      AND pg_catalog.lower(x.w) IN (${REFUSED}, ${SECRETS})
+    LIMIT 1),
+  (SELECT pg_catalog.concat('D ', r.root, ' calls ', p.proname, '()')
+     FROM reach r JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) r.oid
+    WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND p.prosecdef AND NOT ${exempt}
+    LIMIT 1))`;
+}

@@ -1,0 +1,160 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contextFunctionBody } from '../../daemon/engines/signed-context.js';
+import { PG_URL, serverAvailable } from '../helpers/engines.js';
+import { TestHome } from '../helpers/hanactl-home.js';
+import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
+
+const available = await serverAvailable('postgres');
+const TAG = `hanactl_routes_${process.pid}`;
+
+/** The body every refused helper below shares: other sessions' statements. */
+const PEEK = "$$ SELECT string_agg(query, ' | ') FROM pg_catalog.pg_stat_activity $$";
+
+/**
+ * Objects a person may have created, each of which reaches other sessions' statements or the
+ * server's password hashes by a route other than a function called by name or a view read by
+ * name: attribute notation, an operator, an aggregate's state function, a cast, a domain's CHECK,
+ * a window function, SQL/JSON keyword forms, an invoker function's body, a foreign table, an
+ * inheritance child, and hanactl's own key table.
+ */
+const OBJECTS = [
+  'CREATE TABLE public.orders (id int, item text)',
+  "INSERT INTO public.orders VALUES (1, 'apple')",
+  `CREATE FUNCTION public.peek(o public.orders) RETURNS text SECURITY DEFINER LANGUAGE sql AS ${PEEK}`,
+  `CREATE FUNCTION public.peek2(a int, b int) RETURNS text SECURITY DEFINER LANGUAGE sql AS ${PEEK}`,
+  `CREATE FUNCTION public.peek_sfunc(s text, a int) RETURNS text SECURITY DEFINER LANGUAGE sql AS ${PEEK}`,
+  'CREATE FUNCTION public.peek_check(a int) RETURNS boolean SECURITY DEFINER LANGUAGE sql AS $$ SELECT count(*) >= 0 FROM pg_catalog.pg_stat_activity $$',
+  'CREATE TYPE public.pk AS (a int)',
+  `CREATE FUNCTION public.pk_to_text(p public.pk) RETURNS text SECURITY DEFINER LANGUAGE sql AS ${PEEK}`,
+  `CREATE FUNCTION public.json_scalar(a int) RETURNS text SECURITY DEFINER LANGUAGE sql AS ${PEEK}`,
+  `CREATE FUNCTION public.json_serialize(a int) RETURNS text SECURITY DEFINER LANGUAGE sql AS ${PEEK}`,
+  'CREATE OPERATOR public.### (leftarg = int, rightarg = int, function = public.peek2)',
+  'CREATE AGGREGATE public.peekagg(int) (sfunc = public.peek_sfunc, stype = text)',
+  'CREATE CAST (public.pk AS text) WITH FUNCTION public.pk_to_text(public.pk)',
+  'CREATE DOMAIN public.checked AS int CHECK (public.peek_check(VALUE))',
+  'CREATE VIEW public.v_op AS SELECT 1 OPERATOR(public.###) 2 AS x',
+  'CREATE VIEW public.v_agg AS SELECT public.peekagg(1) AS x',
+  'CREATE VIEW public.v_win AS SELECT public.peekagg(id) OVER () AS x FROM public.orders',
+  'CREATE VIEW public.v_cast AS SELECT ROW(1)::public.pk::text AS x',
+  'CREATE VIEW public.v_dom AS SELECT 1::public.checked AS x',
+  'CREATE FUNCTION public.acts() RETURNS SETOF text LANGUAGE sql AS $$ SELECT query FROM pg_catalog.pg_stat_activity $$',
+  'CREATE FUNCTION public.acts_atomic() RETURNS SETOF text LANGUAGE sql BEGIN ATOMIC SELECT query FROM pg_catalog.pg_stat_activity; END',
+  'CREATE FUNCTION public.via_peek() RETURNS text LANGUAGE sql AS $$ SELECT public.peek2(1, 2) $$',
+  'CREATE VIEW public.acts_v AS SELECT pid, query FROM pg_catalog.pg_stat_activity',
+  'CREATE FUNCTION public.via_view() RETURNS SETOF text LANGUAGE sql AS $$ SELECT query FROM public.acts_v $$',
+  'CREATE VIEW public.v_fn AS SELECT * FROM public.acts() AS a',
+  // What still answers: a person's operator over an invoker function, a partitioned table.
+  "CREATE FUNCTION public.plain_add(a int, b int) RETURNS int LANGUAGE sql AS 'SELECT a + b'",
+  'CREATE OPERATOR public.%%% (leftarg = int, rightarg = int, function = public.plain_add)',
+  'CREATE VIEW public.v_plain AS SELECT 1 OPERATOR(public.%%%) 2 AS x, item FROM public.orders',
+  'CREATE TABLE public.part_parent (n int) PARTITION BY RANGE (n)',
+  'CREATE TABLE public.part_child PARTITION OF public.part_parent FOR VALUES FROM (0) TO (10)',
+  'INSERT INTO public.part_parent VALUES (4)',
+  // A foreign table over pg_authid, read directly and as an inheritance child.
+  'CREATE EXTENSION postgres_fdw',
+  "CREATE SERVER loop FOREIGN DATA WRAPPER postgres_fdw OPTIONS (dbname 'postgres')",
+  'CREATE USER MAPPING FOR CURRENT_USER SERVER loop',
+  "CREATE FOREIGN TABLE public.ft_authid (rolname name, rolpassword text) SERVER loop OPTIONS (schema_name 'pg_catalog', table_name 'pg_authid')",
+  'CREATE TABLE public.inh_parent (rolname name, rolpassword text)',
+  "CREATE FOREIGN TABLE public.inh_child () INHERITS (public.inh_parent) SERVER loop OPTIONS (schema_name 'pg_catalog', table_name 'pg_authid')",
+  // hanactl's own key table and verifying function (hanactl context-sql).
+  'CREATE SCHEMA hanactl',
+  'CREATE TABLE hanactl.context_keys (id text PRIMARY KEY, inner_pad bytea NOT NULL, outer_pad bytea NOT NULL)',
+  "INSERT INTO hanactl.context_keys VALUES ('k1', '\\x3636', '\\x5c5c')",
+  `CREATE FUNCTION hanactl.context(name text) RETURNS text LANGUAGE sql STABLE STRICT SECURITY DEFINER AS $hanactl$${contextFunctionBody('hanactl')}$hanactl$`,
+  'CREATE VIEW public.keys_v AS SELECT * FROM hanactl.context_keys',
+];
+
+describe.skipIf(!available)('run_query resolves every route from a statement to a function or relation', () => {
+  const home = new TestHome();
+  const admin = new pg.Client({ connectionString: PG_URL });
+  let db: pg.Client | undefined;
+  let shim: ShimHandle;
+
+  beforeAll(async () => {
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${TAG}`);
+    const url = new URL(PG_URL);
+    url.pathname = `/${TAG}`;
+    db = new pg.Client({ connectionString: url.toString() });
+    await db.connect();
+    for (const sql of OBJECTS) await db.query(sql);
+    await home.ok(['add', '--no-test', '--no-password', 'pgroutes', url.toString()]);
+    shim = await startShim(home.env, ['--connection', 'pgroutes']);
+  });
+
+  afterAll(async () => {
+    await shim?.close();
+    await home.dispose();
+    await db?.end();
+    await admin.query(`DROP DATABASE IF EXISTS ${TAG} WITH (FORCE)`).catch(() => {});
+    await admin.end();
+  });
+
+  it.each([
+    ['SELECT o.peek FROM orders o LIMIT 1', /Refused: peek\(\) is a SECURITY DEFINER function/],
+    ['SELECT reverse((o).peek) FROM orders o LIMIT 1', /Refused: peek\(\) is a SECURITY DEFINER function/],
+    ['SELECT reverse(1 ### 2)', /Refused: operator ### calls peek2\(\), a SECURITY DEFINER function/],
+    ['SELECT peekagg(1)', /Refused: peekagg\(\) calls peek_sfunc\(\), a SECURITY DEFINER function/],
+    ['SELECT peekagg(id) OVER () FROM orders', /Refused: peekagg\(\) calls peek_sfunc\(\)/],
+    ['SELECT ROW(1)::pk::text', /Refused: cast pk AS text calls pk_to_text\(\)/],
+    ['SELECT 1::checked', /Refused: type checked calls peek_check\(\)/],
+    ['SELECT * FROM v_op', /Refused: .*v_op.* calls peek2\(\)/],
+    ['SELECT * FROM v_agg', /Refused: .*v_agg.* calls peek_sfunc\(\)/],
+    ['SELECT * FROM v_win', /Refused: .*v_win.* calls peek_sfunc\(\)/],
+    ['SELECT * FROM v_cast', /Refused: .*v_cast.* calls pk_to_text\(\)/],
+    ['SELECT * FROM v_dom', /Refused: .*v_dom.* calls peek_check\(\)/],
+    ['SELECT json_scalar(1)', /Refused: json_scalar\(\) is a SECURITY DEFINER function/],
+    ['SELECT json_serialize(1)', /Refused: json_serialize\(\) is a SECURITY DEFINER function/],
+    ['SELECT * FROM acts()', /Refused: acts\(\) reads pg_stat_activity/],
+    ['SELECT * FROM acts_atomic()', /Refused: acts_atomic\(\) reads pg_stat_activity/],
+    ['SELECT via_peek()', /Refused: via_peek\(\) calls peek2\(\)/],
+    ['SELECT * FROM via_view()', /Refused: via_view\(\) reads pg_stat_activity/],
+    ['SELECT * FROM v_fn', /Refused: .*v_fn.* reads pg_stat_activity/],
+    ["SELECT query_to_xml('SELECT * FROM acts_v', true, true, '')", /Refused: .*acts_v.* reads pg_stat_activity/],
+    ["SELECT query_to_xml('SELECT 1 ### 2', true, true, '')", /Refused: operator ### calls peek2\(\)/],
+    ["SELECT reverse(table_to_xml('acts_v', true, false, '')::text)", /Refused: .*acts_v.* reads pg_stat_activity/],
+    ["SELECT length(database_to_xml(true, false, '')::text)", /Refused: database_to_xml\(\) reads every relation/],
+    ["SELECT reverse(schema_to_xml('public', true, false, '')::text)", /Refused: schema_to_xml\(\) reads every relation/],
+    ["SELECT rolname, substr(rolpassword, 2) FROM inh_parent WHERE rolname = 'x'", /Refused: .*inh_parent.* reads pg_authid/],
+    ['SELECT reverse(rolpassword) FROM ft_authid', /Refused: .*ft_authid.* reads pg_authid/],
+    ['SELECT * FROM hanactl.context_keys', /Refused: context_keys holds hanactl's context signing keys/],
+    ['SELECT id FROM keys_v', /Refused: .*keys_v.* reads context_keys/],
+  ])('refuses %s', async (sql, message) => {
+    const result = await shim.call('run_query', { sql });
+    expect(result.isError, textOf(result)).toBe(true);
+    expect(textOf(result)).toMatch(message);
+    expect(textOf(result)).not.toMatch(/pg_stat_activity \$\$|SCRAM-SHA-256|\\x3636/);
+  });
+
+  it.each([
+    ['ft_authid', /Refused: .*ft_authid.* reads .*pg_authid/],
+    ['inh_parent', /Refused: .*inh_parent.* reads .*pg_authid/],
+    ['hanactl.context_keys', /Refused: .*context_keys.*/],
+    ['keys_v', /Refused: .*keys_v.* reads .*context_keys/],
+  ])('sample_rows refuses %s', async (name, message) => {
+    const [schema, table] = name.includes('.') ? name.split('.') : ['public', name];
+    const result = await shim.call('sample_rows', { schema, table });
+    expect(result.isError, textOf(result)).toBe(true);
+    expect(textOf(result)).toMatch(message);
+    expect(textOf(result)).not.toMatch(/SCRAM-SHA-256|\\x3636/);
+  });
+
+  it('still answers statements over ordinary tables, operators, partitions and functions', async () => {
+    for (const [sql, rows] of [
+      ['SELECT 1 %%% 2 AS x', [{ x: 3 }]],
+      ['SELECT x, item FROM v_plain', [{ x: 3, item: 'apple' }]],
+      ['SELECT o.item, o.id + 1 AS n FROM orders o', [{ item: 'apple', n: 2 }]],
+      ['SELECT n FROM part_parent', [{ n: 4 }]],
+      ["SELECT count(*)::int AS c FROM query_to_xml('SELECT item FROM orders', true, true, '') AS x", [{ c: 1 }]],
+      ["SELECT length(table_to_xml('orders', true, false, '')::text) > 0 AS t", [{ t: true }]],
+      ['SELECT ROW(1)::pk AS p', [{ p: '(1)' }]],
+      ["SELECT hanactl.context('customer_id') AS c", [{ c: null }]],
+    ] as const) {
+      const result = await shim.call('run_query', { sql });
+      expect(result.isError, `${sql}: ${textOf(result)}`).toBeFalsy();
+      expect(result.structuredContent).toMatchObject({ rows });
+    }
+  });
+});
