@@ -22,7 +22,8 @@ export interface Lexed {
    * The work PostgreSQL's scanner spends on runs of operator characters outside literals (see
    * OPERATOR_CHARS): for each such character, how many came right before it in its run. The
    * scanner matches the longest run of them at every token start (`/*` and `--` inside, a trailing
-   * `+` or `-`, cut the token short), so a run of n characters costs it about n²/2.
+   * `+` or `-`, cut the token short), so a run of n characters costs it about n²/2. Counted up to
+   * 2^30.
    */
   readonly operatorWork: number;
 }
@@ -31,6 +32,8 @@ const code = (sql: string, i: number): number => sql.charCodeAt(i);
 /** PostgreSQL's op_chars (scan.l): `~!@#^&|\`?+-*\/%<>=`, by character code. */
 const OPERATOR_CHARS = new Uint8Array(128);
 for (const ch of '~!@#^&|`?+-*/%<>=') OPERATOR_CHARS[ch.charCodeAt(0)] = 1;
+/** Where Lexed.operatorWork stops counting: far past any limit on it, and within a small integer. */
+const OPERATOR_WORK_CAP = 1 << 30;
 const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
 const isLetter = (c: number): boolean => (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
 /** Every engine's identifier start: an ASCII letter, `_`, or any non-ASCII character (PostgreSQL's `\200-\377`). */
@@ -79,11 +82,13 @@ export const MAX_COMMENT_DEPTH = 64;
 /** Index after a block comment opened at `i`, -1 when it never closes, -2 when it nests deeper than MAX_COMMENT_DEPTH. */
 function blockEnd(sql: string, i: number, nested: boolean): number {
   let depth = 0;
-  for (let j = i; j < sql.length - 1; j++) {
-    if (sql[j] === '/' && sql[j + 1] === '*' && (nested || depth === 0)) {
+  const last = sql.length - 1;
+  for (let j = i; j < last; j++) {
+    const c = code(sql, j);
+    if (c === 0x2f && code(sql, j + 1) === 0x2a && (nested || depth === 0)) {
       if (++depth > MAX_COMMENT_DEPTH) return -2;
       j++;
-    } else if (sql[j] === '*' && sql[j + 1] === '/') {
+    } else if (c === 0x2a && code(sql, j + 1) === 0x2f) {
       if (--depth === 0) return j + 2;
       j++;
     }
@@ -179,6 +184,18 @@ function punct(char: string, spaced: boolean): Token {
 
 const OPEN = { string: 'a string literal', quoted: 'a quoted identifier' } as const;
 
+/** Each syntax's whitespace as a table by character code (all of it is ASCII): one lookup per character. */
+const SPACE_TABLES = new WeakMap<LexicalSyntax, Uint8Array>();
+function spaceTable(syntax: LexicalSyntax): Uint8Array {
+  let table = SPACE_TABLES.get(syntax);
+  if (!table) {
+    table = new Uint8Array(128);
+    for (const ch of syntax.spaces) table[ch.charCodeAt(0)] = 1;
+    SPACE_TABLES.set(syntax, table);
+  }
+  return table;
+}
+
 /**
  * Splits `sql` into tokens under one engine's lexical rules (at most `maxTokens` of them), following the engine's own scanner
  * (PostgreSQL scan.l, MariaDB sql_lex.cc, SQLite tokenize.c): comments dropped (except the bodies
@@ -200,6 +217,8 @@ export function lex(sql: string, syntax: LexicalSyntax, maxTokens = Number.POSIT
   let operatorEnd = -1;
   /** Counts the operator characters of sql[from, to) into operatorWork (a run goes on where the last one ended). */
   const operators = (from: number, to: number): void => {
+    // Past OPERATOR_WORK_CAP the figure only says "far too much": it stays a small integer, cheap to add to.
+    if (operatorWork >= OPERATOR_WORK_CAP) return;
     for (let j = from; j < to; j++) {
       const c = code(sql, j);
       if (c >= 128 || OPERATOR_CHARS[c] === 0) continue;
@@ -243,21 +262,27 @@ export function lex(sql: string, syntax: LexicalSyntax, maxTokens = Number.POSIT
     return end;
   };
 
+  const spaces = spaceTable(syntax);
+  const length = sql.length;
   let i = 0;
-  while (i < sql.length) {
+  while (i < length) {
     if (tokens.length >= maxTokens) return done({ tooMany: true });
-    const c = sql[i] ?? '';
-    const next = sql[i + 1] ?? '';
-    if (syntax.spaces.includes(c)) {
+    const first = code(sql, i);
+    if (first < 128 && spaces[first] === 1) {
+      // A run of whitespace at once: a megabyte of it is one loop of table lookups.
       i++;
+      while (i < length && code(sql, i) < 128 && spaces[code(sql, i)] === 1) i++;
       spaced = true;
       continue;
     }
+    const c = sql[i] ?? '';
+    const next = sql[i + 1] ?? '';
     const after = code(sql, i + 2) || 0;
     const dash = c === '-' && next === '-' && (!syntax.dashCommentNeedsSpace || after <= 0x20 || after === 0x7f);
     if (dash || (c === '#' && syntax.hashComments)) {
       let j = i + (dash ? 2 : 1);
-      while (j < sql.length && sql[j] !== '\n' && sql[j] !== '\0' && !(sql[j] === '\r' && syntax.lineCommentEnd !== 'lf')) j++;
+      const crEnds = syntax.lineCommentEnd !== 'lf';
+      for (let at = code(sql, j); j < length && at !== 0x0a && at !== 0 && !(at === 0x0d && crEnds); at = code(sql, ++j));
       if (sql[j] === '\r' && sql[j + 1] !== '\n' && syntax.lineCommentEnd === 'unknown') {
         return done({ ambiguous: 'a line comment holding a carriage return' });
       }
