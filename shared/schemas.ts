@@ -67,8 +67,13 @@ export type ResultCut = z.infer<typeof ResultCutSchema>;
 /** The largest cost limit `hanactl set --max-cost` takes (plan costs are in each engine's own units). */
 export const MAX_MAX_COST = 1e15;
 
-/** A value an agent may bind to a `?`/`$1` placeholder. */
-export const ParamSchema = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+/**
+ * A value an agent may bind to a `?`/`$1` placeholder. A number must be finite: `1e400` is valid
+ * JSON that parses to Infinity, which no engine can bind (a client that re-serialises it sends null).
+ */
+export const ParamSchema = z.union([z.string(), z.number(), z.boolean(), z.null()], {
+  error: 'a parameter is a string, a finite number, true, false or null (1e400 is not finite)',
+});
 export type Param = z.infer<typeof ParamSchema>;
 
 export const AddConnectionRequestSchema = z.strictObject({
