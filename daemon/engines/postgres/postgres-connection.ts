@@ -131,7 +131,8 @@ export class PostgresConnection implements DriverConnection {
     if (options.signal?.aborted) throw statementCancelled();
     const values = params.map((v) => this.#wire.prepareValue(v));
     const references = options.references;
-    if (!references || this.#walks.has(references)) return this.#call(sql, values, options, true);
+    const walk = references !== undefined && this.#walks.has(references);
+    if (!references || walk) return this.#call(sql, values, options, walk);
     const started = performance.now();
     try {
       return await this.#call(sql, values, options, false);
@@ -139,9 +140,11 @@ export class PostgresConnection implements DriverConnection {
       if (err !== RESOLVE_FURTHER) throw err;
     }
     // The first check found a view or a SECURITY DEFINER function: the call again, with the walk,
-    // in what is left of its time.
+    // in what is left of its time (a limit that is not a positive number is none).
     this.#walks.add(references);
-    const timeoutMs = Math.max(1, options.timeoutMs - (performance.now() - started));
+    if (options.signal?.aborted) throw statementCancelled();
+    const limited = Number.isFinite(options.timeoutMs) && options.timeoutMs > 0;
+    const timeoutMs = limited ? Math.max(1, options.timeoutMs - (performance.now() - started)) : options.timeoutMs;
     return this.#call(sql, values, { ...options, timeoutMs }, true);
   }
 
