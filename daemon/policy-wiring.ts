@@ -74,19 +74,20 @@ function refusedUnless(verdict: Verdict): Checked {
 }
 
 /**
- * The read-only validator's verdict on `sql` as a read (explain_query), once the policy has
- * loaded; long statements on the worker thread, as for run_query.
+ * The read-only validator's verdict on `sql` as a read (explain_query, sample_rows), once the
+ * policy has loaded; long statements on the worker thread, as for run_query. `rowSeparation`: the
+ * connection separates rows, so the rules for such connections apply too.
  */
 export function createReadCheck(
   offThread?: OffThreadPolicy,
   verdicts: VerdictCache = sharedVerdicts,
-): (sql: string, engine: Engine) => StatementVerdict | Promise<StatementVerdict> {
-  return (sql, engine) => {
+): (sql: string, engine: Engine, options?: { readonly rowSeparation?: boolean }) => StatementVerdict | Promise<StatementVerdict> {
+  return (sql, engine, options) => {
     const judge = (policy: LoadedPolicy) =>
       verdictOf(
         policy,
         sql,
-        { dialect: engine, allowWrite: false },
+        { dialect: engine, allowWrite: false, ...(options?.rowSeparation ? { rowSeparation: true } : {}) },
         () => offThread ?? (sharedWorker ??= new policy.OffThreadPolicy()),
         verdicts,
       );

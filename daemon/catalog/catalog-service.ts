@@ -30,8 +30,16 @@ export type StatementVerdict =
   | { readonly ok: true; readonly kind?: 'read' | 'write' }
   | { readonly ok: false; readonly rule: string; readonly message: string; readonly hint: string };
 
-/** Judges `sql` as a read on `engine` (the composition root passes `checkStatement` with `allowWrite: false`). */
-export type StatementValidator = (sql: string, engine: Engine) => StatementVerdict | Promise<StatementVerdict>;
+/**
+ * Judges `sql` as a read on `engine` (the composition root passes `checkStatement` with `allowWrite:
+ * false`); `rowSeparation` when the connection separates rows by context values, so the rules that
+ * apply only there (planner figures, executor statistics) apply too.
+ */
+export type StatementValidator = (
+  sql: string,
+  engine: Engine,
+  options?: { readonly rowSeparation?: boolean },
+) => StatementVerdict | Promise<StatementVerdict>;
 
 export interface CatalogServiceDeps {
   // separatesRows is required: without it explain_query could not know to leave the figures out.
@@ -126,7 +134,7 @@ export class CatalogService {
   /**
    * sample_rows builds its own SQL, and it meets the same rules as run_query's: the statement
    * goes through the validator (which refuses credential tables, statistics and server files by
-   * their catalog spelling), and the relation, resolved to its identity, must not be or read
+   * their catalog spelling, and where rows are separated the executor's statistics), and the relation, resolved to its identity, must not be or read
    * through views one of those (a view over pg_authid).
    */
   async #refuseRefusedReads(call: Call, table: TableRef, sql: string): Promise<void> {
@@ -134,10 +142,13 @@ export class CatalogService {
       if (verdict.ok) return;
       throw new HanactlError('STATEMENT_REFUSED', verdict.message, { rule: verdict.rule, hint: verdict.hint });
     };
-    refuse(await this.#deps.validate(sql, call.catalog.engine));
+    // Where rows are separated, the executor's statistics views count the hidden rows: a sample, a
+    // call and a sample again would compare them as run_query would.
+    const options = { rowSeparation: this.#deps.queries.separatesRows(call.target.connection, call.target.scope) };
+    refuse(await this.#deps.validate(sql, call.catalog.engine, options));
     const reads = await call.catalog.refusedRead?.(call.run, table);
     if (reads === undefined) return;
-    const verdict = await this.#deps.validate(`SELECT * FROM ${reads}`, call.catalog.engine);
+    const verdict = await this.#deps.validate(`SELECT * FROM ${reads}`, call.catalog.engine, options);
     const what = `${table.schema}.${table.table}`;
     refuse(
       verdict.ok

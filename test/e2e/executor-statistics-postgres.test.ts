@@ -81,6 +81,18 @@ describe.skipIf(!available)('executor statistics on PostgreSQL', () => {
     expect(textOf(result)).toMatch(/executor-statistics/);
   });
 
+  it.each([
+    ['pg_catalog', 'pg_stat_user_tables'],
+    ['pg_catalog', 'pg_statio_user_indexes'],
+    ['pg_catalog', 'pg_stat_xact_user_tables'],
+  ])('sample_rows refuses %s.%s where rows are separated (read, a call, read again: the same oracle)', async (schema, table) => {
+    const result = await scoped.call('sample_rows', { schema, table });
+    expect(result.isError, textOf(result)).toBe(true);
+    expect(textOf(result)).toContain('(rule: executor-statistics)');
+    const kept = await plain.call('sample_rows', { schema, table });
+    expect(kept.isError, textOf(kept)).toBeFalsy();
+  });
+
   it('keeps the counters where no context names are declared (the role reads them as it would in psql)', async () => {
     // No context value: the policy shows this role no row, and the database counts what it scanned.
     expect(delta(await plain.call('run_query', { sql: oracle('item-2-3') }))).toBe(1);
