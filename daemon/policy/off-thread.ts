@@ -10,8 +10,8 @@ import type { PolicyOptions, Verdict } from './types.js';
  * `health` and every other session, never spends more than a few milliseconds on one check.
  * Chosen by measured cost, not by what is common: the costliest shapes measured (PostgreSQL's
  * parser on thousands of constants `1,1,...`, SQL text nested in query_to_xml, strings with
- * backslashes read three ways) cost up to about 2 ms per KB on an idle core, so a 64 KiB statement
- * held the loop for 150 ms to 1 s. Statements under 1 KB, most of what agents send, stay on the
+ * backslashes read three ways) cost up to about 1 ms per KB, and any statement up to 50 ms (the
+ * check's budget, LIMITS in check-statement.ts), too long for the loop. Statements under 1 KB, most of what agents send, stay on the
  * loop (well under a few ms, and no message passing); longer ones pay a thread hop of a fraction
  * of a millisecond.
  */
@@ -30,8 +30,9 @@ export interface OffThreadSettings {
 export const DEFAULT_CHECK_WORKERS = 2;
 /**
  * Wall-clock time (Node 20 cannot measure one thread's CPU): the costliest check of a statement
- * under 1 MB takes about 0.25 s of CPU, and on a busy machine a thread gets a fraction of a core,
- * so the limit leaves room for that while still freeing a worker from any input within seconds.
+ * under 1 MB takes under 50 ms of CPU (scripts/policy/validation-cost.mjs), a fresh worker's first
+ * checks run before its WebAssembly is optimised, and on a busy machine a thread gets a fraction
+ * of a core, so the limit leaves room for that while still freeing a worker within seconds.
  */
 export const CHECK_DEADLINE_MS = 3000;
 export const MAX_WAITING_CHECKS = 4;
