@@ -11,15 +11,15 @@ import { MYSQL_PRIVILEGE_PROBE } from './mysql/mysql-privileges.js';
 import { PostgresCatalog } from './postgres/postgres-catalog.js';
 import { POSTGRES_DIALECT } from './postgres/postgres-dialect.js';
 import { POSTGRES_PRIVILEGE_PROBE } from './postgres/postgres-privileges.js';
+import { postgresContextSql } from './postgres/postgres-signed-context.js';
 import type { PrivilegeProbe } from './privilege-probe.js';
+import type { ContextSqlOptions } from './signed-context.js';
 import { SqliteCatalog } from './sqlite/sqlite-catalog.js';
 import { sqliteCostLimitUnavailable } from './sqlite/sqlite-cost.js';
 import { SQLITE_DIALECT } from './sqlite/sqlite-dialect.js';
 
 /** What differs between engines in behaviour the broker decides, read where it decides it. */
 export interface EngineCapabilities {
-  /** Context values can be signed for a database function to check (`hanactl set --signed-context`). */
-  readonly signedContext: boolean;
   /**
    * A cost limit (`--max-cost`): always kept, never (no plan cost), or only on servers whose
    * version gives one (MariaDB before 11.0 does not), so it is set after the server said which.
@@ -47,6 +47,11 @@ export interface EngineEntry {
    * 'by-server-version'; without it, only what holds on every server of the engine is said.
    */
   readonly costLimitUnavailable?: (serverVersion?: string) => string | undefined;
+  /**
+   * The SQL that installs the database function checking signed context values (`hanactl
+   * context-sql`); given where context values can be signed (`hanactl set --signed-context`).
+   */
+  readonly signedContextSql?: (options: ContextSqlOptions) => string;
   /** Where a login could read credentials, asked when a connection is added or tested; none where the engine has no such roles. */
   readonly privilegeProbe?: PrivilegeProbe;
 }
@@ -58,7 +63,7 @@ export const ENGINE_TABLE: Readonly<Record<Engine, EngineEntry>> = {
     catalog: new SqliteCatalog(),
     dialect: SQLITE_DIALECT,
     contextValueMaxBytes: 4096,
-    capabilities: { signedContext: false, costLimit: 'never' },
+    capabilities: { costLimit: 'never' },
     costLimitUnavailable: sqliteCostLimitUnavailable,
   },
   postgres: {
@@ -66,7 +71,8 @@ export const ENGINE_TABLE: Readonly<Record<Engine, EngineEntry>> = {
     catalog: new PostgresCatalog(),
     dialect: POSTGRES_DIALECT,
     contextValueMaxBytes: 4096,
-    capabilities: { signedContext: true, costLimit: 'always' },
+    capabilities: { costLimit: 'always' },
+    signedContextSql: postgresContextSql,
     privilegeProbe: POSTGRES_PRIVILEGE_PROBE,
   },
   mysql: {
@@ -74,7 +80,7 @@ export const ENGINE_TABLE: Readonly<Record<Engine, EngineEntry>> = {
     catalog: new MysqlCatalog(),
     dialect: MYSQL_DIALECT,
     contextValueMaxBytes: 4096,
-    capabilities: { signedContext: false, costLimit: 'by-server-version' },
+    capabilities: { costLimit: 'by-server-version' },
     costLimitUnavailable: mysqlCostLimitUnavailable,
     privilegeProbe: MYSQL_PRIVILEGE_PROBE,
   },
@@ -83,7 +89,7 @@ export const ENGINE_TABLE: Readonly<Record<Engine, EngineEntry>> = {
     catalog: new HanaCatalog(),
     dialect: HANA_DIALECT,
     contextValueMaxBytes: 5000,
-    capabilities: { signedContext: false, costLimit: 'always' },
+    capabilities: { costLimit: 'always' },
   },
 };
 
@@ -103,6 +109,11 @@ export const CATALOGS = column('catalog');
  */
 export function costGuardUnavailable(engine: Engine, serverVersion?: string): string | undefined {
   return ENGINE_TABLE[engine].costLimitUnavailable?.(serverVersion);
+}
+
+/** Whether context values can be signed on `engine` (its row gives `signedContextSql`). */
+export function signsContext(engine: Engine): boolean {
+  return ENGINE_TABLE[engine].signedContextSql !== undefined;
 }
 
 /** The driver factory for an engine. */

@@ -1,5 +1,5 @@
 import { HanactlError } from '../../shared/errors.js';
-import { DIALECTS, ENGINE_TABLE } from '../engines/index.js';
+import { DIALECTS, signsContext } from '../engines/index.js';
 import { hostAccessAnywhere, sessionChangeAnywhere } from './anywhere-rules.js';
 import { contextCodeRule } from './context-code.js';
 import { deniedFunction } from './denied-functions.js';
@@ -158,12 +158,7 @@ function judge(lexed: Lexed, dialect: DialectPolicy, options: PolicyOptions, emb
     dialect.catalogRules?.(tokens, options.allowWrite, options.database) ??
     embeddedSql(tokens, embedded) ??
     // On a read-only connection code is refused by the read-only rules, which name it better.
-    contextCodeRule(
-      tokens,
-      dialect,
-      options.allowWrite && options.unsignedContext,
-      ENGINE_TABLE[options.dialect].capabilities.signedContext,
-    ) ??
+    contextCodeRule(tokens, dialect, options.allowWrite && options.unsignedContext, signsContext(options.dialect)) ??
     (options.rowSeparation ? (plannerFiguresRule(tokens) ?? dialect.separatedRowsRules?.(tokens, options.database)) : undefined);
   if (refusal) return refusal;
   // On a writable connection this decides the kind: anything the read-only rules refuse is a write.

@@ -1,14 +1,20 @@
 import { cliCommand } from '../../shared/cli-command.js';
 import { formatTarget, parseConnectionUrl } from '../../shared/connection-url.js';
+import { ENGINES, engineSpec } from '../../shared/engines.js';
 import { HanactlError } from '../../shared/errors.js';
 import { assertConnectionName } from '../../shared/names.js';
 import type { AddConnectionRequest, ConnectionInfo, UpdateConnectionRequest } from '../../shared/schemas.js';
 import { normaliseContextNames } from '../engines/context-names.js';
-import { costGuardUnavailable, ENGINE_TABLE } from '../engines/index.js';
-import { postgresContextSql } from '../engines/signed-context.js';
+import { costGuardUnavailable, ENGINE_TABLE, signsContext } from '../engines/index.js';
 import { costGuardWithContext } from '../queries/cost-guard.js';
 import { type ConnectionRecord, makeRecord } from './connection-record.js';
 import type { Registry } from './registry.js';
+
+/** The engines whose context values can be signed, as people name them (`PostgreSQL`). */
+const signingEngines = (): string =>
+  ENGINES.filter(signsContext)
+    .map((engine) => engineSpec(engine).label)
+    .join(', ');
 
 /** How long `hanactl add` waits for its connection test: the connect timeout (10 s by default) and a ping, with room to spare. */
 export const ADD_TEST_MS = 20_000;
@@ -110,8 +116,7 @@ export class ConnectionService {
     if (probe) await this.#tryFirst(record, probe);
     this.#registry.put(record, request.replace ?? false);
     // Replaced by a connection to another engine: nothing there would verify a signature.
-    if (previous?.signedContext && !ENGINE_TABLE[record.target.engine].capabilities.signedContext)
-      this.#registry.setSignedContext(record.name, false);
+    if (previous?.signedContext && !signsContext(record.target.engine)) this.#registry.setSignedContext(record.name, false);
     this.#cache.delete(record.name);
     if (previous) await this.#pools.forget(previous);
     return record;
@@ -147,10 +152,10 @@ export class ConnectionService {
   /** Changes what a person decides (write access, context names, description, result cap); the secret stays. */
   update(name: string, changes: UpdateConnectionRequest): ConnectionRecord {
     const current = this.resolve(name);
-    if (changes.signedContext === true && !ENGINE_TABLE[current.target.engine].capabilities.signedContext) {
+    if (changes.signedContext === true && !signsContext(current.target.engine)) {
       throw new HanactlError(
         'INVALID_REQUEST',
-        `Signed context values are available on PostgreSQL connections only; "${name}" is ${current.target.engine}. See docs/context-parameters.md for what holds on this engine.`,
+        `Signed context values are available on ${signingEngines()} connections only; "${name}" is ${current.target.engine}. See docs/context-parameters.md for what holds on this engine.`,
       );
     }
     if (typeof changes.maxCost === 'number') {
@@ -211,10 +216,11 @@ export class ConnectionService {
   /** The SQL that installs the function verifying this connection's signed context values (it holds the key). */
   contextSql(name: string, options: { role?: string; schema?: string }): string {
     const record = this.resolve(name);
-    if (!ENGINE_TABLE[record.target.engine].capabilities.signedContext) {
+    const installSql = ENGINE_TABLE[record.target.engine].signedContextSql;
+    if (!installSql) {
       throw new HanactlError(
         'INVALID_REQUEST',
-        `Signed context values are available on PostgreSQL connections only; "${name}" is ${record.target.engine}.`,
+        `Signed context values are available on ${signingEngines()} connections only; "${name}" is ${record.target.engine}.`,
       );
     }
     if (!record.signedContext || !record.contextKey) {
@@ -229,7 +235,7 @@ export class ConnectionService {
         'INVALID_REQUEST',
         `"${name}" has no user in its URL; name the role that should call the function with --role.`,
       );
-    return postgresContextSql({ key: record.contextKey, role, ...(options.schema ? { schema: options.schema } : {}) });
+    return installSql({ key: record.contextKey, role, ...(options.schema ? { schema: options.schema } : {}) });
   }
 
   async remove(name: string): Promise<void> {

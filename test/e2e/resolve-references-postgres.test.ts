@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contextFunctionBody } from '../../daemon/engines/signed-context.js';
+import { contextFunctionBody } from '../../daemon/engines/postgres/postgres-signed-context.js';
 import { PG_URL, serverAvailable } from '../helpers/engines.js';
 import { TestHome } from '../helpers/hanactl-home.js';
 import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';

@@ -8,7 +8,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadDriverFactory } from '../../daemon/engines/index.js';
-import { newContextKey, postgresContextSql } from '../../daemon/engines/signed-context.js';
+import { postgresContextSql } from '../../daemon/engines/postgres/postgres-signed-context.js';
+import { newContextKey } from '../../daemon/engines/signed-context.js';
 import { DEFAULT_POOL_OPTIONS, Pool } from '../../daemon/pools/pool.js';
 import { parseConnectionUrl } from '../../shared/connection-url.js';
 import { PG_URL, serverAvailable } from '../helpers/engines.js';
@@ -54,7 +55,9 @@ describe.skipIf(!pgAvailable)('PostgreSQL signed context values: an RLS policy o
     await rls.setUp();
     await rls.admin.query(postgresContextSql({ key, role: rls.role, schema }));
     await rls.admin.query(`DROP POLICY by_customer ON ${rls.table}`);
-    await rls.admin.query(`CREATE POLICY by_signed_customer ON ${rls.table} USING (customer_id = (SELECT ${schema}.context('customer_id'))::int)`);
+    await rls.admin.query(
+      `CREATE POLICY by_signed_customer ON ${rls.table} USING (customer_id = (SELECT ${schema}.context('customer_id'))::int)`,
+    );
     const u = new URL(PG_URL);
     pool = await poolOn(`postgres://${rls.role}:${rls.password}@${u.host}${u.pathname}`);
     setItBack = `SELECT pg_catalog.set_config('mcp.customer_id', '2', true) AS forged, (SELECT string_agg(item, ',') FROM ${rls.table}) AS items, pg_catalog.set_config('mcp.customer_id', '1', true) AS restored`;
@@ -97,7 +100,13 @@ describe.skipIf(!pgAvailable)('PostgreSQL signed context values: an RLS policy o
     const a = await pool.acquire();
     const b = await pool.acquire();
     try {
-      const opts = (customer: string) => ({ maxRows: 10, timeoutMs: 10_000, readOnly: true, context: { CUSTOMER_ID: customer }, contextKey: key });
+      const opts = (customer: string) => ({
+        maxRows: 10,
+        timeoutMs: 10_000,
+        readOnly: true,
+        context: { CUSTOMER_ID: customer },
+        contextKey: key,
+      });
       const stolen = await a.connection.execute(
         `SELECT pg_catalog.current_setting('mcp.customer_id.sig') AS sig, pg_catalog.pg_backend_pid() AS pid`,
         [],
@@ -125,7 +134,9 @@ describe.skipIf(!pgAvailable)('PostgreSQL signed context values: an RLS policy o
   });
 
   it('without the signed function the same set-it-back statement reads the other customer (the gap signing closes)', async () => {
-    await rls.admin.query(`CREATE POLICY by_setting ON ${rls.table} USING (customer_id = nullif(current_setting('mcp.customer_id', true), '')::int)`);
+    await rls.admin.query(
+      `CREATE POLICY by_setting ON ${rls.table} USING (customer_id = nullif(current_setting('mcp.customer_id', true), '')::int)`,
+    );
     try {
       const result = await call(pool, setItBack, '1', key);
       expect(String(result.rows[0]?.items)).toContain('item-2-');

@@ -2,11 +2,12 @@ import { randomFraction } from '../../../shared/random-hex.js';
 import { contextSqlName } from '../context-names.js';
 import type { ExecuteOptions } from '../driver.js';
 import { explainable } from '../plan-cost.js';
-import { signatureSetting, signContextValue } from '../signed-context.js';
+import { signContextValue } from '../signed-context.js';
 import type { BatchGate, BatchStep } from './postgres-batch.js';
 import { CLEANUP_STATEMENTS, DBLINK_PRESENT } from './postgres-cleanup.js';
 import { POSTGRES_NOT_EXPLAINABLE, postgresTopCost } from './postgres-cost.js';
 import { resolveStep } from './postgres-resolve.js';
+import { signatureSetting } from './postgres-signed-context.js';
 
 /** One call as one batch, and where its steps sit in it. */
 export interface CallPlan {

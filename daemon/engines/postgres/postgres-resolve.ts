@@ -1,9 +1,9 @@
 import { HanactlError } from '../../../shared/errors.js';
 import { PG_HANACTL_SECRET_RELATIONS, PG_REFUSED_RELATION_NAMES } from '../../policy/pg-functions.js';
 import type { StatementReferences } from '../../policy/types.js';
-import { contextFunctionBody } from '../signed-context.js';
 import type { BatchStep } from './postgres-batch.js';
 import { FIRST_NORMAL_OID, REACH_CTE, reachFinding, reachValues, textArray } from './postgres-reach.js';
+import { contextFunctionBody } from './postgres-signed-context.js';
 
 /** The text a refusing resolve step fails with, before what it found. */
 export const RESOLVE_MARKER = 'hanactl: refused reference ';

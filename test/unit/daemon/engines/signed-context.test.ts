@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { expect, it } from 'vitest';
-import { contextKeyId, newContextKey, postgresContextSql, signatureSetting, signContextValue } from '../../../../daemon/engines/signed-context.js';
+import { postgresContextSql, signatureSetting } from '../../../../daemon/engines/postgres/postgres-signed-context.js';
+import { contextKeyId, newContextKey, signContextValue } from '../../../../daemon/engines/signed-context.js';
 
 it('signs "<pid>:<name>=<value>" with HMAC-SHA256, the key named by its id', () => {
   const key = newContextKey();
