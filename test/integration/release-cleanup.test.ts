@@ -52,6 +52,7 @@ describe.skipIf(!pgAvailable)('PostgreSQL: a returned connection holds nothing o
   const role = `hclean_${suffix}`;
   const password = randomBytes(12).toString('hex');
   const db = `hclean_db_${suffix}`;
+  const fdwApp = `hfdw_${suffix}`;
   const admin = new pg.Client({ connectionString: PG_URL });
   let pool: Pool;
   let superPool: Pool;
@@ -64,6 +65,13 @@ describe.skipIf(!pgAvailable)('PostgreSQL: a returned connection holds nothing o
     const inDb = new pg.Client({ connectionString: `postgres://${u.username}@${u.host}/${db}` });
     await inDb.connect();
     await inDb.query('CREATE EXTENSION dblink');
+    // A loopback postgres_fdw server whose sessions name themselves, and a foreign table over it.
+    await inDb.query('CREATE EXTENSION postgres_fdw');
+    await inDb.query(
+      `CREATE SERVER hloop FOREIGN DATA WRAPPER postgres_fdw OPTIONS (host '${u.hostname}', port '${u.port || 5432}', dbname '${db}', application_name '${fdwApp}')`,
+    );
+    await inDb.query(`CREATE USER MAPPING FOR CURRENT_USER SERVER hloop OPTIONS (user '${u.username}')`);
+    await inDb.query("CREATE FOREIGN TABLE hft (datname name) SERVER hloop OPTIONS (schema_name 'pg_catalog', table_name 'pg_database')");
     await inDb.end();
     pool = await poolOn(`postgres://${role}:${password}@${u.host}${u.pathname}`);
     // dblink lets only a superuser connect without a password; the issue's case was such a connection marked read-only.
@@ -73,7 +81,9 @@ describe.skipIf(!pgAvailable)('PostgreSQL: a returned connection holds nothing o
   afterAll(async () => {
     await pool?.end();
     await superPool?.end();
-    await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 OR usename = $2`, [db, role]).catch(() => {});
+    await admin
+      .query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 OR usename = $2`, [db, role])
+      .catch(() => {});
     await admin.query(`DROP DATABASE IF EXISTS ${db}`).catch(() => {});
     await admin.query(`DROP ROLE IF EXISTS ${role}`).catch(() => {});
     await admin.end();
@@ -109,7 +119,7 @@ describe.skipIf(!pgAvailable)('PostgreSQL: a returned connection holds nothing o
     expect(await call(pool, 'SELECT count(*)::int FROM pg_listening_channels()')).toBe(0);
   });
 
-  it('a seed set with setseed() does not decide the next call\'s random()', async () => {
+  it("a seed set with setseed() does not decide the next call's random()", async () => {
     // Two calls seeded alike and followed by random() on the same connection would answer the same number.
     await call(pool, 'SELECT setseed(0.25)');
     const first = await call(pool, 'SELECT random()');
@@ -130,6 +140,13 @@ describe.skipIf(!pgAvailable)('PostgreSQL: a returned connection holds nothing o
     expect(await untilZero(remote)).toBe(0);
     expect(await call(superPool, 'SELECT dblink_get_connections()')).toBeNull();
   });
+
+  it('a postgres_fdw session opened by a foreign-table read is closed', async () => {
+    expect(await call(superPool, 'SELECT count(*)::int FROM hft')).toBeGreaterThan(0);
+    const remote = () => count('SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1', [fdwApp]);
+    expect(await untilZero(remote)).toBe(0);
+    expect(await call(superPool, 'SELECT count(*)::int FROM postgres_fdw_get_connections()')).toBe(0);
+  });
 });
 
 describe.skipIf(!myAvailable)('MariaDB: a returned connection holds nothing of the call', () => {
@@ -143,7 +160,12 @@ describe.skipIf(!myAvailable)('MariaDB: a returned connection holds nothing of t
   let pool: Pool;
 
   beforeAll(async () => {
-    admin = await mysql.createConnection({ host: u.hostname, port: Number(u.port || 3306), user: decodeURIComponent(u.username), database: db });
+    admin = await mysql.createConnection({
+      host: u.hostname,
+      port: Number(u.port || 3306),
+      user: decodeURIComponent(u.username),
+      database: db,
+    });
     await admin.query(`CREATE FUNCTION ${fn}() RETURNS INT NOT DETERMINISTIC SQL SECURITY INVOKER RETURN GET_LOCK('${lock}', 0)`);
     for (const host of ['%', 'localhost']) {
       await admin.query(`CREATE USER '${user}'@'${host}' IDENTIFIED BY '${password}'`);

@@ -4,7 +4,7 @@ import type { ExecuteOptions } from '../driver.js';
 import { explainable } from '../plan-cost.js';
 import { signContextValue } from '../signed-context.js';
 import type { BatchGate, BatchStep } from './postgres-batch.js';
-import { CLEANUP_STATEMENTS, DBLINK_PRESENT } from './postgres-cleanup.js';
+import { CLEANUP_STATEMENTS, REMOTE_LINKS_PRESENT } from './postgres-cleanup.js';
 import { POSTGRES_NOT_EXPLAINABLE, postgresTopCost } from './postgres-cost.js';
 import { resolveStep } from './postgres-resolve.js';
 import { signatureSetting } from './postgres-signed-context.js';
@@ -25,8 +25,8 @@ export interface CallPlan {
   readonly readBack: number;
   /** COMMIT or ROLLBACK: a failure past it leaves the call's answer standing. */
   readonly end: number;
-  /** The step that answers whether dblink is installed. */
-  readonly dblink: number;
+  /** The step that answers whether dblink or postgres_fdw is installed. */
+  readonly remoteLinks: number;
 }
 
 /** The text a failed check carries, so that the failure names its parameter. */
@@ -79,7 +79,7 @@ const CLIENT_CHECK = "pg_catalog.set_config('client_connection_check_interval', 
  * checked to have kept the value set), under a cost guard plan the statement (EXPLAIN, the gate
  * of a two-part batch: see costGate), resolve what the statement names (resolveStep), run the statement for at most maxRows + 1 rows, read the
  * context values back (a statement that changed one fails this step, so a write is not
- * committed), end the transaction, clean the session (CLEANUP_STATEMENTS, and a fresh random seed), ask about dblink.
+ * committed), end the transaction, clean the session (CLEANUP_STATEMENTS, and a fresh random seed), ask about dblink and postgres_fdw.
  *
  * Every name the checks use is schema-qualified, operators included: the statement may have
  * moved `search_path`. Names are validated identifiers; values are bound. With `opened`, the
@@ -150,9 +150,9 @@ export function planCall(
   for (const text of CLEANUP_STATEMENTS) steps.push({ text });
   // setseed() survives the transaction: a fresh seed, that no caller knows, for the next borrower.
   steps.push({ text: 'SELECT pg_catalog.setseed($1::float8)', values: [freshSeed()] });
-  const dblink = steps.length;
-  steps.push({ text: DBLINK_PRESENT });
-  return { steps, names, settings, resolve, statement, explain, readBack, end, dblink };
+  const remoteLinks = steps.length;
+  steps.push({ text: REMOTE_LINKS_PRESENT });
+  return { steps, names, settings, resolve, statement, explain, readBack, end, remoteLinks };
 }
 
 /** What the statement step becomes when the cost guard refuses it: nothing runs, the steps keep their places. */

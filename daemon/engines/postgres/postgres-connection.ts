@@ -10,7 +10,7 @@ import { setCell, toJsonValue, uniqueColumnNames } from '../values.js';
 import { type BatchResult, BatchStepError, PgBatch, type PgRowParser } from './postgres-batch.js';
 import { type CallPlan, changedMarker, costGate, notKeptMarker, planCall, planOpening } from './postgres-call.js';
 import { sendCancelRequest } from './postgres-cancel.js';
-import { DBLINK_DISCONNECT_ALL } from './postgres-cleanup.js';
+import { REMOTE_DISCONNECT_ALL } from './postgres-cleanup.js';
 import { resolveRefusal, resolvesFurther } from './postgres-resolve.js';
 import { pgTypeName } from './postgres-type-names.js';
 import type { CorkableStream, PgClient } from './postgres-types.js';
@@ -187,7 +187,7 @@ export class PostgresConnection implements DriverConnection {
         this.#dirty = true;
         answer = err.partial;
       }
-      if (answer.firstRows.get(plan.dblink)?.[0] === 't') await this.#simple(DBLINK_DISCONNECT_ALL).catch(() => (this.#dirty = true));
+      if (answer.firstRows.get(plan.remoteLinks)?.[0] === 't') await this.#simple(REMOTE_DISCONNECT_ALL).catch(() => (this.#dirty = true));
       if (!gate?.refused()) return this.#answer(answer, options.maxRows);
     } catch (err) {
       if (plan && !walk && err instanceof BatchStepError && err.step === plan.resolve && resolvesFurther(err.message)) {
@@ -385,11 +385,11 @@ export class PostgresConnection implements DriverConnection {
   async reset(): Promise<void> {
     // Every call ends by cleaning the session (#finish), so a clean call leaves nothing behind
     // and the reset costs no round trip. After a failure the session is scrubbed: ROLLBACK, then
-    // DISCARD ALL (which refuses to run in a transaction), then any dblink connection.
+    // DISCARD ALL (which refuses to run in a transaction), then any dblink or postgres_fdw connection.
     if (!this.#dirty) return;
     await this.#simple('ROLLBACK');
     await this.#simple('DISCARD ALL');
-    await this.#simple(DBLINK_DISCONNECT_ALL);
+    await this.#simple(REMOTE_DISCONNECT_ALL);
     this.#dirty = false;
   }
 
