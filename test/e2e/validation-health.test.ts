@@ -22,6 +22,9 @@ const HOSTILE = [
   ['a megabyte of nested comments', fill('/* ')],
   ['a megabyte of backslashes in strings', `${fill("'\\\\',")}1`],
   ['a megabyte of query_to_xml literals', `${fill("query_to_xml('SELECT 1',true,false,''),")}1`],
+  // Deeper than the stack PostgreSQL's parser (WebAssembly) has on a thread.
+  ['10 000 chained operators', `SELECT ${'1+'.repeat(10_000)}1`],
+  ['a megabyte of INSERT rows', `INSERT INTO t VALUES ${fill("(1, 'x', 2.5),", '')}(1, 'x', 2.5)`],
   [
     '18 levels of query_to_xml',
     (() => {
