@@ -138,6 +138,16 @@ describe.skipIf(!available)('run_query resolves what the names in a statement re
     expect(await rowsOf(shim, 'SELECT turning() AS t')).toEqual([{ t: 3 }]);
   });
 
+  it('refuses a function in any language that reaches a SECURITY DEFINER function through its argument type', async () => {
+    await db?.query("CREATE FUNCTION public.vouch() RETURNS boolean LANGUAGE sql SECURITY DEFINER AS 'SELECT true'");
+    await db?.query('CREATE DOMAIN public.vouched AS int CHECK (public.vouch())');
+    // A C-language function of the server's, declared anew over the domain: no body to read.
+    await db?.query("CREATE FUNCTION public.vouched_abs(public.vouched) RETURNS int LANGUAGE internal IMMUTABLE STRICT AS 'int4abs'");
+    const refused = await shim.call('run_query', { sql: 'SELECT vouched_abs(-5) AS a' });
+    expect(refused.isError, textOf(refused)).toBe(true);
+    expect(textOf(refused)).toMatch(/Refused: .*vouch\(\)/);
+  });
+
   it('runs a write through a view once, and a write that reads a refused view not at all', async () => {
     await db?.query('CREATE VIEW public.orders_view AS SELECT id, item FROM public.orders');
     await rowsOf(writer, "INSERT INTO orders_view VALUES (5, 'plum')");

@@ -49,30 +49,16 @@ function namesAnything(references: StatementReferences): boolean {
 }
 
 /**
- * What the full walk (walkStep) can find, asked directly, with neither recursion nor joins, so
- * that the server plans it in a fraction of the time: does a named relation created since initdb
- * have rewrite rules (a view, a materialised view, a table with rules: where the walk goes on
- * reading), or is a function of a called name a SECURITY DEFINER one created since initdb (hanactl's
- * own context() included: the walk tells it apart)? And the questions of routeConditions. The step
- * fails with FURTHER_MARKER if so. When it does not, the walk would find nothing: it follows only
- * objects created since initdb, and the roots' own names are judged before the step is sent (resolveStep). `concat` is STABLE, so the
- * planner does not fold the failing cast into a failure of every call.
+ * What the full walk (walkStep) could find, asked directly of each catalog by index, with neither
+ * recursion nor joins, so that the server plans it in a fraction of the time: is a named object
+ * one the walk starts from or goes on from (routeConditions)? The step fails with FURTHER_MARKER
+ * if so. When it does not, the walk would find nothing: it follows only objects created since
+ * initdb, and the roots' own names are judged before the step is sent (resolveStep). `concat` is
+ * STABLE, so the planner does not fold the failing cast into a failure of every call.
  */
 function firstCheck(references: StatementReferences): BatchStep {
-  const found: string[] = [];
   const values: string[] = [];
-  if (references.relations.length > 0) {
-    values.push(textArray(references.relations));
-    found.push(`EXISTS (SELECT FROM pg_catalog.pg_rewrite w
-   WHERE w.ev_class OPERATOR(pg_catalog.=) ANY (ARRAY(SELECT pg_catalog.to_regclass(n.name) FROM pg_catalog.unnest($${values.length}::pg_catalog.text[]) AS n(name)))
-     AND w.ev_class OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID})`);
-  }
-  if (references.functions.length > 0) {
-    values.push(textArray(references.functions));
-    found.push(`EXISTS (SELECT FROM pg_catalog.pg_proc p
-   WHERE p.proname OPERATOR(pg_catalog.=) ANY ($${values.length}::pg_catalog.name[]) AND p.prosecdef AND p.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID})`);
-  }
-  found.push(...routeConditions(references, values));
+  const found = routeConditions(references, values);
   const text = `SELECT CASE WHEN ${found.join('\n  OR ')}
   THEN CAST(pg_catalog.concat('${FURTHER_MARKER}') AS pg_catalog.int4) ELSE 0 END`;
   return { text, values };
@@ -84,12 +70,14 @@ export function resolvesFurther(message: string): boolean {
 }
 
 /**
- * The first check's questions for what the walk follows beyond views and SECURITY DEFINER
- * functions (postgres-reach.ts), each asked of one catalog by index: a named relation created since
- * initdb that is a foreign table, has children, is hanactl's key table or has a column of a type
- * created since; a named function (or a name after a dot, as a one-argument function) created
- * since that is an aggregate or window function or has a SQL or PL/pgSQL body; an operator or a
- * type of a named name created since, or a cast to a named type through a function created since.
+ * The first check's questions, each asked of one catalog by index and each mirroring where the
+ * walk (postgres-reach.ts) starts or goes on from a named object: a named relation created since
+ * initdb that has rewrite rules (a view, a materialised view, a table with rules), is a foreign
+ * table, has children, is hanactl's key table or has a column of a type created since; a function
+ * of a named name (or a name after a dot) created since, whatever its kind or language (the walk
+ * follows what each one records, its argument types and through a domain's CHECK any function,
+ * and only the walk tells hanactl's own context() apart); an operator or a type of a named name
+ * created since, or a cast to a named type through a function created since.
  */
 function routeConditions(references: StatementReferences, values: string[]): string[] {
   const out: string[] = [];
@@ -101,15 +89,15 @@ function routeConditions(references: StatementReferences, values: string[]): str
     out.push(`EXISTS (SELECT FROM pg_catalog.pg_class c
    WHERE c.oid OPERATOR(pg_catalog.=) ANY (ARRAY(SELECT pg_catalog.to_regclass(n.name) FROM pg_catalog.unnest(${bind(references.relations)}::pg_catalog.text[]) AS n(name)))
      AND c.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
-     AND (c.relkind OPERATOR(pg_catalog.=) 'f' OR c.relhassubclass OR c.relname IN (${PG_HANACTL_SECRET_RELATIONS.map((n) => `'${n}'`).join(', ')})
+     AND (EXISTS (SELECT FROM pg_catalog.pg_rewrite w WHERE w.ev_class OPERATOR(pg_catalog.=) c.oid)
+          OR c.relkind OPERATOR(pg_catalog.=) 'f' OR c.relhassubclass OR c.relname IN (${PG_HANACTL_SECRET_RELATIONS.map((n) => `'${n}'`).join(', ')})
           OR EXISTS (SELECT FROM pg_catalog.pg_attribute a WHERE a.attrelid OPERATOR(pg_catalog.=) c.oid AND a.attnum OPERATOR(pg_catalog.>) 0
                       AND a.atttypid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID})))`);
   }
   const named = [...references.functions, ...(references.attributes ?? [])];
   if (named.length > 0) {
     out.push(`EXISTS (SELECT FROM pg_catalog.pg_proc p
-   WHERE p.proname OPERATOR(pg_catalog.=) ANY (${bind(named)}::pg_catalog.name[]) AND p.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
-     AND (p.prosecdef OR p.prokind IN ('a', 'w') OR p.prolang IN (SELECT l.oid FROM pg_catalog.pg_language l WHERE l.lanname IN ('sql', 'plpgsql'))))`);
+   WHERE p.proname OPERATOR(pg_catalog.=) ANY (${bind(named)}::pg_catalog.name[]) AND p.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID})`);
   }
   if ((references.operators?.length ?? 0) > 0) {
     out.push(`EXISTS (SELECT FROM pg_catalog.pg_operator o
