@@ -55,6 +55,8 @@ export interface EngineFixture {
   sessionKiller?(conn: DriverConnection): Promise<() => Promise<void>>;
   /** How a call on a connection ended from outside fails (toMatchObject on the error). */
   readonly lost?: Record<string, unknown>;
+  /** A temporary table `name` in the engine's spelling: the statement that makes it, and the name to read it by. */
+  tempTable(name: string): { create: string; name: string };
   /** Behaviours the engine cannot have, each with its reason. */
   readonly skip?: Partial<Record<ConformanceCase, string>>;
   cleanup?(): Promise<void>;
@@ -363,6 +365,24 @@ export function runDriverConformance(fixture: EngineFixture): void {
       if (pid !== undefined) expect(processRunning(pid)).toBe(false);
       await expect(c.close()).resolves.toBeUndefined();
       await failure(c.execute(fixture.series(1), [], READ));
+    });
+
+    it('gives a pooled connection back clean: a temporary table one call made is gone for the next call on it', async () => {
+      const temp = fixture.tempTable(`${table}_tmp`);
+      const pool = new Pool(
+        () => driver.connect(),
+        { max: 1, min: 0, idleTimeoutMillis: 60_000, acquireTimeoutMillis: 5000, maxLifetimeMillis: 3_600_000 },
+        fixture.name,
+      );
+      const call = (sql: string, options: ExecuteOptions) => pool.use((c) => c.execute(sql, [], options));
+      try {
+        await call(temp.create, WRITE);
+        await expect(call(`SELECT COUNT(*) AS c FROM ${temp.name}`, WRITE)).rejects.toMatchObject({ code: 'QUERY_FAILED' });
+        // The same connection served both calls: it was cleaned, not replaced.
+        expect(pool.created).toBe(1);
+      } finally {
+        await pool.end();
+      }
     });
 
     it.skipIf(Boolean(skipReason('server-kill-discarded')) || !fixture.sessionKiller)(

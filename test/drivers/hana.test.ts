@@ -48,6 +48,7 @@ if (!url) {
       },
       teardown: `DROP TABLE "${t}"`,
     }),
+    tempTable: (name) => ({ create: `CREATE LOCAL TEMPORARY TABLE "#${name}" ("n" INTEGER)`, name: `"#${name}"` }),
     version: /^\d+\.\d+/,
     readOnlyRefusal: { code: 'QUERY_FAILED' },
     // A statement HANA cannot stop within the grace gives its connection up; a quick abort keeps it.

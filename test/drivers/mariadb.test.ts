@@ -41,6 +41,7 @@ if (available) {
       },
       teardown: `DROP TABLE IF EXISTS ${t}`,
     }),
+    tempTable: (name) => ({ create: `CREATE TEMPORARY TABLE ${name} (n INT)`, name }),
     version: /^\d+\.\d+\.\d+/,
     readOnlyRefusal: { code: 'QUERY_FAILED', details: { nativeCode: 1792, sqlState: '25006', hint: expect.stringMatching(/read-only/) } },
     missingTable: { details: { sqlState: '42S02', nativeCode: 1146 } },

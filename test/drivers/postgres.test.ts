@@ -35,6 +35,7 @@ if (available) {
       },
       teardown: `DROP TABLE IF EXISTS ${t}`,
     }),
+    tempTable: (name) => ({ create: `CREATE TEMP TABLE ${name} (n int)`, name }),
     version: /^PostgreSQL \d+\.\d+/,
     readOnlyRefusal: { code: 'QUERY_FAILED', details: { sqlState: '25006' } },
     missingTable: { details: { sqlState: '42P01' } },

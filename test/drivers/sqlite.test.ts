@@ -45,6 +45,7 @@ runDriverConformance({
     },
     teardown: `DROP TABLE IF EXISTS ${t}`,
   }),
+  tempTable: (name) => ({ create: `CREATE TEMP TABLE ${name} (n INTEGER)`, name }),
   version: /^SQLite 3\.\d+\.\d+$/,
   readOnlyRefusal: { code: 'STATEMENT_REFUSED', details: { rule: 'engine-read-only' } },
   missingTable: { message: expect.stringMatching(/no such table: no_such_table_hanactl/), details: { nativeCode: 'SQLITE_ERROR' } },
