@@ -10,6 +10,7 @@ import { clearStopped } from '../shared/stopped-marker.js';
 import { hanactlVersion } from '../shared/version.js';
 import { createDaemon } from './create-daemon.js';
 import { AlreadyRunningError, type DaemonLock, takeDaemonLock } from './lifecycle/daemon-lock.js';
+import { logFatalErrors } from './lifecycle/fatal-log.js';
 import { privateRunDirGuard } from './lifecycle/run-dir.js';
 import { dispatchConnections } from './mcp/socket-dispatch.js';
 import { resolveListenAddress } from './mcp-http/listen-address.js';
@@ -58,11 +59,19 @@ export async function runDaemon(options: RunDaemonOptions = {}): Promise<Running
   };
   try {
     mkdirSync(paths.logDir, { recursive: true, mode: 0o700 });
-    const log = pino(
-      { base: { pid: process.pid }, redact: { paths: ['password', '*.password', 'secret'], censor: '***' } },
-      pino.destination({ dest: paths.log, sync: false, mkdir: true, mode: 0o600 }),
-    );
+    const destination = pino.destination({ dest: paths.log, sync: false, mkdir: true, mode: 0o600 });
+    const log = pino({ base: { pid: process.pid }, redact: { paths: ['password', '*.password', 'secret'], censor: '***' } }, destination);
     cleanup.push(() => log.flush());
+    // An error nothing caught ends the daemon, with a line in its log that says why.
+    cleanup.push(
+      logFatalErrors(log, () => {
+        try {
+          destination.flushSync();
+        } catch {
+          // A write in progress: pino's own exit handling gets the rest out.
+        }
+      }),
+    );
     const config = readConfig(paths.config);
     // A non-loopback address is refused here, before the registry is opened or anything listens.
     const httpSetting = options.http ?? config.http;

@@ -1,0 +1,88 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TestHome } from '../helpers/hanactl-home.js';
+import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
+
+/** Resolves once process `pid` is gone (it is no child of the test's, so there is no exit event to wait on). */
+async function gone(pid: number, deadlineMs = 15_000): Promise<boolean> {
+  const deadline = Date.now() + deadlineMs;
+  for (;;) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return true;
+    }
+    if (Date.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** Loaded into the daemon through NODE_OPTIONS: SIGUSR2 throws an error that nothing catches. */
+const PLANTED = `process.on('SIGUSR2', () => {
+  throw Object.assign(new Error('planted failure with password=hunter2 in its text'), { code: 'E_PLANTED' });
+});
+`;
+
+describe('a daemon that dies of an uncaught error says why in its log', () => {
+  const home = new TestHome();
+
+  beforeAll(() => {
+    writeFileSync(join(home.dir, 'planted.mjs'), PLANTED);
+    home.env.NODE_OPTIONS = `--import ${join(home.dir, 'planted.mjs')}`;
+  });
+
+  afterAll(async () => {
+    await home.dispose();
+  });
+
+  it('logs the error (kind, code, masked message, frames) before the process exits', async () => {
+    await home.ok(['daemon', 'start']);
+    const { pid } = JSON.parse((await home.ok(['daemon', 'status', '--json'])).stdout);
+    process.kill(pid, 'SIGUSR2');
+    expect(await gone(pid)).toBe(true);
+    const log = readFileSync(join(home.dir, 'logs', 'daemon.log'), 'utf8');
+    expect(log).not.toContain('hunter2');
+    const fatal = log
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line))
+      .find((entry) => entry.level === 60);
+    expect(fatal).toMatchObject({
+      pid,
+      msg: 'daemon stopped by an uncaught error',
+      origin: 'uncaughtException',
+      err: { name: 'Error', code: 'E_PLANTED', message: 'planted failure with password=*** in its text' },
+    });
+    expect(fatal.err.frames.length).toBeGreaterThan(0);
+  }, 60_000);
+});
+
+describe('a relay session outlives two crashes of its daemon', () => {
+  const home = new TestHome();
+  let shim: ShimHandle;
+
+  beforeAll(async () => {
+    writeFileSync(join(home.dir, 'lite.db'), '');
+    await home.ok(['add', '--no-test', 'lite', `sqlite:${join(home.dir, 'lite.db')}`]);
+    shim = await startShim(home.env, ['--connection', 'lite']);
+  });
+
+  afterAll(async () => {
+    await shim?.close();
+    await home.dispose();
+  });
+
+  it('after each kill -9 of the daemon, the next call starts a new one and answers', async () => {
+    const pids: number[] = [];
+    for (let crash = 0; crash < 3; crash++) {
+      const result = await shim.call('run_query', { sql: 'SELECT 1 AS one' });
+      expect(result.isError, `call after ${crash} crashes: ${textOf(result)}`).toBeFalsy();
+      const { pid } = JSON.parse((await home.ok(['daemon', 'status', '--json'])).stdout);
+      expect(pids).not.toContain(pid);
+      pids.push(pid);
+      process.kill(pid, 'SIGKILL');
+      expect(await gone(pid)).toBe(true);
+    }
+  }, 120_000);
+});
