@@ -86,3 +86,38 @@ describe('a relay session outlives two crashes of its daemon', () => {
     }
   }, 120_000);
 });
+
+describe('a relay session outlives two daemons dying of an error during its calls', () => {
+  const home = new TestHome();
+  let shim: ShimHandle;
+  const LONG = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) AS n FROM c';
+
+  beforeAll(async () => {
+    writeFileSync(join(home.dir, 'planted.mjs'), PLANTED);
+    home.env.NODE_OPTIONS = `--import ${join(home.dir, 'planted.mjs')}`;
+    writeFileSync(join(home.dir, 'lite.db'), '');
+    await home.ok(['add', '--no-test', 'lite', `sqlite:${join(home.dir, 'lite.db')}`]);
+    shim = await startShim(home.env, ['--connection', 'lite']);
+  });
+
+  afterAll(async () => {
+    await shim?.close();
+    await home.dispose();
+  });
+
+  it('the call in flight answers DAEMON_RESTARTED; the next call starts a new daemon and answers', async () => {
+    for (let crash = 0; crash < 2; crash++) {
+      const ready = await shim.call('run_query', { sql: 'SELECT 1 AS one' });
+      expect(ready.isError, `call after ${crash} crashes: ${textOf(ready)}`).toBeFalsy();
+      const { pid } = JSON.parse((await home.ok(['daemon', 'status', '--json'])).stdout);
+      const inFlight = shim.call('run_query', { sql: LONG });
+      const deadline = Date.now() + 15_000;
+      while (JSON.parse((await home.ok(['queries', '--json'])).stdout).length === 0 && Date.now() < deadline);
+      process.kill(pid, 'SIGUSR2');
+      expect(textOf(await inFlight)).toMatch(/^DAEMON_RESTARTED/);
+      expect(await gone(pid)).toBe(true);
+    }
+    const after = await shim.call('run_query', { sql: 'SELECT 1 AS one' });
+    expect(after.isError, textOf(after)).toBeFalsy();
+  }, 120_000);
+});
