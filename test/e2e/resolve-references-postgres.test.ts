@@ -148,9 +148,10 @@ describe.skipIf(!available)('run_query resolves what the names in a statement re
     expect(textOf(refused)).toMatch(/Refused: .*vouch\(\)/);
   });
 
-  it('runs a write through a view once, and a write that reads a refused view not at all', async () => {
+  it('runs a write that reads a view once, and one that reads a refused view not at all', async () => {
     await db?.query('CREATE VIEW public.orders_view AS SELECT id, item FROM public.orders');
-    await rowsOf(writer, "INSERT INTO orders_view VALUES (5, 'plum')");
+    // The view sends the call to the full walk: the write is made once, by the call made again.
+    await rowsOf(writer, 'INSERT INTO orders (id, item) SELECT 5, item FROM orders_view WHERE id = 1');
     const refused = await writer.call('run_query', { sql: 'INSERT INTO orders (id, item) SELECT 6, query FROM sessions' });
     expect(refused.isError, textOf(refused)).toBe(true);
     expect(textOf(refused)).toMatch(/Refused: .*sessions reads pg_stat_activity/);

@@ -72,7 +72,8 @@ export function resolvesFurther(message: string): boolean {
 /**
  * The first check's questions, each asked of one catalog by index and each mirroring where the
  * walk (postgres-reach.ts) starts or goes on from a named object: a named relation created since
- * initdb that has rewrite rules (a view, a materialised view, a table with rules), is a foreign
+ * initdb that has rewrite rules (a view, a materialised view, a table with rules: relhasrules,
+ * which the server itself reads before it looks for any, and sets with the first), is a foreign
  * table, has children, is hanactl's key table or has a column of a type created since; a function
  * of a named name (or a name after a dot) created since, whatever its kind or language (the walk
  * follows what each one records, its argument types and through a domain's CHECK any function,
@@ -89,8 +90,7 @@ function routeConditions(references: StatementReferences, values: string[]): str
     out.push(`EXISTS (SELECT FROM pg_catalog.pg_class c
    WHERE c.oid OPERATOR(pg_catalog.=) ANY (ARRAY(SELECT pg_catalog.to_regclass(n.name) FROM pg_catalog.unnest(${bind(references.relations)}::pg_catalog.text[]) AS n(name)))
      AND c.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
-     AND (EXISTS (SELECT FROM pg_catalog.pg_rewrite w WHERE w.ev_class OPERATOR(pg_catalog.=) c.oid)
-          OR c.relkind OPERATOR(pg_catalog.=) 'f' OR c.relhassubclass OR c.relname IN (${PG_HANACTL_SECRET_RELATIONS.map((n) => `'${n}'`).join(', ')})
+     AND (c.relhasrules OR c.relkind OPERATOR(pg_catalog.=) 'f' OR c.relhassubclass OR c.relname IN (${PG_HANACTL_SECRET_RELATIONS.map((n) => `'${n}'`).join(', ')})
           OR EXISTS (SELECT FROM pg_catalog.pg_attribute a WHERE a.attrelid OPERATOR(pg_catalog.=) c.oid AND a.attnum OPERATOR(pg_catalog.>) 0
                       AND a.atttypid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID})))`);
   }
