@@ -49,11 +49,12 @@ export const LIMITS = {
   /**
    * Tokens judged by the token rules for one call, over every reading that differs from the first
    * and every SQL text run by a function: lexing and judging cost up to 0.4 µs a token on a busy
-   * machine (MySQL's rules), so 80,000 are about 30 ms. Where the engine's own parser checks the
+   * machine (MySQL's rules), so 64,000 are about 25 ms, and hold an INSERT of 5,000 rows of four
+   * values (55,000). Where the engine's own parser checks the
    * text too (PostgreSQL: about 0.3 µs per token to parse, and as much again to read its tree),
    * fewer: 40,000 tokens hold an INSERT of 3,000 rows of four values (33,000).
    */
-  tokensJudged: 80_000,
+  tokensJudged: 64_000,
   tokensJudgedWithParser: 40_000,
   /**
    * What each SQL text run by a function costs beyond its length, in characters of embeddedChars:

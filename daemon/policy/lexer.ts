@@ -154,10 +154,10 @@ function tclVariableEnd(sql: string, i: number): number {
 
 /**
  * MySQL's executable-comment mark after `/*` at `i` (`!`, `!NNNNN`, `!NNNNNN`, `M!...`), as
- * `/^(M?)!(\d{5}\d?)?/` would match it, without slicing or a regex per comment: a megabyte can hold
- * tens of thousands of comments. `versioned` when it has `M` or a version.
+ * `/^(M?)!(\d{5}\d?)?/` would match it (its length), without slicing or a regex per comment: a
+ * megabyte can hold tens of thousands of comments. `versioned` when it has `M` or a version.
  */
-function executableMark(sql: string, i: number): { readonly text: string; readonly versioned: boolean } | undefined {
+function executableMark(sql: string, i: number): { readonly length: number; readonly versioned: boolean } | undefined {
   let j = i;
   const maria = sql[j] === 'M';
   if (maria) j++;
@@ -167,7 +167,19 @@ function executableMark(sql: string, i: number): { readonly text: string; readon
   while (digits < 6 && isDigit(code(sql, j + digits))) digits++;
   const version = digits >= 5 ? digits : 0;
   const end = j + version;
-  return { text: sql.slice(i, end), versioned: maria || version > 0 };
+  return { length: end - i, versioned: maria || version > 0 };
+}
+
+/** Whether sql holds `text` at `at`: a loop over a few characters, cheaper here than startsWith. */
+function sameAt(sql: string, at: number, text: string): boolean {
+  for (let k = 0; k < text.length; k++) if (code(sql, at + k) !== code(text, k)) return false;
+  return true;
+}
+
+/** Whether `/*` starts anywhere in sql[from, to): a scan, not a slice, per versioned comment. */
+function opensComment(sql: string, from: number, to: number): boolean {
+  for (let j = from; j + 1 < to; j++) if (code(sql, j) === 0x2f && code(sql, j + 1) === 0x2a) return true;
+  return false;
 }
 
 /** Shared punctuation tokens: most tokens of a long text are punctuation, and tokens are never changed. */
@@ -296,18 +308,18 @@ export function lex(sql: string, syntax: LexicalSyntax, maxTokens = Number.POSIT
       if (mark && executable) return done({ ambiguous: 'an executable comment inside another' });
       if (mark?.versioned) {
         // One version key means one server reading for all of them: all code, or all comments.
-        if (versioned && versionKey !== mark.text) return done({ ambiguous: 'executable comments with different versions' });
+        const same = versionKey.length === mark.length && sameAt(sql, i + 2, versionKey);
+        if (versioned && !same) return done({ ambiguous: 'executable comments with different versions' });
+        if (!versioned) versionKey = sql.slice(i + 2, i + 2 + mark.length);
         versioned = true;
-        versionKey = mark.text;
       }
       if (mark && (syntax.executableComments === 'code' || !mark.versioned)) {
         executable = true;
-        i += 2 + mark.text.length;
+        i += 2 + mark.length;
       } else if (mark || (syntax.executableComments && sql[i + 2] === '+')) {
         const close = sql.indexOf('*/', i + 2);
-        const inner = close < 0 ? '' : sql.slice(i + 2, close);
-        if (mark && inner.includes('/*')) return done({ ambiguous: 'a comment inside a versioned comment' });
-        if (!mark && /['"`]/.test(inner)) return done({ ambiguous: 'a quote inside an optimizer hint' });
+        if (mark && close >= 0 && opensComment(sql, i + 2, close)) return done({ ambiguous: 'a comment inside a versioned comment' });
+        if (!mark && close >= 0 && /['"`]/.test(sql.slice(i + 2, close))) return done({ ambiguous: 'a quote inside an optimizer hint' });
         i = mark ? (close < 0 ? -1 : close + 2) : blockEnd(sql, i, syntax.nestedComments);
       } else {
         i = blockEnd(sql, i, syntax.nestedComments);
