@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { FURTHER_MARKER, resolveRefusal, resolveStep } from '../../../../../daemon/engines/postgres/postgres-resolve.js';
+
+const all = { relations: ['"v"'], functions: ['f'], attributes: ['peek'], operators: ['###'], types: ['pk'] };
+
+describe('resolveStep beyond relations and functions', () => {
+  it('sends the first check for a statement that names only an operator, a type or a name after a dot', () => {
+    for (const references of [
+      { relations: [], functions: [], operators: ['###'] },
+      { relations: [], functions: [], types: ['pk'] },
+      { relations: [], functions: [], attributes: ['peek'] },
+    ]) {
+      expect(resolveStep(references, false)?.text).toContain(FURTHER_MARKER);
+    }
+  });
+
+  it('binds each list once in the first check, and every list in the walk', () => {
+    expect(resolveStep(all, false)?.values).toEqual(['{"\\"v\\""}', '{"f","peek"}', '{"###"}', '{"pk"}']);
+    expect(resolveStep(all, true)?.values?.slice(0, 5)).toEqual(['{"\\"v\\""}', '{"f"}', '{"peek"}', '{"###"}', '{"pk"}']);
+  });
+
+  it("sends the walk at once for hanactl's key table named by name", () => {
+    expect(resolveStep({ relations: ['"hanactl"."context_keys"'], functions: [] }, false)?.text.startsWith('WITH RECURSIVE')).toBe(true);
+  });
+
+  it('says what each finding is, with its rule', () => {
+    const refusal = (found: string) => resolveRefusal(`invalid input syntax for type integer: "hanactl: refused reference ${found}"`);
+    expect(refusal('R v_fn reads pg_stat_activity')?.details).toMatchObject({ rule: 'credential-read' });
+    expect(refusal('R keys_v reads context_keys')?.message).toMatch(/context signing keys/);
+    expect(refusal('F ft reads ft')?.message).toMatch(/foreign table ft, whose remote end hanactl cannot judge/);
+    expect(refusal('D peek() calls peek()')?.message).toMatch(/^Refused: peek\(\) is a SECURITY DEFINER function/);
+    expect(refusal('D operator ### calls peek2()')?.message).toMatch(/^Refused: operator ### calls peek2\(\), a SECURITY DEFINER/);
+    expect(resolveRefusal('some other failure')).toBeUndefined();
+  });
+});

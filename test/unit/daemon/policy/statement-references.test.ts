@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { checkStatement } from '../../../../daemon/policy/index.js';
+
+const read = { dialect: 'postgres', allowWrite: false } as const;
+
+/** What an accepted statement hands the resolve step. */
+function referencesOf(sql: string) {
+  const verdict = checkStatement(sql, read, true);
+  expect(verdict.ok, JSON.stringify(verdict)).toBe(true);
+  return verdict.ok ? verdict.references : undefined;
+}
+
+describe('what a statement names for the resolve step, beyond calls and relations', () => {
+  it('names operators, in every place the grammar takes one', () => {
+    expect(referencesOf('SELECT 1 ### 2')?.operators).toEqual(['###']);
+    expect(referencesOf('SELECT 1 OPERATOR(public.###) 2')?.operators).toEqual(['###']);
+    expect(referencesOf('SELECT 1 WHERE 1 ### ANY (SELECT 2)')?.operators).toEqual(['###']);
+    expect(referencesOf('SELECT x FROM t ORDER BY x USING ###')?.operators).toEqual(['###']);
+  });
+
+  it('names types of casts, and names after a dot as possible one-argument calls', () => {
+    expect(referencesOf('SELECT ROW(1)::pk::text')?.types).toEqual(expect.arrayContaining(['pk', 'text']));
+    expect(referencesOf('SELECT CAST(1 AS "Checked")')?.types).toEqual(['Checked']);
+    expect(referencesOf('SELECT o.peek, (o).other FROM orders o')?.attributes).toEqual(expect.arrayContaining(['peek', 'other']));
+  });
+
+  it('names SQL/JSON keyword forms as the calls an older server makes of them', () => {
+    const { functions = [] } = referencesOf("SELECT json_scalar(1), json_serialize(1), json_object('a': 1), json_array(1)") ?? {};
+    expect(functions).toEqual(expect.arrayContaining(['json_scalar', 'json_serialize', 'json_object', 'json_array']));
+    expect(referencesOf("SELECT json_value(j, '$') FROM t")?.functions).toEqual(['json_value']);
+  });
+
+  it('adds the names of SQL text a function runs, and the relation a table_to_xml literal names', () => {
+    const inner = referencesOf("SELECT query_to_xml('SELECT * FROM acts_v WHERE 1 ### 2', true, true, '')");
+    expect(inner?.relations).toEqual(['"acts_v"']);
+    expect(inner?.operators).toEqual(['###']);
+    expect(inner?.functions).toEqual(['query_to_xml']);
+    expect(referencesOf("SELECT table_to_xml('app.acts_v', true, false, '')")?.relations).toEqual(['app.acts_v']);
+  });
+});
