@@ -40,6 +40,13 @@ describe.skipIf(!available)('executor statistics on PostgreSQL', () => {
     // Enough rows that the planner scans the index for one item.
     await rls.admin.query(`INSERT INTO ${rls.table} SELECT 3, 'fill-' || g FROM generate_series(1, 5000) g`);
     await rls.admin.query(`ANALYZE ${rls.table}`);
+    // A person's views and function over the statistics, as a DBA might leave them for a dashboard.
+    await rls.admin.query(`CREATE VIEW ${rls.table}_io AS SELECT relname, idx_tup_fetch, seq_tup_read FROM pg_stat_user_tables`);
+    await rls.admin.query(`CREATE VIEW ${rls.table}_scans AS SELECT pg_stat_get_xact_tuples_returned('${index}'::regclass) AS n`);
+    await rls.admin.query(
+      `CREATE FUNCTION ${rls.table}_reads() RETURNS bigint LANGUAGE sql AS $$ SELECT pg_stat_get_xact_tuples_returned('${index}'::regclass) $$`,
+    );
+    await rls.admin.query(`GRANT SELECT ON ${rls.table}_io, ${rls.table}_scans TO ${rls.role}`);
     await rls.addConnection(home, 'shop');
     await rls.addConnection(home, 'plain');
     await home.ok(['set', 'plain', '--no-context']);
@@ -51,6 +58,8 @@ describe.skipIf(!available)('executor statistics on PostgreSQL', () => {
     await scoped?.close();
     await plain?.close();
     await home.dispose();
+    for (const sql of [`DROP VIEW IF EXISTS ${rls.table}_io, ${rls.table}_scans`, `DROP FUNCTION IF EXISTS ${rls.table}_reads()`])
+      await rls.admin.query(sql).catch(() => {});
     await rls.dispose();
   });
 
@@ -80,6 +89,18 @@ describe.skipIf(!available)('executor statistics on PostgreSQL', () => {
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(/executor-statistics/);
   });
+
+  it.each(['SELECT * FROM TABLE__io', 'SELECT n FROM TABLE__scans', 'SELECT TABLE__reads()'])(
+    "the resolve step refuses %s, a person's view or function over the statistics, where rows are separated",
+    async (template) => {
+      const sql = template.replaceAll('TABLE_', rls.table);
+      const result = await scoped.call('run_query', { sql });
+      expect(result.isError, textOf(result)).toBe(true);
+      expect(textOf(result)).toContain('(rule: executor-statistics)');
+      const kept = await plain.call('run_query', { sql });
+      expect(kept.isError, textOf(kept)).toBeFalsy();
+    },
+  );
 
   it.each([
     ['pg_catalog', 'pg_stat_user_tables'],
