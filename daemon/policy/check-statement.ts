@@ -262,7 +262,9 @@ function checkAt(sql: string, options: PolicyOptions, depth: number, budget: Bud
   if (refused) return refused;
   // What the statement names, for the server to resolve; at a level of SQL text run by a function,
   // for the level above to add to its own (the server resolves them all before the statement runs).
-  return references && namesAnything(references) ? { ...verdict, references } : verdict;
+  // Where rows are separated the server also refuses what reaches the executor's statistics.
+  if (!references || !namesAnything(references)) return verdict;
+  return { ...verdict, references: options.rowSeparation ? { ...references, separated: true } : references };
 }
 
 function namesAnything(references: StatementReferences): boolean {

@@ -42,6 +42,11 @@ export interface StatementReferences {
   readonly types?: readonly string[];
   /** Names written after a dot or as a field (`o.peek`, `(o).peek`): a call of a one-argument function when no column is named so. */
   readonly attributes?: readonly string[];
+  /**
+   * The connection separates rows: what the names reach must not be the executor's statistics
+   * either (a person's view over pg_stat_user_tables; executor-statistics.ts).
+   */
+  readonly separated?: boolean;
 }
 
 /**

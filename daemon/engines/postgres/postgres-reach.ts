@@ -1,3 +1,4 @@
+import { PG_EXECUTOR_STATISTICS, PG_EXECUTOR_STATISTICS_VIEWS } from '../../policy/pg-functions.generated.js';
 import { PG_HANACTL_SECRET_RELATIONS, PG_REFUSED_RELATION_NAMES } from '../../policy/pg-functions.js';
 import type { StatementReferences } from '../../policy/types.js';
 
@@ -200,5 +201,48 @@ export function reachFinding(exempt: string): string {
   (SELECT pg_catalog.concat('D ', r.root, ' calls ', p.proname, '()')
      FROM reach r JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) r.oid
     WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND p.prosecdef AND NOT ${exempt}
+    LIMIT 1))`;
+}
+
+const STATISTICS_FUNCTIONS = quoted(PG_EXECUTOR_STATISTICS);
+const STATISTICS_VIEWS = quoted(Object.keys(PG_EXECUTOR_STATISTICS_VIEWS));
+
+/**
+ * Where rows are separated: what the walk found of the executor's statistics (executor-statistics.ts),
+ * as `S <root> reads|calls <what>`, or NULL. A view initdb or an extension made over them
+ * (pg_stat_user_tables); a statistics function a view's rules or a BEGIN ATOMIC body call by OID
+ * (pg_depend records nothing on what initdb pins, so the stored trees are read); an extension's
+ * statistics function the walk reached (pgstattuple); and one named as a word in a SQL or
+ * PL/pgSQL text body.
+ */
+export function statisticsFinding(): string {
+  return `COALESCE(
+  (SELECT pg_catalog.concat('S ', r.root, ' reads ', c.relname)
+     FROM reach r JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) r.oid
+    WHERE r.kind OPERATOR(pg_catalog.=) 'r' AND c.relname IN (${STATISTICS_VIEWS})
+      AND (c.oid OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID}
+           OR EXISTS (SELECT FROM pg_catalog.pg_depend d
+                       WHERE d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+                         AND d.objid OPERATOR(pg_catalog.=) c.oid AND d.deptype OPERATOR(pg_catalog.=) 'e'))
+    LIMIT 1),
+  (SELECT pg_catalog.concat('S ', r.root, ' calls ', p.proname, '()')
+     FROM reach r CROSS JOIN LATERAL (
+       SELECT w.ev_action::pg_catalog.text AS tree FROM pg_catalog.pg_rewrite w
+        WHERE r.kind OPERATOR(pg_catalog.=) 'r' AND w.ev_class OPERATOR(pg_catalog.=) r.oid
+       UNION ALL SELECT q.prosqlbody::pg_catalog.text FROM pg_catalog.pg_proc q
+        WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND q.oid OPERATOR(pg_catalog.=) r.oid AND q.prosqlbody IS NOT NULL) AS t
+     CROSS JOIN LATERAL pg_catalog.regexp_matches(t.tree, ':(?:funcid|opfuncid|aggfnoid|winfnoid) (\\d+)', 'g') AS m
+     JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) m[1]::pg_catalog.oid
+    WHERE r.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND p.proname IN (${STATISTICS_FUNCTIONS})
+    LIMIT 1),
+  (SELECT pg_catalog.concat('S ', r.root, ' calls ', p.proname, '()')
+     FROM reach r JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) r.oid
+    WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND p.proname IN (${STATISTICS_FUNCTIONS})
+    LIMIT 1),
+  (SELECT pg_catalog.concat('S ', r.root, ' calls ', x.w)
+     FROM reach r JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) r.oid
+     CROSS JOIN LATERAL pg_catalog.regexp_split_to_table(p.prosrc, '[^[:alnum:]_$]+') AS x(w)
+    WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND NOT p.prosecdef AND ${TEXT_LANGUAGE}
+      AND pg_catalog.lower(x.w) IN (${STATISTICS_FUNCTIONS}, ${STATISTICS_VIEWS})
     LIMIT 1))`;
 }

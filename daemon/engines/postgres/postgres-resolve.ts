@@ -1,8 +1,9 @@
 import { HanactlError } from '../../../shared/errors.js';
+import { executorStatisticsObjection } from '../../policy/executor-statistics.js';
 import { PG_HANACTL_SECRET_RELATIONS, PG_REFUSED_RELATION_NAMES } from '../../policy/pg-functions.js';
 import type { StatementReferences } from '../../policy/types.js';
 import type { BatchStep } from './postgres-batch.js';
-import { FIRST_NORMAL_OID, REACH_CTE, reachFinding, reachValues, textArray } from './postgres-reach.js';
+import { FIRST_NORMAL_OID, REACH_CTE, reachFinding, reachValues, statisticsFinding, textArray } from './postgres-reach.js';
 import { contextFunctionBody } from './postgres-signed-context.js';
 
 /** The text a refusing resolve step fails with, before what it found. */
@@ -131,9 +132,12 @@ function routeConditions(references: StatementReferences, values: string[]): str
  * up, each of its two uses in the CASE would be planned apart.
  */
 function walkStep(references: StatementReferences): BatchStep {
+  const finding = references.separated
+    ? `COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${statisticsFinding()})`
+    : reachFinding(HANACTL_CONTEXT);
   const text = `WITH RECURSIVE ${REACH_CTE}
 SELECT CASE WHEN what IS NULL THEN 0 ELSE CAST(pg_catalog.concat('${RESOLVE_MARKER}', what) AS pg_catalog.int4) END
-  FROM (SELECT ${reachFinding(HANACTL_CONTEXT)} AS what OFFSET 0) AS found`;
+  FROM (SELECT ${finding} AS what OFFSET 0) AS found`;
   return { text, values: [...reachValues(references), contextFunctionBody(SCHEMA_MARK)] };
 }
 
@@ -163,6 +167,10 @@ export function resolveRefusal(message: string): HanactlError | undefined {
         hint: "Select from ordinary tables, or from views and functions that do not read the server's own catalogs of roles and sessions.",
       },
     );
+  }
+  if (kind === 'S') {
+    const refusal = executorStatisticsObjection(`${root} (through ${target}, in the objects it uses)`);
+    return new HanactlError('STATEMENT_REFUSED', refusal.message, { rule: refusal.rule, hint: refusal.hint });
   }
   if (kind === 'F') {
     return new HanactlError(
