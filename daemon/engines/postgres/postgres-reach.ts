@@ -14,8 +14,8 @@ import type { StatementReferences } from '../../policy/types.js';
  *   inheritance and partition children (pg_inherits); the types of its columns. pg_depend
  *   records nothing on the catalogs initdb pins (pg_authid, pg_user_mapping, pg_statistic), so
  *   the relations a rule reads are also taken from its stored tree (`:relid`);
- * - a function not written in C: what pg_depend records for it (a BEGIN ATOMIC body's relations
- *   and functions, its argument and result types), and the relations its BEGIN ATOMIC body reads (`:relid`, as for rules); an
+ * - a function, in any language: what pg_depend records for it (a BEGIN ATOMIC body's relations
+ *   and functions, its argument and result types: a domain argument's CHECK runs on the call), and the relations its BEGIN ATOMIC body reads (`:relid`, as for rules); an
  *   aggregate's support functions (pg_aggregate); and, for a body written as
  *   SQL or PL/pgSQL text, each relation and function created since initdb whose name the text
  *   holds as a word (a text body is not parsed; dynamic SQL in it, EXECUTE of a built string, is
@@ -58,12 +58,6 @@ export function reachValues(references: StatementReferences): string[] {
 
 const KIND_OF_CLASS = `CASE d.refclassid WHEN 'pg_catalog.pg_class'::pg_catalog.regclass THEN 'r' WHEN 'pg_catalog.pg_proc'::pg_catalog.regclass THEN 'p'
          WHEN 'pg_catalog.pg_operator'::pg_catalog.regclass THEN 'o' WHEN 'pg_catalog.pg_type'::pg_catalog.regclass THEN 't' END`;
-
-/**
- * A function (pg_proc p) the walk follows past its own name: one not written in C. C functions
- * (an extension's, the server's) are judged by whether they are SECURITY DEFINER alone.
- */
-const FOLLOWED_LANGUAGE = `p.prolang NOT IN (SELECT l.oid FROM pg_catalog.pg_language l WHERE l.lanname IN ('c', 'internal'))`;
 
 /** The languages whose bodies are text the walk reads for names. */
 const TEXT_LANGUAGE = `p.prolang IN (SELECT l.oid FROM pg_catalog.pg_language l WHERE l.lanname IN ('sql', 'plpgsql'))`;
@@ -111,9 +105,8 @@ export const REACH_CTE = `reach(root, kind, oid) AS (
        WHERE r.kind OPERATOR(pg_catalog.=) 'r' AND i.inhparent OPERATOR(pg_catalog.=) r.oid
       UNION ALL SELECT 't', a.atttypid FROM pg_catalog.pg_attribute a
        WHERE r.kind OPERATOR(pg_catalog.=) 'r' AND a.attrelid OPERATOR(pg_catalog.=) r.oid AND a.attnum OPERATOR(pg_catalog.>) 0 AND NOT a.attisdropped
-      UNION ALL SELECT ${KIND_OF_CLASS}, d.refobjid FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_depend d
-          ON d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass AND d.objid OPERATOR(pg_catalog.=) p.oid
-       WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.=) r.oid AND ${FOLLOWED_LANGUAGE}
+      UNION ALL SELECT ${KIND_OF_CLASS}, d.refobjid FROM pg_catalog.pg_depend d
+       WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass AND d.objid OPERATOR(pg_catalog.=) r.oid
       UNION ALL SELECT 'p', f::pg_catalog.oid FROM pg_catalog.pg_aggregate g
        CROSS JOIN LATERAL pg_catalog.unnest(ARRAY[g.aggtransfn, g.aggfinalfn, g.aggcombinefn, g.aggserialfn, g.aggdeserialfn, g.aggmtransfn, g.aggminvtransfn, g.aggmfinalfn]) AS f
        WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND g.aggfnoid OPERATOR(pg_catalog.=) r.oid
