@@ -137,3 +137,12 @@ describe("PostgreSQL's parser, the second check, on its own", () => {
     expect(postgresParserObjection(sql, { dialect: 'postgres', allowWrite: false }, 'read', embedded)).toBeUndefined();
   });
 });
+
+describe('what a statement names, for the resolve step', () => {
+  test('carries that rows are separated only where they are', () => {
+    const separated = checkStatement('SELECT * FROM v_io', on('postgres'), true);
+    expect(separated).toMatchObject({ ok: true, references: { relations: ['"v_io"'], separated: true } });
+    const plain = checkStatement('SELECT * FROM v_io', { dialect: 'postgres', allowWrite: false }, true);
+    expect(plain.ok && plain.references?.separated).toBeFalsy();
+  });
+});

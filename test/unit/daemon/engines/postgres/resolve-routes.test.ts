@@ -33,3 +33,20 @@ describe('resolveStep beyond relations and functions', () => {
     expect(resolveRefusal('some other failure')).toBeUndefined();
   });
 });
+
+describe('resolveStep where rows are separated', () => {
+  it('asks the walk for the executor statistics only then', () => {
+    expect(resolveStep({ ...all, separated: true }, true)?.text).toContain("'S '");
+    expect(resolveStep(all, true)?.text).not.toContain("'S '");
+  });
+
+  it("names the statistics a person's view or function reaches, with their rule", () => {
+    const refusal = resolveRefusal(
+      'invalid input syntax for type integer: "hanactl: refused reference S "v_io" reads pg_stat_user_tables"',
+    );
+    expect(refusal?.details).toMatchObject({ rule: 'executor-statistics' });
+    expect(refusal?.message).toMatch(
+      /^Refused: "v_io" \(through pg_stat_user_tables, in the objects it uses\) reports the executor's statistics/,
+    );
+  });
+});
