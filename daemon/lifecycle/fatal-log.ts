@@ -32,7 +32,7 @@ export interface FatalLog {
 export function logFatalErrors(log: FatalLog, flushSync: () => void, exit: (code: number) => void = process.exit): () => void {
   const handler = (err: unknown, origin: string): void => {
     try {
-      log.fatal({ err: fatalFacts(err), origin }, 'daemon stopped by an uncaught error');
+      log.fatal({ error: fatalFacts(err), origin }, 'daemon stopped by an uncaught error');
       flushSync();
     } finally {
       exit(1);

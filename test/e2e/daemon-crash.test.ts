@@ -52,9 +52,9 @@ describe('a daemon that dies of an uncaught error says why in its log', () => {
       pid,
       msg: 'daemon stopped by an uncaught error',
       origin: 'uncaughtException',
-      err: { name: 'Error', code: 'E_PLANTED', message: 'planted failure with password=*** in its text' },
+      error: { name: 'Error', code: 'E_PLANTED', message: 'planted failure with password=*** in its text' },
     });
-    expect(fatal.err.frames.length).toBeGreaterThan(0);
+    expect(fatal.error.frames.length).toBeGreaterThan(0);
   }, 60_000);
 });
 
