@@ -63,6 +63,9 @@ describe('PostgreSQL: scan.l is the reference', () => {
     expect(verdict("SELECT 'a\\', set_config('a','b',true) --'", 'postgres')).toMatchObject({ ok: false, rule: 'session-change' });
     // On: E'' reads the backslash either way.
     expect(verdict("SELECT E'\\'', set_config('a','b',true) --'", 'postgres')).toMatchObject({ ok: false, rule: 'session-change' });
+    // The outer text reads alike either way (a dollar quote); the SQL text it hands to a function does not.
+    const inner = "SELECT query_to_xml($q$SELECT '\\'' , pg_sleep(1) --'$q$, true, false, '')";
+    expect(verdict(inner, 'postgres')).toMatchObject({ ok: false });
   });
 });
 
