@@ -141,6 +141,16 @@ SELECT CASE WHEN what IS NULL THEN 0 ELSE CAST(pg_catalog.concat('${RESOLVE_MARK
   return { text, values: [...reachValues(references), contextFunctionBody(SCHEMA_MARK)] };
 }
 
+/**
+ * What the walk finds for `references`, as one row whose `what` is the finding (resolveRefusal
+ * reads it after RESOLVE_MARKER) or NULL: for sample_rows, which reads a relation by name.
+ */
+export function walkFinding(references: StatementReferences): BatchStep {
+  const text = `WITH RECURSIVE ${REACH_CTE}
+SELECT what FROM (SELECT ${reachFinding(HANACTL_CONTEXT)} AS what OFFSET 0) AS found`;
+  return { text, values: [...reachValues(references), contextFunctionBody(SCHEMA_MARK)] };
+}
+
 /** The refusal a failed resolve step stands for (its error message carries RESOLVE_MARKER), or undefined. */
 export function resolveRefusal(message: string): HanactlError | undefined {
   const at = message.indexOf(RESOLVE_MARKER);
