@@ -15,6 +15,8 @@ export type ShimMainOptions = { readonly connection?: string; readonly project?:
 const RESTARTED = 'DAEMON_RESTARTED: The hanactl daemon stopped while handling this call; the call can be retried.';
 /** The daemon writes `jsonrpc` and `id` first (daemon/mcp/socket-transport.ts): a response's id is read off its first bytes. */
 const RESPONSE = /^\{"jsonrpc":"2\.0","id":(-?[\d.eE+-]+|"(?:[^"\\]|\\.)*"),"(?:result|error)"/;
+/** How often a request goes to the next daemon when the one it was written to closed without a word. */
+const MAX_RESENDS = 3;
 const INITIALIZED = '{"jsonrpc":"2.0","method":"notifications/initialized"}\n';
 /** The answer to a request longer than the daemon reads (it would close the connection). */
 const tooLong = (bytes: number) =>
@@ -56,7 +58,9 @@ export async function runShim(options: ShimMainOptions): Promise<void> {
   /** Lines not yet written to a daemon, in order; a request's line stays in `pending` until answered. */
   let queue: Buffer[] = [];
   /** Requests in flight by id (as JSON): the method, the line, and the socket it was written to (none while queued). */
-  const pending = new Map<string, { method: string; line: Buffer; on?: Socket }>();
+  const pending = new Map<string, { method: string; line: Buffer; on?: Socket; resent?: number }>();
+  /** Connections a daemon has written to: one closed before a word was a daemon in its last moments. */
+  const heard = new WeakSet<Socket>();
   let init: { line: Buffer; id: string; version: unknown } | undefined;
   let swallow: string | undefined;
 
@@ -127,12 +131,25 @@ export async function runShim(options: ShimMainOptions): Promise<void> {
     }
   };
 
-  /** The connection to a daemon closed: what it was running is answered "retry"; what it never ran waits in the queue. */
+  /**
+   * The connection to a daemon closed: what it was running is answered "retry"; what it never ran
+   * waits in the queue. A connection closed before the daemon wrote anything (not even the answer
+   * to the replayed handshake, which comes first) reached a daemon in its last moments, whose
+   * socket still accepted: its requests go to the next daemon, a few times at most, so that a
+   * request that itself ends every daemon is answered "retry" in the end.
+   */
   const dropped = (from: Socket) => () => {
     if (sock === from) sock = undefined;
     draining = false;
+    const silent = !heard.has(from);
     for (const [id, entry] of pending) {
       if (entry.on !== from) continue;
+      if (silent && (entry.resent ?? 0) < MAX_RESENDS) {
+        entry.on = undefined;
+        entry.resent = (entry.resent ?? 0) + 1;
+        queue.push(entry.line);
+        continue;
+      }
       pending.delete(id);
       if (id !== swallow) answer(id, entry.method, RESTARTED);
     }
@@ -168,7 +185,11 @@ export async function runShim(options: ShimMainOptions): Promise<void> {
     for (const line of queue) s.write(line);
     for (const entry of pending.values()) entry.on ??= s;
     [sock, linking, queue] = [s, false, []];
-    s.on('data', splitLines(fromDaemon(s))).on('close', dropped(s));
+    const lines = splitLines(fromDaemon(s));
+    s.on('data', (chunk: Buffer) => {
+      heard.add(s);
+      lines(chunk);
+    }).on('close', dropped(s));
     if (ended) s.end();
   };
 

@@ -1,4 +1,5 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestHome } from '../helpers/hanactl-home.js';
@@ -120,4 +121,41 @@ describe('a relay session outlives two daemons dying of an error during its call
     const after = await shim.call('run_query', { sql: 'SELECT 1 AS one' });
     expect(after.isError, textOf(after)).toBeFalsy();
   }, 120_000);
+});
+
+describe('a relay that reaches a daemon in its last moments tries the next one', () => {
+  const home = new TestHome();
+  let shim: ShimHandle;
+
+  beforeAll(async () => {
+    writeFileSync(join(home.dir, 'lite.db'), '');
+    await home.ok(['add', '--no-test', 'lite', `sqlite:${join(home.dir, 'lite.db')}`]);
+    shim = await startShim(home.env, ['--connection', 'lite']);
+  });
+
+  afterAll(async () => {
+    await shim?.close();
+    await home.dispose();
+  });
+
+  it('a connection closed before the daemon said a word costs no call: it goes to a new daemon', async () => {
+    const first = await shim.call('run_query', { sql: 'SELECT 1 AS one' });
+    expect(first.isError, textOf(first)).toBeFalsy();
+    const { pid } = JSON.parse((await home.ok(['daemon', 'status', '--json'])).stdout);
+    process.kill(pid, 'SIGKILL');
+    expect(await gone(pid)).toBe(true);
+    // A dying daemon's socket: it still accepts one connection, then closes it and stops listening.
+    const socket = join(home.dir, 'run', 'daemon.sock');
+    rmSync(socket, { force: true });
+    const dying = createServer((conn) => {
+      dying.close();
+      conn.destroy();
+    });
+    await new Promise<void>((resolve) => dying.listen(socket, resolve));
+    const closed = new Promise<void>((resolve) => dying.on('close', resolve));
+    const next = await shim.call('run_query', { sql: 'SELECT 1 AS one' });
+    await closed;
+    expect(next.isError, textOf(next)).toBeFalsy();
+    expect(next.structuredContent).toMatchObject({ rows: [{ one: 1 }] });
+  }, 60_000);
 });
