@@ -285,6 +285,9 @@ function collectRoutes(key: string, node: Node, found: Found): void {
     // x ### y, x ### ANY (SELECT ...), ORDER BY x USING ###.
     const last = strings(key === 'A_Expr' ? node.name : key === 'SubLink' ? node.operName : node.useOp).at(-1);
     if (last !== undefined) found.operators.add(last);
+  } else if (key === 'CaseExpr') {
+    // CASE x WHEN y compares with the `=` operator the server looks up by name, unwritten.
+    if (node.arg !== undefined) found.operators.add('=');
   } else if (key === 'typeName' || key === 'TypeName') {
     const last = strings(node.names).at(-1);
     if (last !== undefined) found.types.add(last);
@@ -347,6 +350,7 @@ function walk(root: unknown, found: Found): boolean {
 
 const ROUTE_KEYS: ReadonlySet<string> = new Set([
   'A_Expr',
+  'CaseExpr',
   'SubLink',
   'SortBy',
   'typeName',

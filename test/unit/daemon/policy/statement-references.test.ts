@@ -16,6 +16,8 @@ describe('what a statement names for the resolve step, beyond calls and relation
     expect(referencesOf('SELECT 1 OPERATOR(public.###) 2')?.operators).toEqual(['###']);
     expect(referencesOf('SELECT 1 WHERE 1 ### ANY (SELECT 2)')?.operators).toEqual(['###']);
     expect(referencesOf('SELECT x FROM t ORDER BY x USING ###')?.operators).toEqual(['###']);
+    expect(referencesOf("SELECT CASE x WHEN 1 THEN 'a' END FROM t")?.operators).toEqual(['=']);
+    expect(referencesOf("SELECT CASE WHEN x THEN 'a' END FROM t")?.operators ?? []).toEqual([]);
   });
 
   it('names types of casts, and names after a dot as possible one-argument calls', () => {
