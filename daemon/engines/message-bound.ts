@@ -38,3 +38,59 @@ export function unreadableMessage(engine: string, err: unknown): HanactlError {
     `What ${engine} sent could not be read${typeof why === 'string' ? ` (${why})` : ''}; the connection was given up (the next call gets a new one).`,
   );
 }
+
+/** Where a message over the limit starts in a chunk (as far as this chunk holds it), and its size. */
+export interface MessageOverLimit {
+  readonly at: number;
+  readonly bytes: number;
+}
+
+/** One protocol's framing: its header's size, and what a header says (read in stream order). */
+export interface Framing {
+  readonly headerBytes: number;
+  /** The body bytes that follow `header`, and the size to hold against the limit. */
+  measure(header: Buffer): { readonly body: number; readonly size: number };
+}
+
+/**
+ * Follows a protocol's message framing across the chunks of a stream, reading only the headers:
+ * the first message whose size is over `limit` is reported before any of it is handed on.
+ */
+export class FrameScanner {
+  readonly #framing: Framing;
+  readonly #limit: number;
+  readonly #header: Buffer;
+  #headerHave = 0;
+  #bodyLeft = 0;
+
+  constructor(framing: Framing, limit: number) {
+    this.#framing = framing;
+    this.#limit = limit;
+    this.#header = Buffer.alloc(framing.headerBytes);
+  }
+
+  /** Reads `chunk`'s headers; the first message over the limit, or undefined when every message is within it. */
+  scan(chunk: Uint8Array): MessageOverLimit | undefined {
+    const headerBytes = this.#header.length;
+    let i = 0;
+    while (i < chunk.length) {
+      if (this.#bodyLeft > 0) {
+        const n = Math.min(this.#bodyLeft, chunk.length - i);
+        this.#bodyLeft -= n;
+        i += n;
+        continue;
+      }
+      const start = i - this.#headerHave;
+      const n = Math.min(headerBytes - this.#headerHave, chunk.length - i);
+      this.#header.set(chunk.subarray(i, i + n), this.#headerHave);
+      this.#headerHave += n;
+      i += n;
+      if (this.#headerHave < headerBytes) break;
+      this.#headerHave = 0;
+      const { body, size } = this.#framing.measure(this.#header);
+      if (size > this.#limit) return { at: Math.max(0, start), bytes: size };
+      this.#bodyLeft = body;
+    }
+    return undefined;
+  }
+}

@@ -1,56 +1,30 @@
-import { MAX_SERVER_MESSAGE_BYTES, messageTooLarge, unreadableMessage } from '../message-bound.js';
+import { FrameScanner, MAX_SERVER_MESSAGE_BYTES, messageTooLarge, unreadableMessage } from '../message-bound.js';
 
-/** A packet's header: its length (3 bytes, little-endian) and its sequence number. */
-const HEADER_BYTES = 4;
 /** A packet of this length is continued by the next one: a payload of 16 MiB or more is sent in parts. */
 const PART_BYTES = 0xffffff;
 
-/** Where a packet over the limit starts in a chunk (as far as this chunk holds it), and its size so far. */
-export interface PacketOverLimit {
-  readonly at: number;
-  readonly bytes: number;
-}
-
 /**
- * Follows the MySQL protocol's packet framing across the chunks of a stream, reading only the
- * headers, and adds up the parts of a payload sent in several packets: the first payload that
- * grows over `limit` is reported before its part over the limit is handed on.
+ * MySQL's framing: a length (3 bytes, little-endian) and a sequence number. The parts of a
+ * payload sent in several packets are added up, so the first payload that grows over the limit
+ * is reported before its part over the limit is handed on.
  */
-export class MysqlPacketFraming {
-  readonly #limit: number;
-  readonly #header = Buffer.alloc(HEADER_BYTES);
-  #headerHave = 0;
-  #bodyLeft = 0;
-  /** The payload's length so far, over its parts. */
-  #payload = 0;
-
+export class MysqlPacketFraming extends FrameScanner {
   constructor(limit: number) {
-    this.#limit = limit;
-  }
-
-  scan(chunk: Uint8Array): PacketOverLimit | undefined {
-    let i = 0;
-    while (i < chunk.length) {
-      if (this.#bodyLeft > 0) {
-        const n = Math.min(this.#bodyLeft, chunk.length - i);
-        this.#bodyLeft -= n;
-        i += n;
-        continue;
-      }
-      const start = i - this.#headerHave;
-      const n = Math.min(HEADER_BYTES - this.#headerHave, chunk.length - i);
-      this.#header.set(chunk.subarray(i, i + n), this.#headerHave);
-      this.#headerHave += n;
-      i += n;
-      if (this.#headerHave < HEADER_BYTES) break;
-      this.#headerHave = 0;
-      const length = this.#header.readUIntLE(0, 3);
-      this.#payload += length;
-      if (this.#payload > this.#limit) return { at: Math.max(0, start), bytes: this.#payload };
-      this.#bodyLeft = length;
-      if (length < PART_BYTES) this.#payload = 0;
-    }
-    return undefined;
+    /** The payload's length so far, over its parts. */
+    let payload = 0;
+    super(
+      {
+        headerBytes: 4,
+        measure: (header) => {
+          const length = header.readUIntLE(0, 3);
+          payload += length;
+          const size = payload;
+          if (length < PART_BYTES) payload = 0;
+          return { body: length, size };
+        },
+      },
+      limit,
+    );
   }
 }
 

@@ -1,51 +1,21 @@
-import { MAX_SERVER_MESSAGE_BYTES, messageTooLarge, unreadableMessage } from '../message-bound.js';
-
-/** A message's header: its type byte and its length (which counts itself, not the type byte). */
-const HEADER_BYTES = 5;
-
-/** Where a message over the limit starts in a chunk, and its size. */
-export interface OverLimit {
-  readonly at: number;
-  readonly bytes: number;
-}
+import { FrameScanner, MAX_SERVER_MESSAGE_BYTES, messageTooLarge, unreadableMessage } from '../message-bound.js';
 
 /**
- * Follows the PostgreSQL protocol's message framing across the chunks of a stream, reading only
- * the headers: the first message whose length says it is over `limit` is reported before any of
- * it is handed on.
+ * PostgreSQL's framing: a type byte and a length that counts itself, not the type byte.
+ * A scanner of it reports the first message whose length says it is over the limit.
  */
-export class PgMessageFraming {
-  readonly #limit: number;
-  readonly #header = Buffer.alloc(HEADER_BYTES);
-  #headerHave = 0;
-  #bodyLeft = 0;
-
+export class PgMessageFraming extends FrameScanner {
   constructor(limit: number) {
-    this.#limit = limit;
-  }
-
-  /** Reads `chunk`'s headers; the first message over the limit, or undefined when every message is within it. */
-  scan(chunk: Uint8Array): OverLimit | undefined {
-    let i = 0;
-    while (i < chunk.length) {
-      if (this.#bodyLeft > 0) {
-        const n = Math.min(this.#bodyLeft, chunk.length - i);
-        this.#bodyLeft -= n;
-        i += n;
-        continue;
-      }
-      const start = i - this.#headerHave;
-      const n = Math.min(HEADER_BYTES - this.#headerHave, chunk.length - i);
-      this.#header.set(chunk.subarray(i, i + n), this.#headerHave);
-      this.#headerHave += n;
-      i += n;
-      if (this.#headerHave < HEADER_BYTES) break;
-      this.#headerHave = 0;
-      const length = this.#header.readUInt32BE(1);
-      if (1 + length > this.#limit) return { at: Math.max(0, start), bytes: 1 + length };
-      this.#bodyLeft = Math.max(0, length - 4);
-    }
-    return undefined;
+    super(
+      {
+        headerBytes: 5,
+        measure: (header) => {
+          const length = header.readUInt32BE(1);
+          return { body: Math.max(0, length - 4), size: 1 + length };
+        },
+      },
+      limit,
+    );
   }
 }
 

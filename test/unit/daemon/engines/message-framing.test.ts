@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MysqlPacketFraming } from '../../../../../daemon/engines/mysql/mysql-packet-bound.js';
-import { PgMessageFraming } from '../../../../../daemon/engines/postgres/postgres-message-bound.js';
+import { MysqlPacketFraming } from '../../../../daemon/engines/mysql/mysql-packet-bound.js';
+import { PgMessageFraming } from '../../../../daemon/engines/postgres/postgres-message-bound.js';
 
 /** A PostgreSQL message: type byte, length (counting itself), body. */
 const pgMessage = (type: string, bodyBytes: number, declared = bodyBytes + 4): Buffer => {
