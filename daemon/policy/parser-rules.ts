@@ -136,6 +136,7 @@ export function postgresParserObjection(
       mergeReferences([
         {
           relations: [...parsed.qualified, ...named],
+          written: parsed.written,
           functions: [...parsed.calls.map((call) => call.folded), ...parsed.keywordCalls],
           operators: parsed.operators,
           types: parsed.types,
@@ -155,6 +156,7 @@ function mergeReferences(all: readonly StatementReferences[]): StatementReferenc
   ];
   return {
     relations: union((r) => r.relations),
+    written: union((r) => r.written),
     functions: union((r) => r.functions),
     operators: union((r) => r.operators),
     types: union((r) => r.types),

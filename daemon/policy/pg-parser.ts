@@ -33,6 +33,12 @@ export type Parsed =
       readonly settings: readonly string[];
       /** Every relation an UPDATE writes, unqualified, as PostgreSQL folds it. */
       readonly updated: readonly string[];
+      /**
+       * Every relation an INSERT, UPDATE, DELETE, MERGE or COPY ... FROM writes, as `qualified`
+       * names it (and in `qualified` too): what a write to it runs (rules, triggers, defaults,
+       * constraints) is resolved as well as what it names.
+       */
+      readonly written: readonly string[];
       /** Every node anywhere in the tree that defines or runs code (CODE_KEYS), by node name. */
       readonly code: readonly string[];
       /**
@@ -237,6 +243,7 @@ interface Found {
   readonly qualified: Set<string>;
   readonly settings: string[];
   readonly updated: string[];
+  readonly written: Set<string>;
   readonly code: string[];
   readonly references: string[];
   readonly operators: Set<string>;
@@ -343,6 +350,12 @@ function walk(root: unknown, found: Found): boolean {
       if ((key === 'VariableSetStmt' || key === 'setstmt') && typeof child.name === 'string') found.settings.push(child.name.toLowerCase());
       if (key === 'UpdateStmt' && isNode(child.relation) && typeof child.relation.relname === 'string')
         found.updated.push(child.relation.relname);
+      // A write's target is a bare RangeVar (no `RangeVar` key), so the branch above never sees it.
+      if (TARGET_KEYS.has(key) && isNode(child.relation) && typeof child.relation.relname === 'string') {
+        const name = qualifiedName(child.relation);
+        found.qualified.add(name);
+        if (key !== 'CopyStmt' || child.is_from === true) found.written.add(name);
+      }
     }
   }
   return writes;
@@ -361,9 +374,12 @@ const ROUTE_KEYS: ReadonlySet<string> = new Set([
   ...KEYWORD_CALLS.keys(),
 ]);
 
+/** Statements whose `relation` is the table they write (COPY: when FROM) or, COPY TO, read. */
+const TARGET_KEYS: ReadonlySet<string> = new Set([...WRITE_KEYS, 'CopyStmt']);
+
 /** Every key `walk` looks at beyond descending into it. */
 const SPECIAL_KEYS: ReadonlySet<string> = new Set([
-  ...WRITE_KEYS,
+  ...TARGET_KEYS,
   ...CODE_KEYS.keys(),
   'intoClause',
   'lockingClause',
@@ -414,6 +430,7 @@ export function parsePostgres(sql: string): Parsed {
     qualified: new Set(),
     settings: [],
     updated: [],
+    written: new Set(),
     code: [],
     references: [],
     operators: new Set(),
@@ -435,6 +452,7 @@ export function parsePostgres(sql: string): Parsed {
     statements,
     ...found,
     qualified: [...found.qualified],
+    written: [...found.written],
     operators: [...found.operators],
     types: [...found.types],
     attributes: [...found.attributes],

@@ -34,6 +34,12 @@ export interface PolicyOptions {
 export interface StatementReferences {
   /** Relations as regclass text (`"schema"."name"`). */
   readonly relations: readonly string[];
+  /**
+   * The relations among `relations` the statement writes (INSERT, UPDATE, DELETE, MERGE, COPY
+   * ... FROM): what a write to each runs (its rules, triggers, defaults, generated columns,
+   * constraints, index expressions, partitions, the tables its cascades write to) is resolved too.
+   */
+  readonly written?: readonly string[];
   /** Functions called, unqualified, as PostgreSQL folds them (pg_proc.proname). */
   readonly functions: readonly string[];
   /** Operators used, by name as written (pg_operator.oprname). */

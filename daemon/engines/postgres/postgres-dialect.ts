@@ -1,5 +1,5 @@
-import { postgresStatisticsRule } from '../../policy/executor-statistics.js';
 import { type DialectPolicy, ident, type LexicalSyntax, PLAIN_SYNTAX, str } from '../../policy/dialects.js';
+import { postgresStatisticsRule } from '../../policy/executor-statistics.js';
 import { postgresReferencedFunction } from '../../policy/function-references.js';
 import { postgresParserObjection } from '../../policy/parser-rules.js';
 import { postgresTokenObjection } from '../../policy/pg-functions.js';

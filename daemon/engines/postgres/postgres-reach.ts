@@ -28,6 +28,13 @@ import type { StatementReferences } from '../../policy/types.js';
  *   every cast to it, and its implicit and assignment casts from it (pg_cast); an
  *   explicit cast from it is followed when the statement names the target type (as is a cast
  *   between two types the statement names).
+ * - a relation the statement writes (INSERT, UPDATE, DELETE, MERGE, COPY ... FROM): all a read
+ *   of it follows, and what a write to it fires, from the server's records of its own rows:
+ *   what its triggers (row, statement, constraint; their functions and WHEN clauses), defaults
+ *   and generated columns (pg_attrdef), constraints (pg_constraint) and index expressions use
+ *   (pg_depend); written too, its partitions and children, the relations its rules name (an
+ *   INSTEAD or ALSO action's table, a view's base table) and the tables its foreign keys'
+ *   CASCADE / SET NULL / SET DEFAULT actions write to.
  * Objects initdb created are not followed: the policy judges them by name.
  */
 
@@ -45,7 +52,7 @@ export function textArray(items: readonly string[] | undefined): string {
   return `{${(items ?? []).map((item) => `"${item.replace(/[\\"]/g, '\\$&')}"`).join(',')}}`;
 }
 
-/** The bound values of a walk's parameters ($1..$5), in the order reachCte numbers them. */
+/** The bound values of a walk's parameters ($1..$5), in the order reachCte numbers them; $6 is the caller's, $7 writtenValue. */
 export function reachValues(references: StatementReferences): string[] {
   return [
     textArray(references.relations),
@@ -54,6 +61,11 @@ export function reachValues(references: StatementReferences): string[] {
     textArray(references.operators),
     textArray(references.types),
   ];
+}
+
+/** The bound value of a walk's $7: the relations the statement writes. */
+export function writtenValue(references: StatementReferences): string {
+  return textArray(references.written);
 }
 
 const KIND_OF_CLASS = `CASE d.refclassid WHEN 'pg_catalog.pg_class'::pg_catalog.regclass THEN 'r' WHEN 'pg_catalog.pg_proc'::pg_catalog.regclass THEN 'p'
@@ -67,14 +79,43 @@ const BODY_WORDS = `ARRAY(SELECT x.w FROM pg_catalog.regexp_split_to_table(p.pro
         UNION SELECT pg_catalog.lower(x.w) FROM pg_catalog.regexp_split_to_table(p.prosrc, '[^[:alnum:]_$]+') AS x(w))`;
 
 /**
+ * What a write to relation `rel` (an OID expression) fires, as pg_depend's dependent (classid,
+ * oid): its triggers (row, statement and constraint ones), its defaults and generated columns
+ * (pg_attrdef), its constraints (CHECK, an exclusion constraint's operators, a foreign key's
+ * operators and the table it reads) and its indexes (expressions and predicates run on every
+ * row written). Each is found by an index on its table.
+ */
+export function writeFires(rel: string): string {
+  return `SELECT 'pg_catalog.pg_trigger'::pg_catalog.regclass AS classid, t.oid FROM pg_catalog.pg_trigger t WHERE t.tgrelid OPERATOR(pg_catalog.=) ${rel}
+          UNION ALL SELECT 'pg_catalog.pg_attrdef'::pg_catalog.regclass, a.oid FROM pg_catalog.pg_attrdef a WHERE a.adrelid OPERATOR(pg_catalog.=) ${rel}
+          UNION ALL SELECT 'pg_catalog.pg_constraint'::pg_catalog.regclass, k.oid FROM pg_catalog.pg_constraint k WHERE k.conrelid OPERATOR(pg_catalog.=) ${rel}
+          UNION ALL SELECT 'pg_catalog.pg_class'::pg_catalog.regclass, x.indexrelid FROM pg_catalog.pg_index x WHERE x.indrelid OPERATOR(pg_catalog.=) ${rel}`;
+}
+
+/**
+ * A foreign key k, found through pg_depend d on relation `rel` (which the server reads by index),
+ * whose action on rel's rows writes to its own table (ON DELETE/UPDATE CASCADE, SET NULL, SET
+ * DEFAULT): a write to rel writes there too, and that table's triggers, rules and defaults run.
+ */
+export function cascadesTo(rel: string): string {
+  return `d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass AND d.refobjid OPERATOR(pg_catalog.=) ${rel}
+         AND d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_constraint'::pg_catalog.regclass AND k.contype OPERATOR(pg_catalog.=) 'f'
+         AND k.confrelid OPERATOR(pg_catalog.=) ${rel} AND (k.confdeltype IN ('c', 'n', 'd') OR k.confupdtype IN ('c', 'n', 'd'))`;
+}
+
+/**
  * `reach(root, kind, oid)`: each object the statement reaches (kind r relation, p function, o
- * operator, t type), with `root`, what the statement named that leads to it. Parameters $1..$5 as
- * reachValues. Set semantics (UNION) end the recursion on cycles.
+ * operator, t type, w relation written: read too, and what a write to it fires is followed),
+ * with `root`, what the statement named that leads to it. Parameters $1..$5 as reachValues, $7
+ * as writtenValue. Set semantics (UNION) end the recursion on cycles.
  */
 export const REACH_CTE = `reach(root, kind, oid) AS (
   SELECT r::pg_catalog.text, 'r' COLLATE "C", r::pg_catalog.oid
     FROM pg_catalog.unnest($1::pg_catalog.text[]) AS n(name) CROSS JOIN LATERAL pg_catalog.to_regclass(n.name) AS r
    WHERE r IS NOT NULL
+  UNION SELECT w::pg_catalog.text, 'w', w::pg_catalog.oid
+    FROM pg_catalog.unnest($7::pg_catalog.text[]) AS n(name) CROSS JOIN LATERAL pg_catalog.to_regclass(n.name) AS w
+   WHERE w IS NOT NULL
   UNION SELECT pg_catalog.concat(p.proname, '()'), 'p', p.oid FROM pg_catalog.pg_proc p
    WHERE p.proname OPERATOR(pg_catalog.=) ANY ($2::pg_catalog.name[]) AND p.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
   UNION SELECT pg_catalog.concat(p.proname, '()'), 'p', p.oid FROM pg_catalog.pg_proc p
@@ -103,6 +144,21 @@ export const REACH_CTE = `reach(root, kind, oid) AS (
        WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.=) r.oid AND p.prosqlbody IS NOT NULL
       UNION ALL SELECT 'r', i.inhrelid FROM pg_catalog.pg_inherits i
        WHERE r.kind OPERATOR(pg_catalog.=) 'r' AND i.inhparent OPERATOR(pg_catalog.=) r.oid
+      UNION ALL SELECT 'r', r.oid WHERE r.kind OPERATOR(pg_catalog.=) 'w'
+      UNION ALL SELECT 'w', i.inhrelid FROM pg_catalog.pg_inherits i
+       WHERE r.kind OPERATOR(pg_catalog.=) 'w' AND i.inhparent OPERATOR(pg_catalog.=) r.oid
+      UNION ALL SELECT 'w', d.refobjid
+        FROM pg_catalog.pg_rewrite w JOIN pg_catalog.pg_depend d
+          ON d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_rewrite'::pg_catalog.regclass AND d.objid OPERATOR(pg_catalog.=) w.oid
+       WHERE r.kind OPERATOR(pg_catalog.=) 'w' AND w.ev_class OPERATOR(pg_catalog.=) r.oid
+         AND d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass AND d.refobjid OPERATOR(pg_catalog.<>) r.oid
+      UNION ALL SELECT ${KIND_OF_CLASS}, d.refobjid
+        FROM (${writeFires('r.oid')}) AS o JOIN pg_catalog.pg_depend d
+          ON d.classid OPERATOR(pg_catalog.=) o.classid AND d.objid OPERATOR(pg_catalog.=) o.oid
+       WHERE r.kind OPERATOR(pg_catalog.=) 'w' AND d.refobjid OPERATOR(pg_catalog.<>) r.oid
+      UNION ALL SELECT 'w', k.conrelid
+        FROM pg_catalog.pg_depend d JOIN pg_catalog.pg_constraint k ON k.oid OPERATOR(pg_catalog.=) d.objid
+       WHERE r.kind OPERATOR(pg_catalog.=) 'w' AND ${cascadesTo('r.oid')}
       UNION ALL SELECT 't', a.atttypid FROM pg_catalog.pg_attribute a
        WHERE r.kind OPERATOR(pg_catalog.=) 'r' AND a.attrelid OPERATOR(pg_catalog.=) r.oid AND a.attnum OPERATOR(pg_catalog.>) 0 AND NOT a.attisdropped
       UNION ALL SELECT ${KIND_OF_CLASS}, d.refobjid FROM pg_catalog.pg_depend d
@@ -148,7 +204,7 @@ export const REACH_CTE = `reach(root, kind, oid) AS (
        WHERE r.kind OPERATOR(pg_catalog.=) 't' AND k.contypid OPERATOR(pg_catalog.=) r.oid AND d.refobjid OPERATOR(pg_catalog.<>) r.oid
     ) AS e
    WHERE r.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND e.kind IS NOT NULL
-     AND (e.kind OPERATOR(pg_catalog.=) 'r' OR e.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID})
+     AND (e.kind IN ('r', 'w') OR e.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID})
 )`;
 
 /**

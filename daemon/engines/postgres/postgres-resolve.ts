@@ -3,7 +3,17 @@ import { executorStatisticsObjection } from '../../policy/executor-statistics.js
 import { PG_HANACTL_SECRET_RELATIONS, PG_REFUSED_RELATION_NAMES } from '../../policy/pg-functions.js';
 import type { StatementReferences } from '../../policy/types.js';
 import type { BatchStep } from './postgres-batch.js';
-import { FIRST_NORMAL_OID, REACH_CTE, reachFinding, reachValues, statisticsFinding, textArray } from './postgres-reach.js';
+import {
+  cascadesTo,
+  FIRST_NORMAL_OID,
+  REACH_CTE,
+  reachFinding,
+  reachValues,
+  statisticsFinding,
+  textArray,
+  writeFires,
+  writtenValue,
+} from './postgres-reach.js';
 import { contextFunctionBody } from './postgres-signed-context.js';
 
 /** The text a refusing resolve step fails with, before what it found. */
@@ -75,7 +85,9 @@ export function resolvesFurther(message: string): boolean {
  * walk (postgres-reach.ts) starts or goes on from a named object: a named relation created since
  * initdb that has rewrite rules (a view, a materialised view, a table with rules: relhasrules,
  * which the server itself reads before it looks for any, and sets with the first), is a foreign
- * table, has children, is hanactl's key table or has a column of a type created since; a function
+ * table, has children, is hanactl's key table or has a column of a type created since; a written
+ * relation created since whose triggers, defaults, constraints or indexes use a function,
+ * operator or type created since, or whose foreign keys' actions write to another table; a function
  * of a named name (or a name after a dot) created since, whatever its kind or language (the walk
  * follows what each one records, its argument types and through a domain's CHECK any function,
  * and only the walk tells hanactl's own context() apart); an operator or a type of a named name
@@ -94,6 +106,17 @@ function routeConditions(references: StatementReferences, values: string[]): str
      AND (c.relhasrules OR c.relkind OPERATOR(pg_catalog.=) 'f' OR c.relhassubclass OR c.relname IN (${PG_HANACTL_SECRET_RELATIONS.map((n) => `'${n}'`).join(', ')})
           OR EXISTS (SELECT FROM pg_catalog.pg_attribute a WHERE a.attrelid OPERATOR(pg_catalog.=) c.oid AND a.attnum OPERATOR(pg_catalog.>) 0
                       AND a.atttypid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID})))`);
+  }
+  if ((references.written?.length ?? 0) > 0) {
+    out.push(`EXISTS (SELECT FROM pg_catalog.pg_class c
+   WHERE c.oid OPERATOR(pg_catalog.=) ANY (ARRAY(SELECT pg_catalog.to_regclass(n.name) FROM pg_catalog.unnest(${bind(references.written)}::pg_catalog.text[]) AS n(name)))
+     AND c.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
+     AND (EXISTS (SELECT FROM (${writeFires('c.oid')}) AS o JOIN pg_catalog.pg_depend d
+                   ON d.classid OPERATOR(pg_catalog.=) o.classid AND d.objid OPERATOR(pg_catalog.=) o.oid
+                  WHERE d.refclassid IN ('pg_catalog.pg_proc'::pg_catalog.regclass, 'pg_catalog.pg_operator'::pg_catalog.regclass, 'pg_catalog.pg_type'::pg_catalog.regclass)
+                    AND d.refobjid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID})
+          OR EXISTS (SELECT FROM pg_catalog.pg_depend d JOIN pg_catalog.pg_constraint k ON k.oid OPERATOR(pg_catalog.=) d.objid
+                      WHERE ${cascadesTo('c.oid')})))`);
   }
   const named = [...references.functions, ...(references.attributes ?? [])];
   if (named.length > 0) {
@@ -138,7 +161,7 @@ function walkStep(references: StatementReferences): BatchStep {
   const text = `WITH RECURSIVE ${REACH_CTE}
 SELECT CASE WHEN what IS NULL THEN 0 ELSE CAST(pg_catalog.concat('${RESOLVE_MARKER}', what) AS pg_catalog.int4) END
   FROM (SELECT ${finding} AS what OFFSET 0) AS found`;
-  return { text, values: [...reachValues(references), contextFunctionBody(SCHEMA_MARK)] };
+  return { text, values: [...reachValues(references), contextFunctionBody(SCHEMA_MARK), writtenValue(references)] };
 }
 
 /**
@@ -148,7 +171,7 @@ SELECT CASE WHEN what IS NULL THEN 0 ELSE CAST(pg_catalog.concat('${RESOLVE_MARK
 export function walkFinding(references: StatementReferences): BatchStep {
   const text = `WITH RECURSIVE ${REACH_CTE}
 SELECT what FROM (SELECT ${reachFinding(HANACTL_CONTEXT)} AS what OFFSET 0) AS found`;
-  return { text, values: [...reachValues(references), contextFunctionBody(SCHEMA_MARK)] };
+  return { text, values: [...reachValues(references), contextFunctionBody(SCHEMA_MARK), writtenValue(references)] };
 }
 
 /** The refusal a failed resolve step stands for (its error message carries RESOLVE_MARKER), or undefined. */
@@ -171,7 +194,7 @@ export function resolveRefusal(message: string): HanactlError | undefined {
   if (kind === 'R') {
     return new HanactlError(
       'STATEMENT_REFUSED',
-      `Refused: ${root} reads ${target} (through the objects it uses: views, functions, operators, casts, foreign tables, child tables), which holds what hanactl does not return on any connection (password hashes, sample values, or other sessions' statements).`,
+      `Refused: ${root} reads ${target} (through the objects it uses: views, functions, operators, casts, foreign tables, child tables, and what a write fires: rules, triggers, defaults, constraints), which holds what hanactl does not return on any connection (password hashes, sample values, or other sessions' statements).`,
       {
         rule: 'credential-read',
         hint: "Select from ordinary tables, or from views and functions that do not read the server's own catalogs of roles and sessions.",

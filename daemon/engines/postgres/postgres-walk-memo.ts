@@ -32,5 +32,12 @@ export class WalkMemo {
 }
 
 function key(references: StatementReferences): string {
-  return JSON.stringify([references.relations, references.functions, references.operators, references.types, references.attributes]);
+  return JSON.stringify([
+    references.relations,
+    references.written,
+    references.functions,
+    references.operators,
+    references.types,
+    references.attributes,
+  ]);
 }

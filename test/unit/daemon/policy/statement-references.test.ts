@@ -2,10 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { checkStatement } from '../../../../daemon/policy/index.js';
 
 const read = { dialect: 'postgres', allowWrite: false } as const;
+const write = { dialect: 'postgres', allowWrite: true } as const;
 
 /** What an accepted statement hands the resolve step. */
-function referencesOf(sql: string) {
-  const verdict = checkStatement(sql, read, true);
+function referencesOf(sql: string, options: { readonly dialect: 'postgres'; readonly allowWrite: boolean } = read) {
+  const verdict = checkStatement(sql, options, true);
   expect(verdict.ok, JSON.stringify(verdict)).toBe(true);
   return verdict.ok ? verdict.references : undefined;
 }
@@ -38,5 +39,20 @@ describe('what a statement names for the resolve step, beyond calls and relation
     expect(inner?.operators).toEqual(['###']);
     expect(inner?.functions).toEqual(['query_to_xml']);
     expect(referencesOf("SELECT table_to_xml('app.acts_v', true, false, '')")?.relations).toEqual(['app.acts_v']);
+  });
+
+  it('names the relation a write writes, as a relation and as written', () => {
+    for (const sql of [
+      'INSERT INTO app."Orders" (n) VALUES (1) RETURNING n',
+      'UPDATE app."Orders" SET n = 2',
+      'DELETE FROM app."Orders"',
+      'MERGE INTO app."Orders" o USING src s ON o.n = s.n WHEN MATCHED THEN DELETE',
+      'WITH w AS (DELETE FROM app."Orders" RETURNING n) SELECT n FROM w',
+    ]) {
+      const references = referencesOf(sql, write);
+      expect(references?.relations, sql).toContain('"app"."Orders"');
+      expect(references?.written, sql).toEqual(['"app"."Orders"']);
+    }
+    expect(referencesOf('SELECT n FROM app."Orders"')?.written ?? []).toEqual([]);
   });
 });
