@@ -6,7 +6,7 @@ import { signContextValue } from '../signed-context.js';
 import type { BatchGate, BatchStep } from './postgres-batch.js';
 import { CLEANUP_STATEMENTS, REMOTE_LINKS_PRESENT } from './postgres-cleanup.js';
 import { POSTGRES_NOT_EXPLAINABLE, postgresTopCost } from './postgres-cost.js';
-import { resolveStep } from './postgres-resolve.js';
+import { type ResolveStage, resolveStep } from './postgres-resolve.js';
 import { signatureSetting } from './postgres-signed-context.js';
 
 /** One call as one batch, and where its steps sit in it. */
@@ -83,8 +83,8 @@ const CLIENT_CHECK = "pg_catalog.set_config('client_connection_check_interval', 
  *
  * Every name the checks use is schema-qualified, operators included: the statement may have
  * moved `search_path`. Names are validated identifiers; values are bound. With `opened`, the
- * transaction is already open (planOpening) and the plan starts at the settings. With `walk`,
- * the resolve step is the full walk rather than the first check (resolveStep).
+ * transaction is already open (planOpening) and the plan starts at the settings. `stage` says
+ * how far the resolve step goes (resolveStep).
  */
 export function planCall(
   sql: string,
@@ -93,7 +93,7 @@ export function planCall(
   pid?: number,
   opened = false,
   checksClient = false,
-  walk = false,
+  stage: ResolveStage = 'first',
 ): CallPlan {
   const context = options.context ?? {};
   const names = Object.keys(context);
@@ -122,7 +122,7 @@ export function planCall(
     values: [timeout, ...values, ...signatures],
   });
   // What the statement names, resolved by the server before it runs (postgres-resolve.ts).
-  const resolving = resolveStep(options.references, walk);
+  const resolving = resolveStep(options.references, stage);
   const resolve = resolving ? steps.length : -1;
   if (resolving) steps.push({ ...resolving, firstRowOnly: true });
   let explain = -1;

@@ -11,7 +11,7 @@ import { type BatchResult, BatchStepError, PgBatch, type PgRowParser } from './p
 import { type CallPlan, changedMarker, costGate, notKeptMarker, planCall, planOpening } from './postgres-call.js';
 import { sendCancelRequest } from './postgres-cancel.js';
 import { REMOTE_DISCONNECT_ALL } from './postgres-cleanup.js';
-import { resolveRefusal, resolvesFurther } from './postgres-resolve.js';
+import { nextStage, type ResolveStage, resolveRefusal, resolvesFurther } from './postgres-resolve.js';
 import { pgTypeName } from './postgres-type-names.js';
 import type { CorkableStream, PgClient } from './postgres-types.js';
 import { WalkMemo } from './postgres-walk-memo.js';
@@ -23,8 +23,8 @@ export const CANCEL_REPEAT_MS = 150;
 /** How long past the call's timeout the client-side deadline lies: the server's `statement_timeout` fires first. */
 const SERVER_FIRST_MS = 1000;
 
-/** A first check asked for the full walk (#call); execute makes the call again with it. */
-const RESOLVE_FURTHER = new Error('The statement names what needs the full resolve walk.');
+/** A check asked to resolve further (#call); execute makes the call again at the next stage. */
+const RESOLVE_FURTHER = new Error('The statement names what needs a further resolve stage.');
 
 /** Opens a second, short-lived client; used to cancel a statement from outside. */
 export type PgSideChannel = () => Promise<PgClient>;
@@ -70,7 +70,7 @@ export class PostgresConnection implements DriverConnection {
   readonly #pooled: boolean;
   /** Each call asks the server to check that this client is still there (planCall): a statement whose cancel is lost ends once the connection is closed. */
   readonly #checksClient: boolean;
-  /** What asked for the full resolve walk on this session (postgres-walk-memo.ts). */
+  /** How far each set of names needed its resolve step to go on this session (postgres-walk-memo.ts). */
   readonly #walks = new WalkMemo();
 
   constructor(
@@ -131,32 +131,34 @@ export class PostgresConnection implements DriverConnection {
     if (options.signal?.aborted) throw statementCancelled();
     const values = params.map((v) => this.#wire.prepareValue(v));
     const references = options.references;
-    const walk = references !== undefined && this.#walks.has(references);
-    if (!references || walk) return this.#call(sql, values, options, walk);
+    let stage = this.#walks.stage(references);
+    if (!references || stage === 'walk') return this.#call(sql, values, options, stage);
     const started = performance.now();
-    try {
-      return await this.#call(sql, values, options, false);
-    } catch (err) {
-      if (err !== RESOLVE_FURTHER) throw err;
-    }
-    // The first check found a view or a SECURITY DEFINER function: the call again, with the walk,
-    // in what is left of its time (a limit that is not a positive number is none).
-    this.#walks.add(references);
-    if (options.signal?.aborted) throw statementCancelled();
     const limited = Number.isFinite(options.timeoutMs) && options.timeoutMs > 0;
-    const timeoutMs = limited ? Math.max(1, options.timeoutMs - (performance.now() - started)) : options.timeoutMs;
-    return this.#call(sql, values, { ...options, timeoutMs }, true);
+    for (;;) {
+      // A later stage runs in what is left of the call's time (a limit that is not a positive number is none).
+      const timeoutMs = limited ? Math.max(1, options.timeoutMs - (performance.now() - started)) : options.timeoutMs;
+      try {
+        return await this.#call(sql, values, stage === 'first' ? options : { ...options, timeoutMs }, stage);
+      } catch (err) {
+        if (err !== RESOLVE_FURTHER) throw err;
+      }
+      // The check found a view, a function created since initdb, ...: the call again, one stage further.
+      stage = nextStage(stage);
+      this.#walks.add(references, stage);
+      if (options.signal?.aborted) throw statementCancelled();
+    }
   }
 
   /**
-   * One call, as one batch; its resolve step is the full walk with `walk`, else the first check,
-   * whose asking for the walk ends the call (rolled back, before the statement) with RESOLVE_FURTHER.
+   * One call, as one batch; its resolve step goes as far as `stage`, and a check's asking to go
+   * further ends the call (rolled back, before the statement) with RESOLVE_FURTHER.
    */
-  async #call(sql: string, values: (string | Buffer | null)[], options: ExecuteOptions, walk: boolean): Promise<StatementResult> {
+  async #call(sql: string, values: (string | Buffer | null)[], options: ExecuteOptions, stage: ResolveStage): Promise<StatementResult> {
     const signs = options.contextKey !== undefined && Object.keys(options.context ?? {}).length > 0;
     let plan: CallPlan | undefined;
     try {
-      if (!(this.#pooled && signs)) plan = planCall(sql, values, options, this.#client.processID, false, this.#checksClient, walk);
+      if (!(this.#pooled && signs)) plan = planCall(sql, values, options, this.#client.processID, false, this.#checksClient, stage);
     } catch (err) {
       throw normaliseDriverError(err, 'QUERY_FAILED', this.#secrets);
     }
@@ -164,7 +166,7 @@ export class PostgresConnection implements DriverConnection {
     const guard = options.costGuard;
     let gate: ReturnType<typeof costGate> | undefined;
     try {
-      plan ??= await this.#openForSigning(sql, values, options, walk);
+      plan ??= await this.#openForSigning(sql, values, options, stage);
       gate = guard && plan.explain >= 0 ? costGate(plan, guard.maxCost) : undefined;
       // Rows past the result cap are cancelled on the server, for a read only (a write must
       // commit) and only without context values (their read-back after the statement must run).
@@ -190,7 +192,7 @@ export class PostgresConnection implements DriverConnection {
       if (answer.firstRows.get(plan.remoteLinks)?.[0] === 't') await this.#simple(REMOTE_DISCONNECT_ALL).catch(() => (this.#dirty = true));
       if (!gate?.refused()) return this.#answer(answer, options.maxRows);
     } catch (err) {
-      if (plan && !walk && err instanceof BatchStepError && err.step === plan.resolve && resolvesFurther(err.message)) {
+      if (plan && stage !== 'walk' && err instanceof BatchStepError && err.step === plan.resolve && resolvesFurther(err.message)) {
         // Nothing ran past the transaction's opening and its transaction-local settings.
         if (!this.#broken) await this.#simple('ROLLBACK').catch(() => {});
         throw RESOLVE_FURTHER;
@@ -216,12 +218,12 @@ export class PostgresConnection implements DriverConnection {
     sql: string,
     values: readonly (string | Buffer | null)[],
     options: ExecuteOptions,
-    walk: boolean,
+    stage: ResolveStage,
   ): Promise<CallPlan> {
     const opening = await this.#unlessLost(this.#client.query(new PgBatch(planOpening(options), this.#wire.rowParser())).done);
     const pid = Number(opening.firstRows.get(2)?.[0]);
     if (!Number.isInteger(pid) || pid <= 0) throw new Error('The backend running this call did not say its pid.');
-    return planCall(sql, values, options, pid, true, this.#checksClient, walk);
+    return planCall(sql, values, options, pid, true, this.#checksClient, stage);
   }
 
   /** The refusal or failure a failed step stands for, naming the context parameter where one is at fault. */

@@ -14,6 +14,7 @@ import {
   writeFires,
   writtenValue,
 } from './postgres-reach.js';
+import { settledRelation } from './postgres-settled.js';
 import { contextFunctionBody } from './postgres-signed-context.js';
 
 /** The text a refusing resolve step fails with, before what it found. */
@@ -41,16 +42,28 @@ function relationName(qualified: string): string {
 }
 
 /**
- * The step that resolves, in the call's transaction and before the statement runs, what the
- * statement names (undefined when it names nothing). With `walk` it is the full walk (walkStep);
- * without, it is a first check that costs the server a fraction of it (firstCheck), and that
- * fails with FURTHER_MARKER whenever the full walk could find anything; the call is then made
- * again with the walk. A root named as a refused relation goes to the walk at once.
+ * How far a call's resolve step goes: `first`, a check that costs the server a fraction of the
+ * walk; `view`, the same check one level into the views it names (postgres-settled.ts), which
+ * costs more to plan; `walk`, the full walk. Each of the first two fails with FURTHER_MARKER
+ * whenever the walk could find anything, and the call is then made again at the next stage.
  */
-export function resolveStep(references: StatementReferences | undefined, walk: boolean): BatchStep | undefined {
+export type ResolveStage = 'first' | 'view' | 'walk';
+
+/** The stage after `stage`. */
+export function nextStage(stage: ResolveStage): ResolveStage {
+  return stage === 'first' ? 'view' : 'walk';
+}
+
+/**
+ * The step that resolves, in the call's transaction and before the statement runs, what the
+ * statement names (undefined when it names nothing), at `stage`: the full walk (walkStep), or a
+ * check (firstCheck) that fails with FURTHER_MARKER whenever the walk could find anything. A root
+ * named as a refused relation goes to the walk at once.
+ */
+export function resolveStep(references: StatementReferences | undefined, stage: ResolveStage): BatchStep | undefined {
   if (!references || !namesAnything(references)) return undefined;
-  if (walk || references.relations.some((relation) => REFUSED_SET.has(relationName(relation)))) return walkStep(references);
-  return firstCheck(references);
+  if (stage === 'walk' || references.relations.some((relation) => REFUSED_SET.has(relationName(relation)))) return walkStep(references);
+  return firstCheck(references, stage === 'view');
 }
 
 function namesAnything(references: StatementReferences): boolean {
@@ -67,9 +80,9 @@ function namesAnything(references: StatementReferences): boolean {
  * initdb, and the roots' own names are judged before the step is sent (resolveStep). `concat` is
  * STABLE, so the planner does not fold the failing cast into a failure of every call.
  */
-function firstCheck(references: StatementReferences): BatchStep {
+function firstCheck(references: StatementReferences, intoViews: boolean): BatchStep {
   const values: string[] = [];
-  const found = routeConditions(references, values);
+  const found = routeConditions(references, values, intoViews);
   const text = `SELECT CASE WHEN ${found.join('\n  OR ')}
   THEN CAST(pg_catalog.concat('${FURTHER_MARKER}') AS pg_catalog.int4) ELSE 0 END`;
   return { text, values };
@@ -80,20 +93,27 @@ export function resolvesFurther(message: string): boolean {
   return message.includes(FURTHER_MARKER);
 }
 
+/** A relation the walk goes on from, unless it is a view that reads plainly (settledRelation, asked at the `view` stage). */
+const LEAF_ROOT = `(c.relhasrules OR c.relkind OPERATOR(pg_catalog.=) 'f' OR c.relhassubclass OR c.relname IN (${PG_HANACTL_SECRET_RELATIONS.map((n) => `'${n}'`).join(', ')})
+          OR EXISTS (SELECT FROM pg_catalog.pg_attribute a WHERE a.attrelid OPERATOR(pg_catalog.=) c.oid AND a.attnum OPERATOR(pg_catalog.>) 0
+                      AND a.atttypid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}))`;
+
 /**
  * The first check's questions, each asked of one catalog by index and each mirroring where the
  * walk (postgres-reach.ts) starts or goes on from a named object: a named relation created since
  * initdb that has rewrite rules (a view, a materialised view, a table with rules: relhasrules,
  * which the server itself reads before it looks for any, and sets with the first), is a foreign
- * table, has children, is hanactl's key table or has a column of a type created since; a written
- * relation created since whose triggers, defaults, constraints or indexes use a function,
- * operator or type created since, or whose foreign keys' actions write to another table; a function
+ * table, has children, is hanactl's key table or has a column of a type created since (with
+ * `intoViews`, one that is not settled: postgres-settled.ts, where a view over plain tables and
+ * built-ins only is); a written relation created since whose triggers, defaults, constraints or
+ * indexes use a function, operator or type created since, or whose foreign keys' actions write to
+ * another table; a function
  * of a named name (or a name after a dot) created since, whatever its kind or language (the walk
  * follows what each one records, its argument types and through a domain's CHECK any function,
  * and only the walk tells hanactl's own context() apart); an operator or a type of a named name
  * created since, or a cast to a named type through a function created since.
  */
-function routeConditions(references: StatementReferences, values: string[]): string[] {
+function routeConditions(references: StatementReferences, values: string[], intoViews: boolean): string[] {
   const out: string[] = [];
   const bind = (items: readonly string[] | undefined): string => {
     values.push(textArray(items));
@@ -103,9 +123,7 @@ function routeConditions(references: StatementReferences, values: string[]): str
     out.push(`EXISTS (SELECT FROM pg_catalog.pg_class c
    WHERE c.oid OPERATOR(pg_catalog.=) ANY (ARRAY(SELECT pg_catalog.to_regclass(n.name) FROM pg_catalog.unnest(${bind(references.relations)}::pg_catalog.text[]) AS n(name)))
      AND c.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
-     AND (c.relhasrules OR c.relkind OPERATOR(pg_catalog.=) 'f' OR c.relhassubclass OR c.relname IN (${PG_HANACTL_SECRET_RELATIONS.map((n) => `'${n}'`).join(', ')})
-          OR EXISTS (SELECT FROM pg_catalog.pg_attribute a WHERE a.attrelid OPERATOR(pg_catalog.=) c.oid AND a.attnum OPERATOR(pg_catalog.>) 0
-                      AND a.atttypid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID})))`);
+     AND ${intoViews ? `NOT ${settledRelation('c', references.separated === true)}` : LEAF_ROOT})`);
   }
   if ((references.written?.length ?? 0) > 0) {
     out.push(`EXISTS (SELECT FROM pg_catalog.pg_class c

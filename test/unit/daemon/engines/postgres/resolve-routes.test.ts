@@ -10,17 +10,17 @@ describe('resolveStep beyond relations and functions', () => {
       { relations: [], functions: [], types: ['pk'] },
       { relations: [], functions: [], attributes: ['peek'] },
     ]) {
-      expect(resolveStep(references, false)?.text).toContain(FURTHER_MARKER);
+      expect(resolveStep(references, 'first')?.text).toContain(FURTHER_MARKER);
     }
   });
 
   it('binds each list once in the first check, and every list in the walk', () => {
-    expect(resolveStep(all, false)?.values).toEqual(['{"\\"v\\""}', '{"f","peek"}', '{"###"}', '{"pk"}']);
-    expect(resolveStep(all, true)?.values?.slice(0, 5)).toEqual(['{"\\"v\\""}', '{"f"}', '{"peek"}', '{"###"}', '{"pk"}']);
+    expect(resolveStep(all, 'first')?.values).toEqual(['{"\\"v\\""}', '{"f","peek"}', '{"###"}', '{"pk"}']);
+    expect(resolveStep(all, 'walk')?.values?.slice(0, 5)).toEqual(['{"\\"v\\""}', '{"f"}', '{"peek"}', '{"###"}', '{"pk"}']);
   });
 
   it("sends the walk at once for hanactl's key table named by name", () => {
-    expect(resolveStep({ relations: ['"hanactl"."context_keys"'], functions: [] }, false)?.text.startsWith('WITH RECURSIVE')).toBe(true);
+    expect(resolveStep({ relations: ['"hanactl"."context_keys"'], functions: [] }, 'first')?.text.startsWith('WITH RECURSIVE')).toBe(true);
   });
 
   it('says what each finding is, with its rule', () => {
@@ -36,8 +36,8 @@ describe('resolveStep beyond relations and functions', () => {
 
 describe('resolveStep where rows are separated', () => {
   it('asks the walk for the executor statistics only then', () => {
-    expect(resolveStep({ ...all, separated: true }, true)?.text).toContain("'S '");
-    expect(resolveStep(all, true)?.text).not.toContain("'S '");
+    expect(resolveStep({ ...all, separated: true }, 'walk')?.text).toContain("'S '");
+    expect(resolveStep(all, 'walk')?.text).not.toContain("'S '");
   });
 
   it("names the statistics a person's view or function reaches, with their rule", () => {

@@ -5,22 +5,22 @@ const walks = (text: string | undefined) => text?.startsWith('WITH RECURSIVE') =
 
 describe('resolveStep', () => {
   it('sends nothing for a statement that names nothing', () => {
-    expect(resolveStep(undefined, false)).toBeUndefined();
-    expect(resolveStep({ relations: [], functions: [] }, true)).toBeUndefined();
+    expect(resolveStep(undefined, 'first')).toBeUndefined();
+    expect(resolveStep({ relations: [], functions: [] }, 'walk')).toBeUndefined();
   });
 
   it('sends the first check for ordinary names, each list bound once', () => {
-    const step = resolveStep({ relations: ['"public"."orders"'], functions: ['count'] }, false);
+    const step = resolveStep({ relations: ['"public"."orders"'], functions: ['count'] }, 'first');
     expect(walks(step?.text)).toBe(false);
     expect(step?.text).toContain(FURTHER_MARKER);
     expect(step?.values).toEqual(['{"\\"public\\".\\"orders\\""}', '{"count"}']);
-    expect(resolveStep({ relations: [], functions: ['count'] }, false)?.values).toEqual(['{"count"}']);
+    expect(resolveStep({ relations: [], functions: ['count'] }, 'first')?.values).toEqual(['{"count"}']);
   });
 
   it('sends the walk when asked, and at once for a relation named as one the policy refuses', () => {
-    expect(walks(resolveStep({ relations: ['"orders"'], functions: [] }, true)?.text)).toBe(true);
-    expect(walks(resolveStep({ relations: ['"orders"', '"ext"."pg_stat_statements"'], functions: [] }, false)?.text)).toBe(true);
+    expect(walks(resolveStep({ relations: ['"orders"'], functions: [] }, 'walk')?.text)).toBe(true);
+    expect(walks(resolveStep({ relations: ['"orders"', '"ext"."pg_stat_statements"'], functions: [] }, 'first')?.text)).toBe(true);
     // Only the exact name as the server holds it: a quoted name in another case is another relation.
-    expect(walks(resolveStep({ relations: ['"PG_STAT_STATEMENTS"'], functions: [] }, false)?.text)).toBe(false);
+    expect(walks(resolveStep({ relations: ['"PG_STAT_STATEMENTS"'], functions: [] }, 'first')?.text)).toBe(false);
   });
 });

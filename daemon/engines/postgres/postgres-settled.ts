@@ -1,0 +1,86 @@
+import { PG_EXECUTOR_STATISTICS, PG_EXECUTOR_STATISTICS_VIEWS } from '../../policy/pg-functions.generated.js';
+import { PG_HANACTL_SECRET_RELATIONS, PG_REFUSED_RELATION_NAMES } from '../../policy/pg-functions.js';
+import { FIRST_NORMAL_OID } from './postgres-reach.js';
+
+/**
+ * When a relation the statement names needs no walk (postgres-reach.ts) at all: the first check's
+ * (postgres-resolve.ts) question for relations, asked by index with neither recursion nor a join
+ * the planner must order, one level into a view.
+ *
+ * The walk goes on from a relation created since initdb through its rewrite rules, its children
+ * and the types of its columns, and judges foreign tables and relations by name. A relation with
+ * none of these is a leaf: the walk finds nothing there. A view (or materialised view) whose rules
+ * use only leaves, relations initdb made (which the walk judges by name and never follows), and
+ * functions, operators and types initdb made (which the walk does not follow) is settled too: the
+ * walk would reach those and stop. Every relation on the way is asked its name against all the
+ * names any finding judges (refused, hanactl's keys, the executor's statistics), whoever made it.
+ * Where rows are separated, a view whose stored tree calls a statistics function by OID (pg_depend
+ * records nothing on what initdb pins) is not settled.
+ *
+ * Anything else (a view over a view, a function, operator or type created since, a relation with
+ * children, a foreign table) is left to the walk. A route the walk gains from a relation must be
+ * asked here too (leafRelation), or the first check would wave through what the walk refuses.
+ */
+
+const quoted = (names: readonly string[]): string => names.map((n) => `'${n}'`).join(', ');
+
+/** Every relation name a walk's finding judges, as an array. */
+const JUDGED = `'{${[...new Set([...PG_REFUSED_RELATION_NAMES, ...PG_HANACTL_SECRET_RELATIONS, ...Object.keys(PG_EXECUTOR_STATISTICS_VIEWS)])].join(',')}}'::pg_catalog.name[]`;
+
+/**
+ * True when `name` is not judged. array_position rather than NOT IN: the planner estimates a list
+ * element by element, which for these names costs more than the lookup itself.
+ */
+const unjudged = (name: string): string => `pg_catalog.array_position(${JUDGED}, ${name}) IS NULL`;
+const STATISTICS_FUNCTIONS = quoted(PG_EXECUTOR_STATISTICS);
+
+/** True for a relation (pg_class `a`) the walk reaches and stops at: no rules, not foreign, no children, no column of a type created since initdb. */
+function leafRelation(a: string): string {
+  return `NOT ${a}.relhasrules AND ${a}.relkind OPERATOR(pg_catalog.<>) 'f' AND NOT ${a}.relhassubclass
+        AND NOT EXISTS (SELECT FROM pg_catalog.pg_attribute t WHERE t.attrelid OPERATOR(pg_catalog.=) ${a}.oid
+                         AND t.attnum OPERATOR(pg_catalog.>) 0 AND t.atttypid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID})`;
+}
+
+/** True when the relation whose OID is `oid` has no judged name and is one initdb made or a leaf. */
+function plainRelation(oid: string): string {
+  return `EXISTS (SELECT FROM pg_catalog.pg_class x WHERE x.oid OPERATOR(pg_catalog.=) ${oid} AND ${unjudged('x.relname')}
+             AND (x.oid OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID} OR (${leafRelation('x')})))`;
+}
+
+/**
+ * True when the view `a` uses, in each of its rules, only plain relations (plainRelation; from
+ * pg_depend and from the stored tree's `:relid`, as the walk takes them) and only functions,
+ * operators and types initdb made; with `separated`, no statistics function by OID either.
+ */
+function viewReadsPlainly(a: string, separated: boolean): string {
+  const statistics = separated
+    ? `
+        OR EXISTS (SELECT FROM pg_catalog.regexp_matches(w.ev_action::pg_catalog.text, ':(?:funcid|opfuncid|aggfnoid|winfnoid) (\\d+)', 'g') AS m
+                    JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) m[1]::pg_catalog.oid
+                   WHERE p.proname IN (${STATISTICS_FUNCTIONS}))`
+    : '';
+  return `${a}.relkind IN ('v', 'm') AND NOT EXISTS (SELECT FROM pg_catalog.pg_rewrite w WHERE w.ev_class OPERATOR(pg_catalog.=) ${a}.oid AND (
+        EXISTS (SELECT FROM pg_catalog.pg_depend d
+                 WHERE d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_rewrite'::pg_catalog.regclass AND d.objid OPERATOR(pg_catalog.=) w.oid
+                   AND d.refobjid OPERATOR(pg_catalog.<>) ${a}.oid
+                   AND CASE d.refclassid WHEN 'pg_catalog.pg_class'::pg_catalog.regclass THEN NOT ${plainRelation('d.refobjid')}
+                        WHEN 'pg_catalog.pg_proc'::pg_catalog.regclass THEN d.refobjid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
+                        WHEN 'pg_catalog.pg_operator'::pg_catalog.regclass THEN d.refobjid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
+                        WHEN 'pg_catalog.pg_type'::pg_catalog.regclass THEN d.refobjid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
+                        ELSE false END)
+        OR EXISTS (SELECT FROM pg_catalog.regexp_matches(w.ev_action::pg_catalog.text, ':relid (\\d+)', 'g') AS m
+                    WHERE m[1]::pg_catalog.oid OPERATOR(pg_catalog.<>) ${a}.oid AND NOT ${plainRelation('m[1]::pg_catalog.oid')})${statistics}))`;
+}
+
+/**
+ * True when the relation `a` (pg_class), named by the statement, leaves the walk nothing to find:
+ * made by initdb (judged by name before the step is sent), or with no judged name, not foreign, no children, no column of a type created since, and either no rules or a view that
+ * reads plainly (viewReadsPlainly).
+ */
+export function settledRelation(a: string, separated: boolean): string {
+  return `(${a}.oid OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID}
+     OR (${unjudged(`${a}.relname`)} AND ${a}.relkind OPERATOR(pg_catalog.<>) 'f' AND NOT ${a}.relhassubclass
+         AND NOT EXISTS (SELECT FROM pg_catalog.pg_attribute t WHERE t.attrelid OPERATOR(pg_catalog.=) ${a}.oid
+                          AND t.attnum OPERATOR(pg_catalog.>) 0 AND t.atttypid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID})
+         AND (NOT ${a}.relhasrules OR (${viewReadsPlainly(a, separated)}))))`;
+}
