@@ -63,7 +63,8 @@ export function nextStage(stage: ResolveStage): ResolveStage {
 export function resolveStep(references: StatementReferences | undefined, stage: ResolveStage): BatchStep | undefined {
   if (!references || !namesAnything(references)) return undefined;
   if (stage === 'walk' || references.relations.some((relation) => REFUSED_SET.has(relationName(relation)))) return walkStep(references);
-  return firstCheck(references, stage === 'view');
+  // A written view is not settled by what it reads: a write through it fires what its base tables' writes fire.
+  return firstCheck(references, stage === 'view' && (references.written?.length ?? 0) === 0);
 }
 
 function namesAnything(references: StatementReferences): boolean {

@@ -23,4 +23,12 @@ describe('resolveStep', () => {
     // Only the exact name as the server holds it: a quoted name in another case is another relation.
     expect(walks(resolveStep({ relations: ['"PG_STAT_STATEMENTS"'], functions: [] }, 'first')?.text)).toBe(false);
   });
+
+  it('looks into a view at the view stage, but not into one the statement writes', () => {
+    const view = resolveStep({ relations: ['"v"'], functions: [] }, 'view')?.text;
+    expect(view).toContain('pg_rewrite');
+    expect(resolveStep({ relations: ['"v"'], functions: [] }, 'first')?.text).not.toContain('pg_rewrite');
+    const written = { relations: ['"v"'], functions: [], written: ['"v"'] };
+    expect(resolveStep(written, 'view')?.text).toBe(resolveStep(written, 'first')?.text);
+  });
 });
