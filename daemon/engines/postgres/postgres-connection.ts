@@ -144,7 +144,7 @@ export class PostgresConnection implements DriverConnection {
         if (err !== RESOLVE_FURTHER) throw err;
       }
       // The check found a view, a function created since initdb, ...: the call again, one stage further.
-      stage = nextStage(stage);
+      stage = nextStage(stage, references);
       this.#walks.add(references, stage);
       if (options.signal?.aborted) throw statementCancelled();
     }

@@ -49,9 +49,14 @@ function relationName(qualified: string): string {
  */
 export type ResolveStage = 'first' | 'view' | 'walk';
 
-/** The stage after `stage`. */
-export function nextStage(stage: ResolveStage): ResolveStage {
-  return stage === 'first' ? 'view' : 'walk';
+/** The stage after `stage` for `references`: the view stage only where it asks other questions than the first check (looksIntoViews). */
+export function nextStage(stage: ResolveStage, references: StatementReferences): ResolveStage {
+  return stage === 'first' && looksIntoViews(references) ? 'view' : 'walk';
+}
+
+/** True when the view stage looks into views for `references`: they name relations, and write none (a write through a view fires what its base tables' writes fire). */
+function looksIntoViews(references: StatementReferences): boolean {
+  return references.relations.length > 0 && (references.written?.length ?? 0) === 0;
 }
 
 /**
@@ -63,8 +68,7 @@ export function nextStage(stage: ResolveStage): ResolveStage {
 export function resolveStep(references: StatementReferences | undefined, stage: ResolveStage): BatchStep | undefined {
   if (!references || !namesAnything(references)) return undefined;
   if (stage === 'walk' || references.relations.some((relation) => REFUSED_SET.has(relationName(relation)))) return walkStep(references);
-  // A written view is not settled by what it reads: a write through it fires what its base tables' writes fire.
-  return firstCheck(references, stage === 'view' && (references.written?.length ?? 0) === 0);
+  return firstCheck(references, stage === 'view' && looksIntoViews(references));
 }
 
 function namesAnything(references: StatementReferences): boolean {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FURTHER_MARKER, resolveStep } from '../../../../../daemon/engines/postgres/postgres-resolve.js';
+import { FURTHER_MARKER, nextStage, resolveStep } from '../../../../../daemon/engines/postgres/postgres-resolve.js';
 
 const walks = (text: string | undefined) => text?.startsWith('WITH RECURSIVE') === true;
 
@@ -30,5 +30,12 @@ describe('resolveStep', () => {
     expect(resolveStep({ relations: ['"v"'], functions: [] }, 'first')?.text).not.toContain('pg_rewrite');
     const written = { relations: ['"v"'], functions: [], written: ['"v"'] };
     expect(resolveStep(written, 'view')?.text).toBe(resolveStep(written, 'first')?.text);
+  });
+
+  it('goes from the first check to the view stage only where that stage looks into views', () => {
+    expect(nextStage('first', { relations: ['"v"'], functions: [] })).toBe('view');
+    expect(nextStage('view', { relations: ['"v"'], functions: [] })).toBe('walk');
+    expect(nextStage('first', { relations: [], functions: [], operators: ['='] })).toBe('walk');
+    expect(nextStage('first', { relations: ['"v"'], functions: [], written: ['"v"'] })).toBe('walk');
   });
 });
