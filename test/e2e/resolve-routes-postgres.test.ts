@@ -44,6 +44,15 @@ const OBJECTS = [
   'CREATE VIEW public.acts_v AS SELECT pid, query FROM pg_catalog.pg_stat_activity',
   'CREATE FUNCTION public.via_view() RETURNS SETOF text LANGUAGE sql AS $$ SELECT query FROM public.acts_v $$',
   'CREATE VIEW public.v_fn AS SELECT * FROM public.acts() AS a',
+  // A person's view or invoker function over built-ins the agent may not call itself: another
+  // session ended, statistics reset, configuration reloaded, a context value set.
+  'CREATE VIEW public.v_kill AS SELECT pg_catalog.pg_terminate_backend(0) AS k',
+  'CREATE VIEW public.v_reset AS SELECT 1 AS r FROM (SELECT pg_catalog.pg_stat_reset()) AS s',
+  'CREATE VIEW public.v_reload AS SELECT pg_catalog.pg_reload_conf() AS r',
+  'CREATE FUNCTION public.f_logmem() RETURNS boolean LANGUAGE sql AS $$ SELECT pg_log_backend_memory_contexts(0) $$',
+  "CREATE FUNCTION public.f_forge() RETURNS text LANGUAGE plpgsql AS $$ BEGIN RETURN set_config('mcp.customer_id', '2', true); END $$",
+  'CREATE FUNCTION public.f_lock_atomic() RETURNS void LANGUAGE sql BEGIN ATOMIC SELECT pg_advisory_lock(42); END',
+  'CREATE VIEW public.v_via_fn AS SELECT public.f_logmem() AS m',
   // What still answers: a person's operator over an invoker function, a partitioned table.
   "CREATE FUNCTION public.plain_add(a int, b int) RETURNS int LANGUAGE sql AS 'SELECT a + b'",
   'CREATE OPERATOR public.%%% (leftarg = int, rightarg = int, function = public.plain_add)',
@@ -121,6 +130,13 @@ describe.skipIf(!available)('run_query resolves every route from a statement to 
     ['SELECT reverse(rolpassword) FROM ft_authid', /Refused: .*ft_authid.* reads pg_authid/],
     ['SELECT * FROM hanactl.context_keys', /Refused: context_keys holds hanactl's context signing keys/],
     ['SELECT id FROM keys_v', /Refused: .*keys_v.* reads context_keys/],
+    ['SELECT * FROM v_kill', /Refused: .*v_kill.* calls pg_terminate_backend\(\) through the objects it uses/],
+    ['SELECT * FROM v_reset', /Refused: .*v_reset.* calls pg_stat_reset\(\)/],
+    ['SELECT * FROM v_reload', /Refused: .*v_reload.* calls pg_reload_conf\(\)/],
+    ['SELECT f_logmem()', /Refused: f_logmem\(\) calls pg_log_backend_memory_contexts\(\)/],
+    ['SELECT f_forge()', /Refused: f_forge\(\) calls set_config\(\)/],
+    ['SELECT f_lock_atomic()', /Refused: f_lock_atomic\(\) calls pg_advisory_lock\(\)/],
+    ['SELECT * FROM v_via_fn', /Refused: .*v_via_fn.* calls pg_log_backend_memory_contexts\(\)/],
   ])('refuses %s', async (sql, message) => {
     const result = await shim.call('run_query', { sql });
     expect(result.isError, textOf(result)).toBe(true);
@@ -135,6 +151,7 @@ describe.skipIf(!available)('run_query resolves every route from a statement to 
     ['keys_v', /Refused: .*keys_v.* reads .*context_keys/],
     ['v_op', /Refused: .*v_op.* calls peek2\(\), a SECURITY DEFINER function/],
     ['v_fn', /Refused: .*v_fn.* reads .*pg_stat_activity/],
+    ['v_kill', /Refused: .*v_kill.* calls pg_terminate_backend\(\)/],
   ])('sample_rows refuses %s', async (name, message) => {
     const [schema, table] = name.includes('.') ? name.split('.') : ['public', name];
     const result = await shim.call('sample_rows', { schema, table });

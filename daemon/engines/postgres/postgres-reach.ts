@@ -1,4 +1,7 @@
+import { functionReferenceObjection, postgresReferencedFunction } from '../../policy/function-references.js';
+import * as generated from '../../policy/pg-functions.generated.js';
 import { PG_EXECUTOR_STATISTICS, PG_EXECUTOR_STATISTICS_VIEWS } from '../../policy/pg-functions.generated.js';
+import type { Objection } from '../../policy/types.js';
 import { PG_HANACTL_SECRET_RELATIONS, PG_REFUSED_RELATION_NAMES } from '../../policy/pg-functions.js';
 import type { StatementReferences } from '../../policy/types.js';
 
@@ -293,5 +296,63 @@ export function statisticsFinding(): string {
      CROSS JOIN LATERAL pg_catalog.regexp_split_to_table(p.prosrc, '[^[:alnum:]_$]+') AS x(w)
     WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND NOT p.prosecdef AND ${TEXT_LANGUAGE}
       AND pg_catalog.lower(x.w) IN (${STATISTICS_FUNCTIONS}, ${STATISTICS_VIEWS})
+    LIMIT 1))`;
+}
+
+/**
+ * The judgement of a built-in function a person's object calls: the statement check's own rule
+ * for a function named as one an object calls (functionReferenceObjection), as on a writable
+ * connection (a read-only transaction stops the rest). So a view or function a person created
+ * cannot run for the agent what the agent could not call itself (pg_terminate_backend,
+ * pg_stat_reset, pg_reload_conf, set_config, dblink, advisory locks, ...).
+ */
+export function builtinObjection(name: string): Objection | undefined {
+  return functionReferenceObjection(name.toLowerCase(), postgresReferencedFunction, true);
+}
+
+/** Every built-in function name the classified server has, as the generated lists hold them. */
+function builtinNames(): string[] {
+  const names = new Set<string>(['set_config']);
+  for (const value of Object.values(generated)) {
+    if (Array.isArray(value)) {
+      for (const n of value) if (typeof n === 'string') names.add(n);
+    } else if (value && typeof value === 'object') {
+      for (const n of Object.keys(value)) names.add(n);
+    }
+  }
+  return [...names].filter((n) => /^[a-z_][a-z0-9_$]*$/.test(n));
+}
+
+/** The built-in function names builtinObjection refuses, quoted for an IN list. */
+export const REFUSED_BUILTINS = quoted(builtinNames().filter((n) => builtinObjection(n) !== undefined).sort());
+
+/**
+ * What the walk found of a built-in function the policy refuses (builtinObjection), called by an
+ * object created since initdb, as `B <root> calls <name>()`, or NULL: by OID in a view's rules or
+ * a BEGIN ATOMIC body (pg_depend records nothing on what initdb pins, so the stored trees are
+ * read), an extension's function the walk reached (dblink_exec), or named as a word in a SQL or
+ * PL/pgSQL text body.
+ */
+export function refusedBuiltinFinding(): string {
+  return `COALESCE(
+  (SELECT pg_catalog.concat('B ', r.root, ' calls ', p.proname, '()')
+     FROM reach r CROSS JOIN LATERAL (
+       SELECT w.ev_action::pg_catalog.text AS tree FROM pg_catalog.pg_rewrite w
+        WHERE r.kind OPERATOR(pg_catalog.=) 'r' AND w.ev_class OPERATOR(pg_catalog.=) r.oid
+       UNION ALL SELECT q.prosqlbody::pg_catalog.text FROM pg_catalog.pg_proc q
+        WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND q.oid OPERATOR(pg_catalog.=) r.oid AND q.prosqlbody IS NOT NULL) AS t
+     CROSS JOIN LATERAL pg_catalog.regexp_matches(t.tree, ':(?:funcid|opfuncid|aggfnoid|winfnoid) (\\d+)', 'g') AS m
+     JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) m[1]::pg_catalog.oid
+    WHERE r.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND p.proname IN (${REFUSED_BUILTINS})
+    LIMIT 1),
+  (SELECT pg_catalog.concat('B ', r.root, ' calls ', p.proname, '()')
+     FROM reach r JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) r.oid
+    WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND p.proname IN (${REFUSED_BUILTINS})
+    LIMIT 1),
+  (SELECT pg_catalog.concat('B ', r.root, ' calls ', x.w, '()')
+     FROM reach r JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) r.oid
+     CROSS JOIN LATERAL pg_catalog.regexp_split_to_table(p.prosrc, '[^[:alnum:]_$]+') AS x(w)
+    WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND NOT p.prosecdef AND ${TEXT_LANGUAGE}
+      AND pg_catalog.lower(x.w) IN (${REFUSED_BUILTINS})
     LIMIT 1))`;
 }

@@ -7,8 +7,10 @@ import {
   cascadesTo,
   FIRST_NORMAL_OID,
   REACH_CTE,
+  builtinObjection,
   reachFinding,
   reachValues,
+  refusedBuiltinFinding,
   statisticsFinding,
   textArray,
   writeFires,
@@ -179,8 +181,8 @@ function routeConditions(references: StatementReferences, values: string[], into
  */
 function walkStep(references: StatementReferences): BatchStep {
   const finding = references.separated
-    ? `COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${statisticsFinding()})`
-    : reachFinding(HANACTL_CONTEXT);
+    ? `COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${refusedBuiltinFinding()}, ${statisticsFinding()})`
+    : `COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${refusedBuiltinFinding()})`;
   const text = `WITH RECURSIVE ${REACH_CTE}
 SELECT CASE WHEN what IS NULL THEN 0 ELSE CAST(pg_catalog.concat('${RESOLVE_MARKER}', what) AS pg_catalog.int4) END
   FROM (SELECT ${finding} AS what OFFSET 0) AS found`;
@@ -193,7 +195,7 @@ SELECT CASE WHEN what IS NULL THEN 0 ELSE CAST(pg_catalog.concat('${RESOLVE_MARK
  */
 export function walkFinding(references: StatementReferences): BatchStep {
   const text = `WITH RECURSIVE ${REACH_CTE}
-SELECT what FROM (SELECT ${reachFinding(HANACTL_CONTEXT)} AS what OFFSET 0) AS found`;
+SELECT what FROM (SELECT COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${refusedBuiltinFinding()}) AS what OFFSET 0) AS found`;
   return { text, values: [...reachValues(references), contextFunctionBody(SCHEMA_MARK), writtenValue(references)] };
 }
 
@@ -227,6 +229,16 @@ export function resolveRefusal(message: string): HanactlError | undefined {
   if (kind === 'S') {
     const refusal = executorStatisticsObjection(`${root} (through ${target}, in the objects it uses)`);
     return new HanactlError('STATEMENT_REFUSED', refusal.message, { rule: refusal.rule, hint: refusal.hint });
+  }
+  if (kind === 'B') {
+    const name = target.replace(/\(\)$/, '');
+    const inner = builtinObjection(name);
+    const why = inner ? inner.message.replace(/^Refused: /, '') : `${name}() is refused on every connection.`;
+    return new HanactlError(
+      'STATEMENT_REFUSED',
+      `Refused: ${root} calls ${name}() through the objects it uses (views, functions, operators, casts, what a write fires), and hanactl does not run it for an agent on any connection: ${why}`,
+      { rule: inner?.rule ?? 'denied-function', hint: inner?.hint ?? `Ask a person to run what needs ${name}() in a database client.` },
+    );
   }
   if (kind === 'F') {
     return new HanactlError(

@@ -1,6 +1,6 @@
 import { PG_EXECUTOR_STATISTICS, PG_EXECUTOR_STATISTICS_VIEWS } from '../../policy/pg-functions.generated.js';
 import { PG_HANACTL_SECRET_RELATIONS, PG_REFUSED_RELATION_NAMES } from '../../policy/pg-functions.js';
-import { FIRST_NORMAL_OID } from './postgres-reach.js';
+import { FIRST_NORMAL_OID, REFUSED_BUILTINS } from './postgres-reach.js';
 
 /**
  * When a relation the statement names needs no walk (postgres-reach.ts) at all: the first check's
@@ -14,8 +14,9 @@ import { FIRST_NORMAL_OID } from './postgres-reach.js';
  * functions, operators and types initdb made (which the walk does not follow) is settled too: the
  * walk would reach those and stop. Every relation on the way is asked its name against all the
  * names any finding judges (refused, hanactl's keys, the executor's statistics), whoever made it.
- * Where rows are separated, a view whose stored tree calls a statistics function by OID (pg_depend
- * records nothing on what initdb pins) is not settled.
+ * A view whose stored tree calls by OID a built-in the policy refuses (builtinObjection;
+ * pg_depend records nothing on what initdb pins) is not settled, nor, where rows are separated,
+ * one that calls a statistics function.
  *
  * Anything else (a view over a view, a function, operator or type created since, a relation with
  * children, a foreign table) is left to the walk. A route the walk gains from a relation must be
@@ -50,15 +51,14 @@ function plainRelation(oid: string): string {
 /**
  * True when the view `a` uses, in each of its rules, only plain relations (plainRelation; from
  * pg_depend and from the stored tree's `:relid`, as the walk takes them) and only functions,
- * operators and types initdb made; with `separated`, no statistics function by OID either.
+ * operators and types initdb made; no built-in the policy refuses by OID, nor with `separated` a statistics function.
  */
 function viewReadsPlainly(a: string, separated: boolean): string {
-  const statistics = separated
-    ? `
+  const names = separated ? `${REFUSED_BUILTINS}, ${STATISTICS_FUNCTIONS}` : REFUSED_BUILTINS;
+  const statistics = `
         OR EXISTS (SELECT FROM pg_catalog.regexp_matches(w.ev_action::pg_catalog.text, ':(?:funcid|opfuncid|aggfnoid|winfnoid) (\\d+)', 'g') AS m
                     JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) m[1]::pg_catalog.oid
-                   WHERE p.proname IN (${STATISTICS_FUNCTIONS}))`
-    : '';
+                   WHERE p.proname IN (${names}))`;
   return `${a}.relkind IN ('v', 'm') AND NOT EXISTS (SELECT FROM pg_catalog.pg_rewrite w WHERE w.ev_class OPERATOR(pg_catalog.=) ${a}.oid AND (
         EXISTS (SELECT FROM pg_catalog.pg_depend d
                  WHERE d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_rewrite'::pg_catalog.regclass AND d.objid OPERATOR(pg_catalog.=) w.oid
