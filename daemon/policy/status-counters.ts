@@ -67,7 +67,8 @@ function nameAt(tokens: readonly Token[], i: number): string | undefined {
  * On a MySQL/MariaDB connection that separates rows (DEFINER views over the context variables):
  * a statement that reads the server's counters of executor work, which count the rows a view's
  * filter later removes, so `Handler_read_next` before and after a `count(*) ... WHERE item = 'x'`
- * answers whether a hidden row holds 'x'. On a connection whose default database is
+ * answers whether a hidden row holds 'x'; and MariaDB's `LIMIT ROWS EXAMINED`, which stops the
+ * scan after n rows examined, hidden ones included. On a connection whose default database is
  * performance_schema or sys every statement that reads a table is refused: each table there is one.
  */
 export function mysqlStatusCountersRule(tokens: readonly Token[], database?: string): Objection | undefined {
@@ -80,6 +81,9 @@ export function mysqlStatusCountersRule(tokens: readonly Token[], database?: str
   }
   const opened = database?.toLowerCase() ?? '';
   for (let k = 0; k < tokens.length; k++) {
+    // MariaDB's LIMIT ROWS EXAMINED n: the same counter as a clause. The smallest n that still
+    // returns the caller's own row is one more than the hidden rows the scan passed on the way.
+    if (isWord(tokens[k], 'ROWS') && isWord(tokens[k + 1], 'EXAMINED')) return executorStatisticsObjection('LIMIT ROWS EXAMINED');
     const name = nameAt(tokens, k);
     if (name === undefined) continue;
     if (COUNTER_TABLES.has(name)) return executorStatisticsObjection(name.toUpperCase());

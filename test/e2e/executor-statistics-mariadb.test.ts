@@ -101,6 +101,7 @@ describe.skipIf(!available)('executor statistics on MariaDB', () => {
     'SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS',
     'SELECT * FROM performance_schema.table_io_waits_summary_by_index_usage',
     'SELECT * FROM sys.schema_index_statistics',
+    `SELECT item FROM ${view} WHERE item >= 'item-1-5' ORDER BY item DESC LIMIT ROWS EXAMINED 3`,
   ])('refuses %s where rows are separated', async (sql) => {
     const result = await shims.one.call('run_query', { sql });
     expect(result.isError).toBe(true);

@@ -63,6 +63,10 @@ describe('executor statistics on a connection that separates rows', () => {
     ['mysql', 'SHOW USER_STATISTICS'],
     ['mysql', 'SHOW CLIENT_STATISTICS'],
     ['mysql', '/*!SHOW STATUS */'],
+    ['mysql', "SELECT item FROM v_orders WHERE item >= 'm1-5' ORDER BY item DESC LIMIT ROWS EXAMINED 3"],
+    ['mysql', 'SELECT item FROM v_orders LIMIT 1 ROWS EXAMINED 10'],
+    ['mysql', 'select item from v_orders limit 0, 1 rows examined 10'],
+    ['mysql', 'SELECT (SELECT item FROM v_orders LIMIT ROWS /* x */ EXAMINED 2) AS i'],
   ] as const)('%s: %s is refused', (dialect, sql) => {
     for (const allowWrite of [false, true]) {
       const verdict = checkStatement(sql, on(dialect, allowWrite));
@@ -96,6 +100,8 @@ describe('executor statistics on a connection that separates rows', () => {
     ['mysql', 'SHOW VARIABLES'],
     ['mysql', 'SELECT status FROM orders'],
     ['mysql', "SELECT 'SESSION_STATUS' AS word"],
+    ['mysql', 'SELECT item FROM v_orders LIMIT 5'],
+    ['mysql', "SELECT 'rows examined' AS words"],
   ] as const)('%s: %s (no executor counter) still runs', (dialect, sql) => {
     expect(checkStatement(sql, on(dialect))).toMatchObject({ ok: true });
   });
