@@ -33,9 +33,15 @@ describe.skipIf(!available)('context parameters scope MariaDB through a DEFINER 
     await admin.query(
       `CREATE SQL SECURITY DEFINER VIEW my_orders_${suffix} AS SELECT customer_id, item FROM orders_${suffix} WHERE customer_id = mcp_customer_${suffix}()`,
     );
+    // The recipe's view: ALGORITHM=TEMPTABLE selects the caller's rows before the caller's conditions run.
+    await admin.query(
+      `CREATE ALGORITHM=TEMPTABLE SQL SECURITY DEFINER VIEW temp_orders_${suffix} AS SELECT customer_id, item FROM orders_${suffix} WHERE customer_id = mcp_customer_${suffix}()`,
+    );
     await admin.query(`CREATE USER '${user}'@'%' IDENTIFIED BY '${password}'`);
     await admin.query(`CREATE USER '${user}'@'localhost' IDENTIFIED BY '${password}'`);
-    for (const host of ['%', 'localhost']) await admin.query(`GRANT SELECT ON ${db}.my_orders_${suffix} TO '${user}'@'${host}'`);
+    for (const host of ['%', 'localhost'])
+      for (const view of [`my_orders_${suffix}`, `temp_orders_${suffix}`])
+        await admin.query(`GRANT SELECT ON ${db}.${view} TO '${user}'@'${host}'`);
     await home.ok(['add', '--no-test', 'shop', `mariadb://${user}@${u.host}/${db}`, '--password-stdin', '--context', 'CUSTOMER_ID'], {
       input: password,
     });
@@ -47,6 +53,7 @@ describe.skipIf(!available)('context parameters scope MariaDB through a DEFINER 
     await home.dispose();
     for (const sql of [
       `DROP VIEW IF EXISTS my_orders_${suffix}`,
+      `DROP VIEW IF EXISTS temp_orders_${suffix}`,
       `DROP FUNCTION IF EXISTS mcp_customer_${suffix}`,
       `DROP TABLE IF EXISTS orders_${suffix}`,
       `DROP USER IF EXISTS '${user}'@'%'`,
@@ -70,5 +77,22 @@ describe.skipIf(!available)('context parameters scope MariaDB through a DEFINER 
     for (const { ID } of rows as { ID: number }[]) await admin.query(`KILL ${ID}`).catch(() => {});
     expect(await leaksAfterFault(shims.one, shims.two, select, check)).toBe(0);
     expect(foreignRows(await shims.two.call('run_query', { sql: select }), 2, check)).toBe(0);
+  });
+
+  it("a condition that fails on a hidden row tells it apart through a merged view, not through the recipe's TEMPTABLE view", async () => {
+    /** Errors only where a row holding `item` reaches the condition. */
+    const probe = (view: string, item: string) =>
+      shims.one.call('run_query', { sql: `SELECT count(*) AS n FROM ${view}_${suffix} WHERE IF(item = '${item}', EXP(1000), 0) = 0` });
+    const answer = (result: Awaited<ReturnType<typeof probe>>) => (result.isError ? 'error' : JSON.stringify(result.structuredContent));
+    // Customer 2 holds item-2-3; nobody holds item-2-9. The merged view evaluates the caller's
+    // condition on customer 2's rows too: the documented limit of that view, kept visible here.
+    expect(answer(await probe('my_orders', 'item-2-3'))).toBe('error');
+    expect(answer(await probe('my_orders', 'item-2-9'))).not.toBe('error');
+    // The TEMPTABLE view answers alike, and shows customer 1's own 5 rows either way.
+    const present = answer(await probe('temp_orders', 'item-2-3'));
+    expect(present).toBe(answer(await probe('temp_orders', 'item-2-9')));
+    expect(present).toMatch(/"n":5/);
+    // A hidden row is still not a row of the result: customer 1's own item errors as it should.
+    expect(answer(await probe('temp_orders', 'item-1-3'))).toBe('error');
   });
 });
