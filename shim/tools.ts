@@ -1,6 +1,7 @@
 import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { cliCommand } from '../shared/cli-command.js';
+import { unscopedConnection } from '../shared/context-scope.js';
 import { HanactlError } from '../shared/errors.js';
 import { isProjectRef } from '../shared/project-schemas.js';
 import { ConnectionRefSchema, DEFAULT_MAX_ROWS, MAX_MAX_ROWS, ParamSchema } from '../shared/schemas.js';
@@ -106,6 +107,9 @@ export function registerTools(
       ({ name }) =>
         guarded(async () => {
           const info = await daemon.getConnection(name, await projectScope(state));
+          // Refused at the switch, not only at each call after it: a scoped session stays in scope.
+          const carried = Object.keys(state.context).map((n) => n.trim().toUpperCase());
+          if (carried.length > 0 && info.context.length === 0) throw unscopedConnection(carried, info.name);
           state.active = info.name;
           // A registry choice stays across project changes; a project connection follows the project.
           state.pinned = !isProjectRef(info.name);

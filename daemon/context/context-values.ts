@@ -1,4 +1,5 @@
 import type { Engine } from '../../shared/connection-url.js';
+import { unscopedConnection } from '../../shared/context-scope.js';
 import { HanactlError } from '../../shared/errors.js';
 import { ENGINE_TABLE } from '../engines/index.js';
 
@@ -34,10 +35,7 @@ export function resolveContextValues(check: ContextCheck): Record<string, string
   if (!check.strict && check.declared.length === 0 && carried.length > 0) {
     // A caller scoped by context values does not step out of its scope by choosing a connection
     // that applies none: its calls there would see every row.
-    const where = check.connection ? `connection "${check.connection}"` : 'this connection';
-    throw refuse(
-      `This session carries context values (${carried.join(', ')}) and ${where} declares none, so its calls there would run unscoped. Use a connection that declares them, or give this connection its own MCP server entry without MCP_CONTEXT_ variables.`,
-    );
+    throw unscopedConnection(carried, check.connection);
   }
   const values: Record<string, string> = {};
   for (const [rawName, value] of Object.entries(check.supplied)) {

@@ -105,8 +105,13 @@ describe.skipIf(!available)('a session scoped by a context value, on PostgreSQL'
     const direct = await shim.call('run_query', { sql: rls.select, connection: 'everything' });
     expect(direct.isError).toBe(true);
     expect(textOf(direct)).toMatch(/carries context values \(CUSTOMER_ID\) and connection "everything" declares none/);
-    await shim.call('use_connection', { name: 'everything' });
-    const switched = await shim.call('sample_rows', { table: rls.table });
+    const use = await shim.call('use_connection', { name: 'everything' });
+    expect(use.isError).toBe(true);
+    expect(textOf(use)).toMatch(/^CONTEXT_INVALID: .*carries context values \(CUSTOMER_ID\) and connection "everything" declares none/);
+    // The session stays on its scoped connection.
+    const current = await shim.call('current_connection', {});
+    expect(textOf(current)).not.toMatch(/everything/);
+    const switched = await shim.call('sample_rows', { table: rls.table, connection: 'everything' });
     expect(switched.isError).toBe(true);
     expect(textOf(switched)).toMatch(/declares none/);
   });
