@@ -34,7 +34,7 @@ export type Parsed =
       /** Every relation an UPDATE writes, unqualified, as PostgreSQL folds it. */
       readonly updated: readonly string[];
       /**
-       * Every relation an INSERT, UPDATE, DELETE, MERGE or COPY ... FROM writes, as `qualified`
+       * Every relation an INSERT, UPDATE, DELETE, MERGE, TRUNCATE or COPY ... FROM writes, as `qualified`
        * names it (and in `qualified` too): what a write to it runs (rules, triggers, defaults,
        * constraints) is resolved as well as what it names.
        */
@@ -356,6 +356,11 @@ function walk(root: unknown, found: Found): boolean {
         found.qualified.add(name);
         if (key !== 'CopyStmt' || child.is_from === true) found.written.add(name);
       }
+      if (key === 'TruncateStmt' && Array.isArray(child.relations))
+        for (const item of child.relations) if (isNode(item) && isNode(item.RangeVar)) found.written.add(qualifiedName(item.RangeVar));
+      // REFRESH runs the materialised view's query: resolved as a read of it.
+      if (key === 'RefreshMatViewStmt' && isNode(child.relation) && typeof child.relation.relname === 'string')
+        found.qualified.add(qualifiedName(child.relation));
     }
   }
   return writes;
@@ -380,6 +385,8 @@ const TARGET_KEYS: ReadonlySet<string> = new Set([...WRITE_KEYS, 'CopyStmt']);
 /** Every key `walk` looks at beyond descending into it. */
 const SPECIAL_KEYS: ReadonlySet<string> = new Set([
   ...TARGET_KEYS,
+  'TruncateStmt',
+  'RefreshMatViewStmt',
   ...CODE_KEYS.keys(),
   'intoClause',
   'lockingClause',

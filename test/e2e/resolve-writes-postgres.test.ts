@@ -15,7 +15,9 @@ const PEEK_TRIGGER =
  * What a write to a table runs beyond what the statement names, each reaching a SECURITY
  * DEFINER function or a view over other sessions' statements: a rule, row, statement and
  * constraint triggers, a trigger on a partition or on the table a view writes to or a cascade
- * deletes from, a default, a generated column, a CHECK constraint and an expression index.
+ * deletes from, a default, a generated column, a CHECK constraint and an expression index; a
+ * trigger's or default's function that writes to a table whose trigger peeks; a TRUNCATE
+ * trigger, an INSTEAD OF trigger and a trigger's WHEN clause.
  */
 const OBJECTS = [
   PEEK_TRIGGER,
@@ -48,6 +50,22 @@ const OBJECTS = [
   'CREATE TABLE public.p_parent (n int) PARTITION BY RANGE (n)',
   'CREATE TABLE public.p_child PARTITION OF public.p_parent FOR VALUES FROM (0) TO (10)',
   'CREATE TRIGGER peek BEFORE INSERT ON public.p_child FOR EACH ROW EXECUTE FUNCTION public.peek_trg()',
+  // A trigger, and a default, whose function writes to a table whose own trigger peeks.
+  'CREATE TABLE public.audit_log (n int)',
+  'CREATE TRIGGER peek BEFORE INSERT ON public.audit_log FOR EACH ROW EXECUTE FUNCTION public.peek_trg()',
+  'CREATE FUNCTION public.audit_trg() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN INSERT INTO public.audit_log VALUES (NEW.n); RETURN NEW; END $$',
+  'CREATE TABLE public.t_audit (n int)',
+  'CREATE TRIGGER audited AFTER INSERT ON public.t_audit FOR EACH ROW EXECUTE FUNCTION public.audit_trg()',
+  'CREATE FUNCTION public.logged_one() RETURNS int LANGUAGE sql BEGIN ATOMIC INSERT INTO public.audit_log VALUES (1); SELECT 1; END',
+  'CREATE TABLE public.t_atomic (n int DEFAULT public.logged_one())',
+  // A TRUNCATE trigger, an INSTEAD OF trigger on a view, a trigger's WHEN clause.
+  'CREATE TABLE public.t_trunc (n int)',
+  'CREATE TRIGGER peek BEFORE TRUNCATE ON public.t_trunc FOR EACH STATEMENT EXECUTE FUNCTION public.peek_trg()',
+  'CREATE VIEW public.v_instead AS SELECT 1 AS n',
+  'CREATE TRIGGER peek INSTEAD OF INSERT ON public.v_instead FOR EACH ROW EXECUTE FUNCTION public.peek_trg()',
+  "CREATE FUNCTION public.plain_trg() RETURNS trigger LANGUAGE plpgsql AS 'BEGIN RETURN NEW; END'",
+  'CREATE TABLE public.t_when (n int)',
+  'CREATE TRIGGER when_peek BEFORE INSERT ON public.t_when FOR EACH ROW WHEN (public.peek_ok(NEW.n)) EXECUTE FUNCTION public.plain_trg()',
   // hanactl's own key table: a write's RETURNING would read it.
   'CREATE SCHEMA hanactl',
   'CREATE TABLE hanactl.context_keys (id text PRIMARY KEY, inner_pad bytea NOT NULL, outer_pad bytea NOT NULL)',
@@ -110,6 +128,11 @@ describe.skipIf(!available)('run_query resolves what a write to a table runs', (
     ['INSERT INTO t_index VALUES (1)', /Refused: .*t_index.* calls peek_imm\(\)/],
     ['DELETE FROM fk_parent', /Refused: .*fk_parent.* calls peek_trg\(\)/],
     ['INSERT INTO p_parent VALUES (1)', /Refused: .*p_parent.* calls peek_trg\(\)/],
+    ['INSERT INTO t_audit VALUES (1)', /Refused: .*t_audit.* calls peek_trg\(\)/],
+    ['INSERT INTO t_atomic DEFAULT VALUES', /Refused: .*t_atomic.* calls peek_trg\(\)/],
+    ['TRUNCATE t_trunc', /Refused: .*t_trunc.* calls peek_trg\(\)/],
+    ['INSERT INTO v_instead VALUES (1)', /Refused: .*v_instead.* calls peek_trg\(\)/],
+    ['INSERT INTO t_when VALUES (1)', /Refused: .*t_when.* calls peek_ok\(\)/],
     ['DELETE FROM hanactl.context_keys RETURNING inner_pad', /context_keys/],
     ["UPDATE hanactl.context_keys SET id = 'k2' RETURNING outer_pad", /context_keys/],
   ])('refuses %s', async (sql, message) => {
@@ -124,9 +147,12 @@ describe.skipIf(!available)('run_query resolves what a write to a table runs', (
       `SELECT (SELECT count(*) FROM rule_log)::int AS rule_log, (SELECT count(*) FROM t_row)::int AS t_row,
               (SELECT count(*) FROM t_con)::int AS t_con, (SELECT count(*) FROM fk_child)::int AS fk_child,
               (SELECT count(*) FROM p_parent)::int AS p_parent, (SELECT count(*) FROM t_default)::int AS t_default,
+              (SELECT count(*) FROM audit_log)::int AS audit_log, (SELECT count(*) FROM t_when)::int AS t_when,
               (SELECT count(*) FROM hanactl.context_keys WHERE id = 'k1')::int AS keys`,
     );
-    expect(counts?.rows).toEqual([{ rule_log: 0, t_row: 0, t_con: 1, fk_child: 1, p_parent: 0, t_default: 0, keys: 1 }]);
+    expect(counts?.rows).toEqual([
+      { rule_log: 0, t_row: 0, t_con: 1, fk_child: 1, p_parent: 0, t_default: 0, audit_log: 0, t_when: 0, keys: 1 },
+    ]);
   });
 
   /** The rows of a call that must answer, or a failed expectation with the call's text. */

@@ -77,6 +77,16 @@ const KIND_OF_CLASS = `CASE d.refclassid WHEN 'pg_catalog.pg_class'::pg_catalog.
 /** The languages whose bodies are text the walk reads for names. */
 const TEXT_LANGUAGE = `p.prolang IN (SELECT l.oid FROM pg_catalog.pg_language l WHERE l.lanname IN ('sql', 'plpgsql'))`;
 
+/**
+ * The statement writes ($7 names a relation), so the functions it reaches may write too (a
+ * trigger's function, a default's): a relation a function's body names is then followed as
+ * written when the body holds a write (a text body: one of WRITE_WORDS' words; a BEGIN ATOMIC
+ * body: a statement whose commandType is UPDATE, INSERT, DELETE or MERGE), since what a write to
+ * it fires runs too. A read runs in a read-only transaction, where no function can write.
+ */
+const WRITES = `pg_catalog.cardinality($7::pg_catalog.text[]) OPERATOR(pg_catalog.>) 0`;
+const WRITE_WORDS = `'\\m(insert|update|delete|merge|truncate)\\M'`;
+
 /** The words of a function's text body, as written and lower-cased. */
 const BODY_WORDS = `ARRAY(SELECT x.w FROM pg_catalog.regexp_split_to_table(p.prosrc, '[^[:alnum:]_$]+') AS x(w)
         UNION SELECT pg_catalog.lower(x.w) FROM pg_catalog.regexp_split_to_table(p.prosrc, '[^[:alnum:]_$]+') AS x(w))`;
@@ -142,7 +152,7 @@ export const REACH_CTE = `reach(root, kind, oid) AS (
       UNION ALL SELECT 'r', m[1]::pg_catalog.oid
         FROM pg_catalog.pg_rewrite w CROSS JOIN LATERAL pg_catalog.regexp_matches(w.ev_action::pg_catalog.text, ':relid (\\d+)', 'g') AS m
        WHERE r.kind OPERATOR(pg_catalog.=) 'r' AND w.ev_class OPERATOR(pg_catalog.=) r.oid
-      UNION ALL SELECT 'r', m[1]::pg_catalog.oid
+      UNION ALL SELECT CASE WHEN ${WRITES} AND p.prosqlbody::pg_catalog.text ~ ':commandType [2-5] ' THEN 'w' ELSE 'r' END, m[1]::pg_catalog.oid
         FROM pg_catalog.pg_proc p CROSS JOIN LATERAL pg_catalog.regexp_matches(p.prosqlbody::pg_catalog.text, ':relid (\\d+)', 'g') AS m
        WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.=) r.oid AND p.prosqlbody IS NOT NULL
       UNION ALL SELECT 'r', i.inhrelid FROM pg_catalog.pg_inherits i
@@ -169,7 +179,7 @@ export const REACH_CTE = `reach(root, kind, oid) AS (
       UNION ALL SELECT 'p', f::pg_catalog.oid FROM pg_catalog.pg_aggregate g
        CROSS JOIN LATERAL pg_catalog.unnest(ARRAY[g.aggtransfn, g.aggfinalfn, g.aggcombinefn, g.aggserialfn, g.aggdeserialfn, g.aggmtransfn, g.aggminvtransfn, g.aggmfinalfn]) AS f
        WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND g.aggfnoid OPERATOR(pg_catalog.=) r.oid
-      UNION ALL SELECT 'r', c.oid
+      UNION ALL SELECT CASE WHEN ${WRITES} AND p.prosrc OPERATOR(pg_catalog.~*) ${WRITE_WORDS} THEN 'w' ELSE 'r' END, c.oid
         FROM pg_catalog.pg_proc p CROSS JOIN LATERAL (SELECT ${BODY_WORDS} AS words) AS b
         JOIN pg_catalog.pg_class c ON c.relname OPERATOR(pg_catalog.=) ANY (b.words::pg_catalog.name[]) AND c.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
        WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.=) r.oid AND NOT p.prosecdef AND ${TEXT_LANGUAGE}
