@@ -117,14 +117,14 @@ export function planCall(
   );
   const steps: BatchStep[] = opened ? [] : openingSteps(options);
   const settings = steps.length;
-  steps.push({
-    text: `SELECT ${["pg_catalog.set_config('statement_timeout', $1, true)", ...(checksClient ? [CLIENT_CHECK] : []), ...sets, ...signs].join(', ')}`,
-    values: [timeout, ...values, ...signatures],
-  });
   // What the statement names, resolved by the server before it runs (postgres-resolve.ts).
   const resolving = resolveStep(options.references, stage);
+  steps.push({
+    text: `SELECT ${["pg_catalog.set_config('statement_timeout', $1, true)", ...(checksClient ? [CLIENT_CHECK] : []), ...sets, ...signs, ...(resolving ? [JIT_OFF] : [])].join(', ')}`,
+    values: [timeout, ...values, ...signatures],
+  });
   const resolve = resolving ? steps.length : -1;
-  if (resolving) steps.push({ ...resolving, firstRowOnly: true });
+  if (resolving) steps.push({ ...resolving, firstRowOnly: true }, { text: JIT_BACK });
   let explain = -1;
   if (options.costGuard && options.readOnly && explainable(sql, POSTGRES_NOT_EXPLAINABLE)) {
     explain = steps.length;
@@ -154,6 +154,15 @@ export function planCall(
   steps.push({ text: REMOTE_LINKS_PRESENT });
   return { steps, names, settings, resolve, statement, explain, readBack, end, remoteLinks };
 }
+
+/**
+ * The resolve step is planned on every call, and the walk's estimated cost is over the server's
+ * default jit_above_cost (100,000) though it runs in a millisecond: compiling it took 150 ms a
+ * call. JIT is off for that step only, in the call's transaction; JIT_BACK restores the value
+ * the statement itself then runs with.
+ */
+const JIT_OFF = "pg_catalog.set_config('hanactl.jit', pg_catalog.current_setting('jit'), true), pg_catalog.set_config('jit', 'off', true)";
+const JIT_BACK = "SELECT pg_catalog.set_config('jit', pg_catalog.current_setting('hanactl.jit'), true)";
 
 /** What the statement step becomes when the cost guard refuses it: nothing runs, the steps keep their places. */
 const NOTHING: BatchStep = { text: 'SELECT WHERE false' };
