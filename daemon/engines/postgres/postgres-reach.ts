@@ -340,8 +340,9 @@ export const REFUSED_BUILTINS = quoted(builtinNames().filter((n) => builtinObjec
  * What the walk found of a built-in function the policy refuses (builtinObjection), called by an
  * object created since initdb, as `B <root> calls <name>()`, or NULL: by OID in a view's rules or
  * a BEGIN ATOMIC body (pg_depend records nothing on what initdb pins, so the stored trees are
- * read), an extension's function the walk reached (dblink_exec), or named as a word in a SQL or
- * PL/pgSQL text body.
+ * read), an extension's function the walk reached from another object (dblink_exec; one the
+ * statement calls by name itself is the statement check's to judge, with its arguments:
+ * crosstab with plain SQL text), or named as a word in a SQL or PL/pgSQL text body.
  */
 export function refusedBuiltinFinding(): string {
   return `COALESCE(
@@ -358,6 +359,7 @@ export function refusedBuiltinFinding(): string {
   (SELECT pg_catalog.concat('B ', r.root, ' calls ', p.proname, '()')
      FROM reach r JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) r.oid
     WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND p.proname IN (${REFUSED_BUILTINS})
+      AND r.root OPERATOR(pg_catalog.<>) pg_catalog.concat(p.proname, '()')
     LIMIT 1),
   (SELECT pg_catalog.concat('B ', r.root, ' calls ', x.w, '()')
      FROM reach r JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) r.oid
