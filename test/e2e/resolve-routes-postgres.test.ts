@@ -53,6 +53,13 @@ const OBJECTS = [
   "CREATE FUNCTION public.f_forge() RETURNS text LANGUAGE plpgsql AS $$ BEGIN RETURN set_config('mcp.customer_id', '2', true); END $$",
   'CREATE FUNCTION public.f_lock_atomic() RETURNS void LANGUAGE sql BEGIN ATOMIC SELECT pg_advisory_lock(42); END',
   'CREATE VIEW public.v_via_fn AS SELECT public.f_logmem() AS m',
+  // The same built-ins behind a person's operator, aggregate, domain CHECK or default argument.
+  'CREATE OPERATOR public.@@@ (rightarg = int, function = pg_catalog.pg_cancel_backend)',
+  'CREATE AGGREGATE public.kill_agg(int) (sfunc = pg_catalog.int4larger, stype = int, finalfunc = pg_catalog.pg_cancel_backend)',
+  'CREATE DOMAIN public.dres AS int CHECK (pg_catalog.pg_reload_conf() OR true)',
+  "CREATE DOMAIN public.dforge AS text CHECK (pg_catalog.set_config('mcp.customer_id', VALUE, true) IS NOT NULL)",
+  'CREATE FUNCTION public.fd2(x boolean DEFAULT pg_catalog.pg_reload_conf()) RETURNS boolean LANGUAGE sql AS $$ SELECT x $$',
+  'CREATE VIEW public.v_killagg AS SELECT public.kill_agg(0) AS k',
   // What still answers: a person's operator over an invoker function, a partitioned table.
   "CREATE FUNCTION public.plain_add(a int, b int) RETURNS int LANGUAGE sql AS 'SELECT a + b'",
   'CREATE OPERATOR public.%%% (leftarg = int, rightarg = int, function = public.plain_add)',
@@ -137,6 +144,12 @@ describe.skipIf(!available)('run_query resolves every route from a statement to 
     ['SELECT f_forge()', /Refused: f_forge\(\) calls set_config\(\)/],
     ['SELECT f_lock_atomic()', /Refused: f_lock_atomic\(\) calls pg_advisory_lock\(\)/],
     ['SELECT * FROM v_via_fn', /Refused: .*v_via_fn.* calls pg_log_backend_memory_contexts\(\)/],
+    ['SELECT @@@ 0', /Refused: operator @@@ calls pg_cancel_backend\(\)/],
+    ['SELECT kill_agg(0)', /Refused: kill_agg\(\) calls pg_cancel_backend\(\)/],
+    ['SELECT * FROM v_killagg', /Refused: .*v_killagg.* calls pg_cancel_backend\(\)/],
+    ['SELECT 1::dres', /Refused: type dres calls pg_reload_conf\(\)/],
+    ["SELECT '2'::dforge", /Refused: type dforge calls set_config\(\)/],
+    ['SELECT fd2()', /Refused: fd2\(\) calls pg_reload_conf\(\)/],
   ])('refuses %s', async (sql, message) => {
     const result = await shim.call('run_query', { sql });
     expect(result.isError, textOf(result)).toBe(true);
@@ -152,6 +165,7 @@ describe.skipIf(!available)('run_query resolves every route from a statement to 
     ['v_op', /Refused: .*v_op.* calls peek2\(\), a SECURITY DEFINER function/],
     ['v_fn', /Refused: .*v_fn.* reads .*pg_stat_activity/],
     ['v_kill', /Refused: .*v_kill.* calls pg_terminate_backend\(\)/],
+    ['v_killagg', /Refused: .*v_killagg.* calls pg_cancel_backend\(\)/],
   ])('sample_rows refuses %s', async (name, message) => {
     const [schema, table] = name.includes('.') ? name.split('.') : ['public', name];
     const result = await shim.call('sample_rows', { schema, table });

@@ -38,7 +38,10 @@ import type { StatementReferences } from '../../policy/types.js';
  *   (pg_depend); written too, its partitions and children, the relations its rules name (an
  *   INSTEAD or ALSO action's table, a view's base table) and the tables its foreign keys'
  *   CASCADE / SET NULL / SET DEFAULT actions write to.
- * Objects initdb created are not followed: the policy judges them by name.
+ * Objects initdb created are not followed: the policy judges them by name. A built-in function
+ * reached from a person's object (an operator's, an aggregate's support function, a domain CHECK,
+ * a default argument) is kept, unfollowed, so the findings judge it as they judge one the
+ * statement calls (pg_cancel_backend behind an operator, pg_stat_reset in a domain's CHECK).
  */
 
 /** PostgreSQL's FirstNormalObjectId: every object initdb creates has a lower OID. */
@@ -217,7 +220,8 @@ export const REACH_CTE = `reach(root, kind, oid) AS (
        WHERE r.kind OPERATOR(pg_catalog.=) 't' AND k.contypid OPERATOR(pg_catalog.=) r.oid AND d.refobjid OPERATOR(pg_catalog.<>) r.oid
     ) AS e
    WHERE r.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND e.kind IS NOT NULL
-     AND (e.kind IN ('r', 'w') OR e.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID})
+     AND (e.kind IN ('r', 'w') OR e.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
+          OR (e.kind OPERATOR(pg_catalog.=) 'p' AND e.oid OPERATOR(pg_catalog.<>) 0))
 )`;
 
 /**
@@ -266,6 +270,31 @@ export function reachFinding(exempt: string): string {
     LIMIT 1))`;
 }
 
+/**
+ * The stored expression trees of what a reached object runs, read where pg_depend records nothing
+ * (it records no dependency on what initdb pins, so a built-in these call is only in the tree):
+ * a relation's rewrite rules; a function's BEGIN ATOMIC body and default arguments; a domain's
+ * CHECK constraints; and for a written table its CHECK constraints, defaults and generated
+ * columns, triggers' WHEN clauses and index expressions and predicates. One row per tree, `tree`.
+ */
+const STORED_TREES = `
+       SELECT w.ev_action::pg_catalog.text AS tree FROM pg_catalog.pg_rewrite w
+        WHERE r.kind OPERATOR(pg_catalog.=) 'r' AND w.ev_class OPERATOR(pg_catalog.=) r.oid
+       UNION ALL SELECT q.prosqlbody::pg_catalog.text FROM pg_catalog.pg_proc q
+        WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND q.oid OPERATOR(pg_catalog.=) r.oid AND q.prosqlbody IS NOT NULL
+       UNION ALL SELECT q.proargdefaults::pg_catalog.text FROM pg_catalog.pg_proc q
+        WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND q.oid OPERATOR(pg_catalog.=) r.oid AND q.proargdefaults IS NOT NULL
+       UNION ALL SELECT c.conbin::pg_catalog.text FROM pg_catalog.pg_constraint c
+        WHERE r.kind OPERATOR(pg_catalog.=) 't' AND c.contypid OPERATOR(pg_catalog.=) r.oid AND c.conbin IS NOT NULL
+       UNION ALL SELECT c.conbin::pg_catalog.text FROM pg_catalog.pg_constraint c
+        WHERE r.kind OPERATOR(pg_catalog.=) 'w' AND c.conrelid OPERATOR(pg_catalog.=) r.oid AND c.conbin IS NOT NULL
+       UNION ALL SELECT a.adbin::pg_catalog.text FROM pg_catalog.pg_attrdef a
+        WHERE r.kind OPERATOR(pg_catalog.=) 'w' AND a.adrelid OPERATOR(pg_catalog.=) r.oid
+       UNION ALL SELECT g.tgqual::pg_catalog.text FROM pg_catalog.pg_trigger g
+        WHERE r.kind OPERATOR(pg_catalog.=) 'w' AND g.tgrelid OPERATOR(pg_catalog.=) r.oid AND g.tgqual IS NOT NULL
+       UNION ALL SELECT pg_catalog.concat(i.indexprs::pg_catalog.text, ' ', i.indpred::pg_catalog.text) FROM pg_catalog.pg_index i
+        WHERE r.kind OPERATOR(pg_catalog.=) 'w' AND i.indrelid OPERATOR(pg_catalog.=) r.oid AND (i.indexprs IS NOT NULL OR i.indpred IS NOT NULL)`;
+
 const STATISTICS_FUNCTIONS = quoted(PG_EXECUTOR_STATISTICS);
 const STATISTICS_VIEWS = quoted(Object.keys(PG_EXECUTOR_STATISTICS_VIEWS));
 
@@ -288,11 +317,7 @@ export function statisticsFinding(): string {
                          AND d.objid OPERATOR(pg_catalog.=) c.oid AND d.deptype OPERATOR(pg_catalog.=) 'e'))
     LIMIT 1),
   (SELECT pg_catalog.concat('S ', r.root, ' calls ', p.proname, '()')
-     FROM reach r CROSS JOIN LATERAL (
-       SELECT w.ev_action::pg_catalog.text AS tree FROM pg_catalog.pg_rewrite w
-        WHERE r.kind OPERATOR(pg_catalog.=) 'r' AND w.ev_class OPERATOR(pg_catalog.=) r.oid
-       UNION ALL SELECT q.prosqlbody::pg_catalog.text FROM pg_catalog.pg_proc q
-        WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND q.oid OPERATOR(pg_catalog.=) r.oid AND q.prosqlbody IS NOT NULL) AS t
+     FROM reach r CROSS JOIN LATERAL (${STORED_TREES}) AS t
      CROSS JOIN LATERAL pg_catalog.regexp_matches(t.tree, ':(?:funcid|opfuncid|aggfnoid|winfnoid) (\\d+)', 'g') AS m
      JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) m[1]::pg_catalog.oid
     WHERE r.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND p.proname IN (${STATISTICS_FUNCTIONS})
@@ -347,11 +372,7 @@ export const REFUSED_BUILTINS = quoted(builtinNames().filter((n) => builtinObjec
 export function refusedBuiltinFinding(): string {
   return `COALESCE(
   (SELECT pg_catalog.concat('B ', r.root, ' calls ', p.proname, '()')
-     FROM reach r CROSS JOIN LATERAL (
-       SELECT w.ev_action::pg_catalog.text AS tree FROM pg_catalog.pg_rewrite w
-        WHERE r.kind OPERATOR(pg_catalog.=) 'r' AND w.ev_class OPERATOR(pg_catalog.=) r.oid
-       UNION ALL SELECT q.prosqlbody::pg_catalog.text FROM pg_catalog.pg_proc q
-        WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND q.oid OPERATOR(pg_catalog.=) r.oid AND q.prosqlbody IS NOT NULL) AS t
+     FROM reach r CROSS JOIN LATERAL (${STORED_TREES}) AS t
      CROSS JOIN LATERAL pg_catalog.regexp_matches(t.tree, ':(?:funcid|opfuncid|aggfnoid|winfnoid) (\\d+)', 'g') AS m
      JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) m[1]::pg_catalog.oid
     WHERE r.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND p.proname IN (${REFUSED_BUILTINS})
