@@ -24,8 +24,11 @@ describe.skipIf(!available)('context parameters scope MariaDB through a DEFINER 
       user: decodeURIComponent(u.username),
       database: db,
     });
-    await admin.query(`CREATE TABLE orders_${suffix} (customer_id INT NOT NULL, item VARCHAR(40) NOT NULL)`);
+    await admin.query(`CREATE TABLE orders_${suffix} (customer_id INT NOT NULL, item VARCHAR(40) NOT NULL, KEY (item))`);
     await admin.query(`INSERT INTO orders_${suffix} SELECT c.seq, CONCAT('item-', c.seq, '-', g.seq) FROM seq_1_to_3 c, seq_1_to_5 g`);
+    // Enough rows elsewhere that a narrow condition on item is answered through its index.
+    await admin.query(`INSERT INTO orders_${suffix} SELECT 4, CONCAT('fill-', seq) FROM seq_1_to_2000`);
+    await admin.query(`ANALYZE TABLE orders_${suffix}`);
     // A DBA's building blocks: a DEFINER function reads the caller's session variable; a view filters by it.
     await admin.query(
       `CREATE FUNCTION mcp_customer_${suffix}() RETURNS VARCHAR(64) DETERMINISTIC SQL SECURITY DEFINER RETURN @mcp_customer_id`,
@@ -37,10 +40,14 @@ describe.skipIf(!available)('context parameters scope MariaDB through a DEFINER 
     await admin.query(
       `CREATE ALGORITHM=TEMPTABLE SQL SECURITY DEFINER VIEW temp_orders_${suffix} AS SELECT customer_id, item FROM orders_${suffix} WHERE customer_id = mcp_customer_${suffix}()`,
     );
+    // The recipe as documented: a LIMIT keeps the server from pushing conditions into the view.
+    await admin.query(
+      `CREATE ALGORITHM=TEMPTABLE SQL SECURITY DEFINER VIEW recipe_orders_${suffix} AS SELECT customer_id, item FROM orders_${suffix} WHERE customer_id = mcp_customer_${suffix}() LIMIT 18446744073709551615`,
+    );
     await admin.query(`CREATE USER '${user}'@'%' IDENTIFIED BY '${password}'`);
     await admin.query(`CREATE USER '${user}'@'localhost' IDENTIFIED BY '${password}'`);
     for (const host of ['%', 'localhost'])
-      for (const view of [`my_orders_${suffix}`, `temp_orders_${suffix}`])
+      for (const view of [`my_orders_${suffix}`, `temp_orders_${suffix}`, `recipe_orders_${suffix}`])
         await admin.query(`GRANT SELECT ON ${db}.${view} TO '${user}'@'${host}'`);
     await home.ok(['add', '--no-test', 'shop', `mariadb://${user}@${u.host}/${db}`, '--password-stdin', '--context', 'CUSTOMER_ID'], {
       input: password,
@@ -54,6 +61,7 @@ describe.skipIf(!available)('context parameters scope MariaDB through a DEFINER 
     for (const sql of [
       `DROP VIEW IF EXISTS my_orders_${suffix}`,
       `DROP VIEW IF EXISTS temp_orders_${suffix}`,
+      `DROP VIEW IF EXISTS recipe_orders_${suffix}`,
       `DROP FUNCTION IF EXISTS mcp_customer_${suffix}`,
       `DROP TABLE IF EXISTS orders_${suffix}`,
       `DROP USER IF EXISTS '${user}'@'%'`,
@@ -94,5 +102,30 @@ describe.skipIf(!available)('context parameters scope MariaDB through a DEFINER 
     expect(present).toMatch(/"n":5/);
     // A hidden row is still not a row of the result: customer 1's own item errors as it should.
     expect(answer(await probe('temp_orders', 'item-1-3'))).toBe('error');
+  });
+
+  it('a narrow condition on an indexed column is not pushed into the view ahead of its filter', async () => {
+    /** `item = x` narrows to the index; the IF errors on any row it meets. */
+    const probe = (view: string, item: string) =>
+      `SELECT count(*) AS n FROM ${view}_${suffix} WHERE item = '${item}' AND IF(LENGTH(item) > 0, EXP(1000), 0) = 0`;
+    const answer = (result: Awaited<ReturnType<typeof shims.one.call>>) =>
+      result.isError ? 'error' : JSON.stringify(result.structuredContent);
+    // Through hanactl, where the call carries context values, conditions are not pushed down.
+    for (const view of ['temp_orders', 'recipe_orders']) {
+      const present = answer(await shims.one.call('run_query', { sql: probe(view, 'item-2-3') }));
+      expect(present, view).toBe(answer(await shims.one.call('run_query', { sql: probe(view, 'item-2-9') })));
+      expect(present, view).toMatch(/"n":0/);
+    }
+    // The recipe's LIMIT holds on its own, with the server's default pushdown (a client other than hanactl).
+    const direct = await mysql.createConnection({ host: u.hostname, port: Number(u.port || 3306), user, password, database: db });
+    try {
+      await direct.query("SET @mcp_customer_id = '1'");
+      const [rows] = await direct.query(probe('recipe_orders', 'item-2-3'));
+      expect(rows).toEqual([{ n: 0 }]);
+      // Without the LIMIT the pushed-down condition meets customer 2's row: the reason for the recipe's LIMIT.
+      await expect(direct.query(probe('temp_orders', 'item-2-3'))).rejects.toThrow(/out of range/);
+    } finally {
+      await direct.end();
+    }
   });
 });

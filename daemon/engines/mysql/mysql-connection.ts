@@ -86,7 +86,7 @@ export class MysqlConnection implements DriverConnection {
     const context = options.context ?? {};
     const verify = Object.keys(context).length > 0;
     try {
-      await this.#applySession(options.readOnly, options.timeoutMs);
+      await this.#applySession(options.readOnly, options.timeoutMs, verify);
       await this.#applyContext(context);
       // A write with context values runs in a transaction too, so that a statement which changed
       // one is rolled back instead of committed.
@@ -249,8 +249,8 @@ export class MysqlConnection implements DriverConnection {
   }
 
   /** One session SET when the wanted state differs from the one last applied. */
-  async #applySession(readOnly: boolean, timeoutMs: number): Promise<void> {
-    const sql = sessionSql(this.#deps.server, { readOnly, timeoutMs });
+  async #applySession(readOnly: boolean, timeoutMs: number, separated = false): Promise<void> {
+    const sql = sessionSql(this.#deps.server, { readOnly, timeoutMs, separated });
     if (sql === this.#session) return;
     this.#session = undefined;
     await this.#roundTrip(sql);

@@ -27,6 +27,8 @@ export interface SessionWants {
   readonly readOnly: boolean;
   /** Client-side timeout; 0 or non-finite means none. */
   readonly timeoutMs: number;
+  /** The call carries context values: the connection separates rows by a DEFINER view. */
+  readonly separated?: boolean;
 }
 
 /**
@@ -39,16 +41,24 @@ export interface SessionWants {
  * - the server-side statement limit, a belt under our own cancel (which fires first): MariaDB's
  *   `max_statement_time` (seconds, every statement) or MySQL's `max_execution_time` (ms, SELECT
  *   only). It stops the statement even if the daemon dies or the KILL connection cannot be opened.
+ * - where the call separates rows, no pushing of the caller's conditions into a materialised view
+ *   (MariaDB `condition_pushdown_for_derived`, MySQL 8.0.22+ `derived_condition_pushdown`): pushed
+ *   down, a condition becomes an index condition checked before the view's own filter, so a
+ *   condition that errors on a hidden row tells its value (docs/context-parameters.md). Back to
+ *   the server's default otherwise.
  */
 export function sessionSql(server: ServerInfo, wants: SessionWants): string {
   const limitMs = Number.isFinite(wants.timeoutMs) && wants.timeoutMs > 0 ? Math.ceil(wants.timeoutMs) + SERVER_LIMIT_SLACK_MS : 0;
   const parts = [`SESSION time_zone = '+00:00'`];
+  const pushdown = wants.separated ? 'off' : 'default';
   if (server.flavour === 'mariadb') {
     parts.push(`SESSION tx_read_only = ${wants.readOnly ? 1 : 0}`);
     if (atLeast(server, 10, 1, 1)) parts.push(`SESSION max_statement_time = ${(limitMs / 1000).toFixed(3)}`);
+    if (atLeast(server, 10, 2, 2)) parts.push(`SESSION optimizer_switch = 'condition_pushdown_for_derived=${pushdown}'`);
   } else {
     parts.push(`SESSION ${atLeast(server, 5, 7, 20) ? 'transaction_read_only' : 'tx_read_only'} = ${wants.readOnly ? 1 : 0}`);
     if (atLeast(server, 5, 7, 8)) parts.push(`SESSION max_execution_time = ${Math.min(limitMs, 4_294_967_295)}`);
+    if (atLeast(server, 8, 0, 22)) parts.push(`SESSION optimizer_switch = 'derived_condition_pushdown=${pushdown}'`);
   }
   return `SET ${parts.join(', ')}`;
 }
