@@ -16,8 +16,8 @@ import type { Objection, Token } from './types.js';
 /** Object kinds whose definition is code that runs later (CREATE / ALTER / CREATE OR REPLACE). */
 const CODE_OBJECTS = new Set(['FUNCTION', 'PROCEDURE', 'ROUTINE', 'TRIGGER', 'RULE', 'EVENT', 'PACKAGE', 'LANGUAGE', 'TRANSFORM']);
 
-/** Words that may stand between CREATE/ALTER and the object kind. */
-const MODIFIERS = new Set([
+/** Words that may stand between CREATE/ALTER and any object kind, on any engine. */
+const COMMON_MODIFIERS = [
   'OR',
   'REPLACE',
   'DEFINER',
@@ -30,6 +30,11 @@ const MODIFIERS = new Set([
   'TEMPTABLE',
   'TEMP',
   'TEMPORARY',
+];
+
+/** Words that may stand between CREATE/ALTER and the object kind. */
+const MODIFIERS = new Set([
+  ...COMMON_MODIFIERS,
   'CONSTRAINT',
   'TRUSTED',
   'PROCEDURAL',
@@ -93,18 +98,7 @@ const ALLOWED_DDL = new Set(['TABLE', 'INDEX', 'VIEW', 'SEQUENCE', 'SCHEMA', 'DA
 
 /** Words that may stand between CREATE/ALTER and an allowed object kind, on any engine. */
 const DDL_MODIFIERS = new Set([
-  'OR',
-  'REPLACE',
-  'DEFINER',
-  'SQL',
-  'SECURITY',
-  'INVOKER',
-  'ALGORITHM',
-  'UNDEFINED',
-  'MERGE',
-  'TEMPTABLE',
-  'TEMP',
-  'TEMPORARY',
+  ...COMMON_MODIFIERS,
   'UNLOGGED',
   'GLOBAL',
   'LOCAL',

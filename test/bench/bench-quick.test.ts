@@ -13,7 +13,17 @@ const pgUp = await serverAvailable('postgres');
 const mariaUp = pgUp && (await serverAvailable('mysql'));
 
 /** Every figure results.json carries, and a phrase of its row in RESULTS.md. */
-const FIGURES = ['toolsList', 'latency', 'spawnPerCall', 'bigTable', 'coldStart', 'memory', 'sqliteMemory', 'concurrencyPg', 'concurrencyMaria'] as const;
+const FIGURES = [
+  'toolsList',
+  'latency',
+  'spawnPerCall',
+  'bigTable',
+  'coldStart',
+  'memory',
+  'sqliteMemory',
+  'concurrencyPg',
+  'concurrencyMaria',
+] as const;
 const ROWS = [
   '`run_query SELECT 1`',
   'same vs DBHub',

@@ -35,7 +35,9 @@ describe('hanactl add, from a script', () => {
     expect(result.code).toBe(1);
     expect(performance.now() - started).toBeLessThan(30_000);
     expect(result.stderr).toMatch(/The connection test failed, so "far" was not saved: /);
-    expect(result.stderr).toMatch(/Cannot reach PostgreSQL at \[?2001:db8::1\]?:5432 \((E[A-Z]+)\)|Cannot reach PostgreSQL at \[?2001:db8::1\]?:5432.*(timeout|did not answer)/);
+    expect(result.stderr).toMatch(
+      /Cannot reach PostgreSQL at \[?2001:db8::1\]?:5432 \((E[A-Z]+)\)|Cannot reach PostgreSQL at \[?2001:db8::1\]?:5432.*(timeout|did not answer)/,
+    );
     expect(result.stderr).not.toMatch(/refused the connection/);
     expect(result.stderr).toMatch(/or save it untested with --no-test\.$/m);
     expect((await home.ok(['list', '--json'])).stdout).not.toContain('"far"');
@@ -44,8 +46,12 @@ describe('hanactl add, from a script', () => {
   it('refuses a closed port and a login the server rejects, saves nothing, and saves either with --no-test', async () => {
     const closed = await home.run(['add', 'closed', 'postgres://app@127.0.0.1:1/shop', '--no-password']);
     expect(closed.code).toBe(1);
-    expect(closed.stderr).toMatch(/The connection test failed, so "closed" was not saved: .*127\.0\.0\.1:1.* Fix the URL or the password and run `[^`]*hanactl(?:\.js)? add` again, or save it untested with --no-test\./);
-    const login = await home.run(['add', 'stranger', `mariadb://nobody_${process.pid}@127.0.0.1:3306/test`, '--password-stdin'], { input: 'not-the-password' });
+    expect(closed.stderr).toMatch(
+      /The connection test failed, so "closed" was not saved: .*127\.0\.0\.1:1.* Fix the URL or the password and run `[^`]*hanactl(?:\.js)? add` again, or save it untested with --no-test\./,
+    );
+    const login = await home.run(['add', 'stranger', `mariadb://nobody_${process.pid}@127.0.0.1:3306/test`, '--password-stdin'], {
+      input: 'not-the-password',
+    });
     expect(login.code).toBe(1);
     expect(login.stderr).toMatch(/The connection test failed, so "stranger" was not saved: /);
     expect(login.stderr).not.toContain('not-the-password');

@@ -51,8 +51,16 @@ describe('hanactl on the command line', () => {
   });
 
   it.each([
-    ['pg-opt', 'postgres://app@127.0.0.1:5432/db?options=-c%20default_transaction_read_only%3Doff', /PostgreSQL URL option "options" is not supported; the options are: sslmode, /],
-    ['my-opt', 'mysql://app@127.0.0.1:3306/db?multipleStatements=true', /MySQL\/MariaDB URL option "multipleStatements" is not supported; the options are: ssl, /],
+    [
+      'pg-opt',
+      'postgres://app@127.0.0.1:5432/db?options=-c%20default_transaction_read_only%3Doff',
+      /PostgreSQL URL option "options" is not supported; the options are: sslmode, /,
+    ],
+    [
+      'my-opt',
+      'mysql://app@127.0.0.1:3306/db?multipleStatements=true',
+      /MySQL\/MariaDB URL option "multipleStatements" is not supported; the options are: ssl, /,
+    ],
     ['lite-opt', 'sqlite::memory:?cache=shared', /SQLite URL option "cache" is not supported; the options are: mode/],
     ['hana-opt', 'hana://u@127.0.0.1:30015/HXE?bogus=1', /SAP HANA URL option "bogus" is not supported; the options are: encrypt, /],
   ])('refuses an unknown URL option at add (%s), naming the allowed ones, and keeps nothing', async (name, url, message) => {
@@ -85,7 +93,9 @@ describe('hanactl on the command line', () => {
     const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
     const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
     const client = new Client({ name: 'editor', version: '1' });
-    await client.connect(new StdioClientTransport({ command: entry.command, args: entry.args, env: { ...home.env, ...entry.env } as Record<string, string> }));
+    await client.connect(
+      new StdioClientTransport({ command: entry.command, args: entry.args, env: { ...home.env, ...entry.env } as Record<string, string> }),
+    );
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toContain('run_query');
     const result = await client.callTool({ name: 'run_query', arguments: { sql: 'SELECT 7 AS n' } });

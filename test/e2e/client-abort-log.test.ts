@@ -47,7 +47,10 @@ describe('a client that goes away mid-request', () => {
     const before = daemonLogLines(home.dir).length;
     await abandon(socket, path, head, partial);
     const logged = await waitFor(
-      () => daemonLogLines(home.dir).slice(before).find((line) => line.includes('client closed its connection mid-request')),
+      () =>
+        daemonLogLines(home.dir)
+          .slice(before)
+          .find((line) => line.includes('client closed its connection mid-request')),
       15_000,
     );
     expect(logged, 'the info line').toBeDefined();

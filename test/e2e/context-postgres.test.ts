@@ -43,7 +43,11 @@ describe.skipIf(!available)('context parameters scope PostgreSQL row-level secur
     expect((await one.call('run_query', { sql: 'SELECT 1/0' })).isError).toBe(true);
     // A cancelled call: the client gives up while the statement runs.
     const abort = new AbortController();
-    const cancelled = one.client.callTool({ name: 'run_query', arguments: { sql: 'SELECT count(*) FROM generate_series(1, 50000000)' } }, undefined, { signal: abort.signal }).catch((e) => e);
+    const cancelled = one.client
+      .callTool({ name: 'run_query', arguments: { sql: 'SELECT count(*) FROM generate_series(1, 50000000)' } }, undefined, {
+        signal: abort.signal,
+      })
+      .catch((e) => e);
     setTimeout(() => abort.abort(), 300);
     await cancelled;
     // The agent tries to overwrite its own value, session-wide.

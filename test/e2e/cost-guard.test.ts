@@ -23,7 +23,9 @@ describe.skipIf(!pgUp)('the cost guard on PostgreSQL, through the real shim and 
   beforeAll(async () => {
     admin = new pg.Client({ connectionString: PG_URL });
     await admin.connect();
-    await admin.query(`CREATE FUNCTION ${RAN}() RETURNS int VOLATILE LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'the statement ran'; END $$`);
+    await admin.query(
+      `CREATE FUNCTION ${RAN}() RETURNS int VOLATILE LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'the statement ran'; END $$`,
+    );
     // No context names: a cost limit and row separation do not go together (see the last test).
     await home.ok(['add', 'pg', PG_URL, '--no-password']);
     shim = await startShim(home.env, ['--connection', 'pg']);
@@ -67,12 +69,17 @@ describe.skipIf(!pgUp)('the cost guard on PostgreSQL, through the real shim and 
     const result = await shim.call('run_query', { sql: EXPENSIVE });
     const text = textOf(result);
     expect(result.isError).toBe(true);
-    expect(text).toMatch(/the planner estimates this statement at cost \d+(\.\d+)?, over the limit of 1000 set for "pg"\. It was not run\./);
+    expect(text).toMatch(
+      /the planner estimates this statement at cost \d+(\.\d+)?, over the limit of 1000 set for "pg"\. It was not run\./,
+    );
     expect(text).toMatch(/WHERE.*LIMIT/);
     expect(text).toMatch(/set pg --max-cost <n>/);
     expect(text).not.toMatch(/the statement ran/);
     // Not running either: no backend shows it.
-    const { rows } = await admin.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE '%' || $1 || '%' AND pid <> pg_backend_pid()`, [RAN]);
+    const { rows } = await admin.query(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE '%' || $1 || '%' AND pid <> pg_backend_pid()`,
+      [RAN],
+    );
     expect(rows[0].n).toBe(0);
     expect(performance.now() - started).toBeLessThan(10_000);
     // The connection stays usable.

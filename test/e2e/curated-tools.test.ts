@@ -1,5 +1,5 @@
-import { createRequire } from 'node:module';
 import { writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import mysql from 'mysql2/promise';

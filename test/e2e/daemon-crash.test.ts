@@ -25,6 +25,32 @@ const PLANTED = `process.on('SIGUSR2', () => {
 });
 `;
 
+/**
+ * A home with one SQLite connection and a relay session on it, started before and ended after
+ * the describe block it is called in; `prepare` runs first (e.g. to plant a failure).
+ */
+function liteSession(prepare: (h: TestHome) => void = () => {}): { home: TestHome; shim: () => ShimHandle } {
+  const home = new TestHome();
+  let shim: ShimHandle | undefined;
+  beforeAll(async () => {
+    prepare(home);
+    writeFileSync(join(home.dir, 'lite.db'), '');
+    await home.ok(['add', '--no-test', 'lite', `sqlite:${join(home.dir, 'lite.db')}`]);
+    shim = await startShim(home.env, ['--connection', 'lite']);
+  });
+  afterAll(async () => {
+    await shim?.close();
+    await home.dispose();
+  });
+  return {
+    home,
+    shim: () => {
+      if (!shim) throw new Error('the relay session did not start');
+      return shim;
+    },
+  };
+}
+
 describe('a daemon that dies of an uncaught error says why in its log', () => {
   const home = new TestHome();
 
@@ -60,24 +86,12 @@ describe('a daemon that dies of an uncaught error says why in its log', () => {
 });
 
 describe('a relay session outlives two crashes of its daemon', () => {
-  const home = new TestHome();
-  let shim: ShimHandle;
-
-  beforeAll(async () => {
-    writeFileSync(join(home.dir, 'lite.db'), '');
-    await home.ok(['add', '--no-test', 'lite', `sqlite:${join(home.dir, 'lite.db')}`]);
-    shim = await startShim(home.env, ['--connection', 'lite']);
-  });
-
-  afterAll(async () => {
-    await shim?.close();
-    await home.dispose();
-  });
+  const { home, shim: session } = liteSession();
 
   it('after each kill -9 of the daemon, the next call starts a new one and answers', async () => {
     const pids: number[] = [];
     for (let crash = 0; crash < 3; crash++) {
-      const result = await shim.call('run_query', { sql: 'SELECT 1 AS one' });
+      const result = await session().call('run_query', { sql: 'SELECT 1 AS one' });
       expect(result.isError, `call after ${crash} crashes: ${textOf(result)}`).toBeFalsy();
       const { pid } = JSON.parse((await home.ok(['daemon', 'status', '--json'])).stdout);
       expect(pids).not.toContain(pid);
@@ -89,57 +103,34 @@ describe('a relay session outlives two crashes of its daemon', () => {
 });
 
 describe('a relay session outlives two daemons dying of an error during its calls', () => {
-  const home = new TestHome();
-  let shim: ShimHandle;
-  const LONG = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) AS n FROM c';
-
-  beforeAll(async () => {
+  const { home, shim: session } = liteSession((home) => {
     writeFileSync(join(home.dir, 'planted.mjs'), PLANTED);
     home.env.NODE_OPTIONS = `--import ${join(home.dir, 'planted.mjs')}`;
-    writeFileSync(join(home.dir, 'lite.db'), '');
-    await home.ok(['add', '--no-test', 'lite', `sqlite:${join(home.dir, 'lite.db')}`]);
-    shim = await startShim(home.env, ['--connection', 'lite']);
   });
-
-  afterAll(async () => {
-    await shim?.close();
-    await home.dispose();
-  });
+  const LONG = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) AS n FROM c';
 
   it('the call in flight answers DAEMON_RESTARTED; the next call starts a new daemon and answers', async () => {
     for (let crash = 0; crash < 2; crash++) {
-      const ready = await shim.call('run_query', { sql: 'SELECT 1 AS one' });
+      const ready = await session().call('run_query', { sql: 'SELECT 1 AS one' });
       expect(ready.isError, `call after ${crash} crashes: ${textOf(ready)}`).toBeFalsy();
       const { pid } = JSON.parse((await home.ok(['daemon', 'status', '--json'])).stdout);
-      const inFlight = shim.call('run_query', { sql: LONG });
+      const inFlight = session().call('run_query', { sql: LONG });
       const deadline = Date.now() + 15_000;
       while (JSON.parse((await home.ok(['queries', '--json'])).stdout).length === 0 && Date.now() < deadline);
       process.kill(pid, 'SIGUSR2');
       expect(textOf(await inFlight)).toMatch(/^DAEMON_RESTARTED/);
       expect(await gone(pid)).toBe(true);
     }
-    const after = await shim.call('run_query', { sql: 'SELECT 1 AS one' });
+    const after = await session().call('run_query', { sql: 'SELECT 1 AS one' });
     expect(after.isError, textOf(after)).toBeFalsy();
   }, 120_000);
 });
 
 describe('a relay that reaches a daemon in its last moments tries the next one', () => {
-  const home = new TestHome();
-  let shim: ShimHandle;
-
-  beforeAll(async () => {
-    writeFileSync(join(home.dir, 'lite.db'), '');
-    await home.ok(['add', '--no-test', 'lite', `sqlite:${join(home.dir, 'lite.db')}`]);
-    shim = await startShim(home.env, ['--connection', 'lite']);
-  });
-
-  afterAll(async () => {
-    await shim?.close();
-    await home.dispose();
-  });
+  const { home, shim: session } = liteSession();
 
   it('a connection closed before the daemon said a word costs no call: it goes to a new daemon', async () => {
-    const first = await shim.call('run_query', { sql: 'SELECT 1 AS one' });
+    const first = await session().call('run_query', { sql: 'SELECT 1 AS one' });
     expect(first.isError, textOf(first)).toBeFalsy();
     const { pid } = JSON.parse((await home.ok(['daemon', 'status', '--json'])).stdout);
     process.kill(pid, 'SIGKILL');
@@ -153,7 +144,7 @@ describe('a relay that reaches a daemon in its last moments tries the next one',
     });
     await new Promise<void>((resolve) => dying.listen(socket, resolve));
     const closed = new Promise<void>((resolve) => dying.on('close', resolve));
-    const next = await shim.call('run_query', { sql: 'SELECT 1 AS one' });
+    const next = await session().call('run_query', { sql: 'SELECT 1 AS one' });
     await closed;
     expect(next.isError, textOf(next)).toBeFalsy();
     expect(next.structuredContent).toMatchObject({ rows: [{ one: 1 }] });

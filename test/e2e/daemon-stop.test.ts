@@ -17,7 +17,10 @@ endChildrenAfterEach();
 const LONG = 'WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5000000000) SELECT count(*) AS c FROM n';
 
 /** One raw relay connection on the daemon socket: lines in, lines out, as `hanactl mcp` speaks it. */
-function rawRelay(socketPath: string, connection: string): { socket: Socket; send(msg: unknown): void; lines: () => string[]; next(pattern: RegExp): Promise<string> } {
+function rawRelay(
+  socketPath: string,
+  connection: string,
+): { socket: Socket; send(msg: unknown): void; lines: () => string[]; next(pattern: RegExp): Promise<string> } {
   const socket = connect(socketPath);
   let seen = '';
   socket.on('data', (d) => (seen += d));
@@ -48,7 +51,12 @@ describe('a daemon that stops', () => {
   it('answers a call that reaches it while it stops with a retryable error at once, and runs it not', async () => {
     const relay = rawRelay(paths.socket, 'lite');
     try {
-      relay.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+      relay.send({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      });
       await relay.next(/"id":1,"result"/);
       relay.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
       relay.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'run_query', arguments: { sql: LONG } } });
@@ -90,7 +98,9 @@ describe('a daemon that stops', () => {
     try {
       expect((await shim.call('run_query', { sql: 'SELECT 1 AS one' })).isError).toBeFalsy();
       const stopped = await home.ok(['daemon', 'stop']);
-      expect(stopped.stdout).toContain(`Agents' sessions will not start it again; \`HANACTL_HOME=${home.dir} node ${BIN} daemon start\` does.`);
+      expect(stopped.stdout).toContain(
+        `Agents' sessions will not start it again; \`HANACTL_HOME=${home.dir} node ${BIN} daemon start\` does.`,
+      );
       const refused = await shim.call('run_query', { sql: 'SELECT 1 AS one' });
       expect(refused.isError).toBe(true);
       expect(textOf(refused)).toMatch(/^DAEMON_STOPPED: The hanactl daemon for .+ was stopped on purpose at .+ UTC/);

@@ -34,7 +34,9 @@ describe('what an editor needs for the registry key', () => {
     const printed = await home.ok(['mcp-config', '--client', 'cursor']);
     expect(printed.stdout).not.toContain('HANACTL_REGISTRY_KEY');
     expect(printed.stdout).not.toContain(home.env.HANACTL_REGISTRY_KEY);
-    expect(printed.stderr).toMatch(/^warning: The registry key comes from HANACTL_REGISTRY_KEY in this shell\. An editor does not inherit/m);
+    expect(printed.stderr).toMatch(
+      /^warning: The registry key comes from HANACTL_REGISTRY_KEY in this shell\. An editor does not inherit/m,
+    );
     expect(printed.stderr).toContain(`\`${home.cli} key import --in FILE --force --key-file\``);
     const doctor = await home.run(['doctor', '--json']);
     expect(editorsCheck(doctor.stdout)).toMatchObject({ status: 'warn', fix: expect.stringMatching(/hanactl(?:\.js)? daemon start/) });
@@ -45,20 +47,31 @@ describe('what an editor needs for the registry key', () => {
   it('with no keychain and no key file: each says so and names --key-file', async () => {
     const home = newHome({ keyInEnv: false, extraEnv: NO_KEYCHAIN });
     const printed = await home.ok(['mcp-config', '--client', 'vscode']);
-    expect(printed.stderr).toMatch(/^warning: No OS keychain answers here \(.+\), so a daemon an editor starts cannot get its registry key/m);
+    expect(printed.stderr).toMatch(
+      /^warning: No OS keychain answers here \(.+\), so a daemon an editor starts cannot get its registry key/m,
+    );
     expect(printed.stderr).toContain(`\`${home.cli} daemon start --key-file\``);
     const doctor = await home.run(['doctor', '--json']);
     expect(editorsCheck(doctor.stdout)).toMatchObject({ status: 'warn', message: expect.stringMatching(/No OS keychain answers here/) });
-    const dry = JSON.parse((await home.ok(['daemon', 'install', '--dry-run', '--json'])).stdout) as { warnings: string[]; written: boolean };
+    const dry = JSON.parse((await home.ok(['daemon', 'install', '--dry-run', '--json'])).stdout) as {
+      warnings: string[];
+      written: boolean;
+    };
     expect(dry.written).toBe(false);
-    expect(dry.warnings).toEqual([expect.stringMatching(/^the service would not find a registry key: No OS keychain answers here .*, so the service cannot get its registry key.*--key-file/)]);
+    expect(dry.warnings).toEqual([
+      expect.stringMatching(
+        /^the service would not find a registry key: No OS keychain answers here .*, so the service cannot get its registry key.*--key-file/,
+      ),
+    ]);
   });
 
   it('with a key file: the editor needs nothing more, and nothing is warned', async () => {
     const home = newHome({ keyInEnv: false, extraEnv: NO_KEYCHAIN });
     writeFileSync(join(home.dir, 'config.json'), JSON.stringify({ keyFile: true }));
     const printed = await home.ok(['mcp-config', '--client', 'cursor']);
-    expect(printed.stderr.trim()).toBe(`Key source: The daemon reads its registry key from the key file ${join(home.dir, 'registry.key')}; an editor that starts it needs nothing more.`);
+    expect(printed.stderr.trim()).toBe(
+      `Key source: The daemon reads its registry key from the key file ${join(home.dir, 'registry.key')}; an editor that starts it needs nothing more.`,
+    );
     expect(editorsCheck((await home.run(['doctor', '--json'])).stdout)).toMatchObject({ status: 'ok' });
     const dry = await home.ok(['daemon', 'install', '--dry-run', '--json']);
     expect(JSON.parse(dry.stdout).warnings).toEqual([]);

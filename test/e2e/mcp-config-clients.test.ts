@@ -14,7 +14,10 @@ describe('mcp-config for more clients', () => {
     const config = join(home.dir, 'xdg');
     const file = join(config, 'zed', 'settings.json');
     spawnSync('mkdir', ['-p', join(config, 'zed')]);
-    writeFileSync(file, '// my settings\n{\n  "theme": "One Dark", // dark\n  "context_servers": { "other": { "command": "x", "args": [] } },\n}\n');
+    writeFileSync(
+      file,
+      '// my settings\n{\n  "theme": "One Dark", // dark\n  "context_servers": { "other": { "command": "x", "args": [] } },\n}\n',
+    );
     const r = await home.ok(['mcp-config', '--client', 'zed', '--connection', 'shop', '--write'], { env: { XDG_CONFIG_HOME: config } });
     expect(r.stdout).toContain(`Added hanactl to ${file}`);
     const text = readFileSync(file, 'utf8');
@@ -23,7 +26,10 @@ describe('mcp-config for more clients', () => {
     const doc = parse(text);
     expect(doc.theme).toBe('One Dark');
     expect(Object.keys(doc.context_servers)).toEqual(['other', 'hanactl']);
-    expect(doc.context_servers.hanactl).toMatchObject({ command: expect.stringMatching(/\/bin\/hanactl-mcp$/), args: ['--connection', 'shop'] });
+    expect(doc.context_servers.hanactl).toMatchObject({
+      command: expect.stringMatching(/\/bin\/hanactl-mcp$/),
+      args: ['--connection', 'shop'],
+    });
   });
 
   it.each([
@@ -61,8 +67,13 @@ describe('mcp-config for more clients', () => {
 
   it('Codex CLI: prints a [mcp_servers.hanactl] table that is valid TOML, and --write edits nothing', async () => {
     const printed = await home.ok(['mcp-config', '--client', 'codex', '--connection', 'shop']);
-    expect(printed.stdout).toMatch(/^\[mcp_servers\.hanactl\]\ncommand = ".*\/bin\/hanactl-mcp"\nargs = \["--connection", "shop"\]\nenv = \{ HANACTL_NODE = ".+", HANACTL_HOME = ".+" \}\n$/);
-    const toml = spawnSync('python3', ['-c', 'import json, sys, tomllib; print(json.dumps(tomllib.loads(sys.stdin.read())))'], { input: printed.stdout, encoding: 'utf8' });
+    expect(printed.stdout).toMatch(
+      /^\[mcp_servers\.hanactl\]\ncommand = ".*\/bin\/hanactl-mcp"\nargs = \["--connection", "shop"\]\nenv = \{ HANACTL_NODE = ".+", HANACTL_HOME = ".+" \}\n$/,
+    );
+    const toml = spawnSync('python3', ['-c', 'import json, sys, tomllib; print(json.dumps(tomllib.loads(sys.stdin.read())))'], {
+      input: printed.stdout,
+      encoding: 'utf8',
+    });
     if (toml.status === 0) {
       expect(JSON.parse(toml.stdout).mcp_servers.hanactl).toEqual({
         command: expect.stringMatching(/\/bin\/hanactl-mcp$/),
@@ -70,7 +81,16 @@ describe('mcp-config for more clients', () => {
         env: { HANACTL_NODE: process.execPath, HANACTL_HOME: home.dir },
       });
     }
-    const written = await home.ok(['mcp-config', '--client', 'codex', '--connection', 'shop', '--write', '--config-file', join(home.dir, 'config.toml')]);
+    const written = await home.ok([
+      'mcp-config',
+      '--client',
+      'codex',
+      '--connection',
+      'shop',
+      '--write',
+      '--config-file',
+      join(home.dir, 'config.toml'),
+    ]);
     expect(written.stderr).toMatch(/hanactl does not edit.*Add this table to it \(or run `codex mcp add`\)/s);
     expect(written.stdout).toBe(printed.stdout);
     expect(existsSync(join(home.dir, 'config.toml'))).toBe(false);

@@ -69,7 +69,8 @@ describe('MCP over HTTP: what one token sees and holds', () => {
     }
   });
 
-  const initialize = (token: string) => rawRequest(port, '/mcp/visible-db', { host: `127.0.0.1:${port}`, authorization: `Bearer ${token}` });
+  const initialize = (token: string) =>
+    rawRequest(port, '/mcp/visible-db', { host: `127.0.0.1:${port}`, authorization: `Bearer ${token}` });
 
   it(`one token holds at most ${DEFAULT_MAX_SESSIONS_PER_TOKEN} sessions; one more is 429 naming the limit, other tokens still get in`, async () => {
     const opened: string[] = [];
@@ -82,10 +83,11 @@ describe('MCP over HTTP: what one token sees and holds', () => {
     expect(refused.status).toBe(429);
     expect(refused.headers['retry-after']).toBe('60');
     expect(JSON.parse(refused.body).error.message).toMatch(
-      new RegExp(`token "greedy" already holds ${DEFAULT_MAX_SESSIONS_PER_TOKEN} MCP sessions, the limit per token \\(${DEFAULT_MAX_SESSIONS_PER_TOKEN}\\)`),
+      new RegExp(
+        `token "greedy" already holds ${DEFAULT_MAX_SESSIONS_PER_TOKEN} MCP sessions, the limit per token \\(${DEFAULT_MAX_SESSIONS_PER_TOKEN}\\)`,
+      ),
     );
     const other = await initialize(wide);
     expect(other.status).toBe(200);
-
   });
 });

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3-multiple-ciphers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unlockCipher } from '../../daemon/registry/cipher.js';
-import { type AuditRecord, AuditListSchema, AuditRecordSchema, SessionListSchema } from '../../shared/schemas.js';
+import { AuditListSchema, type AuditRecord, AuditRecordSchema, SessionListSchema } from '../../shared/schemas.js';
 import { PG_URL, serverAvailable } from '../helpers/engines.js';
 import { BIN, TestHome } from '../helpers/hanactl-home.js';
 import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';

@@ -62,13 +62,20 @@ describe('hanactl doctor on a broken set-up', () => {
 
   it('names the socket folder’s mode and the chmod that fixes it', () => {
     const runDir = join(home.dir, 'run');
-    expect(checks.find((c) => c.name === 'socket folder')).toMatchObject({ status: 'fail', message: expect.stringMatching(new RegExp(`${runDir}.*mode 755.*chmod 700 ${runDir}`)) });
+    expect(checks.find((c) => c.name === 'socket folder')).toMatchObject({
+      status: 'fail',
+      message: expect.stringMatching(new RegExp(`${runDir}.*mode 755.*chmod 700 ${runDir}`)),
+    });
     expect(text.stdout).toMatch(/^fail {2}socket folder +.*mode 755/m);
   });
 
   it('names the connection to a closed port, and what to do about it', () => {
     const dead = checks.find((c) => c.name === 'connection dead');
-    expect(dead).toMatchObject({ status: 'fail', message: expect.stringMatching(/Cannot reach PostgreSQL at 127\.0\.0\.1:\d+/), fix: expect.stringContaining(`${home.cli} add dead <url> --replace`) });
+    expect(dead).toMatchObject({
+      status: 'fail',
+      message: expect.stringMatching(/Cannot reach PostgreSQL at 127\.0\.0\.1:\d+/),
+      fix: expect.stringContaining(`${home.cli} add dead <url> --replace`),
+    });
     expect(text.stdout).toMatch(/^fail {2}connection dead +Cannot reach PostgreSQL/m);
   });
 
@@ -82,12 +89,18 @@ describe('hanactl doctor on a broken set-up', () => {
     const wrongKey = (await import('node:crypto')).randomBytes(32).toString('base64');
     const wrong = await home.run(['doctor', '--json'], { env: { HANACTL_REGISTRY_KEY: wrongKey } });
     const found: Check[] = JSON.parse(wrong.stdout).checks;
-    expect(found.find((c) => c.name === 'registry')).toMatchObject({ status: 'fail', message: expect.stringMatching(/does not open with the key/) });
+    expect(found.find((c) => c.name === 'registry')).toMatchObject({
+      status: 'fail',
+      message: expect.stringMatching(/does not open with the key/),
+    });
     expect(found.find((c) => c.name === 'daemon key source')).toBeUndefined();
 
     chmodSync(join(home.dir, 'registry.db'), 0o644);
     const readable: Check[] = JSON.parse((await home.run(['doctor', '--json'])).stdout).checks;
-    expect(readable.find((c) => c.name === 'registry')).toMatchObject({ status: 'fail', fix: `chmod 600 ${join(home.dir, 'registry.db')}` });
+    expect(readable.find((c) => c.name === 'registry')).toMatchObject({
+      status: 'fail',
+      fix: `chmod 600 ${join(home.dir, 'registry.db')}`,
+    });
     chmodSync(join(home.dir, 'registry.db'), 0o600);
   });
 

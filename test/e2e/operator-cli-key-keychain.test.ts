@@ -3,9 +3,11 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, REPO, TestHome } from '../helpers/hanactl-home.js';
 
-const hasKeyring = spawnSync('sh', ['-c', 'command -v dbus-run-session && command -v gnome-keyring-daemon && command -v secret-tool']).status === 0;
+const hasKeyring =
+  spawnSync('sh', ['-c', 'command -v dbus-run-session && command -v gnome-keyring-daemon && command -v secret-tool']).status === 0;
 if (!hasKeyring) {
-  if (process.env.CI) throw new Error('CI needs gnome-keyring, libsecret-tools and dbus-x11 for the keychain tests (.ci/run installs them).');
+  if (process.env.CI)
+    throw new Error('CI needs gnome-keyring, libsecret-tools and dbus-x11 for the keychain tests (.ci/run installs them).');
   console.warn('Skipping keychain key-rotation tests: install gnome-keyring libsecret-tools dbus-x11 to run them.');
 }
 
@@ -17,7 +19,12 @@ describe.skipIf(!hasKeyring)('key rotate, export and import with the registry ke
     const script = join(REPO, 'test/helpers/key-keychain-scenario.mjs');
     const result = spawnSync(
       'dbus-run-session',
-      ['--', 'sh', '-c', `echo -n test | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1; exec "${process.execPath}" "${script}" "${BIN}" "${REPO}"`],
+      [
+        '--',
+        'sh',
+        '-c',
+        `echo -n test | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1; exec "${process.execPath}" "${script}" "${BIN}" "${REPO}"`,
+      ],
       // A keyring of its own under the test home: the person's keyring is never touched.
       { encoding: 'utf8', env: { ...home.env, XDG_DATA_HOME: join(home.dir, 'xdg-data') }, timeout: 120_000 },
     );

@@ -27,7 +27,9 @@ const keyFile = (home: TestHome, name = 'registry.key') => Buffer.from(readFileS
 async function seed(home: TestHome, marker = `pw-${randomBytes(6).toString('hex')}`): Promise<void> {
   const port = await closedPort();
   await home.ok(['add', '--no-test', 'mem', 'sqlite::memory:', '--description', 'in memory']);
-  await home.ok(['add', '--no-test', 'pg', `postgres://app@127.0.0.1:${port}/shop`, '--password-stdin', '--description', 'has a secret'], { input: marker });
+  await home.ok(['add', '--no-test', 'pg', `postgres://app@127.0.0.1:${port}/shop`, '--password-stdin', '--description', 'has a secret'], {
+    input: marker,
+  });
 }
 
 describe('key rotate with HANACTL_REGISTRY_KEY as the key source', () => {
@@ -149,7 +151,9 @@ describe('key export and import move the registry to a fresh home', () => {
 
   it('refuses a passphrase typed as an argument, an empty one, and one too short', async () => {
     expect((await source.run(['key', 'export', '--out', exportFile, '--passphrase', PASSPHRASE])).code).toBe(2);
-    expect((await source.run(['key', 'export', '--out', exportFile, '--passphrase-stdin'], { input: '' })).stderr).toMatch(/stdin was empty/);
+    expect((await source.run(['key', 'export', '--out', exportFile, '--passphrase-stdin'], { input: '' })).stderr).toMatch(
+      /stdin was empty/,
+    );
     const short = await source.run(['key', 'export', '--out', exportFile, '--passphrase-stdin'], { input: 'short\n' });
     expect(short.code).toBe(1);
     expect(short.stderr).toMatch(/at least 8 characters/);
@@ -166,12 +170,17 @@ describe('key export and import move the registry to a fresh home', () => {
     const doc = JSON.parse(readFileSync(exportFile, 'utf8'));
     expect(doc).toMatchObject({ format: 'hanactl-registry-export', version: 1, kdf: { name: 'scrypt' }, cipher: { name: 'aes-256-gcm' } });
     const everything = Buffer.concat([readFileSync(exportFile), Buffer.from(doc.registry.bytes, 'base64')]);
-    for (const secret of [marker, 'has a secret', source.env.HANACTL_REGISTRY_KEY as string]) expect(everything.includes(Buffer.from(secret)), secret).toBe(false);
-    expect((await source.run(['key', 'export', '--out', exportFile, '--passphrase-stdin'], { input: PASSPHRASE })).stderr).toMatch(/already exists.*--force/);
+    for (const secret of [marker, 'has a secret', source.env.HANACTL_REGISTRY_KEY as string])
+      expect(everything.includes(Buffer.from(secret)), secret).toBe(false);
+    expect((await source.run(['key', 'export', '--out', exportFile, '--passphrase-stdin'], { input: PASSPHRASE })).stderr).toMatch(
+      /already exists.*--force/,
+    );
   });
 
   it('refuses a wrong passphrase and writes nothing', async () => {
-    const r = await target.run(['key', 'import', '--in', exportFile, '--passphrase-stdin', '--key-file'], { input: 'not the passphrase\n' });
+    const r = await target.run(['key', 'import', '--in', exportFile, '--passphrase-stdin', '--key-file'], {
+      input: 'not the passphrase\n',
+    });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/Wrong passphrase.*nothing was written/);
     expect(existsSync(join(target.dir, 'registry.db'))).toBe(false);

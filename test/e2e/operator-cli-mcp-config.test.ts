@@ -18,9 +18,15 @@ function runIn(home: TestHome, cwd: string, args: string[], env: NodeJS.ProcessE
 }
 
 const FIXTURES = {
-  'claude-desktop': { key: 'mcpServers', doc: { globalShortcut: 'Alt+Space', mcpServers: { files: { command: 'npx', args: ['-y', 'fs-server', '/tmp'] } } } },
+  'claude-desktop': {
+    key: 'mcpServers',
+    doc: { globalShortcut: 'Alt+Space', mcpServers: { files: { command: 'npx', args: ['-y', 'fs-server', '/tmp'] } } },
+  },
   cursor: { key: 'mcpServers', doc: { mcpServers: { github: { url: 'https://example.test/mcp', headers: { a: 'b' } } } } },
-  vscode: { key: 'servers', doc: { inputs: [{ id: 'pat', type: 'promptString' }], servers: { other: { type: 'stdio', command: 'other' } } } },
+  vscode: {
+    key: 'servers',
+    doc: { inputs: [{ id: 'pat', type: 'promptString' }], servers: { other: { type: 'stdio', command: 'other' } } },
+  },
   'claude-code': { key: 'mcpServers', doc: { mcpServers: { other: { command: 'other', args: [] } } } },
 } as const;
 
@@ -31,53 +37,71 @@ describe('hanactl mcp-config --write', () => {
   const env = { HOME: fakeHome, XDG_CONFIG_HOME: '' };
   afterAll(() => home.dispose());
 
-  it.each(Object.entries(FIXTURES))('%s: merges into a fixture file beside other servers, backs it up, and a second write changes nothing', async (client, { key, doc }) => {
-    const dir = join(home.dir, `fixture-${client}`);
-    mkdirSync(dir);
-    const file = join(dir, 'config.json');
-    const original = `${JSON.stringify(doc, null, 2)}\n`;
-    writeFileSync(file, original);
+  it.each(Object.entries(FIXTURES))(
+    '%s: merges into a fixture file beside other servers, backs it up, and a second write changes nothing',
+    async (client, { key, doc }) => {
+      const dir = join(home.dir, `fixture-${client}`);
+      mkdirSync(dir);
+      const file = join(dir, 'config.json');
+      const original = `${JSON.stringify(doc, null, 2)}\n`;
+      writeFileSync(file, original);
 
-    const first = await runIn(home, dir, ['mcp-config', '--client', client, '--connection', 'shop', '--write', '--config-file', 'config.json'], env);
-    expect(first.code, first.stderr).toBe(0);
-    expect(first.stdout).toContain(`Added hanactl to ${file}`);
-    const backups = readdirSync(dir).filter((f) => f.startsWith('config.json.bak-'));
-    expect(backups).toHaveLength(1);
-    expect(readFileSync(join(dir, backups[0] as string), 'utf8')).toBe(original);
+      const first = await runIn(
+        home,
+        dir,
+        ['mcp-config', '--client', client, '--connection', 'shop', '--write', '--config-file', 'config.json'],
+        env,
+      );
+      expect(first.code, first.stderr).toBe(0);
+      expect(first.stdout).toContain(`Added hanactl to ${file}`);
+      const backups = readdirSync(dir).filter((f) => f.startsWith('config.json.bak-'));
+      expect(backups).toHaveLength(1);
+      expect(readFileSync(join(dir, backups[0] as string), 'utf8')).toBe(original);
 
-    const written = JSON.parse(readFileSync(file, 'utf8'));
-    const entry = written[key].hanactl;
-    expect(entry.command).toMatch(/bin\/hanactl-mcp$/);
-    expect(entry.args).toEqual(['--connection', 'shop']);
-    expect(entry.env).toEqual({ HANACTL_NODE: process.execPath, HANACTL_HOME: home.dir });
-    if (client === 'vscode') expect(entry.type).toBe('stdio');
-    // Everything that was there is still there, unchanged.
-    const { hanactl: _ours, ...others } = written[key];
-    expect(others).toEqual((doc as Record<string, unknown>)[key]);
-    expect({ ...written, [key]: undefined }).toEqual({ ...doc, [key]: undefined });
+      const written = JSON.parse(readFileSync(file, 'utf8'));
+      const entry = written[key].hanactl;
+      expect(entry.command).toMatch(/bin\/hanactl-mcp$/);
+      expect(entry.args).toEqual(['--connection', 'shop']);
+      expect(entry.env).toEqual({ HANACTL_NODE: process.execPath, HANACTL_HOME: home.dir });
+      if (client === 'vscode') expect(entry.type).toBe('stdio');
+      // Everything that was there is still there, unchanged.
+      const { hanactl: _ours, ...others } = written[key];
+      expect(others).toEqual((doc as Record<string, unknown>)[key]);
+      expect({ ...written, [key]: undefined }).toEqual({ ...doc, [key]: undefined });
 
-    const before = readFileSync(file, 'utf8');
-    const second = await runIn(home, dir, ['mcp-config', '--client', client, '--connection', 'shop', '--write', '--config-file', 'config.json'], env);
-    expect(second.code, second.stderr).toBe(0);
-    expect(second.stdout).toMatch(/already has this hanactl entry; nothing changed/);
-    expect(readFileSync(file, 'utf8')).toBe(before);
-    expect(readdirSync(dir).filter((f) => f.startsWith('config.json.bak-'))).toHaveLength(1);
-  });
+      const before = readFileSync(file, 'utf8');
+      const second = await runIn(
+        home,
+        dir,
+        ['mcp-config', '--client', client, '--connection', 'shop', '--write', '--config-file', 'config.json'],
+        env,
+      );
+      expect(second.code, second.stderr).toBe(0);
+      expect(second.stdout).toMatch(/already has this hanactl entry; nothing changed/);
+      expect(readFileSync(file, 'utf8')).toBe(before);
+      expect(readdirSync(dir).filter((f) => f.startsWith('config.json.bak-'))).toHaveLength(1);
+    },
+  );
 
-  it.each(Object.keys(FIXTURES))('%s: refuses a file that is not valid JSON, naming the file and the fix, and leaves it untouched', async (client) => {
-    const dir = join(home.dir, `broken-${client}`);
-    mkdirSync(dir);
-    const file = join(dir, 'config.json');
-    // Comments and trailing commas are JSONC and accepted; a missing comma and brace are not.
-    const text = '{\n  // a comment\n  "mcpServers": { "other": { "command": "x" } "more": 1,\n';
-    writeFileSync(file, text);
-    const result = await runIn(home, dir, ['mcp-config', '--client', client, '--write', '--config-file', file], env);
-    expect(result.code).toBe(1);
-    expect(result.stderr).toContain(`${file} is not valid JSON`);
-    expect(result.stderr).toMatch(/left it untouched.*Fix the file, or add the entry by hand: `[^`]*hanactl(?:\.js)? mcp-config --client/s);
-    expect(readFileSync(file, 'utf8')).toBe(text);
-    expect(readdirSync(dir)).toEqual(['config.json']);
-  });
+  it.each(Object.keys(FIXTURES))(
+    '%s: refuses a file that is not valid JSON, naming the file and the fix, and leaves it untouched',
+    async (client) => {
+      const dir = join(home.dir, `broken-${client}`);
+      mkdirSync(dir);
+      const file = join(dir, 'config.json');
+      // Comments and trailing commas are JSONC and accepted; a missing comma and brace are not.
+      const text = '{\n  // a comment\n  "mcpServers": { "other": { "command": "x" } "more": 1,\n';
+      writeFileSync(file, text);
+      const result = await runIn(home, dir, ['mcp-config', '--client', client, '--write', '--config-file', file], env);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`${file} is not valid JSON`);
+      expect(result.stderr).toMatch(
+        /left it untouched.*Fix the file, or add the entry by hand: `[^`]*hanactl(?:\.js)? mcp-config --client/s,
+      );
+      expect(readFileSync(file, 'utf8')).toBe(text);
+      expect(readdirSync(dir)).toEqual(['config.json']);
+    },
+  );
 
   it('writes each editor’s usual file when no --config-file is given', async () => {
     const project = join(home.dir, 'project');

@@ -26,7 +26,9 @@ describe('hanactl daemon install (the unit is checked, not started: there is no 
     expect(r.stdout).toMatch(/^Restart=on-failure$/m);
     expect(r.stdout).toMatch(/^\[Install\]\nWantedBy=default\.target$/m);
     expect(r.stdout).not.toContain('HANACTL_REGISTRY_KEY');
-    expect(r.stderr).toContain(`Would write ${unitFile} and run: systemctl --user daemon-reload && systemctl --user enable --now hanactl.service`);
+    expect(r.stderr).toContain(
+      `Would write ${unitFile} and run: systemctl --user daemon-reload && systemctl --user enable --now hanactl.service`,
+    );
     expect(existsSync(unitFile)).toBe(false);
   });
 
@@ -36,7 +38,9 @@ describe('hanactl daemon install (the unit is checked, not started: there is no 
     const json = JSON.parse(r.stdout);
     expect(json.file).toBe(join(person, 'Library/LaunchAgents/dev.hanactl.daemon.plist'));
     expect(json.written).toBe(false);
-    expect(json.content).toContain(`<string>${process.execPath}</string>\n    <string>--max-semi-space-size=1</string>\n    <string>${BIN}</string>\n    <string>daemon</string>`);
+    expect(json.content).toContain(
+      `<string>${process.execPath}</string>\n    <string>--max-semi-space-size=1</string>\n    <string>${BIN}</string>\n    <string>daemon</string>`,
+    );
     expect(json.content).toContain(`<key>HANACTL_HOME</key>\n    <string>${home.dir}</string>`);
     expect(json.commands).toEqual([expect.stringMatching(/^launchctl bootstrap gui\/\d+ /)]);
   });
@@ -45,9 +49,13 @@ describe('hanactl daemon install (the unit is checked, not started: there is no 
     const r = await home.run(['daemon', 'install', '--platform', 'linux'], { env });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain(`Wrote ${unitFile}.`);
-    expect(r.stdout).toMatch(/not reachable from here.*\n {2}systemctl --user daemon-reload\n {2}systemctl --user enable --now hanactl\.service/s);
+    expect(r.stdout).toMatch(
+      /not reachable from here.*\n {2}systemctl --user daemon-reload\n {2}systemctl --user enable --now hanactl\.service/s,
+    );
     expect(r.stderr).toMatch(/HANACTL_REGISTRY_KEY is set in this shell, but the service does not see it/);
-    expect(readFileSync(unitFile, 'utf8')).toContain(`ExecStart=${process.execPath} --max-semi-space-size=1 ${BIN} daemon start --foreground`);
+    expect(readFileSync(unitFile, 'utf8')).toContain(
+      `ExecStart=${process.execPath} --max-semi-space-size=1 ${BIN} daemon start --foreground`,
+    );
     expect((await home.run(['daemon', 'install', '--platform', 'linux'], { env })).stdout).toContain(`Unchanged ${unitFile}.`);
   });
 
@@ -78,7 +86,9 @@ describe('hanactl daemon logs', () => {
     await home.ok(['add', '--no-test', 'mem', 'sqlite::memory:']);
     await home.ok(['daemon', 'stop']);
     const readable = (await home.ok(['daemon', 'logs'])).stdout.trim().split('\n');
-    expect(readable[0]).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} INFO {2}daemon started {2}pid=\d+ socket=\S+ keySource=env version=\S+$/);
+    expect(readable[0]).toMatch(
+      /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} INFO {2}daemon started {2}pid=\d+ socket=\S+ keySource=env version=\S+$/,
+    );
     expect(readable.at(-1)).toMatch(/ INFO {2}daemon stopped {2}pid=\d+$/);
     const raw = (await home.ok(['daemon', 'logs', '--json'])).stdout.trim().split('\n');
     expect(raw.map((l) => JSON.parse(l).msg)).toContain('daemon started');
@@ -118,7 +128,19 @@ describe('hanactl completion', () => {
 
   it.each(['bash', 'zsh', 'fish'])('%s: the script names the commands and options', async (shell) => {
     const { stdout } = await home.ok(['completion', shell]);
-    for (const word of ['daemon', 'doctor', 'key', 'mcp-config', 'completion', 'install', 'rotate', 'export', 'print-new-key', 'passphrase-stdin', 'claude-desktop']) {
+    for (const word of [
+      'daemon',
+      'doctor',
+      'key',
+      'mcp-config',
+      'completion',
+      'install',
+      'rotate',
+      'export',
+      'print-new-key',
+      'passphrase-stdin',
+      'claude-desktop',
+    ]) {
       expect(stdout, word).toContain(word);
     }
   });
@@ -134,9 +156,18 @@ describe('hanactl completion', () => {
     };
     expect(complete(['hanactl', ''])).toEqual(expect.arrayContaining(['daemon', 'doctor', 'key', 'list', 'ls', 'completion', 'help']));
     expect(complete(['hanactl', 'da'])).toEqual(['daemon']);
-    expect(complete(['hanactl', 'daemon', ''])).toEqual(expect.arrayContaining(['start', 'stop', 'status', 'install', 'uninstall', 'logs']));
+    expect(complete(['hanactl', 'daemon', ''])).toEqual(
+      expect.arrayContaining(['start', 'stop', 'status', 'install', 'uninstall', 'logs']),
+    );
     expect(complete(['hanactl', 'key', 'rotate', '--'])).toEqual(['--print-new-key', '--json', '--help']);
-    expect(complete(['hanactl', 'mcp-config', '--client', 'c'])).toEqual(['claude-code', 'claude-desktop', 'cursor', 'codex', 'cline', 'continue']);
+    expect(complete(['hanactl', 'mcp-config', '--client', 'c'])).toEqual([
+      'claude-code',
+      'claude-desktop',
+      'cursor',
+      'codex',
+      'cline',
+      'continue',
+    ]);
     expect(complete(['hanactl', 'completion', ''])).toEqual(['bash', 'zsh', 'fish']);
   });
 

@@ -15,7 +15,7 @@ interface Packed {
  */
 describe('the published package', () => {
   const packed = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: REPO, encoding: 'utf8', timeout: 120_000 });
-  const files = packed.status === 0 ? (JSON.parse(packed.stdout) as Packed[])[0]?.files.map((f) => f.path) ?? [] : [];
+  const files = packed.status === 0 ? ((JSON.parse(packed.stdout) as Packed[])[0]?.files.map((f) => f.path) ?? []) : [];
 
   it('holds what the installed CLI needs', () => {
     expect(packed.status, packed.stderr).toBe(0);
@@ -38,14 +38,18 @@ describe('the published package', () => {
       .filter((f) => f.startsWith('dist/') && f.endsWith('.js'))
       .flatMap((f) => {
         const text = readFileSync(join(REPO, f), 'utf8');
-        return [...text.matchAll(/(?:from |import\()'(\.{1,2}\/[^']+\.js)'/g)].map((m) => new URL(m[1] as string, `file:///${f}`).pathname.slice(1));
+        return [...text.matchAll(/(?:from |import\()'(\.{1,2}\/[^']+\.js)'/g)].map((m) =>
+          new URL(m[1] as string, `file:///${f}`).pathname.slice(1),
+        );
       })
       .filter((f) => !files.includes(f));
     expect([...new Set(missing)]).toEqual([]);
   });
 
   it('holds nothing else', () => {
-    const other = files.filter((f) => !['package.json', 'README.md', 'LICENSE'].includes(f) && !f.startsWith('bin/') && !f.startsWith('dist/'));
+    const other = files.filter(
+      (f) => !['package.json', 'README.md', 'LICENSE'].includes(f) && !f.startsWith('bin/') && !f.startsWith('dist/'),
+    );
     expect(other).toEqual([]);
     expect(files.filter((f) => f.endsWith('.map') || f.endsWith('.ts') || f === 'dist/shim.blob' || f === 'dist/shim.node')).toEqual([]);
   });

@@ -42,7 +42,10 @@ function localPrebuild(dir: string): { env: NodeJS.ProcessEnv; version: string }
   const name = `${SQLITE}-v${version}-node-v${process.versions.modules}-${process.platform}${libc}-${process.arch}.tar.gz`;
   const stage = join(dir, 'stage');
   mkdirSync(join(stage, 'build', 'Release'), { recursive: true });
-  writeFileSync(join(stage, 'build', 'Release', 'better_sqlite3.node'), readFileSync(join(pkgDir, 'build', 'Release', 'better_sqlite3.node')));
+  writeFileSync(
+    join(stage, 'build', 'Release', 'better_sqlite3.node'),
+    readFileSync(join(pkgDir, 'build', 'Release', 'better_sqlite3.node')),
+  );
   const tar = spawnSync('tar', ['-czf', join(dir, name), '-C', stage, 'build'], { encoding: 'utf8' });
   expect(tar.status, tar.stderr).toBe(0);
   return { env: { [`npm_config_${SQLITE.replace(/[^a-zA-Z0-9]/g, '_')}_local_prebuilds`]: dir }, version };
@@ -68,7 +71,11 @@ describe('the package installed from its tarball', () => {
   });
 
   it('installs, answers --version and doctor, and serves run_query through its own hanactl-mcp', async () => {
-    const packed = await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dir], { cwd: REPO, env: process.env, timeoutMs: 120_000 });
+    const packed = await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dir], {
+      cwd: REPO,
+      env: process.env,
+      timeoutMs: 120_000,
+    });
     expect(packed.code, packed.stderr).toBe(0);
     const tarball = join(dir, (JSON.parse(packed.stdout) as { filename: string }[])[0]?.filename as string);
 
@@ -99,7 +106,14 @@ describe('the package installed from its tarball', () => {
     expect(added.code, added.stderr).toBe(0);
 
     client = new Client({ name: 'package-install', version: '1.0.0' });
-    await client.connect(new StdioClientTransport({ command: bin('hanactl-mcp'), args: ['--connection', 'lite'], env: env as Record<string, string>, cwd: dir }));
+    await client.connect(
+      new StdioClientTransport({
+        command: bin('hanactl-mcp'),
+        args: ['--connection', 'lite'],
+        env: env as Record<string, string>,
+        cwd: dir,
+      }),
+    );
     const result = (await client.callTool({ name: 'run_query', arguments: { sql: 'SELECT 6 * 7 AS answer' } })) as CallToolResult;
     expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
     expect(result.structuredContent).toMatchObject({ rows: [{ answer: 42 }], rowCount: 1 });

@@ -28,7 +28,9 @@ describe.skipIf(!available)('a planted password never leaves the daemon', () => 
     const port = await closedPort();
     await home.ok(['add', '--no-test', 'pg', PG_URL, '--password-stdin'], { input: `${SECRET}\n` });
     await home.ok(['add', '--no-test', 'dead', `postgres://${url.username}@127.0.0.1:${port}/db`, '--password-stdin'], { input: SECRET });
-    await home.ok(['add', '--no-test', 'nodb', `postgres://${url.username}@${url.host}/no_such_db_${process.pid}`, '--password-stdin'], { input: SECRET });
+    await home.ok(['add', '--no-test', 'nodb', `postgres://${url.username}@${url.host}/no_such_db_${process.pid}`, '--password-stdin'], {
+      input: SECRET,
+    });
     // A password inside the URL is accepted with a warning, and must not echo back either.
     const inUrl = await home.ok(['add', '--no-test', 'inurl', `postgres://${url.username}:${SECRET}@${url.host}/postgres`]);
     expect(inUrl.stderr).toMatch(/warning: the URL holds a password/);

@@ -27,11 +27,19 @@ describe('the commands `npm start` prints work exactly as printed', () => {
     await waitForOutput(demo.stdout, /Stop with Ctrl-C/, () => out);
 
     const commands = [...out.matchAll(CLI_LINE)].map((m) => m[1] as string);
-    expect(commands).toEqual([expect.stringMatching(/ mcp-config --client vscode --connection demo$/), expect.stringMatching(/ test demo$/)]);
+    expect(commands).toEqual([
+      expect.stringMatching(/ mcp-config --client vscode --connection demo$/),
+      expect.stringMatching(/ test demo$/),
+    ]);
     const { HANACTL_HOME: _home, ...terminal } = home.env;
     const path = (terminal.PATH ?? '').split(':').filter((dir) => !existsSync(join(dir, 'hanactl')));
     for (const command of commands) {
-      const ran = spawnSync('sh', ['-c', command], { cwd: elsewhere, env: { ...terminal, PATH: path.join(':') }, encoding: 'utf8', timeout: 60_000 });
+      const ran = spawnSync('sh', ['-c', command], {
+        cwd: elsewhere,
+        env: { ...terminal, PATH: path.join(':') },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
       expect(ran.status, `${command}\n${ran.stderr}`).toBe(0);
       if (command.includes('mcp-config')) expect(JSON.parse(ran.stdout).servers.hanactl.args).toEqual(['--connection', 'demo']);
       else expect(ran.stdout).toMatch(/demo/);
@@ -51,7 +59,8 @@ describe('the commands `npm start` prints work exactly as printed', () => {
 function elsewhereRunner(env: NodeJS.ProcessEnv, cwd: string) {
   const { HANACTL_HOME: _home, ...terminal } = env;
   const path = (terminal.PATH ?? '').split(':').filter((dir) => !existsSync(join(dir, 'hanactl')));
-  return (command: string) => spawnSync('sh', ['-c', command], { cwd, env: { ...terminal, PATH: path.join(':') }, encoding: 'utf8', timeout: 60_000 });
+  return (command: string) =>
+    spawnSync('sh', ['-c', command], { cwd, env: { ...terminal, PATH: path.join(':') }, encoding: 'utf8', timeout: 60_000 });
 }
 
 /** A command bare `hanactl` on a PATH that lacks it: what no hint may print. */

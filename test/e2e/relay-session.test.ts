@@ -108,7 +108,12 @@ describe('relay sessions', () => {
     children.push(relay);
     let out = '';
     relay.stdout.on('data', (d) => (out += d));
-    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+    const init = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    };
     relay.stdin.write(`${JSON.stringify(init)}\nnot json at all\n{"jsonrpc":"2.0","method":"notifications/initialized"}\n`);
     relay.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 'two', method: 'tools/list' })}\n`);
     const deadline = Date.now() + 15_000;

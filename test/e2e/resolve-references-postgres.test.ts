@@ -1,7 +1,7 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contextFunctionBody } from '../../daemon/engines/postgres/postgres-signed-context.js';
-import { PG_URL, serverAvailable } from '../helpers/engines.js';
+import { type ScratchPgDatabase, scratchPgDatabase, serverAvailable } from '../helpers/engines.js';
 import { TestHome } from '../helpers/hanactl-home.js';
 import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
 
@@ -15,18 +15,15 @@ const TAG = `hanactl_resolve_${process.pid}`;
  */
 describe.skipIf(!available)('run_query resolves what the names in a statement refer to', () => {
   const home = new TestHome();
-  const admin = new pg.Client({ connectionString: PG_URL });
+  let scratch: ScratchPgDatabase | undefined;
   let db: pg.Client | undefined;
   let shim: ShimHandle;
   let writer: ShimHandle;
 
   beforeAll(async () => {
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${TAG}`);
-    const url = new URL(PG_URL);
-    url.pathname = `/${TAG}`;
-    db = new pg.Client({ connectionString: url.toString() });
-    await db.connect();
+    scratch = await scratchPgDatabase(TAG);
+    db = scratch.db;
+    const url = scratch.url;
     await db.query('CREATE TABLE public.orders (id int, item text)');
     await db.query("INSERT INTO public.orders VALUES (1, 'apple')");
     await db.query('CREATE VIEW public.sessions AS SELECT pid, query FROM pg_catalog.pg_stat_activity');
@@ -53,9 +50,9 @@ describe.skipIf(!available)('run_query resolves what the names in a statement re
     await db.query(
       "CREATE FUNCTION evil.context(name text) RETURNS text LANGUAGE sql SECURITY DEFINER AS 'SELECT query FROM pg_catalog.pg_stat_activity LIMIT 1'",
     );
-    await home.ok(['add', '--no-test', '--no-password', 'pgres', url.toString()]);
+    await home.ok(['add', '--no-test', '--no-password', 'pgres', url]);
     shim = await startShim(home.env, ['--connection', 'pgres']);
-    await home.ok(['add', '--no-test', '--no-password', '--allow-write', 'pgwrite', url.toString()]);
+    await home.ok(['add', '--no-test', '--no-password', '--allow-write', 'pgwrite', url]);
     writer = await startShim(home.env, ['--connection', 'pgwrite']);
   });
 
@@ -63,9 +60,7 @@ describe.skipIf(!available)('run_query resolves what the names in a statement re
     await shim?.close();
     await writer?.close();
     await home.dispose();
-    await db?.end();
-    await admin.query(`DROP DATABASE IF EXISTS ${TAG} WITH (FORCE)`).catch(() => {});
-    await admin.end();
+    await scratch?.drop();
   });
 
   it.each([

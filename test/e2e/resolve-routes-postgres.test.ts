@@ -1,7 +1,6 @@
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contextFunctionBody } from '../../daemon/engines/postgres/postgres-signed-context.js';
-import { PG_URL, serverAvailable } from '../helpers/engines.js';
+import { type ScratchPgDatabase, scratchPgDatabase, serverAvailable } from '../helpers/engines.js';
 import { TestHome } from '../helpers/hanactl-home.js';
 import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
 
@@ -84,28 +83,20 @@ const OBJECTS = [
 
 describe.skipIf(!available)('run_query resolves every route from a statement to a function or relation', () => {
   const home = new TestHome();
-  const admin = new pg.Client({ connectionString: PG_URL });
-  let db: pg.Client | undefined;
+  let scratch: ScratchPgDatabase | undefined;
   let shim: ShimHandle;
 
   beforeAll(async () => {
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${TAG}`);
-    const url = new URL(PG_URL);
-    url.pathname = `/${TAG}`;
-    db = new pg.Client({ connectionString: url.toString() });
-    await db.connect();
-    for (const sql of OBJECTS) await db.query(sql);
-    await home.ok(['add', '--no-test', '--no-password', 'pgroutes', url.toString()]);
+    scratch = await scratchPgDatabase(TAG, OBJECTS);
+    const url = scratch.url;
+    await home.ok(['add', '--no-test', '--no-password', 'pgroutes', url]);
     shim = await startShim(home.env, ['--connection', 'pgroutes']);
   });
 
   afterAll(async () => {
     await shim?.close();
     await home.dispose();
-    await db?.end();
-    await admin.query(`DROP DATABASE IF EXISTS ${TAG} WITH (FORCE)`).catch(() => {});
-    await admin.end();
+    await scratch?.drop();
   });
 
   it.each([

@@ -1,6 +1,6 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PG_URL, serverAvailable } from '../helpers/engines.js';
+import { type ScratchPgDatabase, scratchPgDatabase, serverAvailable } from '../helpers/engines.js';
 import { TestHome } from '../helpers/hanactl-home.js';
 import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
 
@@ -90,28 +90,22 @@ const OBJECTS = [
  */
 describe.skipIf(!available)('run_query resolves what a write to a table runs', () => {
   const home = new TestHome();
-  const admin = new pg.Client({ connectionString: PG_URL });
+  let scratch: ScratchPgDatabase | undefined;
   let db: pg.Client | undefined;
   let writer: ShimHandle;
 
   beforeAll(async () => {
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${TAG}`);
-    const url = new URL(PG_URL);
-    url.pathname = `/${TAG}`;
-    db = new pg.Client({ connectionString: url.toString() });
-    await db.connect();
-    for (const sql of OBJECTS) await db.query(sql);
-    await home.ok(['add', '--no-test', '--no-password', '--allow-write', 'pgwrites', url.toString()]);
+    scratch = await scratchPgDatabase(TAG, OBJECTS);
+    db = scratch.db;
+    const url = scratch.url;
+    await home.ok(['add', '--no-test', '--no-password', '--allow-write', 'pgwrites', url]);
     writer = await startShim(home.env, ['--connection', 'pgwrites']);
   });
 
   afterAll(async () => {
     await writer?.close();
     await home.dispose();
-    await db?.end();
-    await admin.query(`DROP DATABASE IF EXISTS ${TAG} WITH (FORCE)`).catch(() => {});
-    await admin.end();
+    await scratch?.drop();
   });
 
   it.each([

@@ -31,7 +31,10 @@ async function probe(kind: 'postgres' | 'mysql', url: string): Promise<void> {
  * Whether a server the tests need answers. In CI an unreachable server is a failure (the
  * suite must not pass by skipping); elsewhere the tests skip and say what to start.
  */
-export async function serverAvailable(kind: 'postgres' | 'mysql', url: string = kind === 'postgres' ? PG_URL : MYSQL_URL): Promise<boolean> {
+export async function serverAvailable(
+  kind: 'postgres' | 'mysql',
+  url: string = kind === 'postgres' ? PG_URL : MYSQL_URL,
+): Promise<boolean> {
   try {
     await probe(kind, url);
     return true;
@@ -40,4 +43,37 @@ export async function serverAvailable(kind: 'postgres' | 'mysql', url: string = 
     console.warn(`Skipping ${kind} tests: no server at ${url}. Start it with: ${HOW_TO_START[kind]}`);
     return false;
   }
+}
+
+/** A PostgreSQL database made for one test file, with a client connected to it. */
+export interface ScratchPgDatabase {
+  /** The URL of the new database (the server's own user). */
+  readonly url: string;
+  /** A client connected to the new database as the server's own user. */
+  readonly db: pg.Client;
+  /** Ends the client and drops the database, ending any session still in it. */
+  drop(): Promise<void>;
+}
+
+/** Creates database `name` on the test server and runs `objects` in it, in order. */
+export async function scratchPgDatabase(name: string, objects: readonly string[] = []): Promise<ScratchPgDatabase> {
+  const admin = new pg.Client({ connectionString: PG_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  const url = new URL(PG_URL);
+  url.pathname = `/${name}`;
+  const db = new pg.Client({ connectionString: url.toString() });
+  const drop = async () => {
+    await db.end().catch(() => {});
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
+    await admin.end();
+  };
+  try {
+    await db.connect();
+    for (const sql of objects) await db.query(sql);
+  } catch (err) {
+    await drop();
+    throw err;
+  }
+  return { url: url.toString(), db, drop };
 }

@@ -9,7 +9,11 @@ const [bin, repo] = process.argv.slice(2);
 const home = process.env.HANACTL_HOME;
 const second = join(home, 'second');
 const run = (args, options = {}) => {
-  const r = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', env: { ...process.env, ...options.env }, input: options.input ?? '' });
+  const r = spawnSync(process.execPath, [bin, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, ...options.env },
+    input: options.input ?? '',
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 };
 const lookup = (account) => {
@@ -33,7 +37,10 @@ out.listAfterRestart = run(['list', '--json']);
 out.status = run(['daemon', 'status', '--json']);
 out.export = run(['key', 'export', '--out', join(home, 'moved.json'), '--passphrase-stdin'], { input: 'a passphrase for the move\n' });
 run(['daemon', 'stop']);
-out.import = run(['key', 'import', '--in', join(home, 'moved.json'), '--passphrase-stdin'], { env: { HANACTL_HOME: second }, input: 'a passphrase for the move\n' });
+out.import = run(['key', 'import', '--in', join(home, 'moved.json'), '--passphrase-stdin'], {
+  env: { HANACTL_HOME: second },
+  input: 'a passphrase for the move\n',
+});
 out.secondKey = lookup(`registry:${second}`);
 out.secondNext = lookup(`registry-next:${second}`);
 out.secondList = run(['list', '--json'], { env: { HANACTL_HOME: second } });

@@ -59,9 +59,12 @@ export class RlsFixture {
   /** Registers connection `name` in `home` as the role, password on stdin, declaring the context parameter customer_id. */
   async addConnection(home: TestHome, name: string): Promise<void> {
     const u = new URL(PG_URL);
-    await home.ok(['add', '--no-test', name, `postgres://${this.role}@${u.host}${u.pathname}`, '--password-stdin', '--context', 'customer_id'], {
-      input: this.password,
-    });
+    await home.ok(
+      ['add', '--no-test', name, `postgres://${this.role}@${u.host}${u.pathname}`, '--password-stdin', '--context', 'customer_id'],
+      {
+        input: this.password,
+      },
+    );
   }
 
   /** Kills every session of the role under the daemon (its pooled connections). */

@@ -66,14 +66,23 @@ describe.skipIf(!pgAvailable)('PostgreSQL: a statement that changes a context va
   });
 
   it.each([
-    ['a scalar subquery', `SELECT set_config('mcp.customer_id', '2', true) AS b, (SELECT string_agg(item, ',') FROM ${rls.table}) AS items`],
+    [
+      'a scalar subquery',
+      `SELECT set_config('mcp.customer_id', '2', true) AS b, (SELECT string_agg(item, ',') FROM ${rls.table}) AS items`,
+    ],
     [
       'a CTE',
       `WITH s AS MATERIALIZED (SELECT set_config('mcp.customer_id', '2', true) AS v) SELECT o.* FROM s CROSS JOIN LATERAL (SELECT * FROM ${rls.table} WHERE s.v IS NOT NULL) o`,
     ],
-    ['a session-wide set_config', `SELECT set_config('mcp.customer_id', '2', false) AS b, (SELECT string_agg(item, ',') FROM ${rls.table}) AS items`],
+    [
+      'a session-wide set_config',
+      `SELECT set_config('mcp.customer_id', '2', false) AS b, (SELECT string_agg(item, ',') FROM ${rls.table}) AS items`,
+    ],
     ['a function', `SELECT ${fn}('2') AS b, (SELECT string_agg(item, ',') FROM ${rls.table}) AS items`],
-    ['search_path moved first', `SELECT set_config('search_path', 'nowhere', true), set_config('mcp.customer_id', '2', true) AS b, (SELECT string_agg(item, ',') FROM public.${rls.table}) AS items`],
+    [
+      'search_path moved first',
+      `SELECT set_config('search_path', 'nowhere', true), set_config('mcp.customer_id', '2', true) AS b, (SELECT string_agg(item, ',') FROM public.${rls.table}) AS items`,
+    ],
   ])('refuses the result of %s that switches to customer 2', async (_how, sql) => {
     await expect(call(pool, sql, '1')).rejects.toMatchObject(refusal);
     // The pool recovers and the next caller is scoped as before.
@@ -103,12 +112,21 @@ describe.skipIf(!myAvailable)('MariaDB: a statement that changes a context value
   let pool: Pool;
 
   beforeAll(async () => {
-    admin = await mysql.createConnection({ host: u.hostname, port: Number(u.port || 3306), user: decodeURIComponent(u.username), database: db });
+    admin = await mysql.createConnection({
+      host: u.hostname,
+      port: Number(u.port || 3306),
+      user: decodeURIComponent(u.username),
+      database: db,
+    });
     await admin.query(`CREATE TABLE ${table} (customer_id INT NOT NULL, item VARCHAR(40) NOT NULL)`);
     await admin.query(`INSERT INTO ${table} SELECT c.seq, CONCAT('item-', c.seq, '-', g.seq) FROM seq_1_to_3 c, seq_1_to_5 g`);
     await admin.query(`CREATE FUNCTION ${table}_who() RETURNS VARCHAR(64) DETERMINISTIC SQL SECURITY DEFINER RETURN @mcp_customer_id`);
-    await admin.query(`CREATE SQL SECURITY DEFINER VIEW ${view} AS SELECT customer_id, item FROM ${table} WHERE customer_id = ${table}_who()`);
-    await admin.query(`CREATE FUNCTION ${setter}(v VARCHAR(64)) RETURNS INT NOT DETERMINISTIC SQL SECURITY INVOKER BEGIN SET @mcp_customer_id = v; RETURN 1; END`);
+    await admin.query(
+      `CREATE SQL SECURITY DEFINER VIEW ${view} AS SELECT customer_id, item FROM ${table} WHERE customer_id = ${table}_who()`,
+    );
+    await admin.query(
+      `CREATE FUNCTION ${setter}(v VARCHAR(64)) RETURNS INT NOT DETERMINISTIC SQL SECURITY INVOKER BEGIN SET @mcp_customer_id = v; RETURN 1; END`,
+    );
     for (const host of ['%', 'localhost']) {
       await admin.query(`CREATE USER '${user}'@'${host}' IDENTIFIED BY '${password}'`);
       await admin.query(`GRANT SELECT ON ${db}.${view} TO '${user}'@'${host}'`);

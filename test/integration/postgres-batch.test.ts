@@ -43,7 +43,12 @@ describe.skipIf(!available)('PostgreSQL: one batch per call', () => {
   it('does not run the statement when setting a context value fails before it', async () => {
     // PostgreSQL refuses a NUL byte in text: the settings step fails, the INSERT after it is skipped.
     await expect(
-      conn.execute(`INSERT INTO ${table} VALUES (1)`, [], { maxRows: 1, timeoutMs: 5000, readOnly: false, context: { CUSTOMER_ID: 'a\u0000b' } }),
+      conn.execute(`INSERT INTO ${table} VALUES (1)`, [], {
+        maxRows: 1,
+        timeoutMs: 5000,
+        readOnly: false,
+        context: { CUSTOMER_ID: 'a\u0000b' },
+      }),
     ).rejects.toThrow();
     expect((await admin.query(`SELECT count(*)::int AS n FROM ${table}`)).rows[0].n).toBe(0);
     // The connection is usable for the next call, and a write without the fault commits.

@@ -3,11 +3,11 @@
  * built-ins through without the walk, and asks to go further for every view the walk would go
  * on from: each object below is one route the walk follows out of a view.
  */
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FURTHER_MARKER, type ResolveStage, resolveStep } from '../../daemon/engines/postgres/postgres-resolve.js';
 import type { StatementReferences } from '../../daemon/policy/types.js';
-import { PG_URL, serverAvailable } from '../helpers/engines.js';
+import { type ScratchPgDatabase, scratchPgDatabase, serverAvailable } from '../helpers/engines.js';
 
 const available = await serverAvailable('postgres');
 const TAG = `hanactl_stages_${process.pid}`;
@@ -43,23 +43,16 @@ const OBJECTS = [
 ];
 
 describe.skipIf(!available)('PostgreSQL resolve stages', () => {
-  const admin = new pg.Client({ connectionString: PG_URL });
+  let scratch: ScratchPgDatabase | undefined;
   let db: pg.Client | undefined;
 
   beforeAll(async () => {
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${TAG}`);
-    const url = new URL(PG_URL);
-    url.pathname = `/${TAG}`;
-    db = new pg.Client({ connectionString: url.toString() });
-    await db.connect();
-    for (const sql of OBJECTS) await db.query(sql);
+    scratch = await scratchPgDatabase(TAG, OBJECTS);
+    db = scratch.db;
   });
 
   afterAll(async () => {
-    await db?.end();
-    await admin.query(`DROP DATABASE IF EXISTS ${TAG} WITH (FORCE)`).catch(() => {});
-    await admin.end();
+    await scratch?.drop();
   });
 
   /** What the step at `stage` answers for a statement naming `relation`: settled, or further. */

@@ -42,7 +42,13 @@ describe.skipIf(!pgi)('the daemon killed with SIGKILL', () => {
     await home.ok(['add', '--no-test', 'pg', url('application_name=hanactl-kill'), '--password-stdin'], { input: `${SECRET}\n` });
     for (let i = 0; i < 8; i++) {
       await home.ok(
-        ['add', '--no-test', `keep-${i}`, i % 2 ? `sqlite:${join(dataDir, `k${i}.db`)}` : url(`application_name=keep${i}`), '--password-stdin'],
+        [
+          'add',
+          '--no-test',
+          `keep-${i}`,
+          i % 2 ? `sqlite:${join(dataDir, `k${i}.db`)}` : url(`application_name=keep${i}`),
+          '--password-stdin',
+        ],
         { input: SECRET },
       );
     }
@@ -206,7 +212,9 @@ describe.skipIf(!pgi)('the daemon killed with SIGKILL', () => {
       for (let i = 0; i < 10; i++) {
         const name = `a-${lane}-${i}`;
         const timer = i % 2 === 0 ? setTimeout(killNow, 150 + Math.random() * 300) : undefined;
-        const r = await home.run(['add', '--no-test', name, pg.url(PASSWORD_ROLE, `application_name=${name}`), '--password-stdin'], { input: SECRET });
+        const r = await home.run(['add', '--no-test', name, pg.url(PASSWORD_ROLE, `application_name=${name}`), '--password-stdin'], {
+          input: SECRET,
+        });
         clearTimeout(timer);
         // "could not start": the daemon this add started was itself killed before it answered.
         const how =

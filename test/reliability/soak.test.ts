@@ -9,8 +9,8 @@ import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
 import { apiClient } from './helpers/daemon-api.js';
 import { unexpectedErrors, writeConfig } from './helpers/daemon-log.js';
 import { ms, percentile, report } from './helpers/figures.js';
-import { OwnedPostgres, PASSWORD_ROLE } from './helpers/owned-postgres.js';
 import { judgeGrowth, settledTreePss, treePss } from './helpers/leak-check.js';
+import { OwnedPostgres, PASSWORD_ROLE } from './helpers/owned-postgres.js';
 import { daemonPids, fdCount, killHome, sleep, waitFor } from './helpers/procs.js';
 import { plantSecret, SecretScan } from './helpers/secret-scan.js';
 

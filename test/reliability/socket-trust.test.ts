@@ -242,7 +242,10 @@ describe('the daemon in a home another user could swap its socket in', () => {
   const refusals = cases.filter(([what]) => !/socket (is|belongs)/.test(what));
   // `daemon start` refuses in the client's check, `--foreground` in the daemon's own (before it takes the lock).
   const runs = refusals.flatMap(([what, prepare, message]) =>
-    [['daemon', 'start'], ['daemon', 'start', '--foreground']].map((args) => [`${what} (${args.join(' ')})`, args, prepare, message] as const),
+    [
+      ['daemon', 'start'],
+      ['daemon', 'start', '--foreground'],
+    ].map((args) => [`${what} (${args.join(' ')})`, args, prepare, message] as const),
   );
   it.each(runs)('when %s, the start is refused with the folder and the fix', async (what, args, prepare, message) => {
     const { home, fake } = await prepare();
@@ -270,7 +273,12 @@ describe.skipIf(!nobody)('a socket the caller may not open', () => {
     chmodSync(fake.path, 0o000);
     homes.push(home);
     const env = { ...cli.env, HANACTL_HOME: home };
-    const asNobody = spawnSync('runuser', ['-u', 'nobody', '--', process.execPath, BIN, 'list'], { encoding: 'utf8', env, cwd: '/', timeout: 30_000 });
+    const asNobody = spawnSync('runuser', ['-u', 'nobody', '--', process.execPath, BIN, 'list'], {
+      encoding: 'utf8',
+      env,
+      cwd: '/',
+      timeout: 30_000,
+    });
     outcomes['cli: EACCES'] = asNobody.stderr.trim();
     expect(asNobody.status).toBe(1);
     expect(asNobody.stderr).toMatch(/Permission denied on the hanactl socket .*daemon\.sock \(EACCES\).*HANACTL_HOME/);
@@ -304,7 +312,8 @@ async function startShimAs(user: string, env: NodeJS.ProcessEnv) {
   const client = new Client({ name: 'eacces-test', version: '1.0.0' });
   await client.connect(transport);
   return {
-    call: async (name: string) => (await client.callTool({ name, arguments: {} })) as Awaited<ReturnType<Awaited<ReturnType<typeof startShim>>['call']>>,
+    call: async (name: string) =>
+      (await client.callTool({ name, arguments: {} })) as Awaited<ReturnType<Awaited<ReturnType<typeof startShim>>['call']>>,
     close: () => client.close(),
   };
 }

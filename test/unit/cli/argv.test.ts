@@ -60,7 +60,12 @@ describe('argv of the operator commands', () => {
     [['key', 'rotate', '--print-new-key', '--json'], 'key rotate', [], { printNewKey: true, json: true }],
     [['key', 'export', '--out', 'reg.json', '--passphrase-stdin'], 'key export', [], { out: 'reg.json', passphraseStdin: true }],
     [['key', 'export', '--out', 'reg.json', '--force'], 'key export', [], { out: 'reg.json', force: true }],
-    [['key', 'import', '--in', 'reg.json', '--force', '--key-file', '--print-new-key'], 'key import', [], { in: 'reg.json', force: true, keyFile: true, printNewKey: true }],
+    [
+      ['key', 'import', '--in', 'reg.json', '--force', '--key-file', '--print-new-key'],
+      'key import',
+      [],
+      { in: 'reg.json', force: true, keyFile: true, printNewKey: true },
+    ],
     [['daemon', 'install', '--dry-run'], 'daemon install', [], { dryRun: true }],
     [['daemon', 'install', '--platform', 'macos', '--json'], 'daemon install', [], { platform: 'macos', json: true }],
     [['daemon', 'uninstall', '--dry-run'], 'daemon uninstall', [], { dryRun: true }],
@@ -70,7 +75,12 @@ describe('argv of the operator commands', () => {
     [['completion', 'bash'], 'completion', ['bash'], {}],
     [['completion', 'fish'], 'completion', ['fish'], {}],
     [['mcp-config', '--client', 'vscode', '--write'], 'mcp-config', [], { client: 'vscode', write: true }],
-    [['mcp-config', '--client', 'cursor', '--write', '--config-file', 'x.json', '--connection', 'shop'], 'mcp-config', [], { client: 'cursor', write: true, configFile: 'x.json', connection: 'shop' }],
+    [
+      ['mcp-config', '--client', 'cursor', '--write', '--config-file', 'x.json', '--connection', 'shop'],
+      'mcp-config',
+      [],
+      { client: 'cursor', write: true, configFile: 'x.json', connection: 'shop' },
+    ],
   ])('hanactl %j', async (argv, path, args, opts) => {
     const parsed = await parse(argv);
     expect(parsed.path).toBe(path);
@@ -98,8 +108,20 @@ describe('argv of the operator commands', () => {
 
   it('gives every command it adds a --help with an example', () => {
     const { program } = recorder();
-    const find = (path: string) => path.split(' ').reduce<Command | undefined>((cmd, name) => cmd?.commands.find((c) => c.name() === name), program);
-    for (const path of ['doctor', 'key', 'key rotate', 'key export', 'key import', 'daemon install', 'daemon uninstall', 'daemon logs', 'completion', 'mcp-config']) {
+    const find = (path: string) =>
+      path.split(' ').reduce<Command | undefined>((cmd, name) => cmd?.commands.find((c) => c.name() === name), program);
+    for (const path of [
+      'doctor',
+      'key',
+      'key rotate',
+      'key export',
+      'key import',
+      'daemon install',
+      'daemon uninstall',
+      'daemon logs',
+      'completion',
+      'mcp-config',
+    ]) {
       const cmd = find(path);
       expect(cmd, path).toBeDefined();
       let text = '';

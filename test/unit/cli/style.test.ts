@@ -20,7 +20,13 @@ describe('colour', () => {
 
   it('leaves text as it is without colour', () => {
     const style = createStyle(pipe, {});
-    expect([style.ok('ok'), style.warn('warn'), style.fail('fail'), style.dim('d'), style.bold('b')]).toEqual(['ok', 'warn', 'fail', 'd', 'b']);
+    expect([style.ok('ok'), style.warn('warn'), style.fail('fail'), style.dim('d'), style.bold('b')]).toEqual([
+      'ok',
+      'warn',
+      'fail',
+      'd',
+      'b',
+    ]);
   });
 });
 

@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { expect, it } from 'vitest';
-import { buildProgram } from '../../../cli/main.js';
 import type { CliContext } from '../../../cli/context.js';
+import { buildProgram } from '../../../cli/main.js';
 import { REPO } from '../../helpers/hanactl-home.js';
 
 const doc = readFileSync(join(REPO, 'docs/cli.md'), 'utf8');

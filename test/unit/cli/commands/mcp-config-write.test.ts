@@ -1,14 +1,18 @@
 import { chmodSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { defaultConfigFile, writeServerEntry } from '../../../../cli/commands/mcp-config-write.js';
 import type { McpClientName, ServerEntry } from '../../../../cli/commands/mcp-config.js';
+import { defaultConfigFile, writeServerEntry } from '../../../../cli/commands/mcp-config-write.js';
 import { HanactlError } from '../../../../shared/errors.js';
 import { tempFolders } from '../../../helpers/temp-dir.js';
 
 const { folder } = tempFolders('hanactl-mcp-write-');
 
-const entry: ServerEntry = { command: '/opt/hanactl/bin/hanactl-mcp', args: ['--connection', 'shop'], env: { HANACTL_NODE: '/usr/bin/node' } };
+const entry: ServerEntry = {
+  command: '/opt/hanactl/bin/hanactl-mcp',
+  args: ['--connection', 'shop'],
+  env: { HANACTL_NODE: '/usr/bin/node' },
+};
 const when = new Date('2025-01-02T03:04:05.678Z');
 
 describe('where each client keeps its servers', () => {
@@ -61,7 +65,10 @@ describe('writeServerEntry', () => {
 
   it('keeps MCP_CONTEXT_ values a person added to the hanactl entry', () => {
     const file = join(folder(), 'mcp.json');
-    writeFileSync(file, JSON.stringify({ mcpServers: { hanactl: { ...entry, env: { ...entry.env, MCP_CONTEXT_CUSTOMER_ID: 'C-1', OTHER: 'x' } } } }));
+    writeFileSync(
+      file,
+      JSON.stringify({ mcpServers: { hanactl: { ...entry, env: { ...entry.env, MCP_CONTEXT_CUSTOMER_ID: 'C-1', OTHER: 'x' } } } }),
+    );
     const updated = { ...entry, args: ['--connection', 'other'] };
     expect(writeServerEntry(file, 'cursor', updated, when)).toMatchObject({ changed: true, replaced: true });
     expect(JSON.parse(readFileSync(file, 'utf8')).mcpServers.hanactl.env).toEqual({ ...entry.env, MCP_CONTEXT_CUSTOMER_ID: 'C-1' });
@@ -76,7 +83,8 @@ describe('writeServerEntry', () => {
 
   it('keeps the comments, trailing commas and the rest of a JSONC file (VS Code allows them)', () => {
     const file = join(folder(), 'mcp.json');
-    const original = '{\n  // my servers\n  "servers": {\n    /* kept */ "other": { "type": "stdio", "command": "other" },\n  },\n  "inputs": [],\n}\n';
+    const original =
+      '{\n  // my servers\n  "servers": {\n    /* kept */ "other": { "type": "stdio", "command": "other" },\n  },\n  "inputs": [],\n}\n';
     writeFileSync(file, original);
     writeServerEntry(file, 'vscode', entry, when);
     const text = readFileSync(file, 'utf8');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { PendingWrite, PersonAnswer } from '../../../../shared/approval.js';
 import { ApprovalDesk } from '../../../../daemon/approvals/approval-desk.js';
+import type { PendingWrite, PersonAnswer } from '../../../../shared/approval.js';
 import type { ApprovalDecision } from '../../../../shared/schemas.js';
 
 const write = (queryId: string, timeoutSeconds = 300) => ({ queryId, connection: 'shop', sql: 'DELETE FROM orders', timeoutSeconds });

@@ -41,7 +41,9 @@ describe('AuditStore', () => {
       param_count INTEGER NOT NULL, rows INTEGER, truncated INTEGER, duration_ms REAL NOT NULL, outcome TEXT NOT NULL,
       error_code TEXT, rule TEXT)`);
     old
-      .prepare(`INSERT INTO calls (at, query_id, connection, statement, param_count, duration_ms, outcome) VALUES (?, 'old', 'db', 'SELECT 1', 0, 1, 'ok')`)
+      .prepare(
+        `INSERT INTO calls (at, query_id, connection, statement, param_count, duration_ms, outcome) VALUES (?, 'old', 'db', 'SELECT 1', 0, 1, 'ok')`,
+      )
       .run(new Date().toISOString());
     old.close();
     const store = AuditStore.open(path);

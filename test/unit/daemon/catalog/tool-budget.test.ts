@@ -2,14 +2,14 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { expect, it } from 'vitest';
+import { BUILT_IN_TOOL_NAMES, CURATED_LIST_SHARE } from '../../../../shared/curated.js';
 import type { Broker } from '../../../../shim/broker.js';
 import { registerCatalogTools } from '../../../../shim/catalog-tools.js';
 import { withLeanToolList } from '../../../../shim/lean-tool-list.js';
-import { SessionState } from '../../../../shim/session-state.js';
-import { registerTools } from '../../../../shim/tools.js';
 import type { ProjectContext } from '../../../../shim/project-context.js';
 import { registerProjectTools } from '../../../../shim/project-tools.js';
-import { BUILT_IN_TOOL_NAMES, CURATED_LIST_SHARE } from '../../../../shared/curated.js';
+import { SessionState } from '../../../../shim/session-state.js';
+import { registerTools } from '../../../../shim/tools.js';
 
 /** The whole tools/list answer an agent loads into its context, with room left for detect_project (~570 bytes) and one more tool. */
 const BUDGET_BYTES = 8192;

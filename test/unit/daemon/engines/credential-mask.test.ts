@@ -41,11 +41,7 @@ describe('credential masking in result cells', () => {
   // A statement quoted inside a string (the process list, an engine status report, a log line kept
   // as text): the password sits one quoting level or more deeper, by doubling or by backslash.
   test.each([
-    [
-      'IDENTIFIED BY, doubled quotes',
-      `'CREATE USER a IDENTIFIED BY ''Hunter2-Secret'' '`,
-      `'CREATE USER a IDENTIFIED BY ''***'' '***'`,
-    ],
+    ['IDENTIFIED BY, doubled quotes', `'CREATE USER a IDENTIFIED BY ''Hunter2-Secret'' '`, `'CREATE USER a IDENTIFIED BY ''***'' '***'`],
     ['IDENTIFIED BY, doubled, text after', `x 'GRANT ALL TO a IDENTIFIED BY ''Hunter2-Secret'' WITH GRANT OPTION' y`],
     ['IDENTIFIED BY, backslash', String.raw`'CREATE USER a IDENTIFIED BY \'Hunter2-Secret\''`],
     ['IDENTIFIED BY, double quotes doubled', `"CREATE USER a IDENTIFIED BY ""Hunter2-Secret"""`],
@@ -54,11 +50,7 @@ describe('credential masking in result cells', () => {
     ['IDENTIFIED BY, two levels backslashed', String.raw`'x = \'CREATE USER a IDENTIFIED BY \\\'Hunter2-Secret\\\'\''`],
     ['IDENTIFIED BY, backslash then doubled', String.raw`'q = \'ALTER USER a IDENTIFIED BY ''Hunter2-Secret''\''`],
     ['IDENTIFIED BY, backticks doubled', '`ALTER USER a IDENTIFIED BY ``Hunter2-Secret```'],
-    [
-      'PASSWORD(), doubled',
-      `'SET PASSWORD FOR a = PASSWORD(''Hunter2-Secret'')'`,
-      `'SET PASSWORD FOR a = PASSWORD(''***'')'`,
-    ],
+    ['PASSWORD(), doubled', `'SET PASSWORD FOR a = PASSWORD(''Hunter2-Secret'')'`, `'SET PASSWORD FOR a = PASSWORD(''***'')'`],
     ['PASSWORD(), backslash', String.raw`'SET PASSWORD = PASSWORD(\'Hunter2-Secret\')'`],
     ['password = "..."', 'password = "Hunter2-Secret"', 'password = "***"'],
     ['password = \\"...\\" in JSON text', String.raw`{"conf": "password = \"Hunter2-Secret\""}`],

@@ -40,7 +40,8 @@ describe('the statement watch', () => {
     expect(w.reason).toBe('timeout');
     expect(w.error()).toMatchObject({
       code: 'QUERY_TIMEOUT',
-      message: 'The statement ran past its time limit of 1000 ms and was stopped. Narrow it (WHERE, LIMIT) or ask for a longer timeout (timeoutMs).',
+      message:
+        'The statement ran past its time limit of 1000 ms and was stopped. Narrow it (WHERE, LIMIT) or ask for a longer timeout (timeoutMs).',
     });
     await w.stop();
   });

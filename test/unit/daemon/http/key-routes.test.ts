@@ -19,7 +19,11 @@ const keys = {
 const app = keyRoutes({ keys });
 app.onError((err, c) => (err instanceof HanactlError ? c.json(err.toJSON(), err.status as 403) : c.json({ error: String(err) }, 500)));
 const post = (path: string, client: string, body: unknown) =>
-  app.request(path, { method: 'POST', headers: { 'content-type': 'application/json', [CLIENT_HEADER]: client }, body: JSON.stringify(body) });
+  app.request(path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', [CLIENT_HEADER]: client },
+    body: JSON.stringify(body),
+  });
 
 describe('the key routes answer only the hanactl command line', () => {
   it.each([
@@ -28,7 +32,12 @@ describe('the key routes answer only the hanactl command line', () => {
   ])('refuses %s from the shim’s client (403) and does nothing', async (path, body) => {
     const res = await post(path, 'hanactl-shim', body);
     expect(res.status).toBe(403);
-    expect(await res.json()).toMatchObject({ error: { code: 'FORBIDDEN', message: expect.stringMatching(/Only a person can change or export the registry key.*hanactl command line/) } });
+    expect(await res.json()).toMatchObject({
+      error: {
+        code: 'FORBIDDEN',
+        message: expect.stringMatching(/Only a person can change or export the registry key.*hanactl command line/),
+      },
+    });
     expect(calls).toEqual([]);
   });
 

@@ -19,7 +19,13 @@ async function refused(fn: () => Promise<unknown>): Promise<string> {
 
 describe('the export format', () => {
   it('records scrypt and AES-256-GCM parameters, never the key in the clear', () => {
-    expect(doc).toMatchObject({ format: 'hanactl-registry-export', version: 1, hanactlVersion: '9.9.9', kdf: { name: 'scrypt', ...EXPORT_KDF }, cipher: { name: 'aes-256-gcm' } });
+    expect(doc).toMatchObject({
+      format: 'hanactl-registry-export',
+      version: 1,
+      hanactlVersion: '9.9.9',
+      kdf: { name: 'scrypt', ...EXPORT_KDF },
+      cipher: { name: 'aes-256-gcm' },
+    });
     expect(Buffer.from(doc.kdf.salt, 'base64')).toHaveLength(16);
     expect(Buffer.from(doc.cipher.iv, 'base64')).toHaveLength(12);
     expect(JSON.stringify(doc)).not.toContain(registryKey.toString('base64'));
@@ -40,10 +46,14 @@ describe('the export format', () => {
   it('refuses a changed registry (checksum) and a changed checksum (bound to the key)', async () => {
     const bytes = Buffer.from(registryBytes);
     bytes[10] = (bytes[10] ?? 0) ^ 1;
-    expect(await refused(() => openExport({ ...doc, registry: { ...doc.registry, bytes: bytes.toString('base64') } }, 'correct horse battery'))).toMatch(/damaged/);
+    expect(
+      await refused(() => openExport({ ...doc, registry: { ...doc.registry, bytes: bytes.toString('base64') } }, 'correct horse battery')),
+    ).toMatch(/damaged/);
     const { createHash } = await import('node:crypto');
     const forged = { bytes: bytes.toString('base64'), sha256: createHash('sha256').update(bytes).digest('hex') };
-    expect(await refused(() => openExport({ ...doc, registry: forged }, 'correct horse battery'))).toMatch(/Wrong passphrase \(or the export file was changed\)/);
+    expect(await refused(() => openExport({ ...doc, registry: forged }, 'correct horse battery'))).toMatch(
+      /Wrong passphrase \(or the export file was changed\)/,
+    );
   });
 
   it('refuses KDF parameters hanactl would never write (a crafted file cannot exhaust memory)', async () => {

@@ -26,7 +26,16 @@ function home(): { paths: Paths; slots: KeySlots } {
 }
 
 const record = (name: string) =>
-  makeRecord({ name, target: parseConnectionUrl('postgres://app@db.example/shop').target, allowWrite: false, context: [], createdAt: '2025-01-01T00:00:00.000Z' }, `pw-${name}`);
+  makeRecord(
+    {
+      name,
+      target: parseConnectionUrl('postgres://app@db.example/shop').target,
+      allowWrite: false,
+      context: [],
+      createdAt: '2025-01-01T00:00:00.000Z',
+    },
+    `pw-${name}`,
+  );
 const keyIn = (path: string) => Buffer.from(readFileSync(path, 'utf8').trim(), 'base64');
 const warnings: string[] = [];
 const log = { warn: (_f: Record<string, unknown>, m: string) => void warnings.push(m), info() {}, error() {} };

@@ -12,10 +12,21 @@ const require = createRequire(import.meta.url);
 const { folder } = tempFolders('hanactl-rekey-');
 
 const record = (name: string, password: string) =>
-  makeRecord({ name, target: parseConnectionUrl('postgres://app@db.example/shop').target, allowWrite: false, context: [], createdAt: '2025-01-01T00:00:00.000Z' }, password);
+  makeRecord(
+    {
+      name,
+      target: parseConnectionUrl('postgres://app@db.example/shop').target,
+      allowWrite: false,
+      context: [],
+      createdAt: '2025-01-01T00:00:00.000Z',
+    },
+    password,
+  );
 
 function journalMode(path: string, key: Buffer): string {
-  const Database = require('better-sqlite3-multiple-ciphers') as new (p: string) => { pragma(s: string, o?: { simple: boolean }): unknown; close(): void };
+  const Database = require('better-sqlite3-multiple-ciphers') as new (
+    p: string,
+  ) => { pragma(s: string, o?: { simple: boolean }): unknown; close(): void };
   const db = new Database(path);
   try {
     db.pragma(`cipher='sqlcipher'`);

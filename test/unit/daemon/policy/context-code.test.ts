@@ -84,7 +84,9 @@ describe('code an agent may not add or run where context values are not signed',
   });
 
   test('SQLite context values come from a function no SQL can change: its triggers stay writes', () => {
-    expect(contextCodeRule(tokens('CREATE TRIGGER t AFTER INSERT ON x BEGIN SELECT 1; END', 'sqlite'), DIALECTS.sqlite, true)).toBeUndefined();
+    expect(
+      contextCodeRule(tokens('CREATE TRIGGER t AFTER INSERT ON x BEGIN SELECT 1; END', 'sqlite'), DIALECTS.sqlite, true),
+    ).toBeUndefined();
   });
 
   test('the refusal says what to do instead, per engine', () => {

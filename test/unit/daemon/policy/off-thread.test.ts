@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, expect, it } from 'vitest';
-import { checkStatement } from '../../../../daemon/policy/index.js';
 import { asCheckOwner } from '../../../../daemon/policy/check-owner.js';
+import { checkStatement } from '../../../../daemon/policy/index.js';
 import { OffThreadPolicy } from '../../../../daemon/policy/off-thread.js';
 import { REPO } from '../../../helpers/hanactl-home.js';
 

@@ -53,9 +53,13 @@ describe('functions that run SQL text (F1, F2)', () => {
       'embedded-sql',
       { embedded: true },
     );
-    refusedByBoth("SELECT * FROM t, pg_catalog.ts_rewrite('a'::tsquery, $q$SELECT pg_stat_reset()::text::tsquery, 'a'$q$)", 'embedded-sql', {
-      embedded: true,
-    });
+    refusedByBoth(
+      "SELECT * FROM t, pg_catalog.ts_rewrite('a'::tsquery, $q$SELECT pg_stat_reset()::text::tsquery, 'a'$q$)",
+      'embedded-sql',
+      {
+        embedded: true,
+      },
+    );
   });
 
   test('ts_rewrite with SQL text built at run time cannot be checked and is refused; a plain query passes', () => {
@@ -77,10 +81,7 @@ describe('functions that run SQL text (F1, F2)', () => {
 
   test('functions that paste their arguments into SQL, or reach another connection, are refused outright', () => {
     refusedByBoth("SELECT * FROM connectby('t', 'id', 'parent', '1', 0) AS c(id text, parent text, level int)", 'denied-function');
-    refusedByBoth(
-      "SELECT * FROM xpath_table('id', 'doc', 'docs', '/a', 'true') AS x(id int, a text)",
-      'denied-function',
-    );
+    refusedByBoth("SELECT * FROM xpath_table('id', 'doc', 'docs', '/a', 'true') AS x(id int, a text)", 'denied-function');
     refusedByBoth("SELECT cursor_to_xml('c', 1, true, false, '')", 'denied-function');
     refusedByBoth("SELECT public.dblink_exec('dbname=x', 'DELETE FROM t')", 'denied-function');
   });
@@ -202,7 +203,9 @@ describe('pg_* functions of a server the classification does not describe', () =
     // PostgreSQL 17 server functions, absent from the classified 15: their effects were never classified.
     refusedByBoth('SELECT pg_sync_replication_slots()', 'denied-function');
     refusedByBoth("SELECT * FROM pg_catalog.pg_wal_replay_wait('0/0')", 'denied-function', { allowWrite: true });
-    expect(checkStatement('SELECT pg_sync_replication_slots()', read)).toMatchObject({ message: expect.stringContaining(`not a PostgreSQL ${PG_FUNCTIONS_SERVER_MAJOR} function`) });
+    expect(checkStatement('SELECT pg_sync_replication_slots()', read)).toMatchObject({
+      message: expect.stringContaining(`not a PostgreSQL ${PG_FUNCTIONS_SERVER_MAJOR} function`),
+    });
     allowedRead("SELECT pg_column_size('abc'), pg_typeof(1), pg_backend_pid()");
   });
 });
@@ -223,16 +226,30 @@ describe('views that read server files (F7)', () => {
 
 describe('the generated classification', () => {
   test('holds every function the findings name, in the class they belong to', () => {
-    for (const name of ['pg_stat_reset', 'pg_drop_replication_slot', 'pg_log_backend_memory_contexts', 'setseed', 'connectby', 'pg_read_file'])
+    for (const name of [
+      'pg_stat_reset',
+      'pg_drop_replication_slot',
+      'pg_log_backend_memory_contexts',
+      'setseed',
+      'connectby',
+      'pg_read_file',
+    ])
       expect(PG_REFUSED[name], name).toBeDefined();
-    for (const name of ['nextval', 'pg_notify', 'gin_clean_pending_list', 'brin_summarize_range']) expect(PG_VOLATILE_WRITES).toContain(name);
+    for (const name of ['nextval', 'pg_notify', 'gin_clean_pending_list', 'brin_summarize_range'])
+      expect(PG_VOLATILE_WRITES).toContain(name);
     expect(PG_VOLATILE_READS).toContain('random');
-    expect(Object.keys(PG_DENIED_RELATIONS).sort()).toEqual(['pg_config', 'pg_file_settings', 'pg_hba_file_rules', 'pg_ident_file_mappings']);
+    expect(Object.keys(PG_DENIED_RELATIONS).sort()).toEqual([
+      'pg_config',
+      'pg_file_settings',
+      'pg_hba_file_rules',
+      'pg_ident_file_mappings',
+    ]);
   });
 
   test('every class is disjoint from the others', () => {
     const refused = new Set(Object.keys(PG_REFUSED));
-    for (const list of [PG_VOLATILE_READS, PG_VOLATILE_WRITES, PG_VOLATILE_UNREVIEWED]) for (const name of list) expect(refused.has(name), name).toBe(false);
+    for (const list of [PG_VOLATILE_READS, PG_VOLATILE_WRITES, PG_VOLATILE_UNREVIEWED])
+      for (const name of list) expect(refused.has(name), name).toBe(false);
     const reads = new Set(PG_VOLATILE_READS);
     for (const name of [...PG_VOLATILE_WRITES, ...PG_VOLATILE_UNREVIEWED]) expect(reads.has(name), name).toBe(false);
   });

@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
 import { parse as dotenvParse } from 'dotenv';
+import { describe, expect, it } from 'vitest';
 import { parseDotenv } from '../../../../daemon/projects/dotenv.js';
 import { connectionsFromEnvVars } from '../../../../daemon/projects/env-vars.js';
 import { parseJsonText, SourceError } from '../../../../daemon/projects/source-error.js';

@@ -49,7 +49,6 @@ describe('MySQL URL options (no server needed)', () => {
   it('fails when the driver is built, before any connection', () => {
     expect(() => makeDriver('mysql://u@127.0.0.1:1/db?bogus=1')).toThrow(HanactlError);
   });
-
 });
 
 describe('closed port (no server needed)', () => {

@@ -18,7 +18,11 @@ describe('mcp_context(name)', () => {
       withContext({ CUSTOMER_ID: 'c2' }),
     );
     expect(r.rows).toEqual([{ a: 'c2', b: 'c2', c: null }]);
-    const scoped = await conn.execute("SELECT id FROM orders WHERE customer = mcp_context('CUSTOMER_ID')", [], withContext({ CUSTOMER_ID: 'c2' }));
+    const scoped = await conn.execute(
+      "SELECT id FROM orders WHERE customer = mcp_context('CUSTOMER_ID')",
+      [],
+      withContext({ CUSTOMER_ID: 'c2' }),
+    );
     expect(scoped.rows).toEqual([{ id: 2 }]);
   });
 
@@ -38,7 +42,9 @@ describe('mcp_context(name)', () => {
     const a = await fx.connect();
     const b = await fx.connect();
     await expect(b.execute("SELECT mcp_context('X') AS x", [], READ)).resolves.toMatchObject({ rows: [{ x: null }] });
-    await expect(a.execute("SELECT mcp_context('X') AS x", [], withContext({ X: 'for a' }))).resolves.toMatchObject({ rows: [{ x: 'for a' }] });
+    await expect(a.execute("SELECT mcp_context('X') AS x", [], withContext({ X: 'for a' }))).resolves.toMatchObject({
+      rows: [{ x: 'for a' }],
+    });
     await expect(b.execute("SELECT mcp_context('X') AS x", [], READ)).resolves.toMatchObject({ rows: [{ x: null }] });
   });
 });

@@ -43,5 +43,4 @@ describe('SQLite results through the worker', () => {
     const nul = await conn.execute('SELECT ? IS NULL AS is_null', [null], READ);
     expect(nul.rows).toEqual([{ is_null: 1 }]);
   });
-
 });

@@ -36,7 +36,6 @@ describe('the worker process of a connection', () => {
     expect(conn.broken).toBe(true);
     await expect(conn.execute('SELECT 1', [], READ)).rejects.toThrow(/The SQLite worker process exited \(signal SIGKILL\)/);
   });
-
 });
 
 describe('connecting', () => {
