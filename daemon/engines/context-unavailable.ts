@@ -1,13 +1,15 @@
 import { HanactlError } from '../../shared/errors.js';
-import { scrubSecrets } from './scrub.js';
+import { maskDriverText } from './scrub.js';
 
 /**
  * The database refused to place context values in the session (a missing privilege or object a
  * DBA must provide): said in one sentence for an operator, distinct from an ordinary query
- * failure, since no statement the agent could change would help.
+ * failure, since no statement the agent could change would help. The server's reason may quote
+ * the values, which the caller chose, so it is masked by shape only, as a statement's error is
+ * (scrub.ts): never by a password's value.
  */
-export function contextUnavailable(how: string, err: unknown, secrets: readonly (string | undefined)[] = []): HanactlError {
-  const reason = scrubSecrets(err instanceof Error ? err.message : String(err), secrets);
+export function contextUnavailable(how: string, err: unknown): HanactlError {
+  const reason = maskDriverText(err instanceof Error ? err.message : String(err));
   return new HanactlError(
     'CONTEXT_UNAVAILABLE',
     `The database refused to set this connection's context parameters with ${how} (${reason}); an operator must grant what it needs before calls on this connection can run.`,

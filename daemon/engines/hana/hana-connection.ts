@@ -49,13 +49,12 @@ const DEFAULT_CLOSE_TIMEOUT_MS = 5_000;
 
 /**
  * One SAP HANA session. Read-only calls run as `SET TRANSACTION READ ONLY` inside a transaction
- * (autocommit off) that is always rolled back; writes run with autocommit. The password is held
- * only to scrub it from messages, in a private field that no log or JSON can reach.
+ * (autocommit off) that is always rolled back; writes run with autocommit. It holds no password:
+ * the agent shapes what its errors quote, so they are masked by shape only (scrub.ts).
  */
 export class HanaConnection implements DriverConnection {
   readonly #conn: HanaConnectionLike;
   readonly #options: HanaConnectionOptions;
-  readonly #secrets: readonly (string | undefined)[];
   #broken = false;
   #closed = false;
   #busy = false;
@@ -66,10 +65,9 @@ export class HanaConnection implements DriverConnection {
   /** Names that may hold a value in the session now; cleared when a call ends. */
   readonly #contextSet = new Set<string>();
 
-  constructor(conn: HanaConnectionLike, options: HanaConnectionOptions, password?: string) {
+  constructor(conn: HanaConnectionLike, options: HanaConnectionOptions) {
     this.#conn = conn;
     this.#options = options;
-    this.#secrets = [password];
   }
 
   get broken(): boolean {
@@ -125,7 +123,7 @@ export class HanaConnection implements DriverConnection {
       const facts = errorFacts(err);
       throw new HanactlError(
         'CONNECT_FAILED',
-        `The SAP HANA connection to ${this.#options.serverNode} stopped answering: ${queryError(err, this.#secrets).message}`,
+        `The SAP HANA connection to ${this.#options.serverNode} stopped answering: ${queryError(err).message}`,
         facts,
       );
     }
@@ -139,7 +137,7 @@ export class HanaConnection implements DriverConnection {
       await this.#clearContext();
     } catch (err) {
       this.#broken = true;
-      const cause = queryError(err, this.#secrets);
+      const cause = queryError(err);
       throw new HanactlError('QUERY_FAILED', `Could not reset the SAP HANA session: ${cause.message}`, cause.details);
     }
   }
@@ -205,7 +203,7 @@ export class HanaConnection implements DriverConnection {
       cost = value === null || value === undefined || value === '' ? undefined : Number(value);
     } catch (err) {
       if (isConnectionLost(err)) throw err;
-      throw queryError(err, this.#secrets);
+      throw queryError(err);
     } finally {
       await bound(PLAN_DELETE_SQL, [name]).catch(() => {});
     }
@@ -294,7 +292,7 @@ export class HanaConnection implements DriverConnection {
         await this.#exec(statement.sql);
       } catch (err) {
         if (isConnectionLost(err)) throw err;
-        throw contextUnavailable('session variables (SET / UNSET)', err, this.#secrets);
+        throw contextUnavailable('session variables (SET / UNSET)', err);
       }
     }
     for (const name of this.#contextSet) if (context[name] === undefined) this.#contextSet.delete(name);
@@ -340,6 +338,6 @@ export class HanaConnection implements DriverConnection {
     const facts = errorFacts(err);
     // The client's own query timeout (the backstop) reports SQLSTATE HYT00.
     if (facts.sqlState === 'HYT00') return watch.error(facts, 'timeout');
-    return queryError(err, this.#secrets);
+    return queryError(err);
   }
 }

@@ -64,15 +64,11 @@ export class HanaDriver implements Driver {
     } catch {
       // Only a label in M_SESSION_CONTEXT; never worth failing a connect.
     }
-    return new HanaConnection(
-      conn,
-      {
-        serverNode: options.serverNode,
-        communicationTimeoutMs: options.connectTimeout,
-        ...(this.#deps.cancelGraceMs !== undefined ? { cancelGraceMs: this.#deps.cancelGraceMs } : {}),
-      },
-      this.#password,
-    );
+    return new HanaConnection(conn, {
+      serverNode: options.serverNode,
+      communicationTimeoutMs: options.connectTimeout,
+      ...(this.#deps.cancelGraceMs !== undefined ? { cancelGraceMs: this.#deps.cancelGraceMs } : {}),
+    });
   }
 }
 

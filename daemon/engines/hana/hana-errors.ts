@@ -1,5 +1,5 @@
 import type { HanactlError } from '../../../shared/errors.js';
-import { normaliseDriverError, scrubSecrets } from '../scrub.js';
+import { normaliseConnectError, normaliseDriverError } from '../scrub.js';
 
 /** HANA's numeric code and SQLSTATE, as the client reports them on its errors. */
 export interface HanaErrorFacts {
@@ -53,7 +53,7 @@ function connectAdvice(err: unknown, message: string, timeoutMs: number): string
 
 /**
  * A failed connect as CONNECT_FAILED: one sentence naming `host:port` and what to check, with
- * HANA's code and SQLSTATE kept and every secret scrubbed.
+ * HANA's code and SQLSTATE kept and every secret scrubbed by value (no agent text has reached the server).
  */
 export function connectError(
   err: unknown,
@@ -63,7 +63,7 @@ export function connectError(
   const raw = messageOf(err) || 'no reason given';
   const tenant = where.databaseName ? ` (tenant ${where.databaseName})` : '';
   const sentence = `Could not connect to SAP HANA at ${where.serverNode}${tenant}: ${asSentence(raw)} ${connectAdvice(err, raw, where.timeoutMs)}`;
-  return normaliseDriverError(new Error(scrubSecrets(sentence, secrets)), 'CONNECT_FAILED', secrets, errorFacts(err));
+  return normaliseConnectError(new Error(sentence), 'CONNECT_FAILED', secrets, errorFacts(err));
 }
 
 /** `raw` ending in exactly one full stop, trailing whitespace removed (linear: HANA quotes the statement). */
@@ -72,7 +72,10 @@ function asSentence(raw: string): string {
   return `${trimmed.endsWith('.') ? trimmed.slice(0, -1) : trimmed}.`;
 }
 
-/** A failed statement as QUERY_FAILED, HANA's message scrubbed, code and SQLSTATE kept. */
-export function queryError(err: unknown, secrets: readonly (string | undefined)[]): HanactlError {
-  return normaliseDriverError(err, 'QUERY_FAILED', secrets, errorFacts(err));
+/**
+ * A failed statement as QUERY_FAILED, HANA's message masked by shape only (scrub.ts), code and
+ * SQLSTATE kept: it quotes the agent's statement, so no password's value decides what it shows.
+ */
+export function queryError(err: unknown): HanactlError {
+  return normaliseDriverError(err, 'QUERY_FAILED', errorFacts(err));
 }

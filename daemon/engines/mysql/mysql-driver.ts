@@ -74,7 +74,6 @@ export class MysqlDriver implements Driver {
       ...(target.user !== undefined ? { user: target.user } : {}),
       ...(target.database !== undefined ? { database: target.database } : {}),
       connectTimeoutMs: settings.connectTimeoutMs,
-      secrets: [secret.password],
     };
   }
 
@@ -91,7 +90,7 @@ export class MysqlDriver implements Driver {
     } catch (err) {
       raw.destroy();
       raw.stream?.destroy();
-      throw connectError(err, this.#errors);
+      throw connectError(err, this.#errors, [this.#password]);
     }
   }
 
@@ -107,7 +106,7 @@ export class MysqlDriver implements Driver {
     try {
       raw = mysql.createConnection(connectOptions(this.#target, this.#plan, this.#settings, this.#password, ssl, connectTimeoutMs));
     } catch (err) {
-      throw connectError(err, this.#errors);
+      throw connectError(err, this.#errors, [this.#password]);
     }
     // No payload is assembled past MAX_SERVER_MESSAGE_BYTES (a row too wide fails its call, not the daemon).
     boundServerPackets(raw as unknown as MysqlParserHost);
@@ -118,7 +117,7 @@ export class MysqlDriver implements Driver {
     } catch (err) {
       raw.destroy();
       raw.stream?.destroy();
-      throw connectError(err, this.#errors);
+      throw connectError(err, this.#errors, [this.#password]);
     }
     hideSecrets(raw.config);
     return raw;

@@ -1,17 +1,20 @@
 import { cliCommand } from '../../../shared/cli-command.js';
 import { type ErrorCode, HanactlError } from '../../../shared/errors.js';
-import { normaliseDriverError } from '../scrub.js';
+import { normaliseConnectError, normaliseDriverError } from '../scrub.js';
 import { statementTimedOut } from '../stop-errors.js';
 import type { MysqlError } from './mysql-module.js';
 
-/** What an error message may name, and what it must never contain. */
+/**
+ * What an error message may name. It holds no password: a failed connect is scrubbed of the
+ * connection's secrets by value (`connectError` takes them), while an error under a call quotes
+ * the agent's text and is masked by shape only (scrub.ts).
+ */
 export interface ErrorContext {
   /** `host:port`, or the socket path. */
   readonly where: string;
   readonly user?: string;
   readonly database?: string;
   readonly connectTimeoutMs: number;
-  readonly secrets: readonly (string | undefined)[];
 }
 
 /** Server error numbers that mean the session is gone. */
@@ -47,8 +50,17 @@ export function isConnectionLost(err: unknown): boolean {
   );
 }
 
-function build(code: ErrorCode, sentence: string, err: unknown, ctx: ErrorContext, hint?: string): HanactlError {
-  const normalised = normaliseDriverError(new Error(sentence), code, ctx.secrets, facts(err));
+/** A sentence as an error; `secrets` (a failed connect's only) are scrubbed from it by value. */
+function buildError(
+  code: ErrorCode,
+  sentence: string,
+  err: unknown,
+  hint?: string,
+  secrets?: readonly (string | undefined)[],
+): HanactlError {
+  const normalised = secrets
+    ? normaliseConnectError(new Error(sentence), code, secrets, facts(err))
+    : normaliseDriverError(new Error(sentence), code, facts(err));
   return hint ? new HanactlError(code, normalised.message, { ...normalised.details, hint }) : normalised;
 }
 
@@ -59,10 +71,14 @@ function driverText(err: unknown): string {
   return trimmed.endsWith('.') ? trimmed.slice(0, -1) : trimmed;
 }
 
-/** A failure to open a connection, as a sentence that names host:port and what to check. */
-export function connectError(err: unknown, ctx: ErrorContext): HanactlError {
+/**
+ * A failure to open a connection, as a sentence that names host:port and what to check, with
+ * `secrets` scrubbed by value: no agent text has reached the server yet.
+ */
+export function connectError(err: unknown, ctx: ErrorContext, secrets: readonly (string | undefined)[]): HanactlError {
   if (err instanceof HanactlError) return err;
   const e = err as MysqlError;
+  const build = (code: ErrorCode, sentence: string, cause: unknown) => buildError(code, sentence, cause, undefined, secrets);
   const at = `Could not connect to MySQL/MariaDB at ${ctx.where}`;
   const as = ctx.user ? ` as "${ctx.user}"` : '';
   switch (e?.code) {
@@ -71,34 +87,30 @@ export function connectError(err: unknown, ctx: ErrorContext): HanactlError {
         'CONNECT_FAILED',
         `${at}: the connection was refused. Check that the server is running and listens on that host and port.`,
         err,
-        ctx,
       );
     case 'ETIMEDOUT':
       return build(
         'CONNECT_FAILED',
         `${at}: no answer within ${ctx.connectTimeoutMs} ms. Check the host and port, and any firewall or VPN in between.`,
         err,
-        ctx,
       );
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
-      return build('CONNECT_FAILED', `${at}: the host name could not be resolved. Check the host name in the connection URL.`, err, ctx);
+      return build('CONNECT_FAILED', `${at}: the host name could not be resolved. Check the host name in the connection URL.`, err);
     case 'ENOENT':
       return build(
         'CONNECT_FAILED',
         `${at}: the socket file does not exist. Check the "socket" option and that the server is running.`,
         err,
-        ctx,
       );
     case 'EHOSTUNREACH':
     case 'ENETUNREACH':
-      return build('CONNECT_FAILED', `${at}: the host is unreachable. Check the network, VPN or firewall.`, err, ctx);
+      return build('CONNECT_FAILED', `${at}: the host is unreachable. Check the network, VPN or firewall.`, err);
     case 'HANDSHAKE_NO_SSL_SUPPORT':
       return build(
         'CONNECT_FAILED',
         `${at}: the server does not offer TLS, but the URL asks for it. Turn TLS on at the server or use sslmode=disable.`,
         err,
-        ctx,
       );
     default:
       break;
@@ -108,7 +120,6 @@ export function connectError(err: unknown, ctx: ErrorContext): HanactlError {
       'CONNECT_FAILED',
       `${at}: the server refused user${as || ' (none given)'} (access denied). Check the user name and the password stored with hanactl (${cliCommand()} add ... --password-stdin).`,
       err,
-      ctx,
     );
   }
   if (e?.errno === 1049) {
@@ -116,23 +127,21 @@ export function connectError(err: unknown, ctx: ErrorContext): HanactlError {
       'CONNECT_FAILED',
       `${at}${as}: database "${ctx.database ?? ''}" does not exist. Check the database name in the connection URL.`,
       err,
-      ctx,
     );
   }
   if (/certificate|self.signed|ssl|tls/i.test(driverText(err))) {
-    return build('CONNECT_FAILED', `${at}: TLS failed (${driverText(err)}). Check sslmode and the sslca/sslcert/sslkey files.`, err, ctx);
+    return build('CONNECT_FAILED', `${at}: TLS failed (${driverText(err)}). Check sslmode and the sslca/sslcert/sslkey files.`, err);
   }
-  return build('CONNECT_FAILED', `${at}${as}: ${driverText(err)}.`, err, ctx);
+  return build('CONNECT_FAILED', `${at}${as}: ${driverText(err)}.`, err);
 }
 
 /** The connection died under a call (server restart, KILL, network). */
 export function lostError(err: unknown, ctx: ErrorContext): HanactlError {
   const cause = err === undefined ? '' : ` (${driverText(err)})`;
-  return build(
+  return buildError(
     'CONNECT_FAILED',
     `The connection to MySQL/MariaDB at ${ctx.where} was lost${cause}; the pool opens a new one for the next call.`,
     err,
-    ctx,
   );
 }
 
@@ -145,21 +154,19 @@ export function statementError(err: unknown, ctx: ErrorContext, timeoutMs?: numb
     return statementTimedOut(timeoutMs, facts(err));
   }
   if (errno === ER_QUERY_INTERRUPTED) {
-    return build(
+    return buildError(
       'QUERY_CANCELLED',
       `The statement was interrupted on the server (KILL QUERY from another session): ${driverText(err)}.`,
       err,
-      ctx,
     );
   }
   if (errno !== undefined && READ_ONLY_ERRNOS.has(errno)) {
-    return build(
+    return buildError(
       'QUERY_FAILED',
       driverText(err),
       err,
-      ctx,
       'Read calls run in a read-only transaction; writes need a connection a person marked writable with hanactl.',
     );
   }
-  return normaliseDriverError(err, 'QUERY_FAILED', ctx.secrets, facts(err));
+  return normaliseDriverError(err, 'QUERY_FAILED', facts(err));
 }

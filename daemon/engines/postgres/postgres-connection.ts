@@ -46,6 +46,8 @@ interface PgErrorLike {
  * `statement_timeout` that makes the server itself stop a runaway statement, context values set
  * before the statement and checked after it, and the session cleaned before the connection goes
  * back to its pool. A client-side timer cancels with `pg_cancel_backend` should the server not answer.
+ * It holds no password: the agent shapes what its errors quote, so they are masked by shape only
+ * (scrub.ts), and nothing it builds or sends after the connect carries a password or a key.
  *
  * Behind a pooler (`pooled`: the pid the session announced is not its backend's, as with
  * PgBouncer) nothing is assumed about which backend runs a call: cancels go as the protocol's
@@ -56,7 +58,6 @@ export class PostgresConnection implements DriverConnection {
   readonly #client: PgClient;
   readonly #wire: PgWireKit;
   readonly #sideChannel: PgSideChannel;
-  readonly #secrets: readonly string[];
   #broken = false;
   /**
    * Rejects once the connection is gone (the server ended the session, the socket dropped).
@@ -73,20 +74,12 @@ export class PostgresConnection implements DriverConnection {
   /** How far each set of names needed its resolve step to go on this session (postgres-walk-memo.ts). */
   readonly #walks = new WalkMemo();
 
-  constructor(
-    client: PgClient,
-    wire: PgWireKit,
-    sideChannel: PgSideChannel,
-    secrets: readonly string[],
-    pooled = false,
-    checksClient = false,
-  ) {
+  constructor(client: PgClient, wire: PgWireKit, sideChannel: PgSideChannel, pooled = false, checksClient = false) {
     this.#checksClient = checksClient;
     this.#client = client;
     this.#pooled = pooled;
     this.#wire = wire;
     this.#sideChannel = sideChannel;
-    this.#secrets = secrets;
     const lose = (err: unknown) => {
       this.#broken = true;
       this.#lostCause ??= err;
@@ -160,7 +153,7 @@ export class PostgresConnection implements DriverConnection {
     try {
       if (!(this.#pooled && signs)) plan = planCall(sql, values, options, this.#client.processID, false, this.#checksClient, stage);
     } catch (err) {
-      throw normaliseDriverError(err, 'QUERY_FAILED', this.#secrets);
+      throw normaliseDriverError(err, 'QUERY_FAILED');
     }
     const stopWatch = this.#watch(options);
     const guard = options.costGuard;
@@ -238,7 +231,7 @@ export class PostgresConnection implements DriverConnection {
       if (notKept) return contextNotKept(notKept, 'set_config');
       // A lost connection is not the database refusing: the call's own handling reports it.
       if (!this.#broken && sqlState && !sqlState.startsWith('08') && sqlState !== '57P01' && plan.names.length > 0)
-        return contextUnavailable('set_config', cause, this.#secrets);
+        return contextUnavailable('set_config', cause);
     }
     if (err.step === plan.resolve) {
       const refused = resolveRefusal(message);
@@ -366,13 +359,13 @@ export class PostgresConnection implements DriverConnection {
     if (!sqlState && (this.#lostCause !== undefined || isSocketError(err))) {
       // The socket dropped under the call (the server ended the session, a reset, a network
       // fault): no statement the agent could change would help, and the next call gets a new one.
-      const cause = normaliseDriverError(err, 'CONNECT_FAILED', this.#secrets).message;
+      const cause = normaliseDriverError(err, 'CONNECT_FAILED').message;
       return new HanactlError(
         'CONNECT_FAILED',
         `The connection to PostgreSQL was lost during the call (${cause}); the pool opens a new one for the next call, which can be retried.`,
       );
     }
-    return normaliseDriverError(err, 'QUERY_FAILED', this.#secrets, sqlState ? { sqlState } : {});
+    return normaliseDriverError(err, 'QUERY_FAILED', sqlState ? { sqlState } : {});
   }
 
   async ping(): Promise<void> {

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { type Target, URL_OPTIONS } from '../../../shared/connection-url.js';
 import { HanactlError } from '../../../shared/errors.js';
 import type { Driver, DriverConnection, DriverFactory, DriverSecret, DriverSettings } from '../driver.js';
-import { normaliseDriverError } from '../scrub.js';
+import { normaliseConnectError } from '../scrub.js';
 import type { PgRowParser } from './postgres-batch.js';
 import { type PgWireKit, PostgresConnection } from './postgres-connection.js';
 import { boundServerMessages, type PgWireConnection } from './postgres-message-bound.js';
@@ -86,7 +86,7 @@ async function sessionFacts(client: PgClient, secrets: readonly string[]): Promi
     return { pooled: Number(rows[0]?.pid) !== client.processID, checksClient: Number(rows[0]?.version) >= 140000 };
   } catch (err) {
     await client.end().catch(() => {});
-    throw normaliseDriverError(err, 'CONNECT_FAILED', secrets);
+    throw normaliseConnectError(err, 'CONNECT_FAILED', secrets);
   }
 }
 
@@ -116,7 +116,7 @@ export const createPostgresDriver: DriverFactory = (target: Target, secret: Driv
         network || /timeout/i.test(String((err as Error).message))
           ? `Cannot reach PostgreSQL at ${where}${network ? ` (${code})` : ''}; check that the server runs, the host and port are right, and the network (VPN, firewall) lets you through.`
           : `PostgreSQL at ${where} refused the connection.`;
-      const inner = normaliseDriverError(err, 'CONNECT_FAILED', secrets, code && /^[0-9A-Z]{5}$/.test(code) ? { sqlState: code } : {});
+      const inner = normaliseConnectError(err, 'CONNECT_FAILED', secrets, code && /^[0-9A-Z]{5}$/.test(code) ? { sqlState: code } : {});
       throw new HanactlError('CONNECT_FAILED', `${prefix} ${inner.message}`, inner.details);
     }
     return client;
@@ -127,7 +127,7 @@ export const createPostgresDriver: DriverFactory = (target: Target, secret: Driv
     async connect(): Promise<DriverConnection> {
       const client = await open();
       const facts = await sessionFacts(client, secrets);
-      return new PostgresConnection(client, wireKit(client), open, secrets, facts.pooled, facts.checksClient);
+      return new PostgresConnection(client, wireKit(client), open, facts.pooled, facts.checksClient);
     },
   };
 };

@@ -80,7 +80,7 @@ function run(req: HostRequest): HostResults[HostRequest['op']] {
 }
 
 function toHostError(err: unknown): HostError {
-  const e = err instanceof HanactlError ? err : normaliseDriverError(err, 'QUERY_FAILED', [], codeOf(err));
+  const e = err instanceof HanactlError ? err : normaliseDriverError(err, 'QUERY_FAILED', codeOf(err));
   return { code: e.code, message: e.message, details: { ...e.details } };
 }
 

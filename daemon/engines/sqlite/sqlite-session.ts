@@ -117,7 +117,7 @@ export class SqliteSession {
       // The file no longer reads as a database on this handle (e.g. a PRAGMA key changed how it
       // is read): the session is spent, and the host process ends so the pool opens a fresh one.
       if (e.code === 'SQLITE_NOTADB') this.#broken = true;
-      throw normaliseDriverError(err, 'QUERY_FAILED', [], e.code ? { nativeCode: e.code } : {});
+      throw normaliseDriverError(err, 'QUERY_FAILED', e.code ? { nativeCode: e.code } : {});
     } finally {
       try {
         this.#end(commit);
@@ -146,7 +146,7 @@ export class SqliteSession {
     } catch (err) {
       this.#broken = true;
       // A write whose COMMIT failed did not happen: say so rather than report its result.
-      if (commit) throw normaliseDriverError(err, 'QUERY_FAILED', [], { nativeCode: (err as { code?: string }).code ?? 'SQLITE_ERROR' });
+      if (commit) throw normaliseDriverError(err, 'QUERY_FAILED', { nativeCode: (err as { code?: string }).code ?? 'SQLITE_ERROR' });
     }
   }
 

@@ -3,7 +3,7 @@ import { withoutTrailingSemicolons } from '../../../daemon/catalog/catalog-sql.j
 import { connectError as hanaConnectError } from '../../../daemon/engines/hana/hana-errors.js';
 import { connectError as mysqlConnectError } from '../../../daemon/engines/mysql/mysql-errors.js';
 import { maskCredentials } from '../../../daemon/engines/mysql/mysql-types.js';
-import { DRIVER_MESSAGE_CHARS, normaliseDriverError } from '../../../daemon/engines/scrub.js';
+import { DRIVER_MESSAGE_CHARS, normaliseConnectError } from '../../../daemon/engines/scrub.js';
 import { checkStatement } from '../../../daemon/policy/index.js';
 import { toConnectionName } from '../../../daemon/projects/candidate.js';
 import { redactUrl } from '../../../shared/connection-url.js';
@@ -86,10 +86,10 @@ describe('functions that see agent text take linear time on their worst shapes',
     expect(redactUrl(shape)).toBe(`${'//:'.repeat(MB / 3)}\t//:***@`);
   });
 
-  it('driver messages are scrubbed whole, then cut', () => {
+  it('connect errors are scrubbed whole, then cut', () => {
     const secret = 's3cret-password';
     const raw = `invalid input syntax for type integer: "${'x'.repeat(DRIVER_MESSAGE_CHARS - 60)}${secret}${'y'.repeat(MB)}"`;
-    const err = normaliseDriverError(new Error(raw), 'QUERY_FAILED', [secret]);
+    const err = normaliseConnectError(new Error(raw), 'CONNECT_FAILED', [secret]);
     expect(err.message).not.toContain('s3cret');
     expect(err.message).toMatch(/… \(\d+ more characters\)$/);
     expect(err.message.length).toBeLessThan(DRIVER_MESSAGE_CHARS + 40);
@@ -99,11 +99,11 @@ describe('functions that see agent text take linear time on their worst shapes',
     const where = { serverNode: 'h:30015', timeoutMs: 1000 };
     expect(hanaConnectError(new Error('refused. \n'), where, []).message).toContain('refused. ');
     expect(hanaConnectError(new Error('no reason'), where, []).message).toContain('no reason. ');
-    const ctx = { where: 'h:3306', connectTimeoutMs: 1000, secrets: [] };
-    expect(mysqlConnectError(new Error('Access denied. \t'), ctx).message).toContain('Access denied');
+    const ctx = { where: 'h:3306', connectTimeoutMs: 1000 };
+    expect(mysqlConnectError(new Error('Access denied. \t'), ctx, []).message).toContain('Access denied');
     const long = `near '${' '.repeat(MB)}\u0000 '`;
     expect(hanaConnectError(new Error(long), where, []).message).toMatch(/more characters\)$/);
-    expect(mysqlConnectError(new Error(long), ctx).message).toMatch(/more characters\)/);
+    expect(mysqlConnectError(new Error(long), ctx, []).message).toMatch(/more characters\)/);
   });
 
   it('MySQL credential masking masks quoted values after IDENTIFIED BY, closed or not', () => {

@@ -12,7 +12,7 @@ import { RecordingConnection } from './recording-client.js';
  * rows deleted, then the statement — or, over the limit, a refusal and no statement at all.
  */
 const client = new RecordingConnection();
-const conn = new HanaConnection(client, { serverNode: 'db:443', communicationTimeoutMs: 10_000, cancelGraceMs: 1_000 }, 'pw');
+const conn = new HanaConnection(client, { serverNode: 'db:443', communicationTimeoutMs: 10_000, cancelGraceMs: 1_000 });
 const daemon = await recordedHanaDaemon(tempFolders('hanactl-cost-hana-').folder(), conn);
 const { queries } = daemon;
 afterAll(() => daemon.close());

@@ -16,7 +16,7 @@ import { RecordingConnection } from './recording-client.js';
  */
 const GOLDEN = join(import.meta.dirname, '../../../../fixtures/hana-golden/curated-tool.txt');
 const client = new RecordingConnection();
-const conn = new HanaConnection(client, { serverNode: 'db:443', communicationTimeoutMs: 10_000, cancelGraceMs: 1_000 }, 'pw');
+const conn = new HanaConnection(client, { serverNode: 'db:443', communicationTimeoutMs: 10_000, cancelGraceMs: 1_000 });
 const daemon = await recordedHanaDaemon(tempFolders('hanactl-curated-hana-').folder(), conn);
 afterAll(() => daemon.close());
 

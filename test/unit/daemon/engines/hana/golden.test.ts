@@ -32,7 +32,7 @@ const WRITE: ExecuteOptions = { maxRows: 100, timeoutMs: 5_000, readOnly: false 
 
 function setup(): { client: RecordingConnection; conn: HanaConnection } {
   const client = new RecordingConnection();
-  const conn = new HanaConnection(client, { serverNode: 'db:443', communicationTimeoutMs: 10_000, cancelGraceMs: 1_000 }, 'pw');
+  const conn = new HanaConnection(client, { serverNode: 'db:443', communicationTimeoutMs: 10_000, cancelGraceMs: 1_000 });
   return { client, conn };
 }
 

@@ -217,7 +217,22 @@ const col = (columnName: string, nativeTypeName: string, nativeType: number): Ha
 
 function setup(cancelGraceMs = 1_000): { fake: FakeConnection; conn: HanaConnection } {
   const fake = new FakeConnection();
-  const conn = new HanaConnection(fake, { serverNode: 'db:30015', communicationTimeoutMs: 2_000, cancelGraceMs }, PASSWORD);
+  const conn = new HanaConnection(fake, { serverNode: 'db:30015', communicationTimeoutMs: 2_000, cancelGraceMs });
+  return { fake, conn };
+}
+
+/** A connection as HanaDriver makes it, with PASSWORD stored for the connection. */
+async function connected(): Promise<{ fake: FakeConnection; conn: HanaConnection }> {
+  const fake = new FakeConnection();
+  const { target } = parseConnectionUrl('hana://SYSTEM@db:30015');
+  const driver = new HanaDriver(
+    target,
+    { password: PASSWORD },
+    { connectTimeoutMs: 1500 },
+    { loadClient: () => Promise.resolve({ createConnection: () => fake }) },
+  );
+  const conn = (await driver.connect()) as HanaConnection;
+  fake.log.length = 0;
   return { fake, conn };
 }
 
@@ -463,18 +478,26 @@ describe('timeouts and cancellation', () => {
 });
 
 describe('errors', () => {
-  it('keep HANA code and SQLSTATE, scrub the password, and leave the connection usable', async () => {
-    const { fake, conn } = setup();
-    fake.scripts.set('BAD', {
-      kind: 'error',
-      at: 'exec',
-      error: hanaError(`sql syntax error: incorrect syntax near "${PASSWORD}": line 1 col 8`, 257, '42000'),
-    });
+  it('keep HANA code and SQLSTATE, quote the statement as HANA did, and leave the connection usable', async () => {
+    const { fake, conn } = await connected();
+    // The quoted text is the agent's: the password and a wrong guess read the same, or the answer would confirm a guess.
+    const wrong = 'pl4nted-Secret-00zz';
+    for (const [name, quoted] of [
+      ['BAD', PASSWORD],
+      ['WORSE', wrong],
+    ] as const)
+      fake.scripts.set(name, {
+        kind: 'error',
+        at: 'exec',
+        error: hanaError(`sql syntax error: incorrect syntax near "${quoted}": line 1 col 8`, 257, '42000'),
+      });
     const err = await rejection(conn.execute('BAD', [], WRITE));
     expect(err.code).toBe('QUERY_FAILED');
     expect(err.details).toEqual({ nativeCode: 257, sqlState: '42000' });
-    expect(err.message).toContain('sql syntax error');
-    expect(err.message).not.toContain(PASSWORD);
+    expect(err.message).toBe(`sql syntax error: incorrect syntax near "${PASSWORD}": line 1 col 8`);
+    expect(err.message.replace(PASSWORD, 'GUESS')).toBe(
+      (await rejection(conn.execute('WORSE', [], WRITE))).message.replace(wrong, 'GUESS'),
+    );
     expect(conn.broken).toBe(false);
   });
 
@@ -573,8 +596,8 @@ describe('session upkeep', () => {
     expect((await rejection(conn.execute('SELECT 1 FROM DUMMY', [], READ))).code).toBe('INTERNAL');
   });
 
-  it('keeps the password out of keys, JSON and inspection', () => {
-    const { conn } = setup();
+  it('the connection a driver makes holds no password: not in keys, JSON or inspection', async () => {
+    const { conn } = await connected();
     expect(JSON.stringify(conn)).not.toContain(PASSWORD);
     expect(inspect(conn, { showHidden: true, depth: 5 })).not.toContain(PASSWORD);
   });
@@ -659,12 +682,13 @@ describe('context parameters in the HANA session', () => {
   });
 
   it('says in one sentence for an operator when the database refuses to set them', async () => {
-    const { fake, conn } = setup();
-    fake.failExec.set("SET 'CUSTOMER_ID' = '7'", hanaError('insufficient privilege: Not authorized', 258));
+    const { fake, conn } = await connected();
+    fake.failExec.set("SET 'CUSTOMER_ID' = '7'", hanaError(`insufficient privilege: Not authorized near "${PASSWORD}"`, 258));
     const err = await rejection(conn.execute('SELECT 1 FROM DUMMY', [], { ...READ, context: { CUSTOMER_ID: '7' } }));
     expect(err.code).toBe('CONTEXT_UNAVAILABLE');
     expect(err.message).toMatch(/refused to set this connection's context parameters .* an operator must grant/);
-    expect(err.message).not.toContain(PASSWORD);
+    // Context values are the caller's text: what HANA quotes of them is shown as it is.
+    expect(err.message).toContain(`near "${PASSWORD}"`);
     expect(fake.log.filter((l) => l.startsWith('prepare'))).toEqual([]);
   });
 });

@@ -58,7 +58,7 @@ const hana = new RecordingConnection();
 hana.rows = new Proxy({} as Record<string, Answer>, {
   get: (_target, sql) => (typeof sql === 'string' ? ANSWERS.find(([re]) => re.test(sql))?.[1] : undefined),
 });
-const conn = new HanaConnection(hana, { serverNode: 'db:443', communicationTimeoutMs: 10_000, cancelGraceMs: 1_000 }, 'pw');
+const conn = new HanaConnection(hana, { serverNode: 'db:443', communicationTimeoutMs: 10_000, cancelGraceMs: 1_000 });
 const daemon = await recordedHanaDaemon(tempFolders('hanactl-resources-hana-').folder(), conn);
 const broker = new ServiceBroker(daemon);
 const client = new Client({ name: 'hana-resources', version: '1' });
