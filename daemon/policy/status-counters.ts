@@ -1,5 +1,6 @@
 import { executorStatisticsObjection } from './executor-statistics.js';
-import { isPunct, isWord, leadIndex } from './tokens.js';
+import { mysqlSystemCountersObjection } from './mysql-system-tables.js';
+import { isWord, leadIndex } from './tokens.js';
 import type { Objection, Token } from './types.js';
 
 /**
@@ -37,12 +38,6 @@ const COUNTER_TABLES: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * Schemas that are the server's instrumentation, every table and view of them counts work
- * (performance_schema: status, waits, I/O per table and index, statements; sys: views over it).
- */
-const COUNTER_SCHEMAS: ReadonlySet<string> = new Set(['performance_schema', 'sys']);
-
-/**
  * SHOW statements (MariaDB's mysql.help_topic) that print the same counters: SHOW [GLOBAL |
  * SESSION | LOCAL] STATUS, SHOW {CLIENT | USER | INDEX | TABLE}_STATISTICS, SHOW
  * QUERY_RESPONSE_TIME and SHOW WSREP_STATUS. SHOW TABLE STATUS (a row estimate per table) and
@@ -68,8 +63,8 @@ function nameAt(tokens: readonly Token[], i: number): string | undefined {
  * a statement that reads the server's counters of executor work, which count the rows a view's
  * filter later removes, so `Handler_read_next` before and after a `count(*) ... WHERE item = 'x'`
  * answers whether a hidden row holds 'x'; and MariaDB's `LIMIT ROWS EXAMINED`, which stops the
- * scan after n rows examined, hidden ones included. On a connection whose default database is
- * performance_schema or sys every statement that reads a table is refused: each table there is one.
+ * scan after n rows examined, hidden ones included. Any system table reviewed as counting the work
+ * of every session (mysql-system-tables.data.ts), qualified or on a connection that opens its schema.
  */
 export function mysqlStatusCountersRule(tokens: readonly Token[], database?: string): Objection | undefined {
   const at = leadIndex(tokens);
@@ -79,7 +74,6 @@ export function mysqlStatusCountersRule(tokens: readonly Token[], database?: str
       return executorStatisticsObjection(scope > at + 1 ? `SHOW ${tokens[at + 1]?.text} STATUS` : 'SHOW STATUS');
     if (isWord(tokens[at + 1], ...SHOW_COUNTERS)) return executorStatisticsObjection(`SHOW ${tokens[at + 1]?.text}`);
   }
-  const opened = database?.toLowerCase() ?? '';
   for (let k = 0; k < tokens.length; k++) {
     // MariaDB's LIMIT ROWS EXAMINED n: the same counter as a clause. The smallest n that still
     // returns the caller's own row is one more than the hidden rows the scan passed on the way.
@@ -87,10 +81,7 @@ export function mysqlStatusCountersRule(tokens: readonly Token[], database?: str
     const name = nameAt(tokens, k);
     if (name === undefined) continue;
     if (COUNTER_TABLES.has(name)) return executorStatisticsObjection(name.toUpperCase());
-    if (COUNTER_SCHEMAS.has(name) && isPunct(tokens[k + 1], '.'))
-      return executorStatisticsObjection(`${name}.${tokens[k + 2]?.text ?? ''}`);
-    if (COUNTER_SCHEMAS.has(opened) && isWord(tokens[k], 'FROM', 'JOIN', 'TABLE'))
-      return executorStatisticsObjection(`a table of ${opened}`);
   }
-  return undefined;
+  // performance_schema and sys count every session's work, but for their settings and helpers.
+  return mysqlSystemCountersObjection(tokens, database);
 }

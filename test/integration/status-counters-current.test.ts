@@ -1,15 +1,22 @@
 /**
- * The MySQL/MariaDB executor statistics rule (daemon/policy/status-counters.ts) against the live
- * server's own catalog: every information_schema table whose name says it counts (status,
- * statistics, metrics, buffer pool, compression, caches, thread pool, trace) is refused where rows
- * are separated, or reviewed below as no counter of executor work; so is every table of
- * performance_schema and sys; and every SHOW ... STATUS or ..._STATISTICS form of the server's
- * help (mysql.help_topic) is refused there, or reviewed. A server release with a new counter
- * table or SHOW form fails here, naming it.
+ * The MySQL/MariaDB system tables (daemon/policy/mysql-system-tables.data.ts) against the live
+ * server's own catalog, with the information_schema plugins the server ships installed for the
+ * run: every table and view of information_schema, performance_schema, sys and mysql, and every
+ * routine of sys, is reviewed, or this fails naming it (at runtime an unreviewed one is refused on
+ * every connection). Each is judged as reviewed: `nowhere` refused on every connection, also as
+ * MariaDB's `SHOW <table>`; `unseparated` refused where rows are separated; `everywhere` read
+ * there too. Every information_schema table whose name says it counts (status, statistics,
+ * metrics, buffer pool, compression, caches, thread pool, trace) is refused where rows are
+ * separated unless reviewed below as no counter of executor work; and every SHOW ... STATUS or
+ * ..._STATISTICS form of the server's help (mysql.help_topic) is refused there, or reviewed.
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { checkStatement } from '../../daemon/policy/index.js';
+import { SYSTEM_TABLES } from '../../daemon/policy/mysql-system-tables.data.js';
+import type { PolicyOptions } from '../../daemon/policy/types.js';
 import { MYSQL_URL, serverAvailable } from '../helpers/engines.js';
 
 const available = await serverAvailable('mysql');
@@ -18,9 +25,6 @@ const available = await serverAvailable('mysql');
 const NOT_COUNTERS: Readonly<Record<string, string>> = {
   STATISTICS: "index definitions and cardinality estimates over the whole table (as TABLES' TABLE_ROWS)",
   INNODB_SYS_TABLESTATS: 'a row estimate per table, over the whole table',
-  INNODB_FT_INDEX_CACHE:
-    'the full-text index of the table a person named in the global innodb_ft_aux_table, which a read-only session cannot set',
-  INNODB_FT_INDEX_TABLE: 'as INNODB_FT_INDEX_CACHE',
   KEYWORDS: 'SQL keywords',
 };
 
@@ -34,38 +38,90 @@ const SHOW_REVIEWED: Readonly<Record<string, string>> = {
   'SHOW MASTER STATUS': 'the binary log position, which reads do not move',
 };
 
-const COUNTING = /STATUS|STATISTICS|STATS|METRICS|BUFFER|CMP|CACHE|THREAD_POOL|TRACE|RESPONSE/;
-const separated = { dialect: 'mysql', allowWrite: false, rowSeparation: true } as const;
+/**
+ * The plugins MariaDB ships (in its plugin_dir) that add information_schema tables: DISKS; LOCALES;
+ * METADATA_LOCK_INFO; QUERY_CACHE_INFO; QUERY_RESPONSE_TIME; WSREP_MEMBERSHIP and WSREP_STATUS.
+ */
+const IS_PLUGINS = ['disks', 'locales', 'metadata_lock_info', 'query_cache_info', 'query_response_time', 'wsrep_info'];
 
-describe.skipIf(!available)('the executor statistics rule against the live MySQL/MariaDB catalog', () => {
+const COUNTING = /STATUS|STATISTICS|STATS|METRICS|BUFFER|CMP|CACHE|THREAD_POOL|TRACE|RESPONSE/;
+const plain: PolicyOptions = { dialect: 'mysql', allowWrite: false };
+const writable: PolicyOptions = { dialect: 'mysql', allowWrite: true };
+const separated: PolicyOptions = { dialect: 'mysql', allowWrite: false, rowSeparation: true };
+
+describe.skipIf(!available)('the MySQL/MariaDB system tables against the live catalog', () => {
   let admin: mysql.Connection;
+  const installed: string[] = [];
   const u = new URL(MYSQL_URL);
 
   beforeAll(async () => {
     admin = await mysql.createConnection({ host: u.hostname, port: Number(u.port || 3306), user: decodeURIComponent(u.username) });
+    const [[dir]] = (await admin.query('SELECT @@plugin_dir AS dir')) as unknown as [{ dir: string }[]];
+    const [rows] = await admin.query('SELECT PLUGIN_LIBRARY AS lib FROM information_schema.PLUGINS WHERE PLUGIN_LIBRARY IS NOT NULL');
+    const present = new Set((rows as { lib: string }[]).map((r) => r.lib));
+    for (const plugin of IS_PLUGINS) {
+      if (present.has(`${plugin}.so`) || !existsSync(join(dir?.dir ?? '', `${plugin}.so`))) continue;
+      installed.push(plugin);
+      await admin.query(`INSTALL SONAME '${plugin}'`);
+    }
   });
   afterAll(async () => {
+    for (const plugin of installed) await admin?.query(`UNINSTALL SONAME '${plugin}'`);
     await admin?.end();
   });
 
-  const tablesOf = async (schema: string): Promise<string[]> => {
-    const [rows] = await admin.query('SELECT TABLE_NAME AS name FROM information_schema.TABLES WHERE TABLE_SCHEMA = ?', [schema]);
+  const namesOf = async (schema: string): Promise<string[]> => {
+    const [rows] = await admin.query(
+      'SELECT TABLE_NAME AS name FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? UNION SELECT ROUTINE_NAME FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = ?',
+      [schema, schema],
+    );
     return (rows as { name: string }[]).map((r) => r.name);
   };
 
-  test('every counting information_schema table is refused where rows are separated, or reviewed', async () => {
-    const unjudged = (await tablesOf('information_schema'))
-      .filter((name) => COUNTING.test(name.toUpperCase()) && !(name.toUpperCase() in NOT_COUNTERS))
-      .filter((name) => checkStatement(`SELECT * FROM information_schema.${name}`, separated).ok);
-    expect(unjudged, 'information_schema tables to refuse in status-counters.ts or review here').toEqual([]);
+  test("the plugins' tables are in the catalog for the run", async () => {
+    const names = await namesOf('information_schema');
+    if (installed.includes('query_cache_info')) expect(names).toContain('QUERY_CACHE_INFO');
+    if (installed.includes('metadata_lock_info')) expect(names).toContain('METADATA_LOCK_INFO');
   });
 
-  test.each(['performance_schema', 'sys'])('every table and view of %s is refused where rows are separated', async (schema) => {
-    const names = await tablesOf(schema);
-    const passed = names.filter((name) => checkStatement(`SELECT * FROM ${schema}.\`${name}\``, separated).ok);
-    expect(passed).toEqual([]);
-    // And on a connection that opens the schema, unqualified.
-    expect(names.filter((name) => checkStatement(`SELECT * FROM \`${name}\``, { ...separated, database: schema }).ok)).toEqual([]);
+  test.each(Object.keys(SYSTEM_TABLES))('every table, view and routine of %s is reviewed', async (schema) => {
+    const names = await namesOf(schema);
+    expect(names.length).toBeGreaterThan(0);
+    const reviewed = SYSTEM_TABLES[schema];
+    const unreviewed = names.filter((name) => !reviewed?.has(name.toLowerCase()));
+    expect(unreviewed, `${schema} names to classify in daemon/policy/mysql-system-tables.data.ts`).toEqual([]);
+  });
+
+  test.each(Object.keys(SYSTEM_TABLES))('every name of %s is judged as reviewed', async (schema) => {
+    const wrong: string[] = [];
+    for (const name of await namesOf(schema)) {
+      const review = SYSTEM_TABLES[schema]?.get(name.toLowerCase());
+      const sql = `SELECT * FROM ${schema}.\`${name}\``;
+      const unqualified = { database: schema };
+      const verdicts = {
+        plain: checkStatement(sql, plain).ok,
+        writable: checkStatement(sql, writable).ok,
+        separated: checkStatement(sql, separated).ok,
+        opened: checkStatement(`SELECT * FROM \`${name}\``, { ...plain, ...unqualified }).ok,
+        openedSeparated: checkStatement(`SELECT * FROM \`${name}\``, { ...separated, ...unqualified }).ok,
+        shown: checkStatement(`SHOW ${name}`, plain).ok,
+      };
+      const expected =
+        review?.use === 'nowhere'
+          ? !verdicts.plain && !verdicts.writable && !verdicts.opened && (schema !== 'information_schema' || !verdicts.shown)
+          : review?.use === 'unseparated'
+            ? !verdicts.separated && !verdicts.openedSeparated
+            : verdicts.separated && verdicts.openedSeparated && verdicts.plain;
+      if (!expected) wrong.push(`${name} (${review?.use}): ${JSON.stringify(verdicts)}`);
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  test('every counting information_schema table is refused where rows are separated, or reviewed', async () => {
+    const unjudged = (await namesOf('information_schema'))
+      .filter((name) => COUNTING.test(name.toUpperCase()) && !(name.toUpperCase() in NOT_COUNTERS))
+      .filter((name) => checkStatement(`SELECT * FROM information_schema.${name}`, separated).ok);
+    expect(unjudged, 'information_schema tables to refuse or review here').toEqual([]);
   });
 
   test("every SHOW ... STATUS and ..._STATISTICS form of the server's help is refused where rows are separated, or reviewed", async () => {

@@ -1,5 +1,6 @@
 import { mysqlCredentialObjection } from '../../policy/credential-reads.js';
 import { type DialectPolicy, ident, type LexicalSyntax, PLAIN_SYNTAX, str } from '../../policy/dialects.js';
+import { mysqlSystemTableObjection } from '../../policy/mysql-system-tables.js';
 import { mysqlStatusCountersRule } from '../../policy/status-counters.js';
 
 /** MySQL `"..."` is a string unless ANSI_QUOTES; as a quoted name it is checked the stricter way. */
@@ -21,7 +22,8 @@ export const MYSQL_DIALECT: DialectPolicy = {
   ],
   reads: ['SELECT', 'WITH', 'VALUES', 'TABLE', 'EXPLAIN', 'DESCRIBE', 'DESC', 'SHOW'],
   explainNamesTable: true,
-  catalogRules: mysqlCredentialObjection,
+  catalogRules: (tokens, allowWrite, database) =>
+    mysqlCredentialObjection(tokens, allowWrite, database) ?? mysqlSystemTableObjection(tokens, database),
   separatedRowsRules: mysqlStatusCountersRule,
   colonEqualsAssigns: true,
   codeReachesContext: true,
