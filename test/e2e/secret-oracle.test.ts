@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MYSQL_URL, PG_URL, serverAvailable } from '../helpers/engines.js';
 import { TestHome } from '../helpers/hanactl-home.js';
 import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
+import { connectHttp, createToken, type HttpClientHandle, startHttpDaemon } from '../helpers/mcp-http.js';
 
 const pgUp = await serverAvailable('postgres');
 const mysqlUp = await serverAvailable('mysql');
@@ -51,8 +52,12 @@ function userUrl(user: string): string {
 describe('a guessed password gets the same answer as any other text', () => {
   const home = new TestHome();
   let shim: ShimHandle;
+  let http: HttpClientHandle | undefined;
+  let token = '';
 
   beforeAll(async () => {
+    // One daemon serves both: the relay the shim starts finds it running with MCP over HTTP.
+    const { base } = await startHttpDaemon(home);
     if (pgUp) {
       // Loopback trusts the test server's user: the password is held and sent, not checked.
       await home.ok(['add', '--no-test', 'pg', PG_URL, '--password-stdin'], { input: `${PASSWORD}\n` });
@@ -78,9 +83,14 @@ describe('a guessed password gets the same answer as any other text', () => {
     writeFileSync(join(home.dir, 'lite.db'), '');
     await home.ok(['add', '--no-test', 'lite', `sqlite:${join(home.dir, 'lite.db')}`]);
     shim = await startShim(home.env);
+    if (pgUp) {
+      token = await createToken(home, 'oracle', 'pg');
+      http = await connectHttp(`${base}/mcp/pg`, token, 'oracle-http');
+    }
   });
 
   afterAll(async () => {
+    await http?.close();
     await shim?.close();
     await home.dispose();
     if (mysqlUp) {
@@ -93,9 +103,10 @@ describe('a guessed password gets the same answer as any other text', () => {
   /**
    * The call's whole answer (text, error flag, rows) with the guess written as GUESS; the time it
    * took and the fence around its rows (fresh each call) are the only other parts that differ.
+   * Over the relay, or over HTTP with `over`.
    */
-  async function answer(connection: string, sql: string, guess: string): Promise<string> {
-    const result = await shim.call('run_query', { sql, connection });
+  async function answer(connection: string, sql: string, guess: string, over?: HttpClientHandle): Promise<string> {
+    const result = over ? await over.call('run_query', { sql }) : await shim.call('run_query', { sql, connection });
     return JSON.stringify({ isError: result.isError ?? false, text: textOf(result), rows: result.structuredContent ?? null })
       .split(guess)
       .join('GUESS')
@@ -127,6 +138,17 @@ describe('a guessed password gets the same answer as any other text', () => {
       expect(right).toBe(await answer(connection, PROBES[engine].cell(WRONG), WRONG));
     });
   }
+
+  it.skipIf(!pgUp)('postgres over HTTP: the password and the bearer token guessed read as any other text', async () => {
+    const client = http as HttpClientHandle;
+    const right = await answer('pg', PROBES.postgres.error(PASSWORD), PASSWORD, client);
+    expect(right).toContain('a-GUESS-c');
+    expect(right).toBe(await answer('pg', PROBES.postgres.error(WRONG), WRONG, client));
+    const other = `${token.slice(0, -6)}zzzzzz`;
+    const tokenRight = await answer('pg', PROBES.postgres.error(token), token, client);
+    expect(tokenRight).toContain('a-GUESS-c');
+    expect(tokenRight).toBe(await answer('pg', PROBES.postgres.error(other), other, client));
+  });
 
   it('sqlite: the registry key guessed in an error reads as any other text', async () => {
     const key = home.env.HANACTL_REGISTRY_KEY as string;
