@@ -130,7 +130,7 @@ describe.skipIf(skipReason !== undefined)('MySQL driver: connecting', () => {
     }
   });
 
-  it('connects a user with a password, and never shows that password', async () => {
+  it('connects a user with a password: errors quote the statement as written, nothing kept shows the password', async () => {
     const driver = makeDriver(urlForUser(user), planted);
     const conn = await driver.connect();
     try {
