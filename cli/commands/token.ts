@@ -24,13 +24,37 @@ export async function create(
     ...(options.connection ? { connection: options.connection } : {}),
     ...(Object.keys(context).length > 0 ? { context } : {}),
   });
-  if (options.json) return printJson(ctx, created);
+  const unbound = await unboundContext(ctx, created.connection ?? undefined, created.context ?? []);
+  if (options.json) return printJson(ctx, unbound.length > 0 ? { ...created, unboundContext: unbound } : created);
+  for (const { connection, names } of unbound) {
+    const list = names.join(', ');
+    const example = names.map((n) => `--context ${n}=<value>`).join(' ');
+    ctx.err(
+      `Warning: "${connection}" separates rows by ${list}, and this token is not bound to ${names.length > 1 ? 'them' : 'it'}: its holder chooses ${list} on the URL (/mcp/${connection}?${names[0]}=...) and can read any caller's rows. To give it one caller's rows only, revoke it and create it again with \`--connection ${connection} ${example}\`.`,
+    );
+  }
   const bound = created.context?.length ? `, bound to its context values of ${created.context.join(', ')}` : '';
   const scope = `${created.connection ? `the connection "${created.connection}" only` : 'every connection'}${bound}`;
   ctx.err(
     `Token "${created.label}" created for ${scope}. It is shown this once; the daemon keeps only its hash. Clients send it as \`Authorization: Bearer <token>\`:`,
   );
   ctx.out(created.token);
+}
+
+/**
+ * The context names of the connections a new token reaches that it is not bound to: whoever
+ * holds it gives those values on the URL, so the connection's row separation is theirs to choose.
+ */
+async function unboundContext(
+  ctx: CliContext,
+  connection: string | undefined,
+  bound: readonly string[],
+): Promise<{ connection: string; names: string[] }[]> {
+  const { connections } = await ctx.daemon.listConnections();
+  return connections
+    .filter((c) => connection === undefined || c.name === connection)
+    .map((c) => ({ connection: c.name, names: c.context.filter((name) => !bound.includes(name)) }))
+    .filter((c) => c.names.length > 0);
 }
 
 /** `hanactl token list [--json]`: labels, scopes and dates; never a token. */

@@ -153,6 +153,33 @@ describe('MCP over HTTP from the daemon, on SQLite, with the SDK client', () => 
     expect(after.some((s) => s.client.name === 'short-lived')).toBe(false);
   });
 
+  it('warns when a new token reaches context values it is not bound to, naming them and the command that binds them', async () => {
+    const everywhere = await home.ok(['token', 'create', 'unbound-all']);
+    expect(everywhere.stderr).toContain(
+      'Warning: "scoped" separates rows by CUSTOMER_ID, REGION, and this token is not bound to them: its holder chooses CUSTOMER_ID, REGION on the URL',
+    );
+    expect(everywhere.stderr).toContain('`--connection scoped --context CUSTOMER_ID=<value> --context REGION=<value>`');
+    expect(everywhere.stderr).not.toContain('"shop" separates');
+    const half = await home.ok(['token', 'create', 'unbound-half', '--connection', 'scoped', '--context', 'customer_id=42']);
+    expect(half.stderr).toContain('Warning: "scoped" separates rows by REGION, and this token is not bound to it');
+    const json = JSON.parse((await home.ok(['token', 'create', 'unbound-json', '--connection', 'scoped', '--json'])).stdout);
+    expect(json.unboundContext).toEqual([{ connection: 'scoped', names: ['CUSTOMER_ID', 'REGION'] }]);
+    const bound = await home.ok([
+      'token',
+      'create',
+      'bound',
+      '--connection',
+      'scoped',
+      '--context',
+      'CUSTOMER_ID=42',
+      '--context',
+      'REGION=n',
+    ]);
+    expect(bound.stderr).not.toContain('Warning');
+    const plain = await home.ok(['token', 'create', 'plain', '--connection', 'shop']);
+    expect(plain.stderr).not.toContain('Warning');
+  });
+
   it('passes the query string’s context values to the database session', async () => {
     const scoped = await connectHttp(`${base}/mcp/scoped?CUSTOMER_ID=42&region=${encodeURIComponent('north & south')}`, token);
     try {
