@@ -20,7 +20,7 @@ import {
 import type { Engine } from '../../shared/connection-url.js';
 import { HanactlError } from '../../shared/errors.js';
 import { CATALOGS } from '../engines/index.js';
-import type { QueryService, StatementTarget } from '../queries/query-service.js';
+import type { CheckedExecutor, QueryService, StatementTarget } from '../queries/query-service.js';
 import { capCatalogResult, capQueryResult, type ResultBudget, resultBudget } from '../queries/result-cap.js';
 import type { Catalog, CatalogExecutor, TableRef } from './catalog.js';
 import { withoutTrailingSemicolons } from './catalog-sql.js';
@@ -43,10 +43,10 @@ export type StatementValidator = (
 
 export interface CatalogServiceDeps {
   // separatesRows is required: without it explain_query could not know to leave the figures out.
-  /** `runTrustedWrites` is needed by catalogs whose explain writes (SAP HANA); without it their explain is refused. */
-  readonly queries: Pick<QueryService, 'runTrusted' | 'engineOf' | 'separatesRows'> &
-    Partial<Pick<QueryService, 'budgetOf' | 'assertFreeAccess' | 'runTrustedWrites'>>;
-  /** Every statement explain_query plans passes this first. */
+  /** `checkedRead` is the only way text the agent chose (explain_query's, sample_rows' table) reaches the server. */
+  readonly queries: Pick<QueryService, 'runTrusted' | 'checkedRead' | 'engineOf' | 'separatesRows'> &
+    Partial<Pick<QueryService, 'budgetOf' | 'assertFreeAccess'>>;
+  /** sample_rows judges what the sampled relation reads by identity (`refusedRead`) with this. */
   readonly validate: StatementValidator;
   /** One catalog per engine; defaults to `CATALOGS`. */
   readonly catalogs?: Readonly<Record<Engine, Catalog>>;
@@ -126,7 +126,9 @@ export class CatalogService {
     const limit = req.limit ?? DEFAULT_SAMPLE_ROWS;
     const statement = call.catalog.sampleStatement(table, limit + 1);
     await this.#refuseRefusedReads(call, table, statement.sql);
-    const result = await this.#deps.queries.runTrusted({ ...call.target, ...statement, maxRows: limit, context: call.context });
+    // The statement names the agent's table: it is checked as run_query's would be, and the server resolves what it reads first.
+    const request = { ...call.target, sql: statement.sql, what: "a table's rows (sample_rows)", context: call.context };
+    const result = await this.#deps.queries.checkedRead(request, (run, sql) => run(sql, statement.params, limit));
     const { columns, rows, rowCount, truncated, cut } = capQueryResult(result, this.#budget(req));
     return { schema: table.schema, table: table.table, columns, rows, rowCount, truncated, ...(cut ? { cut } : {}) };
   }
@@ -162,19 +164,13 @@ export class CatalogService {
     );
   }
 
-  /** The plan of one read statement, which must pass the validator first; it is never run. */
+  /**
+   * The plan of one read statement; it is never run, but planning runs code (PostgreSQL folds an
+   * IMMUTABLE function and calls a STABLE one to estimate), so the statement goes through
+   * QueryService.checkedRead: the checks and, on PostgreSQL, the resolve step that run_query's get.
+   */
   async explain(req: ExplainRequest, signal?: AbortSignal): Promise<ExplainResult> {
     const call = this.#call(req, signal);
-    this.#deps.queries.assertFreeAccess?.(call.target.connection, call.target.scope, 'free SQL (explain_query)');
-    const verdict = await this.#deps.validate(req.sql, call.catalog.engine);
-    if (!verdict.ok) throw new HanactlError('STATEMENT_REFUSED', verdict.message, { rule: verdict.rule, hint: verdict.hint });
-    if (verdict.kind === 'write') {
-      throw new HanactlError('STATEMENT_REFUSED', 'Refused: explain_query plans reads only, and this statement writes.', {
-        rule: 'explain-write',
-        hint: 'Explain the SELECT part instead.',
-      });
-    }
-    const sql = withoutTrailingSemicolons(req.sql);
     // Rows separated by context values: the planner's figures count the hidden rows too.
     const figures = !this.#deps.queries.separatesRows(call.target.connection, call.target.scope);
     if (!figures && !call.catalog.planShape) {
@@ -185,16 +181,14 @@ export class CatalogService {
       );
     }
     const options = figures ? undefined : { figures: false };
-    if (!call.catalog.explainWrites) return this.#fit(req, await call.catalog.explain(call.run, sql, options));
-    const runTrustedWrites = this.#deps.queries.runTrustedWrites?.bind(this.#deps.queries);
-    if (!runTrustedWrites) {
-      throw new HanactlError(
-        'DRIVER_UNAVAILABLE',
-        `explain_query on ${call.catalog.engine} must write its plan into a plan table, and this daemon was built without a write scope for catalog statements.`,
-      );
-    }
-    // The plan's statements go to one connection, resolved in the caller's scope, under the call's signal.
-    const plan = await runTrustedWrites(call.target, (run) => call.catalog.explain(run, sql, options));
+    const request = {
+      ...call.target,
+      sql: withoutTrailingSemicolons(req.sql),
+      what: 'free SQL (explain_query)',
+      context: call.context,
+      writes: call.catalog.explainWrites,
+    };
+    const plan = await this.#deps.queries.checkedRead(request, (run, sql) => call.catalog.explain(rowsOf(run), sql, options));
     return this.#fit(req, plan);
   }
 
@@ -252,6 +246,11 @@ export class CatalogService {
       `No table or view ${JSON.stringify(table)} in schema ${JSON.stringify(inSchema)}. Find names with list_tables or search_objects.`,
     );
   }
+}
+
+/** A catalog's executor over a checked read's: the rows alone. */
+function rowsOf(run: CheckedExecutor): CatalogExecutor {
+  return async (sql, params, maxRows) => (await run(sql, params, maxRows)).rows;
 }
 
 /** The exact match, else the only candidate; several candidates come back as an array. */

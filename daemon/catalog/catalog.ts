@@ -15,8 +15,9 @@ export type CatalogRow = Readonly<Record<string, unknown>>;
 
 /**
  * Runs one statement the catalog generated and returns at most `maxRows` rows. The caller
- * decides where: the read-only, rolled-back path of `QueryService.runTrusted`, or (for a
- * catalog whose `explainWrites` is true) `QueryService.runTrustedWrites` on one borrowed connection.
+ * decides where: the read-only, rolled-back path of `QueryService.runTrusted`; for `explain`,
+ * whose statement holds the agent's text, `QueryService.checkedRead` (checked and resolved as
+ * run_query's, and on one borrowed connection for a catalog whose `explainWrites` is true).
  */
 export type CatalogExecutor = (sql: string, params: readonly Param[], maxRows: number) => Promise<CatalogRow[]>;
 

@@ -13,7 +13,7 @@ import {
 } from '../../shared/schemas.js';
 import type { ApprovalDesk } from '../approvals/approval-desk.js';
 import { resolveContextValues } from '../context/context-values.js';
-import type { DriverConnection, ExecuteOptions, StatementResult } from '../engines/driver.js';
+import type { DriverConnection, ExecuteOptions } from '../engines/driver.js';
 import { costGuardUnavailable } from '../engines/index.js';
 import type { StatementReferences } from '../policy/types.js';
 import type { Pool } from '../pools/pool.js';
@@ -25,8 +25,20 @@ import type { ResolveScope, Statement, StatementTarget } from './statement.js';
 
 export type { ResolveScope, Statement, StatementTarget } from './statement.js';
 
-/** Runs one more statement on the borrowed connection: hanactl's own SQL; its rows come back whole. */
-export type SessionExecutor = (sql: string, params: readonly Param[], maxRows: number) => Promise<StatementResult['rows']>;
+/** Runs one statement of a checked read (QueryService.checkedRead); its rows come back whole. */
+export type CheckedExecutor = (sql: string, params: readonly Param[], maxRows: number) => Promise<QueryResult>;
+
+/** Text the agent chose that the server parses, plans or runs outside run_query (QueryService.checkedRead). */
+export interface CheckedRead extends StatementTarget {
+  /** The text the policy judges; the statements run place it as it is. */
+  readonly sql: string;
+  /** What the call is, as a refusal names it: `free SQL (explain_query)`. */
+  readonly what: string;
+  /** The caller's context values, set around each statement as for run_query. */
+  readonly context?: Readonly<Record<string, string>> | undefined;
+  /** The statements must write (SAP HANA's EXPLAIN PLAN): one borrowed connection, autocommit. */
+  readonly writes?: boolean;
+}
 
 /** Decides before any network work whether a statement may run, and as what. */
 export interface StatementPolicy {
@@ -85,17 +97,10 @@ export class QueryService {
       ...(request.session ? { session: request.session } : {}),
     });
     if (!options.curated) refuseOnCuratedOnly(record, 'free SQL');
-    const checked = await this.#deps.policy.check(request.sql, {
-      dialect: record.target.engine,
+    const { kind, references } = await this.#check(record, request.sql, {
+      curated: options.curated === true,
       allowWrite: record.allowWrite,
-      ...(record.target.database ? { database: record.target.database } : {}),
-      // A person's curated statement is theirs to trust; an agent's text may not add code on a connection with unsigned values.
-      ...(!options.curated && record.context.length > 0 && !record.signedContext ? { unsignedContext: true } : {}),
-      // Rows are separated by context values: the planner's figures would count the hidden ones.
-      ...(!options.curated && record.context.length > 0 ? { rowSeparation: true } : {}),
     });
-    const kind = kindOf(checked);
-    const references = typeof checked === 'string' ? undefined : checked.references;
     // Before any connection is borrowed: a waiting write holds none, so reads go on meanwhile.
     const approval =
       kind === 'write' && record.allowWrite && record.approveWrites ? await this.#approve(record, request, signal, options) : undefined;
@@ -173,18 +178,67 @@ export class QueryService {
   }
 
   /**
-   * Runs `work` with an executor whose statements all go to one borrowed connection and may write
-   * (autocommit). Only for statements a catalog generated; today that is SAP HANA's explain,
-   * whose `EXPLAIN PLAN` stores rows in EXPLAIN_PLAN_TABLE, reads them back and deletes them (the
-   * explained statement has passed the read-only validator and is only planned). No context
-   * values are set (a plan returns no rows); the driver still clears any an earlier borrower left.
+   * The one way text the agent chose reaches the server outside run_query: explain_query's
+   * statement, which the server plans (and planning runs code: PostgreSQL folds an IMMUTABLE
+   * function with constant arguments and calls a STABLE one to estimate a condition), and
+   * sample_rows' statement, built around a table the agent named. `request.sql` passes the layers
+   * run_query's text passes, in the same order: refused on a curated-only connection, judged by
+   * the statement policy as a read with the connection's own options (its database, the rules
+   * where rows are separated), a write refused; then `work` runs its statements, each carrying
+   * what the policy found the text names, so that on PostgreSQL the resolve step runs first in the
+   * same read-only, rolled-back transaction. `work` is given the checked text to place in them.
+   *
+   * With `writes` (SAP HANA's `EXPLAIN PLAN`, which stores rows in EXPLAIN_PLAN_TABLE, reads them
+   * back and deletes them) the statements all go to one borrowed connection and may write
+   * (autocommit), and no context values are set (a plan returns no rows); the driver still clears
+   * any an earlier borrower left.
    */
-  async runTrustedWrites<T>(target: StatementTarget, work: (run: SessionExecutor) => Promise<T>): Promise<T> {
-    const record = this.#deps.resolve(target.connection, target.scope);
-    const options = this.#options(record, { ...target, readOnly: false }, {});
-    return this.#borrow(record, target.signal, (connection) =>
-      work(async (sql, params, maxRows) => (await connection.execute(sql, params, { ...options, maxRows })).rows),
-    );
+  async checkedRead<T>(request: CheckedRead, work: (run: CheckedExecutor, sql: string) => Promise<T>): Promise<T> {
+    const record = this.#deps.resolve(request.connection, request.scope);
+    refuseOnCuratedOnly(record, request.what);
+    const { kind, references } = await this.#check(record, request.sql, { curated: false, allowWrite: false });
+    if (kind === 'write') {
+      throw new HanactlError('STATEMENT_REFUSED', `Refused: this statement writes, and ${request.what} takes reads only.`, {
+        rule: 'explain-write',
+        hint: 'Ask for the SELECT part instead.',
+      });
+    }
+    const { connection, scope, signal, timeoutMs } = request;
+    const target = { connection, ...(scope ? { scope } : {}), ...(signal ? { signal } : {}), ...(timeoutMs ? { timeoutMs } : {}) };
+    if (request.writes) {
+      const options = this.#options(record, { ...target, readOnly: false, ...(references ? { references } : {}) }, {});
+      return this.#borrow(record, signal, (borrowed) =>
+        work(async (sql, params, maxRows) => {
+          const started = performance.now();
+          const result = await borrowed.execute(sql, params, { ...options, maxRows });
+          return { ...result, durationMs: Math.round((performance.now() - started) * 1000) / 1000 };
+        }, request.sql),
+      );
+    }
+    const run: CheckedExecutor = (sql, params, maxRows) =>
+      this.#execute(record, { ...target, sql, params, maxRows, context: request.context, readOnly: true, references });
+    return work(run, request.sql);
+  }
+
+  /**
+   * The statement policy's verdict on text the agent chose (or a person's curated statement) on
+   * `record`: every path that sends such text to the server asks here, with the same options.
+   */
+  async #check(
+    record: ConnectionRecord,
+    sql: string,
+    how: { readonly curated: boolean; readonly allowWrite: boolean },
+  ): Promise<{ kind: 'read' | 'write'; references: StatementReferences | undefined }> {
+    const checked = await this.#deps.policy.check(sql, {
+      dialect: record.target.engine,
+      allowWrite: how.allowWrite,
+      ...(record.target.database ? { database: record.target.database } : {}),
+      // A person's curated statement is theirs to trust; an agent's text may not add code on a connection with unsigned values.
+      ...(!how.curated && record.context.length > 0 && !record.signedContext ? { unsignedContext: true } : {}),
+      // Rows are separated by context values: the planner's figures would count the hidden ones.
+      ...(!how.curated && record.context.length > 0 ? { rowSeparation: true } : {}),
+    });
+    return { kind: kindOf(checked), references: typeof checked === 'string' ? undefined : checked.references };
   }
 
   /** True when the connection separates rows by context values (it declares context names). */

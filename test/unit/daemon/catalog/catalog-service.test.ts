@@ -2,9 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { CatalogService, type StatementValidator } from '../../../../daemon/catalog/catalog-service.js';
 import { likePattern, quoteWith, withoutTrailingSemicolons } from '../../../../daemon/catalog/catalog-sql.js';
 import { HanaCatalog } from '../../../../daemon/engines/hana/hana-catalog.js';
-import type { SessionExecutor } from '../../../../daemon/queries/query-service.js';
-import type { Statement, StatementTarget } from '../../../../daemon/queries/statement.js';
+import type { CheckedExecutor, CheckedRead } from '../../../../daemon/queries/query-service.js';
+import type { Statement } from '../../../../daemon/queries/statement.js';
 import { ENGINES, type Engine } from '../../../../shared/connection-url.js';
+import { HanactlError } from '../../../../shared/errors.js';
 import type { Param, QueryResult } from '../../../../shared/schemas.js';
 
 describe('catalog SQL helpers', () => {
@@ -26,17 +27,29 @@ describe('catalog SQL helpers', () => {
   });
 });
 
-/** A query service stand-in that records what would reach the database. */
+/** A query service stand-in that records what would reach the database: by the trusted path, and by checked reads. */
 function fakeQueries(engine: Engine) {
   const ran: { sql: string; params: readonly Param[] }[] = [];
+  const checked: CheckedRead[] = [];
+  const scoped: string[] = [];
+  const result = (): QueryResult => ({ columns: [], rows: [], rowCount: 0, truncated: false, durationMs: 0 });
   return {
     ran,
+    checked,
+    scoped,
     queries: {
       engineOf: () => engine,
       separatesRows: () => false,
       runTrusted: async ({ sql, params = [] }: Omit<Statement, 'readOnly'>): Promise<QueryResult> => {
         ran.push({ sql, params });
-        return { columns: [], rows: [], rowCount: 0, truncated: false, durationMs: 0 };
+        return result();
+      },
+      checkedRead: async <T>(request: CheckedRead, work: (run: CheckedExecutor, sql: string) => Promise<T>): Promise<T> => {
+        checked.push(request);
+        return work(async (sql) => {
+          scoped.push(sql.trim().split('\n')[0] as string);
+          return result();
+        }, request.sql);
       },
     },
   };
@@ -50,64 +63,48 @@ const hana = Object.fromEntries(ENGINES.map((engine) => [engine, new HanaCatalog
 >;
 
 describe('CatalogService.explain', () => {
-  it('refuses what the validator refuses, naming rule and hint, before any statement', async () => {
-    const { ran, queries } = fakeQueries('hana');
-    const validate: StatementValidator = (_sql, engine) => ({
-      ok: false,
-      rule: 'write',
-      message: `Refused on ${engine}.`,
-      hint: 'Explain a SELECT.',
-    });
-    const service = new CatalogService({ queries, validate, catalogs: hana });
-    await expect(service.explain({ connection: 'h', sql: 'DELETE FROM t' })).rejects.toMatchObject({
-      code: 'STATEMENT_REFUSED',
-      message: 'Refused on hana.',
-      details: { rule: 'write', hint: 'Explain a SELECT.' },
-    });
-    expect(ran).toEqual([]);
-  });
-
   it('refuses where rows are separated and the engine cannot leave the figures out, before any statement', async () => {
-    const { ran, queries } = fakeQueries('hana');
+    const { ran, checked, queries } = fakeQueries('hana');
     const service = new CatalogService({ queries: { ...queries, separatesRows: () => true }, validate: allow, catalogs: hana });
     await expect(service.explain({ connection: 'h', sql: 'SELECT 1 FROM DUMMY' })).rejects.toMatchObject({
       code: 'STATEMENT_REFUSED',
       details: { rule: 'planner-figures' },
     });
     expect(ran).toEqual([]);
+    expect(checked).toEqual([]);
   });
 
-  it('refuses a statement the validator calls a write, even when it passes', async () => {
-    const { queries } = fakeQueries('hana');
-    const service = new CatalogService({ queries, validate: () => ({ ok: true, kind: 'write' }), catalogs: hana });
-    await expect(service.explain({ connection: 'h', sql: 'UPDATE t SET a = 1' })).rejects.toMatchObject({ code: 'STATEMENT_REFUSED' });
-  });
-
-  it('says HANA explain needs a write scope when none is wired, and runs nothing', async () => {
+  it('sends the statement only through the checked read, never the trusted path: a refusal there runs nothing', async () => {
     const { ran, queries } = fakeQueries('hana');
-    const service = new CatalogService({ queries, validate: allow, catalogs: hana });
-    await expect(service.explain({ connection: 'h', sql: 'SELECT 1 FROM DUMMY' })).rejects.toMatchObject({ code: 'DRIVER_UNAVAILABLE' });
+    const refused = new HanactlError('STATEMENT_REFUSED', 'Refused on hana.', { rule: 'write', hint: 'Explain a SELECT.' });
+    const service = new CatalogService({
+      queries: { ...queries, checkedRead: async () => Promise.reject(refused) },
+      validate: allow,
+      catalogs: hana,
+    });
+    await expect(service.explain({ connection: 'h', sql: 'DELETE FROM t' })).rejects.toBe(refused);
     expect(ran).toEqual([]);
   });
 
-  it('runs HANA explain on one writable connection, never on the read-only path, in the caller’s scope and under its signal', async () => {
-    const { ran, queries } = fakeQueries('hana');
-    const scoped: string[] = [];
-    const targets: StatementTarget[] = [];
-    const runTrustedWrites = async <T>(target: StatementTarget, work: (run: SessionExecutor) => Promise<T>): Promise<T> => {
-      targets.push(target);
-      return work(async (sql) => {
-        scoped.push(`${target.connection}: ${sql.trim().split('\n')[0]}`);
-        return [];
-      });
-    };
-    const service = new CatalogService({ queries: { ...queries, runTrustedWrites }, validate: allow, catalogs: hana });
+  it('runs HANA explain as a checked read that writes, in the caller’s scope and under its signal, the text without its trailing semicolons', async () => {
+    const { ran, checked, scoped, queries } = fakeQueries('hana');
+    const service = new CatalogService({ queries, validate: allow, catalogs: hana });
     const signal = new AbortController().signal;
     await service.explain({ connection: 'project:erp', project: '/work/shop', session: 's1', sql: 'SELECT 1 FROM DUMMY;  ' }, signal);
     expect(ran).toEqual([]);
-    expect(scoped[0]).toBe("project:erp: EXPLAIN PLAN SET STATEMENT_NAME = 'S1' FOR SELECT 1 FROM DUMMY");
-    expect(scoped.at(-1)).toBe('project:erp: DELETE FROM EXPLAIN_PLAN_TABLE WHERE STATEMENT_NAME = ?');
-    expect(targets).toEqual([{ connection: 'project:erp', scope: { project: '/work/shop', session: 's1' }, signal }]);
+    expect(scoped[0]).toBe("EXPLAIN PLAN SET STATEMENT_NAME = 'S1' FOR SELECT 1 FROM DUMMY");
+    expect(scoped.at(-1)).toBe('DELETE FROM EXPLAIN_PLAN_TABLE WHERE STATEMENT_NAME = ?');
+    expect(checked).toEqual([
+      {
+        connection: 'project:erp',
+        scope: { project: '/work/shop', session: 's1' },
+        signal,
+        sql: 'SELECT 1 FROM DUMMY',
+        what: 'free SQL (explain_query)',
+        context: undefined,
+        writes: true,
+      },
+    ]);
   });
 });
 
@@ -118,8 +115,7 @@ describe('CatalogService table resolution', () => {
       { SCHEMA_NAME: 'S', OBJECT_NAME: 't', OBJECT_KIND: 'table', COMMENTS: null },
     ];
     const queries = {
-      engineOf: (): Engine => 'hana',
-      separatesRows: () => false,
+      ...fakeQueries('hana').queries,
       runTrusted: async (): Promise<QueryResult> => ({ columns: [], rows, rowCount: 2, truncated: false, durationMs: 0 }),
     };
     const service = new CatalogService({ queries, validate: allow, catalogs: hana });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { planCall } from '../../../../../daemon/engines/postgres/postgres-call.js';
 import { FURTHER_MARKER, nextStage, resolveStep } from '../../../../../daemon/engines/postgres/postgres-resolve.js';
 
 const walks = (text: string | undefined) => text?.startsWith('WITH RECURSIVE') === true;
@@ -37,5 +38,24 @@ describe('resolveStep', () => {
     expect(nextStage('view', { relations: ['"v"'], functions: [] })).toBe('walk');
     expect(nextStage('first', { relations: [], functions: [], operators: ['='] })).toBe('walk');
     expect(nextStage('first', { relations: ['"v"'], functions: [], written: ['"v"'] })).toBe('walk');
+  });
+});
+
+describe('planCall: the resolve step before anything plans the statement', () => {
+  it("puts the resolve step before the cost guard's EXPLAIN, which comes before the statement (the planner runs functions it folds or estimates)", () => {
+    const guard = { maxCost: 1000, over: () => new Error('over'), unavailable: () => new Error('unavailable') };
+    const plan = planCall('SELECT tenant_label(1)', [], {
+      timeoutMs: 1000,
+      maxRows: 10,
+      readOnly: true,
+      costGuard: guard,
+      references: { relations: [], functions: ['tenant_label'] },
+    });
+    expect(plan.resolve).toBeGreaterThan(plan.settings);
+    expect(plan.explain).toBeGreaterThan(plan.resolve);
+    expect(plan.statement).toBeGreaterThan(plan.explain);
+    expect(plan.steps[plan.explain]?.text).toBe('EXPLAIN SELECT tenant_label(1)');
+    // No step before the resolve step holds the statement's text.
+    expect(plan.steps.slice(0, plan.resolve + 1).some((step) => step.text.includes('tenant_label(1)'))).toBe(false);
   });
 });
