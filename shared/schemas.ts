@@ -303,6 +303,8 @@ export const PoolStatsSchema = z.object({
   errors: z.number().int(),
   max: z.number().int(),
   min: z.number().int(),
+  /** Connections one MCP session may hold at once: half of max, at least one. */
+  perSession: z.number().int(),
 });
 export type PoolStats = z.infer<typeof PoolStatsSchema>;
 

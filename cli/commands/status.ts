@@ -28,7 +28,7 @@ export async function status(ctx: CliContext, options: { json?: boolean }): Prom
 
 function renderPools(pools: Awaited<ReturnType<CliContext['daemon']['pools']>>): string {
   return renderTable(
-    ['target', 'connections', 'total', 'idle', 'in use', 'waiting', 'created', 'destroyed', 'errors', 'max'],
+    ['target', 'connections', 'total', 'idle', 'in use', 'waiting', 'created', 'destroyed', 'errors', 'max', 'per session'],
     pools.map((p) => ({
       target: p.target,
       connections: p.connections.join(','),
@@ -40,11 +40,12 @@ function renderPools(pools: Awaited<ReturnType<CliContext['daemon']['pools']>>):
       destroyed: p.destroyed,
       errors: p.errors,
       max: p.max,
+      'per session': p.perSession,
     })),
   );
 }
 
-/** `hanactl pools`: per target, total / idle / in use / waiting and lifetime counters. */
+/** `hanactl pools`: per target, total / idle / in use / waiting, lifetime counters, and the cap and one session's share. */
 export async function pools(ctx: CliContext, options: { json?: boolean }): Promise<void> {
   const list = await ctx.daemon.pools();
   if (options.json) return printJson(ctx, { pools: list });

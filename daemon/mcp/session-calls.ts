@@ -3,9 +3,10 @@ import { asCheckOwner } from '../policy/check-owner.js';
 import type { CallGate } from './limited-broker.js';
 
 /**
- * Calls one MCP session may have running at once unless config.json sets
- * `perSession.maxConcurrentCalls`: half the pool's connections (at least one), so one session
- * never holds every pooled connection and other sessions always find one.
+ * Calls one MCP session may have running at once, on any of its connections, unless config.json
+ * sets `perSession.maxConcurrentCalls`: half the daemon's pool setting (at least one). What one
+ * session may hold of each connection pool is the pool's own share, from that pool's real size
+ * (pool.ts perSessionShare: an engine's pool may be smaller than the setting, SQLite's is 4).
  */
 export function defaultMaxCallsPerSession(poolMax: number): number {
   return Math.max(1, Math.floor(poolMax / 2));

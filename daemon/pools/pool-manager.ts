@@ -51,7 +51,10 @@ export class PoolManager {
     const { scheme: _scheme, ...rest } = record.target;
     const canonical = JSON.stringify(rest, Object.keys(rest).sort());
     const options = JSON.stringify(Object.entries(record.target.options).sort());
-    return createHash('sha256').update(`${canonical}\0${options}\0${record.password ?? ''}`).digest('hex').slice(0, 16);
+    return createHash('sha256')
+      .update(`${canonical}\0${options}\0${record.password ?? ''}`)
+      .digest('hex')
+      .slice(0, 16);
   }
 
   /** The pool for a connection, created (and its driver loaded) on first use. */
@@ -125,6 +128,7 @@ export class PoolManager {
       errors: pool.errors,
       max: pool.options.max,
       min: pool.options.min,
+      perSession: pool.perSession,
     }));
   }
 

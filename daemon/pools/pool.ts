@@ -1,5 +1,6 @@
 import { HanactlError, isHanactlError } from '../../shared/errors.js';
 import type { DriverConnection } from '../engines/driver.js';
+import { checkOwner } from '../policy/check-owner.js';
 
 /** Pool settings; units are in the names, as pg-pool does. */
 export interface PoolOptions {
@@ -22,6 +23,22 @@ export const DEFAULT_POOL_OPTIONS: PoolOptions = {
   acquireTimeoutMillis: 10_000,
   maxLifetimeMillis: 3_600_000,
 };
+
+/**
+ * Connections one session may hold at once in a pool of `max`: half of them, at least one, so
+ * another session always finds one free. A pool of 1 or 2 lets a session hold 1; a pool of 1
+ * cannot keep one free, so there sessions take turns: each call waits for the one connection, up
+ * to acquireTimeoutMillis.
+ */
+export function perSessionShare(max: number): number {
+  return Math.max(1, Math.floor(max / 2));
+}
+
+/** One session's place in a pool: connections it holds (or is acquiring), and its calls waiting for one of them. */
+interface Share {
+  held: number;
+  readonly line: (() => void)[];
+}
 
 /** A borrowed connection. `release(err)` destroys instead of recycling; a second release throws. */
 export interface Lease {
@@ -76,6 +93,8 @@ export class Pool {
   readonly #idle: Slot[] = [];
   readonly #busy = new Set<Slot>();
   readonly #waiters: Waiter[] = [];
+  /** Per session (check-owner.ts): what it holds of this pool, for the share `use` enforces. */
+  readonly #shares = new Map<string, Share>();
   #pending = 0;
   /** Returned connections still being reset; they idle (or serve a waiter) when done. */
   #cleaning = 0;
@@ -106,6 +125,10 @@ export class Pool {
   get waitingCount(): number {
     return this.#waiters.length;
   }
+  /** Connections one session may hold at once (perSessionShare of `max`). */
+  get perSession(): number {
+    return perSessionShare(this.#options.max);
+  }
 
   /**
    * Borrows a connection, runs `fn` with it and gives it back: the borrow rule every caller goes
@@ -114,8 +137,80 @@ export class Pool {
    * STATEMENT_REFUSED: the server answered) the connection goes back; any other failure (lost or
    * broken, a timeout or cancel the driver gave up on, a bug) may have left it unusable, and it is
    * destroyed. The error is rethrown as it came.
+   *
+   * A call of an MCP session (check-owner.ts) first takes a place in that session's share of this
+   * pool (`perSession`): beyond it, the session's next calls wait for its own calls to finish, in
+   * order, so they never take the connections another session needs. A place not given within
+   * acquireTimeoutMillis fails with TOO_MANY_CALLS. Calls of no session (the CLI) take no place.
    */
   async use<T>(fn: (connection: DriverConnection) => Promise<T>, signal?: AbortSignal): Promise<T> {
+    const owner = checkOwner();
+    if (owner === '') return this.#borrow(fn, signal);
+    await this.#enterShare(owner, signal);
+    try {
+      return await this.#borrow(fn, signal);
+    } finally {
+      this.#leaveShare(owner);
+    }
+  }
+
+  /** Waits for a place in `owner`'s share of the pool. */
+  async #enterShare(owner: string, signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) throw abortError(signal);
+    let share = this.#shares.get(owner);
+    if (!share) {
+      share = { held: 0, line: [] };
+      this.#shares.set(owner, share);
+    }
+    if (share.held < this.perSession) {
+      share.held++;
+      return;
+    }
+    const line = share.line;
+    await new Promise<void>((resolve, reject) => {
+      const leave = (): void => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        const i = line.indexOf(go);
+        if (i >= 0) line.splice(i, 1);
+      };
+      const go = (): void => {
+        leave();
+        resolve();
+      };
+      const onAbort = (): void => {
+        leave();
+        reject(abortError(signal as AbortSignal));
+      };
+      const timer = setTimeout(() => {
+        leave();
+        reject(
+          new HanactlError(
+            'TOO_MANY_CALLS',
+            `This session's calls already hold ${this.perSession} of the ${this.#options.max} connections to ${this.#describe}, its share (half, so other sessions always find one), and none finished within ${this.#options.acquireTimeoutMillis} ms; wait for one of them to finish, then retry.`,
+          ),
+        );
+      }, this.#options.acquireTimeoutMillis);
+      timer.unref();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      line.push(go);
+    });
+  }
+
+  /** Gives `owner`'s place to its next waiting call, or frees it. */
+  #leaveShare(owner: string): void {
+    const share = this.#shares.get(owner);
+    if (!share) return;
+    const next = share.line[0];
+    if (next) {
+      next();
+      return;
+    }
+    share.held--;
+    if (share.held <= 0) this.#shares.delete(owner);
+  }
+
+  async #borrow<T>(fn: (connection: DriverConnection) => Promise<T>, signal?: AbortSignal): Promise<T> {
     const lease = await this.acquire(signal);
     let failure: unknown;
     try {
