@@ -9,6 +9,23 @@ import { statementCancelled } from '../stop-errors.js';
 import { MYSQL_NOT_EXPLAINABLE, mysqlCostLimitUnavailable, mysqlPlanCost } from './mysql-cost.js';
 import { type ErrorContext, isConnectionLost, lostError, statementError } from './mysql-errors.js';
 import type { MysqlError, MysqlRawConnection } from './mysql-module.js';
+import {
+  builtinsOf,
+  type Definition,
+  definerReadsRefusal,
+  definitionsQuery,
+  hiddenBodyRefusal,
+  judgeDefinition,
+  MAX_REACH_DEPTH,
+  MAX_REACHED,
+  type ReachedName,
+  reachedBy,
+  routineRefusal,
+  setsContextRefusal,
+  shownName,
+  tooFarRefusal,
+  unseenRefusal,
+} from './mysql-routines.js';
 import { type ServerInfo, sessionSql } from './mysql-session.js';
 import { RunningStatement, type StatementOutcome } from './mysql-statement.js';
 
@@ -94,7 +111,9 @@ export class MysqlConnection implements DriverConnection {
         await this.#roundTrip(options.readOnly ? 'START TRANSACTION READ ONLY' : 'START TRANSACTION');
         inTransaction = true;
       }
-      const refusal = options.costGuard && options.readOnly ? await this.#overCost(sql, params, options.costGuard, watch) : undefined;
+      const refusal =
+        (options.readOnly || verify ? await this.#judgeRoutines(sql, options.readOnly, verify, watch) : undefined) ??
+        (options.costGuard && options.readOnly ? await this.#overCost(sql, params, options.costGuard, watch) : undefined);
       outcome = refusal ? { ok: false, error: refusal, capped: false } : await this.#statement(sql, params, options, watch);
     } catch (error) {
       outcome = { ok: false, error, capped: false };
@@ -278,6 +297,96 @@ export class MysqlConnection implements DriverConnection {
     if (cost !== undefined) return cost > guard.maxCost ? guard.over(cost) : undefined;
     const unavailable = mysqlCostLimitUnavailable(this.#deps.server.version);
     return unavailable ? guard.unavailable(unavailable) : undefined;
+  }
+
+  /**
+   * The routines and views the statement reaches, looked up in the server's own records in the
+   * call's transaction and judged before the statement runs (mysql-routines.ts): one query when
+   * the statement names a function that is not a native one or a relation, one more for each
+   * level of routines and views their texts reach. Nothing is cached: a person may replace a
+   * routine at any moment, and only the server's record at the call is what runs. Returns the
+   * refusal, or undefined when the statement may run.
+   *
+   * On a read-only call, a body holding what no read-only call runs is refused; wherever a call
+   * carries context values, a routine assigning @mcp_*, and one reading tables with a SQL SECURITY
+   * DEFINER owner's rights (itself DEFINER, or called by such a routine or view). A DEFINER routine
+   * whose body the login may not read, or a routine it calls that the login may not see, cannot be
+   * judged and is refused. An INVOKER routine runs with the caller's own rights: judged where its
+   * body is readable. A view whose definition the login may not read is not followed.
+   */
+  async #judgeRoutines(sql: string, readOnly: boolean, separated: boolean, watch: StatementWatch): Promise<unknown> {
+    const builtins = builtinsOf(this.#deps.server.flavour, this.#deps.server.release);
+    const user = this.#deps.errors.user ?? 'the login';
+    interface Pending {
+      readonly name: ReachedName;
+      readonly kind: 'routine' | 'relation';
+      readonly path: readonly string[];
+      readonly underDefiner: boolean;
+    }
+    const first = reachedBy(sql, builtins);
+    let pending: Pending[] = [
+      ...first.routines.map((name) => ({ name, kind: 'routine' as const, path: [], underDefiner: false })),
+      ...first.relations.map((name) => ({ name, kind: 'relation' as const, path: [], underDefiner: false })),
+    ];
+    const seen = new Set<string>();
+    const key = (kind: string, schema: string, name: string): string =>
+      `${kind}\u0000${schema}\u0000${kind === 'VIEW' ? name : name.toLowerCase()}`;
+    for (let depth = 0; pending.length > 0; depth++) {
+      if (depth >= MAX_REACH_DEPTH) return tooFarRefusal();
+      const query = definitionsQuery(
+        pending.filter((p) => p.kind === 'routine').map((p) => p.name),
+        pending.filter((p) => p.kind === 'relation').map((p) => p.name),
+      );
+      const outcome = await this.#statement(query.sql, query.values, { maxRows: MAX_REACHED + 1 }, watch);
+      if (!outcome.ok) return outcome.error;
+      if (outcome.capped) return tooFarRefusal();
+      const definitions: Definition[] = outcome.result.rows.map((row) => ({
+        kind: String(row.kind) as Definition['kind'],
+        schema: String(row.s),
+        name: String(row.n),
+        security: String(row.sec),
+        body: typeof row.body === 'string' ? row.body : null,
+      }));
+      const next: Pending[] = [];
+      for (const item of pending) {
+        const matches = definitions.filter(
+          (d) =>
+            (d.kind === 'VIEW') === (item.kind === 'relation') &&
+            (item.kind === 'relation' ? d.name === item.name.name : d.name.toLowerCase() === item.name.name.toLowerCase()) &&
+            (item.name.schema === undefined || d.schema.toLowerCase() === item.name.schema.toLowerCase()),
+        );
+        if (matches.length === 0 && item.kind === 'routine' && item.underDefiner && !builtins?.has(item.name.name.toLowerCase()))
+          return unseenRefusal(item.name, item.path, user);
+        for (const definition of matches) {
+          const id = key(definition.kind, definition.schema, definition.name);
+          if (seen.has(id)) continue;
+          seen.add(id);
+          if (seen.size > MAX_REACHED) return tooFarRefusal();
+          const underDefiner = item.underDefiner || definition.security === 'DEFINER';
+          if (!definition.body) {
+            if (definition.kind !== 'VIEW' && underDefiner) return hiddenBodyRefusal(definition, item.path, user);
+            continue;
+          }
+          const judged = judgeDefinition(definition, builtins);
+          if (judged.setsContext && separated) return setsContextRefusal(definition, item.path, judged.setsContext);
+          if (judged.does && readOnly) return routineRefusal(definition, item.path, judged.does);
+          if (separated && underDefiner && judged.readsTables && definition.kind !== 'VIEW')
+            return definerReadsRefusal(definition, item.path);
+          const path = [...item.path, shownName(definition)];
+          const inSchema = (name: ReachedName): ReachedName => ({ schema: name.schema ?? definition.schema, name: name.name });
+          for (const name of judged.reached.routines) next.push({ name: inSchema(name), kind: 'routine', path, underDefiner });
+          for (const name of judged.reached.relations) next.push({ name: inSchema(name), kind: 'relation', path, underDefiner });
+        }
+      }
+      const asked = new Set<string>();
+      pending = next.filter((p) => {
+        const id = `${p.kind}\u0000${p.name.schema}\u0000${p.kind === 'relation' ? p.name.name : p.name.name.toLowerCase()}`;
+        if (asked.has(id)) return false;
+        asked.add(id);
+        return true;
+      });
+    }
+    return undefined;
   }
 
   async #statement(sql: string, params: readonly Param[], caps: Caps, watch: StatementWatch): Promise<StatementOutcome> {

@@ -16,7 +16,8 @@ export const MYSQL_PRIVILEGE_PROBE: PrivilegeProbe = {
     const advice: string[] = [];
     if (Number(row.global_select) > 0)
       advice.push(`${user} logs in with SELECT on every database, mysql.* (password hashes, statement logs) included.`);
-    else if (Number(row.mysql_select) > 0) advice.push(`${user} logs in with SELECT on the mysql database (password hashes, statement logs).`);
+    else if (Number(row.mysql_select) > 0)
+      advice.push(`${user} logs in with SELECT on the mysql database (password hashes, statement logs).`);
     if (Number(row.sets_globals) > 0)
       advice.push(
         `${user} logs in with SUPER or SYSTEM_VARIABLES_ADMIN: a stored function it may call can change server-wide settings (SET GLOBAL), which no read-only transaction stops and which outlive the call.`,

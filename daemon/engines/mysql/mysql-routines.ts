@@ -1,0 +1,528 @@
+import { HanactlError } from '../../../shared/errors.js';
+import { hostAccessAnywhere } from '../../policy/anywhere-rules.js';
+import { deniedFunction } from '../../policy/denied-functions.js';
+import type { LexicalSyntax } from '../../policy/dialects.js';
+import { lex } from '../../policy/lexer.js';
+import { readObjection } from '../../policy/read-rules.js';
+import { splitStatements } from '../../policy/skeletonize.js';
+import { closingParen, isPunct, isWord, keywordAt } from '../../policy/tokens.js';
+import type { Objection, Token } from '../../policy/types.js';
+import { MARIADB_BUILTINS } from './mysql-builtins.js';
+import { MYSQL_DIALECT } from './mysql-dialect.js';
+
+/**
+ * What a statement reaches on MySQL and MariaDB beyond its own text: the stored functions it
+ * calls, the procedures and functions their bodies call, and the functions a view it reads calls
+ * (where the login may read the view's definition). The connection looks them up in the server's
+ * own records (information_schema.ROUTINES and VIEWS) before the statement runs, and each body is
+ * judged here by the statement check's own rules: a routine runs inside the read-only transaction,
+ * but KILL, SET GLOBAL and INTO OUTFILE in it are not stopped by it, and a SQL SECURITY DEFINER
+ * one runs with its owner's rights.
+ */
+
+/** A routine or relation by name; `schema` undefined is the schema the name is written in. */
+export interface ReachedName {
+  readonly schema: string | undefined;
+  readonly name: string;
+}
+
+/** What a text names: functions called (and procedures, in a body), and relations read. */
+export interface Reached {
+  readonly routines: readonly ReachedName[];
+  readonly relations: readonly ReachedName[];
+}
+
+/** How deep routines and views are followed; past it the statement is refused (it cannot be judged). */
+export const MAX_REACH_DEPTH = 8;
+/** How many routines and views one call may reach; past it the statement is refused. */
+export const MAX_REACHED = 200;
+
+/** Words that a `(` may follow without naming a function. */
+const NOT_CALLS: ReadonlySet<string> = new Set(
+  [
+    'IN EXISTS AND OR NOT FROM JOIN AS ON USING VALUES VALUE SELECT WHERE HAVING ALL ANY SOME OVER INTO TABLE WITH',
+    'RECURSIVE UNION EXCEPT INTERSECT BY THEN ELSE WHEN CASE RETURN RETURNS LIKE IS BETWEEN ROW LATERAL PARTITION',
+    'KEY INDEX DISTINCT LIMIT OFFSET WINDOW IGNORE FORCE USE SET XOR DIV AGAINST DUAL EXPLAIN CALL PROCEDURE',
+    'FUNCTION NULL ROWS RANGE PRECEDING FOLLOWING STRAIGHT_JOIN NATURAL LEFT RIGHT INNER OUTER CROSS ORDER GROUP',
+    'DO WHILE UNTIL ELSEIF IF LOOP REPEAT BEGIN END DECLARE DEFAULT FOR OF',
+    // Types with a length or precision, in a body's DECLARE or a CAST.
+    'INT INTEGER TINYINT SMALLINT MEDIUMINT BIGINT DECIMAL DEC NUMERIC FIXED FLOAT DOUBLE REAL BIT CHAR VARCHAR BINARY',
+    'VARBINARY TEXT TINYTEXT MEDIUMTEXT LONGTEXT BLOB ENUM DATETIME TIMESTAMP TIME YEAR NCHAR NVARCHAR CHARACTER VARCHAR2',
+    'SIGNED UNSIGNED ZEROFILL',
+  ].flatMap((line) => line.split(' ')),
+);
+
+/** Words after which a FROM list's table reference ends. */
+const ENDS_TABLE_LIST: ReadonlySet<string> = new Set(
+  [
+    'WHERE GROUP ORDER LIMIT JOIN LEFT RIGHT INNER CROSS NATURAL STRAIGHT_JOIN ON USING UNION HAVING WINDOW FOR',
+    'LOCK INTO PROCEDURE FULL OUTER EXCEPT INTERSECT RETURNING SET WITH FETCH OFFSET WHEN THEN ELSE END AS USE',
+    'FORCE IGNORE PARTITION',
+  ].flatMap((line) => line.split(' ')),
+);
+
+/** The readings of a text the statement check makes (mysql-dialect.ts): names are taken under each. */
+function readings(): LexicalSyntax[] {
+  const base = [MYSQL_DIALECT.syntax, ...MYSQL_DIALECT.alternatives];
+  return [...base, ...base.map((syntax) => ({ ...syntax, executableComments: 'comment' as const }))];
+}
+
+const nameText = (token: Token | undefined): string | undefined =>
+  token && (token.kind === 'word' || token.kind === 'quoted') ? (token.kind === 'word' ? token.shown : token.text) : undefined;
+
+/** The name ending at token `at` (`name` or `schema.name`), as the server compares it. */
+function nameEndingAt(tokens: readonly Token[], at: number): ReachedName | undefined {
+  const name = nameText(tokens[at]);
+  if (name === undefined) return undefined;
+  if (isPunct(tokens[at - 1], '.')) {
+    const schema = nameText(tokens[at - 2]);
+    if (schema !== undefined) return { schema, name };
+  }
+  return { schema: undefined, name };
+}
+
+/**
+ * The stored functions `tokens` may call: every name followed by `(` that is not a keyword, nor,
+ * with `builtins`, one of the server's native functions written unqualified with the `(` right
+ * after it (with a space, MariaDB reads some of those names as a stored function's). Procedures
+ * after CALL.
+ */
+function callsIn(tokens: readonly Token[], builtins: ReadonlySet<string> | undefined): ReachedName[] {
+  const out: ReachedName[] = [];
+  for (let k = 0; k + 1 < tokens.length; k++) {
+    const token = tokens[k] as Token;
+    if (keywordAt(tokens, k) === 'CALL') {
+      let at = k + 1;
+      while (isPunct(tokens[at + 1], '.')) at += 2;
+      const called = nameEndingAt(tokens, at);
+      if (called) out.push(called);
+      continue;
+    }
+    if (!isPunct(tokens[k + 1], '(')) continue;
+    if (token.kind !== 'word' && token.kind !== 'quoted') continue;
+    const qualified = isPunct(tokens[k - 1], '.');
+    if (token.kind === 'word' && !qualified) {
+      if (NOT_CALLS.has(token.text)) continue;
+      if (builtins?.has(token.text.toLowerCase()) && !(tokens[k + 1] as Token).spaced) continue;
+    }
+    const called = nameEndingAt(tokens, k);
+    if (called) out.push(called);
+  }
+  return out;
+}
+
+/** The relations a FROM, JOIN or TABLE names (any of them may be a view). */
+function relationsIn(tokens: readonly Token[]): ReachedName[] {
+  const out: ReachedName[] = [];
+  for (let k = 0; k < tokens.length; k++) {
+    const word = keywordAt(tokens, k);
+    if (word !== 'FROM' && word !== 'JOIN' && word !== 'STRAIGHT_JOIN' && word !== 'TABLE') continue;
+    let j = k + 1;
+    for (let guard = 0; guard < tokens.length && j < tokens.length; guard++) {
+      if (isPunct(tokens[j], '(')) j = closingParen(tokens, j) + 1;
+      else if (nameText(tokens[j]) !== undefined && !(isWord(tokens[j]) && ENDS_TABLE_LIST.has((tokens[j] as Token).text))) {
+        while (isPunct(tokens[j + 1], '.') && nameText(tokens[j + 2]) !== undefined) j += 2;
+        if (!isPunct(tokens[j + 1], '(')) {
+          const named = nameEndingAt(tokens, j);
+          if (named && !(named.schema === undefined && named.name.toUpperCase() === 'DUAL')) out.push(named);
+        }
+        j++;
+      } else break;
+      if (isWord(tokens[j], 'AS')) j++;
+      if (nameText(tokens[j]) !== undefined && !(isWord(tokens[j]) && ENDS_TABLE_LIST.has((tokens[j] as Token).text))) j++;
+      while (isWord(tokens[j], 'USE', 'FORCE', 'IGNORE') && isWord(tokens[j + 1], 'INDEX', 'KEY')) {
+        j += 2;
+        if (isWord(tokens[j], 'FOR')) j += isWord(tokens[j + 1], 'ORDER', 'GROUP') ? 3 : 2;
+        if (isPunct(tokens[j], '(')) j = closingParen(tokens, j) + 1;
+        if (isPunct(tokens[j], ',')) j++;
+      }
+      if (!isPunct(tokens[j], ',')) break;
+      j++;
+    }
+  }
+  return out;
+}
+
+/** Adds each name once (routine names compare in any case; schemas and relations as written). */
+function unique(names: readonly ReachedName[], caseless: boolean): ReachedName[] {
+  const seen = new Map<string, ReachedName>();
+  for (const name of names) {
+    const key = `${name.schema ?? ''}\u0000${caseless ? name.name.toLowerCase() : name.name}`;
+    if (!seen.has(key)) seen.set(key, name);
+  }
+  return [...seen.values()];
+}
+
+/** The native functions a server has for certain, or undefined when any name may be a stored function's. */
+export function builtinsOf(flavour: 'mariadb' | 'mysql', release: readonly [number, number, number]): ReadonlySet<string> | undefined {
+  const [major, minor] = release;
+  return flavour === 'mariadb' && (major > 10 || (major === 10 && minor >= 11)) ? MARIADB_BUILTINS : undefined;
+}
+
+/** What `sql` names, under every reading the statement check makes of it. */
+export function reachedBy(sql: string, builtins: ReadonlySet<string> | undefined): Reached {
+  const routines: ReachedName[] = [];
+  const relations: ReachedName[] = [];
+  for (const syntax of readings()) {
+    const { tokens } = lex(sql, syntax);
+    routines.push(...callsIn(tokens, builtins));
+    relations.push(...relationsIn(tokens));
+    if (!sql.includes('\\') && !sql.includes('/*')) break;
+  }
+  return { routines: unique(routines, true), relations: unique(relations, false) };
+}
+
+/** A routine or view as the server records it. */
+export interface Definition {
+  readonly kind: 'FUNCTION' | 'PROCEDURE' | 'VIEW';
+  readonly schema: string;
+  readonly name: string;
+  /** DEFINER or INVOKER. */
+  readonly security: string;
+  /** The body or view definition; null or empty when the login may not read it. */
+  readonly body: string | null;
+}
+
+/** What judging one definition found. */
+export interface Judged {
+  /** What it does that no read-only call runs, as a phrase ("KILL controls the server ..."), or undefined. */
+  readonly does?: string;
+  /** It assigns a context variable (`@mcp_...`). */
+  readonly setsContext?: string;
+  /** Its text reads a table (FROM, JOIN, TABLE). */
+  readonly readsTables: boolean;
+  /** What it calls and reads, unqualified names in its own schema. */
+  readonly reached: Reached;
+}
+
+const phrase = (objection: Objection): string => {
+  const sentence = objection.message.slice(0, objection.message.length - objection.hint.length).trim();
+  return sentence.replace(/^Refused: /, '').replace(/[.]$/, '');
+};
+
+const isContextVariable = (tokens: readonly Token[], k: number): boolean =>
+  isPunct(tokens[k], '@') &&
+  !isPunct(tokens[k - 1], '@') &&
+  /^mcp_/i.test(nameText(tokens[k + 1]) ?? (tokens[k + 1]?.kind === 'string' ? (tokens[k + 1] as Token).text : ''));
+
+/** Index of the first of `words` at depth 0 from `from`, skipping nested CASE ... END, or the end. */
+function findWord(tokens: readonly Token[], from: number, words: readonly string[]): number {
+  let depth = 0;
+  let cases = 0;
+  for (let k = from; k < tokens.length; k++) {
+    if (isPunct(tokens[k], '(')) depth++;
+    else if (isPunct(tokens[k], ')')) depth--;
+    else if (depth === 0) {
+      const word = keywordAt(tokens, k);
+      if (word === 'CASE') cases++;
+      else if (word === 'END' && cases > 0) cases--;
+      else if (cases === 0 && word && words.includes(word)) return k;
+    }
+  }
+  return tokens.length;
+}
+
+const SELECT_TOKEN: Token = { kind: 'word', text: 'SELECT', shown: 'SELECT', spaced: false, opaque: false };
+
+/** The refusal of an expression (a condition, a RETURN, a DEFAULT): a query it holds that locks, writes or stores. */
+function expressionObjection(tokens: readonly Token[]): Objection | undefined {
+  return tokens.length > 0 ? readObjection([SELECT_TOKEN, ...tokens], MYSQL_DIALECT) : undefined;
+}
+
+/** `INTO a, b` targets from `at` (the INTO); returns the index after them, noting a context variable. */
+function intoTargets(tokens: readonly Token[], at: number, found: { setsContext?: string }): number {
+  let j = at + 1;
+  for (;;) {
+    if (isPunct(tokens[j], '@')) {
+      if (isContextVariable(tokens, j)) found.setsContext ??= `@${nameText(tokens[j + 1]) ?? tokens[j + 1]?.text}`;
+      j += 2;
+    } else if (nameText(tokens[j]) !== undefined) j++;
+    else break;
+    if (!isPunct(tokens[j], ',')) break;
+    j++;
+  }
+  return j;
+}
+
+/** One statement of a routine body, after its labels and control flow; the first finding wins. */
+function judgeStatement(tokens: readonly Token[], found: { does?: string; setsContext?: string }): void {
+  let i = 0;
+  for (let guard = 0; guard <= tokens.length && i < tokens.length && !found.does; guard++) {
+    const word = isWord(tokens[i]) ? (tokens[i] as Token).text : undefined;
+    if (nameText(tokens[i]) !== undefined && isPunct(tokens[i + 1], ':') && !isPunct(tokens[i + 2], '=')) {
+      i += 2;
+      continue;
+    }
+    switch (word) {
+      case 'BEGIN':
+        i += isWord(tokens[i + 1], 'NOT') && isWord(tokens[i + 2], 'ATOMIC') ? 3 : 1;
+        continue;
+      case 'END':
+        return;
+      case 'ELSE':
+      case 'LOOP':
+      case 'REPEAT':
+        i++;
+        continue;
+      case 'IF':
+      case 'ELSEIF':
+      case 'WHILE':
+      case 'WHEN': {
+        const end = findWord(tokens, i + 1, ['THEN', 'DO']);
+        const refused = expressionObjection(tokens.slice(i + 1, end));
+        if (refused) found.does = phrase(refused);
+        i = end + 1;
+        continue;
+      }
+      case 'CASE': {
+        const end = findWord(tokens, i + 1, ['WHEN']);
+        const refused = expressionObjection(tokens.slice(i + 1, end));
+        if (refused) found.does = phrase(refused);
+        i = end;
+        continue;
+      }
+      case 'UNTIL':
+      case 'RETURN': {
+        const end = word === 'UNTIL' ? findWord(tokens, i + 1, ['END']) : tokens.length;
+        const refused = expressionObjection(tokens.slice(i + 1, end));
+        if (refused) found.does = phrase(refused);
+        return;
+      }
+      case 'DECLARE': {
+        const handler = tokens.findIndex((t, k) => k > i && isWord(t, 'HANDLER'));
+        if (handler > 0 && isWord(tokens[handler + 1], 'FOR')) {
+          let j = handler + 2;
+          for (;;) {
+            if (isWord(tokens[j], 'SQLSTATE')) j += isWord(tokens[j + 1], 'VALUE') ? 3 : 2;
+            else if (isWord(tokens[j], 'NOT') && isWord(tokens[j + 1], 'FOUND')) j += 2;
+            else j++;
+            if (!isPunct(tokens[j], ',')) break;
+            j++;
+          }
+          i = j;
+          continue;
+        }
+        const cursor = tokens.findIndex((t, k) => k > i && isWord(t, 'CURSOR'));
+        if (cursor > 0) {
+          const query = findWord(tokens, cursor, ['FOR']);
+          i = query + 1;
+          continue;
+        }
+        const refused = expressionObjection(tokens.slice(i + 1));
+        if (refused) found.does = phrase(refused);
+        return;
+      }
+      case 'SET':
+        judgeSet(tokens, i, found);
+        return;
+      case 'CALL':
+      case 'OPEN':
+      case 'CLOSE':
+      case 'LEAVE':
+      case 'ITERATE':
+      case 'SIGNAL':
+      case 'RESIGNAL':
+        return;
+      case 'FETCH':
+      case 'GET': {
+        // FETCH c INTO targets; GET DIAGNOSTICS target = item.
+        const into = findWord(tokens, i, ['INTO']);
+        if (into < tokens.length) intoTargets(tokens, into, found);
+        for (let k = i; k < tokens.length; k++)
+          if (isContextVariable(tokens, k) && isPunct(tokens[k + 2], '=')) found.setsContext ??= `@${nameText(tokens[k + 1])}`;
+        return;
+      }
+      default: {
+        // A query: its INTO of local variables stores nothing outside the routine; INTO @mcp_* does.
+        const kept: Token[] = [];
+        for (let k = i; k < tokens.length; k++) {
+          if (keywordAt(tokens, k) === 'INTO' && !isWord(tokens[k + 1], 'OUTFILE', 'DUMPFILE')) {
+            k = intoTargets(tokens, k, found) - 1;
+            continue;
+          }
+          kept.push(tokens[k] as Token);
+        }
+        const refused = readObjection(kept, MYSQL_DIALECT);
+        if (refused) found.does = phrase(refused);
+        return;
+      }
+    }
+  }
+}
+
+/** `SET` in a body: local and session variables pass; GLOBAL or PERSIST settings, passwords and roles do not. */
+function judgeSet(tokens: readonly Token[], at: number, found: { does?: string; setsContext?: string }): void {
+  if (isWord(tokens[at + 1], 'PASSWORD', 'ROLE', 'TRANSACTION') || (isWord(tokens[at + 1], 'DEFAULT') && isWord(tokens[at + 2], 'ROLE'))) {
+    found.does = `SET ${(tokens[at + 1] as Token).text} changes the session or a login`;
+    return;
+  }
+  if (isWord(tokens[at + 1], 'STATEMENT')) {
+    const inner = findWord(tokens, at + 2, ['FOR']);
+    judgeStatement(tokens.slice(inner + 1), found);
+    return;
+  }
+  let depth = 0;
+  let target = true;
+  for (let k = at + 1; k < tokens.length; k++) {
+    if (isPunct(tokens[k], '(')) depth++;
+    else if (isPunct(tokens[k], ')')) depth--;
+    else if (depth === 0 && isPunct(tokens[k], ',')) {
+      target = true;
+      continue;
+    }
+    if (!target) continue;
+    target = false;
+    const global =
+      isWord(tokens[k], 'GLOBAL', 'PERSIST', 'PERSIST_ONLY') ||
+      (isPunct(tokens[k], '@') && isPunct(tokens[k + 1], '@') && isWord(tokens[k + 2], 'GLOBAL', 'PERSIST', 'PERSIST_ONLY'));
+    if (global) {
+      found.does = 'SET GLOBAL changes a server-wide setting, which outlives the call';
+      return;
+    }
+    if (isContextVariable(tokens, k)) found.setsContext ??= `@${nameText(tokens[k + 1]) ?? tokens[k + 1]?.text}`;
+  }
+}
+
+/**
+ * Judges a routine's body or a view's definition by the statement check's rules on a read-only
+ * connection: the built-ins it calls (GET_LOCK, SLEEP, NEXTVAL, LAST_INSERT_ID(n), ...), host file
+ * access (INTO OUTFILE, LOAD_FILE), the catalogs of credentials, and each statement of a body after
+ * its control flow (KILL, SET GLOBAL, FLUSH, writes, DDL, PREPARE/EXECUTE, DO, HANDLER, XA, ... are
+ * not reads). A stored function cannot run SQL text it builds, so its body is all it runs.
+ */
+export function judgeDefinition(definition: Definition, builtins: ReadonlySet<string> | undefined): Judged {
+  const body = definition.body ?? '';
+  const { tokens } = lex(body, MYSQL_DIALECT.syntax);
+  const found: { does?: string; setsContext?: string } = {};
+  const anywhere =
+    deniedFunction(tokens, false) ?? hostAccessAnywhere(tokens) ?? MYSQL_DIALECT.catalogRules?.(tokens, false, definition.schema);
+  if (anywhere) found.does = phrase(anywhere);
+  for (let k = 0; k + 2 < tokens.length; k++) {
+    if (isContextVariable(tokens, k) && isPunct(tokens[k + 2], ':') && isPunct(tokens[k + 3], '='))
+      found.setsContext ??= `@${nameText(tokens[k + 1])}`;
+  }
+  if (!found.does && definition.kind !== 'VIEW') {
+    for (const statement of splitStatements(tokens)) {
+      judgeStatement(statement, found);
+      if (found.does) break;
+    }
+  }
+  const readsTables = tokens.some((_, k) => {
+    const word = keywordAt(tokens, k);
+    return word === 'FROM' || word === 'JOIN' || (word === 'TABLE' && k === 0);
+  });
+  const reached = { routines: unique(callsIn(tokens, builtins), true), relations: unique(relationsIn(tokens), false) };
+  return { ...found, readsTables, reached };
+}
+
+/** How a reached routine or view is shown: `schema.name()` for a routine. */
+export function shownName(definition: Pick<Definition, 'kind' | 'schema' | 'name'>): string {
+  return definition.kind === 'VIEW' ? `the view ${definition.schema}.${definition.name}` : `${definition.schema}.${definition.name}()`;
+}
+
+/** A refusal whose message ends with its hint, as the statement check's do. */
+function refusal(rule: string, sentence: string, hint: string): HanactlError {
+  return new HanactlError('STATEMENT_REFUSED', `${sentence} ${hint}`, { rule, hint });
+}
+
+const KIND_WORD = { FUNCTION: 'stored function', PROCEDURE: 'stored procedure', VIEW: 'view' } as const;
+
+/** `path` lists what led there, the statement's own name first: " (through db.f(), the view db.v)". */
+const through = (path: readonly string[]): string => (path.length > 0 ? ` (reached through ${path.join(', then ')})` : '');
+
+/** The refusal of a routine whose body does what no read-only call runs. */
+export function routineRefusal(definition: Definition, path: readonly string[], does: string): HanactlError {
+  const what = `${KIND_WORD[definition.kind]} ${shownName(definition).replace(/^the view /, '')}`;
+  return refusal(
+    'stored-routine',
+    `Refused: the statement runs the ${what}${through(path)}, and its ${definition.kind === 'VIEW' ? 'definition' : 'body'} holds what a read-only call does not run: ${does}. A read-only transaction does not stop it inside a routine.`,
+    `Ask a person to run it, or to change the ${KIND_WORD[definition.kind]} so that it only reads.`,
+  );
+}
+
+/** What lets `user` read routine bodies, per server. */
+const readBodies = (user: string, schema: string): string =>
+  `Ask a person to let ${user} read routine bodies (MariaDB before 11.3: GRANT SELECT ON mysql.proc TO ${user}; MariaDB 11.3 and later: GRANT SHOW CREATE ROUTINE ON ${schema}.* TO ${user}; MySQL 8.0.20 and later: GRANT SHOW_ROUTINE ON *.* TO ${user})`;
+
+/** The refusal of a SQL SECURITY DEFINER routine whose body the login may not read. */
+export function hiddenBodyRefusal(definition: Definition, path: readonly string[], user: string): HanactlError {
+  return refusal(
+    'stored-routine',
+    `Refused: the statement runs ${shownName(definition)}${through(path)}, a SQL SECURITY DEFINER ${KIND_WORD[definition.kind]} whose body this login may not read, so what it does with its owner's rights cannot be judged.`,
+    `${readBodies(user, definition.schema)}, or to make it SQL SECURITY INVOKER.`,
+  );
+}
+
+/** The refusal of a name a DEFINER routine calls that the login may not see (so not judged). */
+export function unseenRefusal(name: ReachedName, path: readonly string[], user: string): HanactlError {
+  const shown = `${name.schema === undefined ? '' : `${name.schema}.`}${name.name}()`;
+  return refusal(
+    'stored-routine',
+    `Refused: the statement runs ${shown}${through(path)} with a SQL SECURITY DEFINER owner's rights, and this login may not see that routine, so what it does cannot be judged.`,
+    `${readBodies(user, name.schema ?? 'its schema')}.`,
+  );
+}
+
+/** The refusal where rows are separated: a DEFINER routine reading tables reads them past the separation. */
+export function definerReadsRefusal(definition: Definition, path: readonly string[]): HanactlError {
+  return refusal(
+    'stored-routine',
+    `Refused: the statement runs ${shownName(definition)}${through(path)}, which reads tables with a SQL SECURITY DEFINER owner's rights, past the view that separates this connection's rows by its context values.`,
+    'Select from the views made for this connection instead.',
+  );
+}
+
+/** The refusal of a routine that assigns a context variable. */
+export function setsContextRefusal(definition: Definition, path: readonly string[], variable: string): HanactlError {
+  return refusal(
+    'session-change',
+    `Refused: the statement runs ${shownName(definition)}${through(path)}, which assigns ${variable}, a context value that only hanactl sets, for each call.`,
+    'Call routines that only read context values.',
+  );
+}
+
+/** The refusal when routines and views reach further than is followed. */
+export function tooFarRefusal(): HanactlError {
+  return refusal(
+    'too-complex',
+    `Refused: the routines and views this statement reaches nest more than ${MAX_REACH_DEPTH} levels deep, or number more than ${MAX_REACHED}, so they cannot all be judged.`,
+    'Select from the tables they read instead.',
+  );
+}
+
+/**
+ * One query for the definitions of `routines` and `relations`, unqualified names in `schema` (or,
+ * when undefined, the session's database): routines by one condition over information_schema.ROUTINES,
+ * each view by its own equality on VIEWS (which the server answers from that view's definition
+ * file alone).
+ */
+export function definitionsQuery(
+  routines: readonly ReachedName[],
+  relations: readonly ReachedName[],
+): { readonly sql: string; readonly values: string[] } {
+  const values: string[] = [];
+  const parts: string[] = [];
+  const schemaOf = (name: ReachedName): string => {
+    if (name.schema === undefined) return 'DATABASE()';
+    values.push(name.schema);
+    return '?';
+  };
+  if (routines.length > 0) {
+    const pairs = routines.map((r) => {
+      const schema = schemaOf(r);
+      values.push(r.name);
+      return `(ROUTINE_SCHEMA = ${schema} AND ROUTINE_NAME = ?)`;
+    });
+    parts.push(
+      `SELECT ROUTINE_TYPE AS kind, ROUTINE_SCHEMA AS s, ROUTINE_NAME AS n, SECURITY_TYPE AS sec, ROUTINE_DEFINITION AS body FROM information_schema.ROUTINES WHERE ${pairs.join(' OR ')}`,
+    );
+  }
+  for (const relation of relations) {
+    const schema = schemaOf(relation);
+    values.push(relation.name);
+    parts.push(
+      `SELECT 'VIEW' AS kind, TABLE_SCHEMA AS s, TABLE_NAME AS n, SECURITY_TYPE AS sec, VIEW_DEFINITION AS body FROM information_schema.VIEWS WHERE TABLE_SCHEMA = ${schema} AND TABLE_NAME = ?`,
+    );
+  }
+  return { sql: parts.join('\nUNION ALL\n'), values };
+}

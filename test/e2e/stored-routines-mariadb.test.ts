@@ -1,0 +1,174 @@
+/**
+ * Stored routines on MariaDB, through the real shim, daemon and server: a read-only call runs the
+ * stored functions it may EXECUTE inside its read-only transaction, which does not stop KILL, SET
+ * GLOBAL or INTO OUTFILE in a routine, and a SQL SECURITY DEFINER one runs with its owner's
+ * rights. hanactl reads each routine the statement reaches (directly, through another routine,
+ * through a view) from the server's own records and judges its body before the statement runs.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, rmSync } from 'node:fs';
+import mysql from 'mysql2/promise';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MYSQL_URL, serverAvailable } from '../helpers/engines.js';
+import { TestHome } from '../helpers/hanactl-home.js';
+import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
+
+const available = await serverAvailable('mysql');
+const s = `${process.pid}_${randomBytes(3).toString('hex')}`;
+const reader = `hrr_${s}`.slice(0, 32);
+const hidden = `hrh_${s}`.slice(0, 32);
+const password = randomBytes(12).toString('hex');
+const dumpFile = `/tmp/hanactl_dump_${s}.txt`;
+
+describe.skipIf(!available)('stored routines a statement reaches on MariaDB are judged before it runs', () => {
+  const home = new TestHome();
+  const u = new URL(MYSQL_URL);
+  const db = u.pathname.slice(1);
+  const admin = () =>
+    mysql.createConnection({ host: u.hostname, port: Number(u.port || 3306), user: decodeURIComponent(u.username), database: db });
+  let root: mysql.Connection;
+  let rd: ShimHandle;
+  let rdctx: ShimHandle;
+  let hid: ShimHandle;
+  let longQueryTime: string;
+
+  const functions: Record<string, string> = {
+    [`kq_${s}`]: `(i BIGINT) RETURNS INT SQL SECURITY DEFINER BEGIN KILL QUERY i; RETURN 1; END`,
+    [`slow_${s}`]: `(secs DOUBLE) RETURNS DOUBLE SQL SECURITY DEFINER BEGIN SET GLOBAL long_query_time = secs; RETURN @@global.long_query_time; END`,
+    [`dump_${s}`]: `() RETURNS INT SQL SECURITY DEFINER BEGIN SELECT 1 INTO OUTFILE '${dumpFile}'; RETURN 1; END`,
+    [`wrap_${s}`]: `(i BIGINT) RETURNS INT SQL SECURITY DEFINER RETURN kq_${s}(i) + 0`,
+    [`plus_${s}`]: `(x INT) RETURNS INT DETERMINISTIC SQL SECURITY DEFINER BEGIN DECLARE y INT DEFAULT 1; IF x > 0 THEN SET y = x + 1; END IF; RETURN y; END`,
+    [`inv_${s}`]: `() RETURNS INT SQL SECURITY INVOKER READS SQL DATA RETURN (SELECT count(*) FROM t_${s})`,
+    [`cnt_${s}`]: `() RETURNS INT SQL SECURITY DEFINER READS SQL DATA RETURN (SELECT count(*) FROM t_${s})`,
+    [`forge_${s}`]: `() RETURNS INT SQL SECURITY INVOKER BEGIN SET @mcp_customer_id = '2'; RETURN 1; END`,
+  };
+
+  beforeAll(async () => {
+    root = await admin();
+    const [[row]] = (await root.query('SELECT @@global.long_query_time AS v')) as unknown as [{ v: string }[]];
+    longQueryTime = String(row?.v);
+    await root.query(`CREATE TABLE t_${s} (a INT)`);
+    await root.query(`INSERT INTO t_${s} VALUES (1), (2), (3)`);
+    for (const [name, rest] of Object.entries(functions)) await root.query(`CREATE FUNCTION ${name}${rest}`);
+    await root.query(`CREATE SQL SECURITY DEFINER VIEW dump_v_${s} AS SELECT dump_${s}() AS d`);
+    for (const login of [reader, hidden])
+      for (const host of ['%', 'localhost']) {
+        await root.query(`CREATE USER '${login}'@'${host}' IDENTIFIED BY '${password}'`);
+        for (const name of Object.keys(functions)) await root.query(`GRANT EXECUTE ON FUNCTION ${db}.${name} TO '${login}'@'${host}'`);
+        await root.query(`GRANT SELECT ON ${db}.t_${s} TO '${login}'@'${host}'`);
+        if (login === reader) {
+          // What the refusal's hint asks for: the login reads routine bodies and the view's definition.
+          await root.query(`GRANT SELECT ON mysql.proc TO '${login}'@'${host}'`);
+          await root.query(`GRANT SELECT, SHOW VIEW ON ${db}.dump_v_${s} TO '${login}'@'${host}'`);
+        }
+      }
+    const add = (name: string, login: string, ...more: string[]) =>
+      home.ok(['add', '--no-test', name, `mariadb://${login}@${u.host}/${db}`, '--password-stdin', ...more], { input: password });
+    await add('rd', reader);
+    await add('rdctx', reader, '--context', 'CUSTOMER_ID');
+    await add('hid', hidden);
+    rd = await startShim(home.env, ['--connection', 'rd']);
+    rdctx = await startShim({ ...home.env, MCP_CONTEXT_CUSTOMER_ID: '1' }, ['--connection', 'rdctx']);
+    hid = await startShim(home.env, ['--connection', 'hid']);
+  });
+
+  afterAll(async () => {
+    for (const shim of [rd, rdctx, hid]) await shim?.close();
+    await home.dispose();
+    await root?.query(`SET GLOBAL long_query_time = ${Number(longQueryTime)}`).catch(() => {});
+    for (const sql of [
+      `DROP VIEW IF EXISTS dump_v_${s}`,
+      ...Object.keys(functions).map((name) => `DROP FUNCTION IF EXISTS ${name}`),
+      `DROP TABLE IF EXISTS t_${s}`,
+      ...[reader, hidden].flatMap((login) => [`DROP USER IF EXISTS '${login}'@'%'`, `DROP USER IF EXISTS '${login}'@'localhost'`]),
+    ])
+      await root?.query(sql).catch(() => {});
+    await root?.end();
+    rmSync(dumpFile, { force: true });
+  });
+
+  /** A second session running a long statement, seen running on the server before this returns. */
+  async function victim(): Promise<{ id: number; running: () => Promise<boolean>; end: () => Promise<void> }> {
+    const conn = await admin();
+    const id = conn.threadId as number;
+    const statement = conn.query('SELECT SLEEP(60) AS slept').then(
+      () => 'finished',
+      (err: Error) => err.message,
+    );
+    const running = async () => {
+      const [rows] = (await root.query('SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE ID = ? AND INFO LIKE ?', [
+        id,
+        'SELECT SLEEP(60)%',
+      ])) as unknown as [{ n: number }[]];
+      return Number(rows[0]?.n) === 1;
+    };
+    while (!(await running())) await new Promise((resolve) => setImmediate(resolve));
+    return {
+      id,
+      running,
+      end: async () => {
+        await root.query(`KILL QUERY ${id}`);
+        await statement;
+        await conn.end();
+      },
+    };
+  }
+
+  /** The first row's `column`, as a number. */
+  const first = (result: Awaited<ReturnType<ShimHandle['call']>>, column: string): number => {
+    expect(result.isError, textOf(result)).toBeFalsy();
+    return Number((result.structuredContent as { rows: Record<string, unknown>[] }).rows[0]?.[column]);
+  };
+
+  const refused = (result: Awaited<ReturnType<ShimHandle['call']>>, ...parts: RegExp[]) => {
+    expect(result.isError, textOf(result)).toBe(true);
+    for (const part of parts) expect(textOf(result)).toMatch(part);
+  };
+
+  it("refuses a DEFINER function that kills another session's query, directly and through another function", async () => {
+    const other = await victim();
+    try {
+      refused(await rd.call('run_query', { sql: `SELECT kq_${s}(${other.id}) AS k` }), new RegExp(`kq_${s}`), /KILL/, /stored-routine/);
+      refused(await rd.call('run_query', { sql: `SELECT wrap_${s}(${other.id}) AS k` }), new RegExp(`wrap_${s}`), /KILL/);
+      refused(
+        await hid.call('run_query', { sql: `SELECT kq_${s}(${other.id}) AS k` }),
+        /SQL SECURITY DEFINER/,
+        /may not read/,
+        /GRANT SELECT ON mysql\.proc/,
+      );
+      expect(await other.running()).toBe(true);
+    } finally {
+      await other.end();
+    }
+  });
+
+  it('refuses a DEFINER function that sets a server-wide setting', async () => {
+    refused(await rd.call('run_query', { sql: `SELECT slow_${s}(7) AS v` }), new RegExp(`slow_${s}`), /SET GLOBAL/);
+    const [[row]] = (await root.query('SELECT @@global.long_query_time AS v')) as unknown as [{ v: string }[]];
+    expect(String(row?.v)).toBe(longQueryTime);
+  });
+
+  it('refuses a DEFINER function that writes a file on the database host, directly and through a view', async () => {
+    refused(await rd.call('run_query', { sql: `SELECT dump_${s}() AS d` }), new RegExp(`dump_${s}`), /INTO OUTFILE/);
+    refused(await rd.call('run_query', { sql: `SELECT d FROM dump_v_${s}` }), new RegExp(`dump_v_${s}`), /INTO OUTFILE/);
+    expect(existsSync(dumpFile)).toBe(false);
+  });
+
+  it('answers harmless functions: a DEFINER one whose body reads nothing, and INVOKER ones, readable or not', async () => {
+    expect(first(await rd.call('run_query', { sql: `SELECT plus_${s}(1) AS v` }), 'v')).toBe(2);
+    for (const shim of [rd, hid]) expect(first(await shim.call('run_query', { sql: `SELECT inv_${s}() AS n` }), 'n')).toBe(3);
+    // Without context values a DEFINER function may read tables: the login's rows are not separated.
+    expect(first(await rd.call('run_query', { sql: `SELECT cnt_${s}() AS n` }), 'n')).toBe(3);
+  });
+
+  it('with context values: refuses a DEFINER function reading tables and one assigning @mcp_*, answers one that reads nothing', async () => {
+    refused(await rdctx.call('run_query', { sql: `SELECT cnt_${s}() AS n` }), new RegExp(`cnt_${s}`), /reads tables/);
+    refused(
+      await rdctx.call('run_query', { sql: `SELECT forge_${s}() AS n` }),
+      new RegExp(`forge_${s}`),
+      /@mcp_customer_id/,
+      /session-change/,
+    );
+    expect(first(await rdctx.call('run_query', { sql: `SELECT plus_${s}(4) AS v` }), 'v')).toBe(5);
+  });
+});

@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest';
+import { MARIADB_BUILTINS } from '../../../../../daemon/engines/mysql/mysql-builtins.js';
+import { type Definition, definitionsQuery, judgeDefinition, reachedBy } from '../../../../../daemon/engines/mysql/mysql-routines.js';
+
+const fn = (body: string, security = 'DEFINER'): Definition => ({ kind: 'FUNCTION', schema: 'shop', name: 'f', security, body });
+const does = (body: string): string | undefined => judgeDefinition(fn(body), MARIADB_BUILTINS).does;
+
+describe('what a MySQL-family statement reaches', () => {
+  it('names the stored functions it calls, not the native ones written with the ( right after them', () => {
+    expect(reachedBy('SELECT kill_q(20), count(*), IF(a, 1, 2) FROM t', MARIADB_BUILTINS)).toEqual({
+      routines: [{ schema: undefined, name: 'kill_q' }],
+      relations: [{ schema: undefined, name: 't' }],
+    });
+    // With a space, MariaDB reads COUNT as a stored function's name.
+    expect(reachedBy('SELECT count (*)', MARIADB_BUILTINS).routines).toEqual([{ schema: undefined, name: 'count' }]);
+    // Where the server's native functions are not known for certain, every call is looked up.
+    expect(reachedBy('SELECT concat(a)', undefined).routines).toEqual([{ schema: undefined, name: 'concat' }]);
+  });
+
+  it('reads qualified, quoted and executable-comment names', () => {
+    const { routines } = reachedBy('SELECT `shop`.`Dump_It`(), other.g(1) /*! , h(2) */', MARIADB_BUILTINS);
+    expect(routines).toEqual([
+      { schema: 'shop', name: 'Dump_It' },
+      { schema: 'other', name: 'g' },
+      { schema: undefined, name: 'h' },
+    ]);
+  });
+
+  it('names every relation of a FROM list and its joins as a possible view', () => {
+    const { relations } = reachedBy(
+      'SELECT * FROM a x, shop.b AS y JOIN `c` USING (id) LEFT JOIN (SELECT 1 FROM d) z ON 1 WHERE 1',
+      MARIADB_BUILTINS,
+    );
+    expect(relations).toEqual([
+      { schema: undefined, name: 'a' },
+      { schema: 'shop', name: 'b' },
+      { schema: undefined, name: 'c' },
+      { schema: undefined, name: 'd' },
+    ]);
+  });
+
+  it('asks for routines in one condition and each view by its own equality', () => {
+    const query = definitionsQuery([{ schema: undefined, name: 'f' }], [{ schema: 'shop', name: 'v' }]);
+    expect(query.values).toEqual(['f', 'shop', 'v']);
+    expect(query.sql).toMatch(/ROUTINE_SCHEMA = DATABASE\(\) AND ROUTINE_NAME = \?/);
+    expect(query.sql).toMatch(/TABLE_SCHEMA = \? AND TABLE_NAME = \?/);
+  });
+});
+
+describe('a routine body judged by the statement check', () => {
+  it.each([
+    ['BEGIN KILL QUERY i; RETURN 1; END', /KILL/],
+    ['BEGIN SET GLOBAL long_query_time = secs; RETURN @@global.long_query_time; END', /SET GLOBAL/],
+    ['BEGIN SET @@global.max_connections = 1, y = 2; RETURN 1; END', /SET GLOBAL/],
+    ["BEGIN SELECT 1 INTO OUTFILE '/tmp/x'; RETURN 1; END", /INTO OUTFILE/],
+    ["BEGIN DECLARE x INT; SELECT 1 INTO DUMPFILE '/tmp/x'; RETURN 1; END", /INTO DUMPFILE/],
+    ["RETURN GET_LOCK('a', 0)", /get_lock/],
+    ['RETURN NEXTVAL(s)', /nextval/],
+    ['RETURN LAST_INSERT_ID(5)', /LAST_INSERT_ID/],
+    ["RETURN LOAD_FILE('/etc/passwd')", /load_file/],
+    ['BEGIN UPDATE counters SET n = n + 1; RETURN 1; END', /UPDATE/],
+    ['BEGIN IF x THEN FLUSH TABLES; END IF; RETURN 1; END', /FLUSH/],
+    ['BEGIN DECLARE CONTINUE HANDLER FOR SQLSTATE VALUE "42000", NOT FOUND KILL 3; RETURN 1; END', /KILL/],
+    ['BEGIN lbl: LOOP DO 1; END LOOP lbl; RETURN 1; END', /DO/],
+    ['BEGIN PREPARE s FROM @q; EXECUTE s; END', /PREPARE/],
+    ['BEGIN XA START "x"; RETURN 1; END', /XA/],
+    ['RETURN (SELECT a FROM t FOR UPDATE)', /FOR UPDATE/],
+    ['RETURN (SELECT authentication_string FROM mysql.user LIMIT 1)', /password|credential|mysql\.user/i],
+    ['BEGIN WHILE i < 3 DO INSERT INTO t VALUES (i); END WHILE; RETURN 1; END', /INSERT/],
+    ['BEGIN SET STATEMENT max_statement_time = 1 FOR DELETE FROM t; RETURN 1; END', /DELETE/],
+  ])('refuses %s', (body, what) => {
+    expect(does(body)).toMatch(what);
+  });
+
+  it.each([
+    'RETURN @mcp_customer_id',
+    'RETURN x + 1',
+    'BEGIN DECLARE y INT DEFAULT 1; DECLARE c CURSOR FOR SELECT a FROM t; IF x > 0 THEN SET y = x + 1; ELSEIF x < 0 THEN SET y = 0; ELSE SET y = -1; END IF; RETURN y; END',
+    'BEGIN DECLARE n INT; SELECT count(*) INTO n FROM t WHERE a = x; RETURN CASE WHEN n > 0 THEN n ELSE 0 END; END',
+    'BEGIN DECLARE v VARCHAR(64); DECLARE done INT DEFAULT 0; DECLARE CONTINUE HANDLER FOR NOT FOUND SET done = 1; OPEN c; l: LOOP FETCH c INTO v; IF done THEN LEAVE l; END IF; END LOOP; CLOSE c; RETURN v; END',
+    'BEGIN CASE x WHEN 1 THEN SET y = 2; ELSE SET y = 3; END CASE; REPEAT SET y = y + 1; UNTIL y > 5 END REPEAT; RETURN TRIM(BOTH FROM y); END',
+    "BEGIN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'no'; END",
+    'BEGIN SET SESSION sql_mode = DEFAULT; CALL other(x); RETURN 1; END',
+  ])('passes %s', (body) => {
+    expect(does(body)).toBeUndefined();
+  });
+
+  it('tells where a body assigns a context variable, in every form', () => {
+    for (const body of [
+      "BEGIN SET @mcp_customer_id = '2'; RETURN 1; END",
+      "BEGIN SET x = 1, @`mcp_customer_id` = '2'; RETURN 1; END",
+      'BEGIN SELECT 2 INTO @mcp_customer_id; RETURN 1; END',
+      'BEGIN SELECT a INTO v, @MCP_CUSTOMER_ID FROM t LIMIT 1; RETURN 1; END',
+      "RETURN (@mcp_customer_id := '2')",
+      'BEGIN FETCH c INTO @mcp_customer_id; RETURN 1; END',
+      'BEGIN GET DIAGNOSTICS @mcp_customer_id = NUMBER; RETURN 1; END',
+    ])
+      expect(judgeDefinition(fn(body), MARIADB_BUILTINS).setsContext, body).toMatch(/^@mcp_customer_id$/i);
+    expect(judgeDefinition(fn('RETURN @mcp_customer_id'), MARIADB_BUILTINS).setsContext).toBeUndefined();
+  });
+
+  it('tells whether a body reads tables, and what it calls', () => {
+    const judged = judgeDefinition(fn('BEGIN CALL shop.p(1); RETURN (SELECT g(a) FROM t) + count(*); END'), MARIADB_BUILTINS);
+    expect(judged.readsTables).toBe(true);
+    expect(judged.reached.routines).toEqual([
+      { schema: 'shop', name: 'p' },
+      { schema: undefined, name: 'g' },
+    ]);
+    expect(judgeDefinition(fn('RETURN @mcp_customer_id'), MARIADB_BUILTINS).readsTables).toBe(false);
+  });
+
+  it("judges a view's definition for the built-ins it calls, and names the functions and views it reads", () => {
+    const view: Definition = { kind: 'VIEW', schema: 'shop', name: 'v', security: 'DEFINER', body: "select get_lock('a',0) AS `l`" };
+    expect(judgeDefinition(view, MARIADB_BUILTINS).does).toMatch(/get_lock/);
+    const other: Definition = { ...view, body: 'select `shop`.`dump_it`() AS `d` from `shop`.`w`' };
+    expect(judgeDefinition(other, MARIADB_BUILTINS)).toMatchObject({
+      reached: { routines: [{ schema: 'shop', name: 'dump_it' }], relations: [{ schema: 'shop', name: 'w' }] },
+    });
+  });
+});
