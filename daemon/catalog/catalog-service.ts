@@ -148,7 +148,7 @@ export class CatalogService {
     // call and a sample again would compare them as run_query would.
     const options = { rowSeparation: this.#deps.queries.separatesRows(call.target.connection, call.target.scope) };
     refuse(await this.#deps.validate(sql, call.catalog.engine, options));
-    const reads = await call.catalog.refusedRead?.(call.run, table);
+    const reads = await call.catalog.refusedRead?.(call.run, table, options.rowSeparation);
     if (reads === undefined) return;
     const verdict = await this.#deps.validate(`SELECT * FROM ${reads}`, call.catalog.engine, options);
     const what = `${table.schema}.${table.table}`;

@@ -75,9 +75,11 @@ export interface Catalog {
    * A system relation whose rows the statement policy refuses (credentials, statistics, server
    * files) that the proven `table` is or reads through its views, found by identity rather than
    * by name, qualified so the policy can judge `SELECT * FROM` it; undefined when there is none.
-   * Catalogs without it rely on the policy's check of `sampleStatement` alone.
+   * Catalogs without it rely on the policy's check of `sampleStatement` alone. With `separated`
+   * (the connection separates rows by context values) it also throws the refusals that apply only
+   * there (a person's view over the executor's statistics).
    */
-  refusedRead?(run: CatalogExecutor, table: TableRef): Promise<string | undefined>;
+  refusedRead?(run: CatalogExecutor, table: TableRef, separated?: boolean): Promise<string | undefined>;
   /** `SELECT *` of a proven table with its identifiers quoted, the row limit bound. */
   sampleStatement(table: TableRef, limit: number): BoundStatement;
   /**

@@ -1,6 +1,6 @@
-import type { StatementReferences } from '../policy/types.js';
 import type { Engine, Target } from '../../shared/connection-url.js';
 import type { Column, JsonValue, Param } from '../../shared/schemas.js';
+import type { StatementReferences } from '../policy/types.js';
 
 /** What one statement returned, already JSON-safe. */
 export interface StatementResult {
@@ -27,6 +27,13 @@ export interface ExecuteOptions {
   readonly timeoutMs: number;
   /** Run inside a read-only transaction that is rolled back. */
   readonly readOnly: boolean;
+  /**
+   * The connection separates rows between callers by context values (it declares context names).
+   * PostgreSQL: a read's transaction then runs at REPEATABLE READ whatever the database's default,
+   * since a SERIALIZABLE read takes a predicate lock on each tuple it fetches before row-level
+   * security removes it (postgres-call.ts).
+   */
+  readonly separated?: boolean;
   /** Aborting it cancels the statement on the server. */
   readonly signal?: AbortSignal;
   /**

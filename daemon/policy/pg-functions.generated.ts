@@ -240,7 +240,6 @@ export const PG_REFUSED: Readonly<Record<string, 'pastes-sql' | 'host-files' | '
 export const PG_VOLATILE_READS: readonly string[] = [
   'bernoulli',
   'bt_index_check',
-  'bt_index_parent_check',
   'clock_timestamp',
   'current_query',
   'currval',
@@ -373,6 +372,9 @@ export const PG_VOLATILE_WRITES: readonly string[] = [
   'pg_notify',
   'setval',
 ];
+
+/** Volatile functions that hold a lock blocking other sessions' writes while they run (maintenance checks): refused on read-only connections only. */
+export const PG_MAINTENANCE_LOCKS: readonly string[] = ['bt_index_parent_check'];
 
 /** Volatile functions nobody reviewed (internal, trigger, validator and handler functions mostly): refused on every connection. */
 export const PG_VOLATILE_UNREVIEWED: readonly string[] = [
@@ -888,6 +890,8 @@ export const PG_EXECUTOR_STATISTICS: readonly string[] = [
   'brin_page_items',
   'brin_page_type',
   'brin_revmap_data',
+  'bt_index_check',
+  'bt_index_parent_check',
   'bt_metap',
   'bt_page_items',
   'bt_page_stats',
@@ -909,11 +913,22 @@ export const PG_EXECUTOR_STATISTICS: readonly string[] = [
   'heap_tuple_infomask_flags',
   'page_checksum',
   'page_header',
+  'pg_blocking_pids',
   'pg_buffercache_pages',
   'pg_check_frozen',
   'pg_check_visible',
   'pg_freespace',
+  'pg_get_multixact_members',
+  'pg_get_wal_record_info',
+  'pg_get_wal_records_info',
+  'pg_get_wal_records_info_till_end_of_wal',
+  'pg_get_wal_stats',
+  'pg_get_wal_stats_till_end_of_wal',
+  'pg_isolation_test_session_is_blocked',
+  'pg_lock_status',
+  'pg_prepared_xact',
   'pg_relpages',
+  'pg_safe_snapshot_blocking_pids',
   'pg_stat_get_activity',
   'pg_stat_get_analyze_count',
   'pg_stat_get_archiver',
@@ -1031,11 +1046,14 @@ export const PG_EXECUTOR_STATISTICS: readonly string[] = [
   'pgstattuple',
   'pgstattuple_approx',
   'tuple_data_split',
+  'verify_heapam',
 ];
 
 /** Views that call an executor statistics function, directly or through other views (from pg_rewrite): view -> that function. */
 export const PG_EXECUTOR_STATISTICS_VIEWS: Readonly<Record<string, string>> = {
   pg_buffercache: 'pg_buffercache_pages',
+  pg_locks: 'pg_lock_status',
+  pg_prepared_xacts: 'pg_prepared_xact',
   pg_stat_activity: 'pg_stat_get_activity',
   pg_stat_all_indexes: 'pg_stat_get_numscans',
   pg_stat_all_tables: 'pg_stat_get_analyze_count',

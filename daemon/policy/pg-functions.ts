@@ -3,6 +3,7 @@ import {
   PG_DENIED_RELATIONS,
   PG_FUNCTIONS_SERVER_MAJOR,
   PG_KNOWN_PG_NAMES,
+  PG_MAINTENANCE_LOCKS,
   PG_NAMES_RELATION,
   PG_NAMES_SCHEMA,
   PG_REFUSED,
@@ -28,6 +29,7 @@ const NAMES_RELATION = lower(PG_NAMES_RELATION);
 const NAMES_SCHEMA = lower(PG_NAMES_SCHEMA);
 const DENIED_RELATIONS = lower(PG_DENIED_RELATIONS);
 const WRITES = new Set(PG_VOLATILE_WRITES.map((n) => n.toLowerCase()));
+const MAINTENANCE = new Set(PG_MAINTENANCE_LOCKS.map((n) => n.toLowerCase()));
 const UNREVIEWED = new Set(PG_VOLATILE_UNREVIEWED.map((n) => n.toLowerCase()));
 const KNOWN_PG = new Set(PG_KNOWN_PG_NAMES);
 const SECRET_VIEWS = lower(PG_SECRET_VIEWS);
@@ -55,7 +57,8 @@ const DOES = {
  * The refusal for calling the PostgreSQL function `name` (lower case, unqualified), or undefined.
  * Refused on every connection: what pastes SQL, reads host files, controls the server or outlives
  * the call, volatile functions nobody reviewed, and pg_* names the classified server lacks. Refused on read-only connections: volatile
- * functions whose changes belong to the transaction (nextval, pg_notify, lo_create).
+ * functions whose changes belong to the transaction (nextval, pg_notify, lo_create), and maintenance checks that hold a lock
+ * blocking other sessions' writes while they run (amcheck's bt_index_parent_check).
  */
 export function pgFunctionObjection(name: string, allowWrite: boolean): Objection | undefined {
   if (STATEMENT_TEXT.has(name)) return statementTextObjection(`${name}()`);
@@ -86,6 +89,13 @@ export function pgFunctionObjection(name: string, allowWrite: boolean): Objectio
     );
   }
   if (WRITES.has(name) && !allowWrite) return readOnly('denied-function', `${name}() writes to the database`, `Remove ${name}()`);
+  if (MAINTENANCE.has(name) && !allowWrite) {
+    return readOnly(
+      'denied-function',
+      `${name}() is a maintenance check that holds a lock blocking other sessions' writes to the table while it runs`,
+      `Remove ${name}()`,
+    );
+  }
   return undefined;
 }
 

@@ -278,6 +278,7 @@ export class QueryService {
     return {
       timeoutMs: call.timeoutMs ?? this.#deps.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS,
       readOnly: call.readOnly,
+      ...(record.context.length > 0 ? { separated: true } : {}),
       context,
       ...(record.signedContext && record.contextKey ? { contextKey: record.contextKey } : {}),
       ...(call.signal ? { signal: call.signal } : {}),

@@ -269,7 +269,6 @@ const VOLATILE_READS = [
   'pg_relpages',
   'pgrowlocks',
   'bt_index_check',
-  'bt_index_parent_check',
   'verify_heapam',
   'ssl_*',
   'postgres_fdw_get_connections',
@@ -279,6 +278,14 @@ const VOLATILE_READS = [
   'system_rows',
   'system_time',
 ];
+
+/**
+ * Volatile functions that write nothing but hold, for their whole run, a lock stronger than a
+ * read's ACCESS SHARE that blocks other sessions' writes to the table: maintenance checks, refused
+ * on read-only connections as `LOCK TABLE ... SHARE` is. F.2 amcheck: bt_index_parent_check takes a
+ * SHARE lock on the index's table (bt_index_check and verify_heapam take ACCESS SHARE only).
+ */
+const MAINTENANCE_LOCKS = ['bt_index_parent_check'];
 
 /**
  * Functions that look like they could take SQL text or a relation name (by argument name or type)
@@ -401,18 +408,94 @@ const SECRET_RELATIONS = {
  * that separates rows a search on them recovers the rows it hides (refused there only). Docs 28.2:
  * the cumulative statistics functions (`pg_stat_get_*`: tuples and index entries read, blocks hit,
  * calls, per relation, index, function and database, the `_xact_` forms with this backend's
- * pending counts, which carry over between calls on a pooled backend), `pg_stat_have_stats`; and
- * every function of the extensions that count executor work or read storage below the policy:
- * F.32 pg_stat_statements (rows and blocks per statement), F.25 pg_buffercache (which pages a
- * statement loaded), F.24 pageinspect (raw tuples), F.33 pgstattuple, F.29 pg_visibility and F.27
- * pg_freespacemap (per page figures), F.31 pgrowlocks (locks on rows, and who holds them). Not
- * here: relation sizes (pg_relation_size, pg_table_size, ...): a read does not change them, and
- * they are one figure of the whole table, as the row estimates list_tables shows.
+ * pending counts, which carry over between calls on a pooled backend), `pg_stat_have_stats`; the
+ * lock manager's state (9.26 pg_lock_status behind pg_locks: under SERIALIZABLE a scan takes a
+ * predicate lock on each tuple it fetches before the policy removes it, and the view lists which
+ * tuples other sessions read; pg_blocking_pids, pg_safe_snapshot_blocking_pids and
+ * pg_isolation_test_session_is_blocked, which other sessions wait on; pg_get_multixact_members, who
+ * holds a row's shared locks; pg_prepared_xact behind pg_prepared_xacts, other sessions' prepared
+ * transactions); and every function of the extensions that count executor work or read storage
+ * below the policy: F.32 pg_stat_statements (rows and blocks per statement), F.25 pg_buffercache
+ * (which pages a statement loaded), F.24 pageinspect (raw tuples), F.33 pgstattuple, F.29
+ * pg_visibility and F.27 pg_freespacemap (per page figures), F.31 pgrowlocks (locks on rows, and who
+ * holds them), F.2 amcheck (every tuple and index entry, whatever the policy), F.35 pg_walinspect
+ * (the WAL: what every session wrote). Not here: relation sizes (pg_relation_size, pg_table_size,
+ * ...): a read does not change them, and they are one figure of the whole table, as the row
+ * estimates list_tables shows.
  */
 const EXECUTOR_STATISTICS = {
-  names: ['pg_stat_get_*', 'pg_stat_have_stats'],
-  extensions: ['pg_stat_statements', 'pg_buffercache', 'pageinspect', 'pgstattuple', 'pg_visibility', 'pg_freespacemap', 'pgrowlocks'],
+  names: [
+    'pg_stat_get_*',
+    'pg_stat_have_stats',
+    'pg_lock_status',
+    'pg_blocking_pids',
+    'pg_safe_snapshot_blocking_pids',
+    'pg_isolation_test_session_is_blocked',
+    'pg_get_multixact_members',
+    'pg_prepared_xact',
+  ],
+  extensions: [
+    'pg_stat_statements',
+    'pg_buffercache',
+    'pageinspect',
+    'pgstattuple',
+    'pg_visibility',
+    'pg_freespacemap',
+    'pgrowlocks',
+    'amcheck',
+    'pg_walinspect',
+  ],
 };
+
+/**
+ * Every other extension the server offers, reviewed as counting nothing a statement did and reading
+ * no storage below row-level security: data types, operators and index support (btree_gin, cube,
+ * hstore, ltree, ...), text search dictionaries, trigger functions (autoinc, moddatetime, refint,
+ * tcn, insert_username), languages, sampling methods, foreign data wrappers and links (judged
+ * elsewhere), host files (adminpack: refused on every connection), the buffer prewarmer, heap
+ * surgery (refused), xid-to-time mapping (old_snapshot) and the TLS details of this session
+ * (sslinfo). An extension of a newer server in neither list fails the script.
+ */
+const EXTENSIONS_REVIEWED_NOT_STATISTICS = [
+  'adminpack',
+  'autoinc',
+  'bloom',
+  'btree_gin',
+  'btree_gist',
+  'citext',
+  'cube',
+  'dblink',
+  'dict_int',
+  'dict_xsyn',
+  'earthdistance',
+  'file_fdw',
+  'fuzzystrmatch',
+  'hstore',
+  'insert_username',
+  'intagg',
+  'intarray',
+  'isn',
+  'lo',
+  'ltree',
+  'moddatetime',
+  'old_snapshot',
+  'pg_prewarm',
+  'pg_surgery',
+  'pg_trgm',
+  'pgcrypto',
+  'plpgsql',
+  'postgres_fdw',
+  'refint',
+  'seg',
+  'sslinfo',
+  'tablefunc',
+  'tcn',
+  'tsm_system_rows',
+  'tsm_system_time',
+  'unaccent',
+  'uuid-ossp',
+  'xml2',
+];
 
 /**
  * Functions of the statistics system (a `pg_stat` name or C symbol) reviewed as no executor
@@ -427,6 +510,36 @@ const STATISTICS_REVIEWED_NOT_COUNTERS = [
   'pg_statistics_obj_is_visible',
   'pg_mcv_list_items',
 ];
+
+/**
+ * Built-in functions whose name or C symbol speaks of locks, blocks, snapshots or transactions
+ * (LOCK_STATE_WORDS), reviewed as reporting no lock state another scan or session left: advisory
+ * locks (refused on every connection), this transaction's own ids and snapshot and the snapshot
+ * type's I/O and accessors, a transaction's fate or commit time by its id (a hidden row's ids are
+ * not readable), the standby's replay time, replication origins (refused), the clock.
+ */
+const LOCK_STATE_REVIEWED_NOT_COUNTERS = [
+  'clock_timestamp',
+  'pg_advisory_*',
+  'pg_try_advisory_*',
+  'pg_current_snapshot',
+  'pg_current_xact_id',
+  'pg_current_xact_id_if_assigned',
+  'pg_export_snapshot',
+  'pg_snapshot_*',
+  'txid_*',
+  'pg_visible_in_snapshot',
+  'pg_last_committed_xact',
+  'pg_last_xact_replay_timestamp',
+  'pg_xact_commit_timestamp',
+  'pg_xact_commit_timestamp_origin',
+  'pg_xact_status',
+  'pg_replication_origin_xact_*',
+  'pg_prepared_statement',
+];
+
+/** A built-in function's name or C symbol that may report lock-manager or transaction state. */
+const LOCK_STATE_WORDS = /lock|block|snapshot|xact|isolation|multixact/;
 
 /** 28.2.3 pg_stat_get_backend_activity(backend): the text of that backend's current or last statement. */
 const STATEMENT_TEXT_REVIEWED = ['pg_stat_get_backend_activity'];
@@ -551,18 +664,24 @@ export function classify({ version, extensions, functions, hidden = [] }) {
   }
   const isRead = matcher(VOLATILE_READS);
   const isWrite = matcher(WRITES_IN_TRANSACTION);
+  const isMaintenance = matcher(MAINTENANCE_LOCKS);
+  for (const p of MAINTENANCE_LOCKS) if (!names.has(p)) problems.push(`reviewed ${p} is not in pg_proc`);
   const sqlNames = new Set([...Object.keys(runsSql), ...Object.keys(namesRelation), ...Object.keys(namesSchema)]);
   // Functions whose SQL or relation arguments are checked are judged by that check, not by their volatility.
   const volatileNames = [...new Set(functions.filter((f) => f.volatile === 'v' && !sqlNames.has(f.name)).map((f) => f.name))].sort();
   const allowedVolatile = volatileNames.filter((n) => !(n in refused) && isRead(n));
   const writes = volatileNames.filter((n) => !(n in refused) && !isRead(n) && isWrite(n));
-  const unreviewedVolatile = volatileNames.filter((n) => !(n in refused) && !isRead(n) && !isWrite(n));
+  const maintenance = volatileNames.filter((n) => !(n in refused) && !isRead(n) && !isWrite(n) && isMaintenance(n));
+  const unreviewedVolatile = volatileNames.filter((n) => !(n in refused) && !isRead(n) && !isWrite(n) && !isMaintenance(n));
 
   const reviewed = matcher([...REVIEWED_NOT_SQL, ...Object.values(REFUSED).flat()]);
   const unreviewedCandidates = [
     ...new Set(
       functions
-        .filter((f) => candidate(f) && !sqlNames.has(f.name) && !reviewed(f.name) && !isRead(f.name) && !isWrite(f.name))
+        .filter(
+          (f) =>
+            candidate(f) && !sqlNames.has(f.name) && !reviewed(f.name) && !isRead(f.name) && !isWrite(f.name) && !isMaintenance(f.name),
+        )
         .filter((f) => !/\binternal\b/.test(f.types) && !f.name.endsWith('_in') && !f.name.endsWith('_out'))
         .map((f) => `${f.name}(${f.types})`),
     ),
@@ -579,6 +698,7 @@ export function classify({ version, extensions, functions, hidden = [] }) {
     refused,
     allowedVolatile,
     writes,
+    maintenance,
     unreviewedVolatile,
     pgNames,
     problems,
@@ -604,24 +724,35 @@ export function statementTextFunctions(functions) {
 
 /**
  * The executor statistics functions (EXECUTOR_STATISTICS) on this server, by name; and as problems,
- * every other function of the statistics system (a `pg_stat` name or C symbol) nobody reviewed, so
- * that a release's new counters cannot pass unnoticed.
+ * every other function of the statistics system (a `pg_stat` name or C symbol) or built-in function
+ * that may report lock state (LOCK_STATE_WORDS) nobody reviewed, and with `available` (the server's
+ * pg_available_extensions) every extension reviewed in neither list, so that a release's new
+ * counters cannot pass unnoticed.
  */
-export function executorStatistics(functions) {
+export function executorStatistics(functions, available) {
   const isCounter = matcher(EXECUTOR_STATISTICS.names);
   const extensions = new Set(EXECUTOR_STATISTICS.extensions);
   const reviewed = matcher(STATISTICS_REVIEWED_NOT_COUNTERS);
+  const reviewedLocks = matcher(LOCK_STATE_REVIEWED_NOT_COUNTERS);
   const names = new Set();
   const problems = new Set();
   for (const f of functions) {
+    const builtin = ['internal', 'c'].includes(f.lang);
     if (isCounter(f.name) || extensions.has(f.extension)) names.add(f.name);
-    else if (/^pg_stat/.test(f.name) || (['internal', 'c'].includes(f.lang) && /^pg_stat/.test(f.prosrc ?? ''))) {
+    else if (/^pg_stat/.test(f.name) || (builtin && /^pg_stat/.test(f.prosrc ?? ''))) {
       if (!reviewed(f.name))
         problems.add(`${f.name}(${f.types}) belongs to the statistics system and is not reviewed as executor statistics or not`);
+    } else if (builtin && !f.extension && (LOCK_STATE_WORDS.test(f.name) || LOCK_STATE_WORDS.test(f.prosrc ?? ''))) {
+      if (!reviewedLocks(f.name) && !/_(in|out|recv|send)$/.test(f.name))
+        problems.add(`${f.name}(${f.types}) may report lock or transaction state and is not reviewed as executor statistics or not`);
     }
   }
   for (const e of extensions)
     if (!functions.some((f) => f.extension === e)) problems.add(`reviewed extension ${e} has no functions on the server`);
+  const notStatistics = new Set(EXTENSIONS_REVIEWED_NOT_STATISTICS);
+  for (const e of available ?? [])
+    if (!extensions.has(e) && !notStatistics.has(e))
+      problems.add(`extension ${e} is not reviewed as executor statistics (counts what statements did, reads storage) or not`);
   return { names: [...names].sort(), problems: [...problems] };
 }
 
@@ -797,6 +928,9 @@ export const PG_VOLATILE_READS: readonly string[] = ${list(c.allowedVolatile)};
 /** Volatile functions whose changes belong to the transaction: refused on read-only connections only. */
 export const PG_VOLATILE_WRITES: readonly string[] = ${list(c.writes)};
 
+/** Volatile functions that hold a lock blocking other sessions' writes while they run (maintenance checks): refused on read-only connections only. */
+export const PG_MAINTENANCE_LOCKS: readonly string[] = ${list(c.maintenance ?? [])};
+
 /** Volatile functions nobody reviewed (internal, trigger, validator and handler functions mostly): refused on every connection. */
 export const PG_VOLATILE_UNREVIEWED: readonly string[] = ${list(c.unreviewedVolatile)};
 
@@ -833,7 +967,7 @@ export async function generate() {
   await loadModule();
   const textFunctions = statementTextFunctions(server.functions);
   const views = secretViews(server.views, textFunctions);
-  const counters = executorStatistics(server.functions);
+  const counters = executorStatistics(server.functions, server.extensions);
   const statistics = { functions: counters.names, views: executorStatisticsViews(server.rules, counters.names) };
   const raw = render(c, deniedRelations(server.views, c.refused), { views, textFunctions }, statistics);
   // In the repository's own format, so that the committed file is byte for byte what this writes.

@@ -49,9 +49,17 @@ function freshSeed(): string {
   return String(randomFraction() * 2 - 1);
 }
 
-/** Resets the session and opens the call's transaction (read-only for a read). */
+/**
+ * Resets the session and opens the call's transaction (read-only for a read). Where rows are
+ * separated a read pins REPEATABLE READ: under SERIALIZABLE (a database's or role's default, which
+ * RESET ALL keeps) a read takes a predicate lock on every tuple it fetches, those the policy then
+ * removes included, and that lock state is server state another statement could count. REPEATABLE
+ * READ takes none, and gives the call's steps one snapshot, as SERIALIZABLE would. A write keeps
+ * the default the person chose for the data it changes.
+ */
 function openingSteps(options: ExecuteOptions): BatchStep[] {
-  return [{ text: 'RESET ALL' }, { text: options.readOnly ? 'BEGIN READ ONLY' : 'BEGIN' }];
+  const begin = !options.readOnly ? 'BEGIN' : options.separated ? 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' : 'BEGIN READ ONLY';
+  return [{ text: 'RESET ALL' }, { text: begin }];
 }
 
 /**

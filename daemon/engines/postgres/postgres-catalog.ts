@@ -117,8 +117,8 @@ export class PostgresCatalog implements Catalog {
     return runSearch(run, branches, b, query);
   }
 
-  async refusedRead(run: CatalogExecutor, table: TableRef): Promise<string | undefined> {
-    const refused = await postgresRefusedRead(run, table);
+  async refusedRead(run: CatalogExecutor, table: TableRef, separated = false): Promise<string | undefined> {
+    const refused = await postgresRefusedRead(run, table, separated);
     return refused === undefined ? undefined : `pg_catalog.${this.quoteIdentifier(refused)}`;
   }
 

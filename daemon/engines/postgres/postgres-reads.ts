@@ -10,12 +10,17 @@ import { RESOLVE_MARKER, resolveRefusal, walkFinding } from './postgres-resolve.
  * and casts they use and those functions' bodies, inheritance and partition children, and the
  * remote name of a postgres_fdw foreign table. Undefined when it reads none. Throws the resolve
  * step's refusal when what it reaches is a SECURITY DEFINER function created since initdb (a view
- * over one) or a foreign table whose remote end cannot be judged.
+ * over one) or a foreign table whose remote end cannot be judged; with `separated`, also what the
+ * walk refuses only where rows are separated (the executor's statistics).
  */
-export async function postgresRefusedRead(run: CatalogExecutor, table: TableRef): Promise<string | undefined> {
+export async function postgresRefusedRead(run: CatalogExecutor, table: TableRef, separated = false): Promise<string | undefined> {
   if (typeof table.handle !== 'number' || table.handle <= 0) return undefined;
   const quote = (part: string): string => `"${part.replaceAll('"', '""')}"`;
-  const step = walkFinding({ relations: [`${quote(table.schema)}.${quote(table.table)}`], functions: [] });
+  const step = walkFinding({
+    relations: [`${quote(table.schema)}.${quote(table.table)}`],
+    functions: [],
+    ...(separated ? { separated } : {}),
+  });
   const values = (step.values ?? []).map((value) => (typeof value === 'string' ? value : null));
   const [row] = await run(step.text, values, 1);
   const what = row ? name(row, 'what') : undefined;

@@ -4,10 +4,10 @@ import { PG_HANACTL_SECRET_RELATIONS, PG_REFUSED_RELATION_NAMES } from '../../po
 import type { StatementReferences } from '../../policy/types.js';
 import type { BatchStep } from './postgres-batch.js';
 import {
+  builtinObjection,
   cascadesTo,
   FIRST_NORMAL_OID,
   REACH_CTE,
-  builtinObjection,
   reachFinding,
   reachValues,
   refusedBuiltinFinding,
@@ -180,13 +180,21 @@ function routeConditions(references: StatementReferences, values: string[], into
  * up, each of its two uses in the CASE would be planned apart.
  */
 function walkStep(references: StatementReferences): BatchStep {
-  const finding = references.separated
-    ? `COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${refusedBuiltinFinding()}, ${statisticsFinding()})`
-    : `COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${refusedBuiltinFinding()})`;
   const text = `WITH RECURSIVE ${REACH_CTE}
 SELECT CASE WHEN what IS NULL THEN 0 ELSE CAST(pg_catalog.concat('${RESOLVE_MARKER}', what) AS pg_catalog.int4) END
-  FROM (SELECT ${finding} AS what OFFSET 0) AS found`;
+  FROM (SELECT ${findings(references)} AS what OFFSET 0) AS found`;
   return { text, values: [...reachValues(references), contextFunctionBody(SCHEMA_MARK), writtenValue(references)] };
+}
+
+/**
+ * What the walk judges: on every connection, refused relations, SECURITY DEFINER functions,
+ * foreign tables it cannot judge and refused built-ins; where rows are separated also the
+ * executor's statistics.
+ */
+function findings(references: StatementReferences): string {
+  return references.separated
+    ? `COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${refusedBuiltinFinding()}, ${statisticsFinding()})`
+    : `COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${refusedBuiltinFinding()})`;
 }
 
 /**
@@ -195,7 +203,7 @@ SELECT CASE WHEN what IS NULL THEN 0 ELSE CAST(pg_catalog.concat('${RESOLVE_MARK
  */
 export function walkFinding(references: StatementReferences): BatchStep {
   const text = `WITH RECURSIVE ${REACH_CTE}
-SELECT what FROM (SELECT COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${refusedBuiltinFinding()}) AS what OFFSET 0) AS found`;
+SELECT what FROM (SELECT ${findings(references)} AS what OFFSET 0) AS found`;
   return { text, values: [...reachValues(references), contextFunctionBody(SCHEMA_MARK), writtenValue(references)] };
 }
 

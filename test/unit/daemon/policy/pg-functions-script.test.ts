@@ -141,6 +141,8 @@ describe('scripts/policy/pg-functions.mjs executor statistics', () => {
     'pg_visibility',
     'pg_freespacemap',
     'pgrowlocks',
+    'amcheck',
+    'pg_walinspect',
   ];
   const present = extensions.map((extension) => fn(`${extension}_fn`, '', { extension } as Partial<Fn>));
 
@@ -162,6 +164,33 @@ describe('scripts/policy/pg-functions.mjs executor statistics', () => {
     expect(problems).toEqual([
       'pg_stat_io_counts(oid) belongs to the statistics system and is not reviewed as executor statistics or not',
       'io_counts(oid) belongs to the statistics system and is not reviewed as executor statistics or not',
+    ]);
+  });
+
+  test("the lock manager's state by name; a function of a new release that may report lock or transaction state must be reviewed", () => {
+    const { names, problems } = executorStatistics([
+      fn('pg_lock_status', ''),
+      fn('pg_blocking_pids', 'integer'),
+      fn('pg_safe_snapshot_blocking_pids', 'integer'),
+      fn('pg_isolation_test_session_is_blocked', 'integer, integer[]'),
+      fn('pg_xact_status', 'xid8'),
+      fn('pg_advisory_lock', 'bigint', { prosrc: 'pg_advisory_lock_int8' }),
+      fn('pg_snapshot_in', 'cstring'),
+      fn('pg_lock_waits', 'integer'),
+      fn('waiters', 'integer', { prosrc: 'pg_blocking_waiters' }),
+      fn('my_lock_helper', 'integer', { lang: 'sql', prosrc: 'SELECT 1' }),
+    ]) as { names: string[]; problems: string[] };
+    expect(names).toEqual(['pg_blocking_pids', 'pg_isolation_test_session_is_blocked', 'pg_lock_status', 'pg_safe_snapshot_blocking_pids']);
+    expect(problems.filter((p) => !p.startsWith('reviewed extension'))).toEqual([
+      'pg_lock_waits(integer) may report lock or transaction state and is not reviewed as executor statistics or not',
+      'waiters(integer) may report lock or transaction state and is not reviewed as executor statistics or not',
+    ]);
+  });
+
+  test('every extension the server offers is reviewed as executor statistics or not', () => {
+    const { problems } = executorStatistics(present, ['pgrowlocks', 'hstore', 'pg_new_counters']) as { problems: string[] };
+    expect(problems).toEqual([
+      'extension pg_new_counters is not reviewed as executor statistics (counts what statements did, reads storage) or not',
     ]);
   });
 

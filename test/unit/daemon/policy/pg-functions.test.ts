@@ -192,6 +192,14 @@ describe('functions with effects no read-only transaction rolls back (F4, F5)', 
     }
   });
 
+  test("a maintenance check that holds a lock blocking others' writes is refused on read-only connections only", () => {
+    const sql = "SELECT bt_index_parent_check('orders_item')";
+    refusedByBoth(sql, 'denied-function');
+    expect(checkStatement(sql, read)).toMatchObject({ message: expect.stringContaining("blocking other sessions' writes") });
+    expect(checkStatement(sql, write)).toEqual({ ok: true, kind: 'write' });
+    allowedRead("SELECT bt_index_check('orders_item')");
+  });
+
   test('a volatile function nobody reviewed is refused on every connection', () => {
     refusedByBoth('SELECT plpgsql_validator(1)', 'denied-function');
     refusedByBoth('SELECT plpgsql_validator(1)', 'denied-function', { allowWrite: true });
