@@ -18,7 +18,7 @@ import {
   type TablesRequest,
 } from '../../shared/catalog-schemas.js';
 import type { Engine } from '../../shared/connection-url.js';
-import { HanactlError } from '../../shared/errors.js';
+import { HanactlError, isHanactlError } from '../../shared/errors.js';
 import { CATALOGS } from '../engines/index.js';
 import type { CheckedExecutor, QueryService, StatementTarget } from '../queries/query-service.js';
 import { capCatalogResult, capQueryResult, type ResultBudget, resultBudget } from '../queries/result-cap.js';
@@ -94,7 +94,31 @@ export class CatalogService {
 
   async describe(req: DescribeRequest, signal?: AbortSignal): Promise<TableDescription> {
     const call = this.#call(req, signal);
-    return this.#fit(req, await call.catalog.describeTable(call.run, await this.#table(call, req.schema, req.table)));
+    const table = await this.#table(call, req.schema, req.table);
+    const described = await call.catalog.describeTable(call.run, table);
+    if (described.columns.length > 0 || table.kind !== 'view') return this.#fit(req, described);
+    return this.#fit(req, { ...described, columns: await this.#viewColumns(call, table) });
+  }
+
+  /**
+   * The columns of a view the catalog lists none of, from the view's own result with no rows.
+   * MariaDB lists no column of a view over a DEFINER function the caller may not execute (it opens
+   * the view as the caller to list them), which is the row-separation recipe's view, while
+   * selecting from it works. The statement is sample_rows' with a limit of 0, checked as
+   * sample_rows checks it; where it is refused (a curated-only connection, a view over a table the
+   * policy refuses) the view is described without columns, as before.
+   */
+  async #viewColumns(call: Call, table: TableRef): Promise<TableDescription['columns']> {
+    const statement = call.catalog.sampleStatement(table, 0);
+    const request = { ...call.target, sql: statement.sql, what: "a view's columns (describe_table)", context: call.context };
+    try {
+      await this.#refuseRefusedReads(call, table, statement.sql);
+      const result = await this.#deps.queries.checkedRead(request, (run, sql) => run(sql, statement.params, 1));
+      return result.columns.map((c) => ({ name: c.name, type: c.type, nullable: true, default: null, comment: null }));
+    } catch (err) {
+      if (isHanactlError(err) && (err.code === 'STATEMENT_REFUSED' || err.code === 'FORBIDDEN')) return [];
+      throw err;
+    }
   }
 
   async routines(req: RoutinesRequest, signal?: AbortSignal): Promise<RoutineList> {

@@ -128,4 +128,18 @@ describe.skipIf(!available)('context parameters scope MariaDB through a DEFINER 
       await direct.end();
     }
   });
+
+  it("describe_table shows the recipe view's columns to the user that may only select from it", async () => {
+    // information_schema.COLUMNS lists no column of a view over a DEFINER function the user may
+    // not execute (the server opens the view as the caller to list them); the view's own result does.
+    for (const view of [`recipe_orders_${suffix}`, `my_orders_${suffix}`]) {
+      const described = await shims.one.call('describe_table', { table: view });
+      expect(described.isError, view).toBeFalsy();
+      expect(described.structuredContent, view).toMatchObject({
+        table: view,
+        kind: 'view',
+        columns: [expect.objectContaining({ name: 'customer_id' }), expect.objectContaining({ name: 'item' })],
+      });
+    }
+  });
 });
