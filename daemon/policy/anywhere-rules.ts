@@ -19,6 +19,10 @@ function variable(tokens: readonly Token[], at: number): string {
 export function sessionChangeAnywhere(tokens: readonly Token[], dialect: DialectPolicy): Objection | undefined {
   const label = (text: string): Objection => categoryObjection('session-change', text);
   const updates = tokens.some((t) => isWord(t, 'UPDATE'));
+  if (dialect.colonEqualsAssigns) {
+    const assigned = assignedByArgument(tokens);
+    if (assigned) return label(assigned);
+  }
   for (let k = 0; k < tokens.length; k++) {
     const word = keywordAt(tokens, k);
     const next = tokens[k + 1];
@@ -34,6 +38,34 @@ export function sessionChangeAnywhere(tokens: readonly Token[], dialect: Dialect
     // pg_settings however it is named: pg_settings, "pg_settings", pg_catalog."pg_settings".
     if (updates && (isWord(tokens[k], 'PG_SETTINGS') || (tokens[k]?.kind === 'quoted' && tokens[k]?.text.toLowerCase() === 'pg_settings')))
       return label('UPDATE pg_settings');
+  }
+  return undefined;
+}
+
+/** A user variable `@name` at `k` (not a system variable `@@name`). */
+const userVariableAt = (tokens: readonly Token[], k: number): boolean =>
+  isPunct(tokens[k], '@') && !isPunct(tokens[k - 1], '@') && !isPunct(tokens[k + 1], '@') && tokens[k + 1] !== undefined;
+
+/**
+ * MySQL/MariaDB statements that assign a user variable handed to them (sql_yacc.yy): CALL's OUT
+ * and INOUT arguments (`CALL p(@v)`, assigned when the procedure returns), EXECUTE's `USING @v`
+ * (the OUT arguments of the statement it runs), and GET DIAGNOSTICS' `@v = item` targets.
+ */
+function assignedByArgument(tokens: readonly Token[]): string | undefined {
+  const lead = tokens.findIndex((t) => !isPunct(t, '('));
+  const word = keywordAt(tokens, lead);
+  if (word === 'CALL') {
+    const at = tokens.findIndex((_, k) => userVariableAt(tokens, k) && (isPunct(tokens[k - 1], '(') || isPunct(tokens[k - 1], ',')));
+    return at < 0 ? undefined : `CALL with ${variable(tokens, at)} as an argument (an OUT or INOUT parameter assigns it)`;
+  }
+  if (word === 'EXECUTE') {
+    const using = tokens.findIndex((t, k) => k > lead && isWord(t, 'USING'));
+    const at = using < 0 ? -1 : tokens.findIndex((_, k) => k > using && userVariableAt(tokens, k));
+    return at < 0 ? undefined : `EXECUTE ... USING ${variable(tokens, at)} (an OUT parameter assigns it)`;
+  }
+  if (word === 'GET' && tokens.some((t) => isWord(t, 'DIAGNOSTICS'))) {
+    const at = tokens.findIndex((_, k) => userVariableAt(tokens, k));
+    return at < 0 ? undefined : `GET DIAGNOSTICS into ${variable(tokens, at)}`;
   }
   return undefined;
 }

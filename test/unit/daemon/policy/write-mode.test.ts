@@ -56,6 +56,13 @@ describe('a writable connection', () => {
     ['SET @mcp_customer_id = 2', 'mysql', 'session-change'],
     ['UPDATE t SET a = (@x := a + 1)', 'mysql', 'session-change'],
     ['SELECT 2 INTO @mcp_customer_id', 'mysql', 'session-change'],
+    // An OUT or INOUT argument assigns the variable when the procedure returns.
+    ['CALL p(@mcp_customer_id)', 'mysql', 'session-change'],
+    ['CALL shop.p(1, @`mcp_customer_id`)', 'mysql', 'session-change'],
+    ["CALL p(@'mcp_customer_id')", 'mysql', 'session-change'],
+    ['EXECUTE IMMEDIATE ? USING @mcp_customer_id', 'mysql', 'session-change'],
+    ['GET DIAGNOSTICS @mcp_customer_id = NUMBER', 'mysql', 'session-change'],
+    ['GET CURRENT DIAGNOSTICS CONDITION 1 @mcp_customer_id = MESSAGE_TEXT', 'mysql', 'session-change'],
     ['USE otherdb', 'mysql', 'session-change'],
     ["SET 'CUSTOMER_ID' = '2'", 'hana', 'session-change'],
     ["UNSET 'CUSTOMER_ID'", 'hana', 'session-change'],
