@@ -77,7 +77,8 @@ export interface Catalog {
    * by name, qualified so the policy can judge `SELECT * FROM` it; undefined when there is none.
    * Catalogs without it rely on the policy's check of `sampleStatement` alone. With `separated`
    * (the connection separates rows by context values) it also throws the refusals that apply only
-   * there (a person's view over the executor's statistics).
+   * there (a person's view over the executor's statistics, one that reads a table under row
+   * security with its owner's rights).
    */
   refusedRead?(run: CatalogExecutor, table: TableRef, separated?: boolean): Promise<string | undefined>;
   /** `SELECT *` of a proven table with its identifiers quoted, the row limit bound. */

@@ -11,7 +11,7 @@ import { RESOLVE_MARKER, resolveRefusal, walkFinding } from './postgres-resolve.
  * remote name of a postgres_fdw foreign table. Undefined when it reads none. Throws the resolve
  * step's refusal when what it reaches is a SECURITY DEFINER function created since initdb (a view
  * over one) or a foreign table whose remote end cannot be judged; with `separated`, also what the
- * walk refuses only where rows are separated (the executor's statistics).
+ * walk refuses only where rows are separated (the executor's statistics, owner-rights relations).
  */
 export async function postgresRefusedRead(run: CatalogExecutor, table: TableRef, separated = false): Promise<string | undefined> {
   if (typeof table.handle !== 'number' || table.handle <= 0) return undefined;

@@ -3,6 +3,7 @@ import { executorStatisticsObjection } from '../../policy/executor-statistics.js
 import { PG_HANACTL_SECRET_RELATIONS, PG_REFUSED_RELATION_NAMES } from '../../policy/pg-functions.js';
 import type { StatementReferences } from '../../policy/types.js';
 import type { BatchStep } from './postgres-batch.js';
+import { ownerRightsFinding, ownerRightsRefusal } from './postgres-owner-rights.js';
 import {
   builtinObjection,
   cascadesTo,
@@ -189,11 +190,12 @@ SELECT CASE WHEN what IS NULL THEN 0 ELSE CAST(pg_catalog.concat('${RESOLVE_MARK
 /**
  * What the walk judges: on every connection, refused relations, SECURITY DEFINER functions,
  * foreign tables it cannot judge and refused built-ins; where rows are separated also the
- * executor's statistics.
+ * executor's statistics and relations that read a table under row security with their owner's
+ * rights (postgres-owner-rights.ts).
  */
 function findings(references: StatementReferences): string {
   return references.separated
-    ? `COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${refusedBuiltinFinding()}, ${statisticsFinding()})`
+    ? `COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${refusedBuiltinFinding()}, ${statisticsFinding()}, ${ownerRightsFinding()})`
     : `COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${refusedBuiltinFinding()})`;
 }
 
@@ -233,6 +235,10 @@ export function resolveRefusal(message: string): HanactlError | undefined {
         hint: "Select from ordinary tables, or from views and functions that do not read the server's own catalogs of roles and sessions.",
       },
     );
+  }
+  if (kind === 'O') {
+    const refusal = ownerRightsRefusal(what);
+    if (refusal) return refusal;
   }
   if (kind === 'S') {
     const refusal = executorStatisticsObjection(`${root} (through ${target}, in the objects it uses)`);

@@ -1,5 +1,6 @@
 import { PG_EXECUTOR_STATISTICS, PG_EXECUTOR_STATISTICS_VIEWS } from '../../policy/pg-functions.generated.js';
 import { PG_HANACTL_SECRET_RELATIONS, PG_REFUSED_RELATION_NAMES } from '../../policy/pg-functions.js';
+import { ownerRightsCandidate } from './postgres-owner-rights.js';
 import { FIRST_NORMAL_OID, REFUSED_BUILTINS } from './postgres-reach.js';
 
 /**
@@ -16,7 +17,9 @@ import { FIRST_NORMAL_OID, REFUSED_BUILTINS } from './postgres-reach.js';
  * names any finding judges (refused, hanactl's keys, the executor's statistics), whoever made it.
  * A view whose stored tree calls by OID a built-in the policy refuses (builtinObjection;
  * pg_depend records nothing on what initdb pins) is not settled, nor, where rows are separated,
- * one that calls a statistics function.
+ * one that calls a statistics function, or one that may read a table under row security with other
+ * rights than the caller's (ownerRightsCandidate: a materialized view, or a view that is not
+ * security_invoker, over such a table).
  *
  * Anything else (a view over a view, a function, operator or type created since, a relation with
  * children, a foreign table) is left to the walk. A route the walk gains from a relation must be
@@ -82,5 +85,5 @@ export function settledRelation(a: string, separated: boolean): string {
      OR (${unjudged(`${a}.relname`)} AND ${a}.relkind OPERATOR(pg_catalog.<>) 'f' AND NOT ${a}.relhassubclass
          AND NOT EXISTS (SELECT FROM pg_catalog.pg_attribute t WHERE t.attrelid OPERATOR(pg_catalog.=) ${a}.oid
                           AND t.attnum OPERATOR(pg_catalog.>) 0 AND t.atttypid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID})
-         AND (NOT ${a}.relhasrules OR (${viewReadsPlainly(a, separated)}))))`;
+         AND (NOT ${a}.relhasrules OR (${viewReadsPlainly(a, separated)}${separated ? ` AND NOT (${ownerRightsCandidate(a)})` : ''}))))`;
 }

@@ -1,0 +1,102 @@
+import { HanactlError } from '../../../shared/errors.js';
+import { FIRST_NORMAL_OID } from './postgres-reach.js';
+
+/**
+ * Where rows are separated: relations that read a table under row-level security with rights other
+ * than the caller's, so that the table's policies do not filter by the call's context values and
+ * every caller's rows come back. PostgreSQL runs a view's own reads as its owner unless it is
+ * `security_invoker` (a security_invoker view inside it still reads as the caller), and a table's
+ * policies do not bind its owner (without FORCE ROW LEVEL SECURITY), a superuser or a BYPASSRLS
+ * role; a materialized view's rows were computed once, by whoever refreshed it; a foreign table's
+ * rows come from another session, as the user mapping's role, which carries none of the call's
+ * context values. The grant is the person's, but on a connection that promises separation it is a
+ * trap, so the resolve step refuses it (rule `owner-rights`), naming what a person can change.
+ */
+
+const G = 'pg_catalog';
+
+/** True when the view `v` (pg_class) runs its reads as the caller: security_invoker set to a true value, as the server's boolean parser reads it. */
+const invoker = (v: string): string =>
+  `EXISTS (SELECT FROM ${G}.unnest(${v}.reloptions) AS o(opt) WHERE o.opt OPERATOR(${G}.~*) '^security_invoker=(t|tr|tru|true|y|ye|yes|on|1)$')`;
+
+/** The relations the rewrite rules of relation `rel` (an OID expression) read, as pg_depend rows `d`, joined by index. */
+const ruleReads = (rel: string): string =>
+  `${G}.pg_rewrite w JOIN ${G}.pg_depend d ON d.classid OPERATOR(${G}.=) '${G}.pg_rewrite'::${G}.regclass AND d.objid OPERATOR(${G}.=) w.oid
+        AND d.refclassid OPERATOR(${G}.=) '${G}.pg_class'::${G}.regclass AND d.refobjid OPERATOR(${G}.<>) ${rel}
+      WHERE w.ev_class OPERATOR(${G}.=) ${rel}`;
+
+/**
+ * True for a view or materialized view `a` (pg_class) that could read a table under row security
+ * with other rights than the caller's: a materialized view, or a view that is not security_invoker,
+ * whose rules read such a table directly. The view stage (postgres-settled.ts) leaves it to the walk.
+ */
+export function ownerRightsCandidate(a: string): string {
+  return `(${a}.relkind OPERATOR(${G}.=) 'm' OR (${a}.relkind OPERATOR(${G}.=) 'v' AND NOT ${invoker(a)}))
+     AND EXISTS (SELECT FROM ${ruleReads(`${a}.oid`)}
+                   AND EXISTS (SELECT FROM ${G}.pg_class t WHERE t.oid OPERATOR(${G}.=) d.refobjid AND t.relrowsecurity))`;
+}
+
+/**
+ * What the walk (`reach`, postgres-reach.ts) found that reads a table under row security with other
+ * rights than the caller's, as `O <root> reads <relation> over <table> as <v|m|f>`, or NULL: a view
+ * created since initdb, not security_invoker, whose rules read such a table and whose owner the
+ * table's policies do not bind (its owner or a role that has its rights, without FORCE ROW LEVEL
+ * SECURITY; a superuser; BYPASSRLS); a materialized view whose rules read such a table directly or
+ * through views, to any depth; a foreign table (`over` its server).
+ */
+export function ownerRightsFinding(): string {
+  return `COALESCE(
+  (SELECT ${G}.concat('O ', r.root, ' reads ', v.relname, ' over ', t.relname, ' as v')
+     FROM reach r JOIN ${G}.pg_class v ON v.oid OPERATOR(${G}.=) r.oid
+     CROSS JOIN LATERAL (SELECT d.refobjid FROM ${ruleReads('v.oid')}) AS u
+     JOIN ${G}.pg_class t ON t.oid OPERATOR(${G}.=) u.refobjid
+    WHERE r.kind OPERATOR(${G}.=) 'r' AND v.relkind OPERATOR(${G}.=) 'v' AND v.oid OPERATOR(${G}.>=) ${FIRST_NORMAL_OID}
+      AND t.relrowsecurity AND NOT ${invoker('v')}
+      AND ((${G}.pg_has_role(v.relowner, t.relowner, 'USAGE') AND NOT t.relforcerowsecurity)
+           OR EXISTS (SELECT FROM ${G}.pg_roles o WHERE o.oid OPERATOR(${G}.=) v.relowner AND (o.rolsuper OR o.rolbypassrls)))
+    LIMIT 1),
+  (SELECT ${G}.concat('O ', r.root, ' reads ', m.relname, ' over ', t.relname, ' as m')
+     FROM reach r JOIN ${G}.pg_class m ON m.oid OPERATOR(${G}.=) r.oid
+     CROSS JOIN LATERAL (
+       WITH RECURSIVE under(oid) AS (
+         SELECT m.oid
+         UNION SELECT d.refobjid FROM under CROSS JOIN LATERAL (SELECT d.refobjid FROM ${ruleReads('under.oid')}) AS d)
+       SELECT x.relname FROM under JOIN ${G}.pg_class x ON x.oid OPERATOR(${G}.=) under.oid WHERE x.relrowsecurity LIMIT 1) AS t
+    WHERE r.kind OPERATOR(${G}.=) 'r' AND m.relkind OPERATOR(${G}.=) 'm'
+    LIMIT 1),
+  (SELECT ${G}.concat('O ', r.root, ' reads ', c.relname, ' over ', s.srvname, ' as f')
+     FROM reach r JOIN ${G}.pg_class c ON c.oid OPERATOR(${G}.=) r.oid
+     JOIN ${G}.pg_foreign_table ft ON ft.ftrelid OPERATOR(${G}.=) c.oid
+     JOIN ${G}.pg_foreign_server s ON s.oid OPERATOR(${G}.=) ft.ftserver
+    WHERE r.kind OPERATOR(${G}.=) 'r' AND c.relkind OPERATOR(${G}.=) 'f'
+    LIMIT 1))`;
+}
+
+/** The refusal for a finding `O <what>` (what follows the kind), or undefined when it is not one. */
+export function ownerRightsRefusal(what: string): HanactlError | undefined {
+  const found = /^(.*) reads (.+) over (.+) as ([vmf])$/s.exec(what);
+  if (!found) return undefined;
+  const [, root, relation, table, kind] = found as unknown as [string, string, string, string, string];
+  const through =
+    root === relation || root.endsWith(`.${relation}`) || root.endsWith(`."${relation}"`) ? '' : `${root} reads ${relation}: `;
+  const details = { rule: 'owner-rights' };
+  if (kind === 'f') {
+    return new HanactlError(
+      'STATEMENT_REFUSED',
+      `Refused: ${through}${relation} is a foreign table (server ${table}): its rows come from another session, as the user mapping's role and without this call's context values, so row-level security cannot separate them by caller on this connection. Read local tables under row-level security instead, or ask a person to read it in a database client.`,
+      { ...details, hint: 'Read local tables under row-level security instead.' },
+    );
+  }
+  if (kind === 'm') {
+    return new HanactlError(
+      'STATEMENT_REFUSED',
+      `Refused: ${through}${relation} is a materialized view over ${table}, a table under row-level security: its rows were computed once, with the rights of whoever refreshed it, and are not filtered by this call's context values. Read ${table} instead; a person can replace ${relation} with a view WITH (security_invoker = true).`,
+      { ...details, hint: `Read ${table}, or a security_invoker view over it, instead.` },
+    );
+  }
+  return new HanactlError(
+    'STATEMENT_REFUSED',
+    `Refused: ${through}${relation} is a view that reads ${table}, a table under row-level security, with its owner's rights, and the policies of ${table} do not bind that owner, so the view would return every caller's rows. A person can make the view read as its caller (ALTER VIEW ${relation} SET (security_invoker = true)), make the policies bind the table's owner (ALTER TABLE ${table} FORCE ROW LEVEL SECURITY), or give the view an owner a policy binds.`,
+    { ...details, hint: `Read ${table} directly; it shows the rows this call may see.` },
+  );
+}
