@@ -161,6 +161,20 @@ describe.skipIf(!available)('stored routines a statement reaches on MariaDB are 
     expect(first(await rd.call('run_query', { sql: `SELECT cnt_${s}() AS n` }), 'n')).toBe(3);
   });
 
+  it('hanactl test warns that the login may call DEFINER routines, and how many of their bodies it may not read', async () => {
+    const count = Object.values(functions).filter((rest) => rest.includes('SECURITY DEFINER')).length;
+    // Reading mysql.proc, rd sees every routine on the server, other schemas' too.
+    const readable = await home.ok(['test', 'rd']);
+    const seen = /warning: "rd" may call (\d+) SQL SECURITY DEFINER routines.*: .*hanactl judges each body/.exec(readable.stderr);
+    expect(Number(seen?.[1])).toBeGreaterThanOrEqual(count);
+    expect(readable.stderr).not.toMatch(/may not read the body/);
+    const unreadable = await home.ok(['test', 'hid']);
+    expect(unreadable.stderr).toMatch(new RegExp(`"hid" may call ${count} SQL SECURITY DEFINER routines`));
+    expect(unreadable.stderr).toMatch(
+      new RegExp(`may not read the body of ${count} of them, and hanactl refuses those \\(GRANT SELECT ON mysql\\.proc`),
+    );
+  });
+
   it('with context values: refuses a DEFINER function reading tables and one assigning @mcp_*, answers one that reads nothing', async () => {
     refused(await rdctx.call('run_query', { sql: `SELECT cnt_${s}() AS n` }), new RegExp(`cnt_${s}`), /reads tables/);
     refused(
