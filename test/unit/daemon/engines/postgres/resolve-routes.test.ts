@@ -50,3 +50,31 @@ describe('resolveStep where rows are separated', () => {
     );
   });
 });
+
+describe('owner-rights relations where rows are separated', () => {
+  const refusal = (found: string) => resolveRefusal(`invalid input syntax for type integer: "hanactl: refused reference ${found}"`);
+
+  it('asks the walk and the view stage about them only then', () => {
+    expect(resolveStep({ ...all, separated: true }, 'walk')?.text).toContain("'O '");
+    expect(resolveStep(all, 'walk')?.text).not.toContain("'O '");
+    expect(resolveStep({ ...all, separated: true }, 'view')?.text).toContain('security_invoker');
+    expect(resolveStep(all, 'view')?.text).not.toContain('security_invoker');
+  });
+
+  it('names the view, the table and what a person can change, with its rule', () => {
+    const view = refusal('O order_overview reads order_overview over orders as v');
+    expect(view?.details).toMatchObject({ rule: 'owner-rights' });
+    expect(view?.message).toMatch(
+      /^Refused: order_overview is a view that reads orders, a table under row-level security, with its owner's rights/,
+    );
+    expect(view?.message).toMatch(/security_invoker = true/);
+    expect(view?.message).toMatch(/ALTER TABLE orders FORCE ROW LEVEL SECURITY/);
+    expect(refusal('O outer_v reads order_overview over orders as v')?.message).toMatch(
+      /^Refused: outer_v reads order_overview: order_overview is a view/,
+    );
+    expect(refusal('O totals reads totals over orders as m')?.message).toMatch(/^Refused: totals is a materialized view over orders/);
+    expect(refusal('O archive reads archive over loopback as f')?.message).toMatch(
+      /^Refused: archive is a foreign table \(server loopback\)/,
+    );
+  });
+});
