@@ -1,9 +1,8 @@
 import { functionReferenceObjection, postgresReferencedFunction } from '../../policy/function-references.js';
 import * as generated from '../../policy/pg-functions.generated.js';
 import { PG_EXECUTOR_STATISTICS, PG_EXECUTOR_STATISTICS_VIEWS } from '../../policy/pg-functions.generated.js';
-import type { Objection } from '../../policy/types.js';
 import { PG_HANACTL_SECRET_RELATIONS, PG_REFUSED_RELATION_NAMES } from '../../policy/pg-functions.js';
-import type { StatementReferences } from '../../policy/types.js';
+import type { Objection, StatementReferences } from '../../policy/types.js';
 
 /**
  * What a statement reaches, as the server itself recorded it: the graph the resolve step walks
@@ -21,8 +20,9 @@ import type { StatementReferences } from '../../policy/types.js';
  *   and functions, its argument and result types: a domain argument's CHECK runs on the call), and the relations its BEGIN ATOMIC body reads (`:relid`, as for rules); an
  *   aggregate's support functions (pg_aggregate); and, for a body written as
  *   SQL or PL/pgSQL text, each relation and function created since initdb whose name the text
- *   holds as a word (a text body is not parsed; dynamic SQL in it, EXECUTE of a built string, is
- *   not followed);
+ *   holds as a word (a text body is not parsed; SQL text it runs, EXECUTE or DO, is refused by
+ *   runtimeCodeFinding rather than followed); for a function in language `internal`, the built-in
+ *   its body names;
  * - an operator: its function and its planner estimators (pg_operator);
  * - a type: its input, output, send, receive, modifier, analyse and subscript functions, a
  *   domain's base type and CHECK constraints (pg_constraint, through pg_depend), its element and
@@ -79,6 +79,13 @@ const KIND_OF_CLASS = `CASE d.refclassid WHEN 'pg_catalog.pg_class'::pg_catalog.
 
 /** The languages whose bodies are text the walk reads for names. */
 const TEXT_LANGUAGE = `p.prolang IN (SELECT l.oid FROM pg_catalog.pg_language l WHERE l.lanname IN ('sql', 'plpgsql'))`;
+
+/**
+ * A function in language `internal` (its body names one of the server's own C functions): a person
+ * can point one at any built-in, so the walk follows it to the built-in of that body, which the
+ * findings then judge by name as one the statement calls (pg_cancel_backend under another name).
+ */
+const INTERNAL_LANGUAGE = `p.prolang IN (SELECT l.oid FROM pg_catalog.pg_language l WHERE l.lanname OPERATOR(pg_catalog.=) 'internal')`;
 
 /**
  * The statement writes ($7 names a relation), so the functions it reaches may write too (a
@@ -182,6 +189,10 @@ export const REACH_CTE = `reach(root, kind, oid) AS (
       UNION ALL SELECT 'p', f::pg_catalog.oid FROM pg_catalog.pg_aggregate g
        CROSS JOIN LATERAL pg_catalog.unnest(ARRAY[g.aggtransfn, g.aggfinalfn, g.aggcombinefn, g.aggserialfn, g.aggdeserialfn, g.aggmtransfn, g.aggminvtransfn, g.aggmfinalfn]) AS f
        WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND g.aggfnoid OPERATOR(pg_catalog.=) r.oid
+      UNION ALL SELECT 'p', b.oid FROM pg_catalog.pg_proc p
+        JOIN pg_catalog.pg_proc b ON b.prosrc OPERATOR(pg_catalog.=) p.prosrc AND b.prolang OPERATOR(pg_catalog.=) p.prolang
+         AND b.oid OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID}
+       WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.=) r.oid AND ${INTERNAL_LANGUAGE}
       UNION ALL SELECT CASE WHEN ${WRITES} AND p.prosrc OPERATOR(pg_catalog.~*) ${WRITE_WORDS} THEN 'w' ELSE 'r' END, c.oid
         FROM pg_catalog.pg_proc p CROSS JOIN LATERAL (SELECT ${BODY_WORDS} AS words) AS b
         JOIN pg_catalog.pg_class c ON c.relname OPERATOR(pg_catalog.=) ANY (b.words::pg_catalog.name[]) AND c.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
@@ -359,7 +370,11 @@ function builtinNames(): string[] {
 }
 
 /** The built-in function names builtinObjection refuses, quoted for an IN list. */
-export const REFUSED_BUILTINS = quoted(builtinNames().filter((n) => builtinObjection(n) !== undefined).sort());
+export const REFUSED_BUILTINS = quoted(
+  builtinNames()
+    .filter((n) => builtinObjection(n) !== undefined)
+    .sort(),
+);
 
 /**
  * What the walk found of a built-in function the policy refuses (builtinObjection), called by an
@@ -387,5 +402,78 @@ export function refusedBuiltinFinding(): string {
      CROSS JOIN LATERAL pg_catalog.regexp_split_to_table(p.prosrc, '[^[:alnum:]_$]+') AS x(w)
     WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND NOT p.prosecdef AND ${TEXT_LANGUAGE}
       AND pg_catalog.lower(x.w) IN (${REFUSED_BUILTINS})
+    LIMIT 1))`;
+}
+
+/** A SQL string literal of `text` (standard_conforming_strings, as the walk is sent). */
+const literal = (text: string): string => `'${text.replaceAll("'", "''")}'`;
+
+/** A character PostgreSQL's scanner takes into a name: ASCII letters, `_` and every character past ASCII. */
+const NAME_START = String.raw`A-Za-z_\x80-\U0010ffff`;
+
+/**
+ * The tokens of a SQL or PL/pgSQL text body as PostgreSQL's scanner (which PL/pgSQL's uses) reads
+ * them, each match one token, left to right: a line comment, a block comment, an E'' string
+ * (backslash escapes), a '' string, a quoted name, a name or keyword, white space, any other
+ * character. Where two alternatives start at one place the longest is taken (an alternation is
+ * greedy), so E'...' is one string and not the name E. What this cannot read as the server does is
+ * caught by UNREADABLE_TOKEN and DOLLAR_QUOTE, and the body is then judged on its raw text.
+ */
+const TOKEN = literal(
+  String.raw`--[^\n\r]*|/\*(?:[^*]|\*+[^*/])*\*+/|[Ee]'(?:[^'\\]|\\.|'')*'|'(?:[^']|'')*'|"(?:[^"]|"")*"|[${NAME_START}][${NAME_START}0-9$]*|\s+|.`,
+);
+
+/**
+ * A token whose reading depends on what TOKEN cannot know: a comment holding `/*` (the server
+ * nests comments, so the real one ends later), a plain string holding a backslash (read with
+ * escapes when standard_conforming_strings is off, so it may end elsewhere).
+ */
+const UNREADABLE_TOKEN = `(t.m[1] LIKE '/*%' AND pg_catalog.strpos(pg_catalog.substr(t.m[1], 3), '/*') OPERATOR(pg_catalog.>) 0)
+                  OR (t.m[1] LIKE '''%' AND pg_catalog.strpos(t.m[1], '\\') OPERATOR(pg_catalog.>) 0)`;
+
+/** A dollar quote's delimiter anywhere in the body (`$$`, `$tag$`; a name holding `$` counts too): TOKEN does not read them. */
+const DOLLAR_QUOTE = literal(String.raw`\$(?:[${NAME_START}][${NAME_START}0-9]*)?\$`);
+
+/**
+ * True when a SQL or PL/pgSQL body (pg_proc p) may run SQL text that is only known when it runs:
+ * PL/pgSQL's EXECUTE in any form (EXECUTE, RETURN QUERY EXECUTE, FOR ... IN EXECUTE, OPEN ... FOR
+ * EXECUTE), SQL's EXECUTE of a prepared statement, or a DO block (its code is a string, which the
+ * body's words do not show as code): the keyword as a token, not inside a comment, a string or a
+ * quoted name; DO followed by NOTHING or UPDATE is ON CONFLICT's. A body that holds neither word
+ * is never tokenised; one TOKEN cannot read is judged by its words alone (any EXECUTE or DO counts).
+ */
+const RUNS_TEXT = `p.prosrc OPERATOR(pg_catalog.~*) 'execute|do\\M'
+      AND (p.prosrc OPERATOR(pg_catalog.~) ${DOLLAR_QUOTE}
+           OR EXISTS (SELECT FROM pg_catalog.regexp_matches(p.prosrc, ${TOKEN}, 'g') AS t(m) WHERE ${UNREADABLE_TOKEN})
+           OR EXISTS (SELECT FROM (SELECT pg_catalog.lower(t.m[1]) AS word, pg_catalog.lead(pg_catalog.lower(t.m[1])) OVER (ORDER BY t.n) AS next
+                                     FROM pg_catalog.regexp_matches(p.prosrc, ${TOKEN}, 'g') WITH ORDINALITY AS t(m, n)
+                                    WHERE t.m[1] OPERATOR(pg_catalog.!~) '^(\\s|--|/\\*)') AS k
+                       WHERE k.word OPERATOR(pg_catalog.=) 'execute'
+                          OR (k.word OPERATOR(pg_catalog.=) 'do' AND k.next IS DISTINCT FROM 'nothing' AND k.next IS DISTINCT FROM 'update')))`;
+
+/**
+ * What the walk reached whose code it cannot judge before it runs, as `X <root> calls <name>()`
+ * (a SQL or PL/pgSQL function that runs SQL text: RUNS_TEXT) or `L <language> <root> calls
+ * <name>()` (a function in a language whose body the walk does not read: PL/Perl, PL/Python,
+ * PL/Tcl, PL/v8, C), or NULL. Only functions created since initdb; an extension's own functions in
+ * C are judged by name, as the built-ins are (refusedBuiltinFinding), and its SQL or PL/pgSQL ones
+ * as any other. Refused on every connection: such a function runs what it is handed (`EXECUTE q`),
+ * and what that text reaches no check judges.
+ */
+export function runtimeCodeFinding(): string {
+  return `COALESCE(
+  (SELECT pg_catalog.concat('X ', r.root, ' calls ', p.proname, '()')
+     FROM reach r JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) r.oid
+    WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND ${TEXT_LANGUAGE}
+      AND CASE WHEN ${RUNS_TEXT} THEN true ELSE false END
+    LIMIT 1),
+  (SELECT pg_catalog.concat('L ', l.lanname, ' ', r.root, ' calls ', p.proname, '()')
+     FROM reach r JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) r.oid
+     JOIN pg_catalog.pg_language l ON l.oid OPERATOR(pg_catalog.=) p.prolang
+    WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
+      AND l.lanname NOT IN ('sql', 'plpgsql', 'internal')
+      AND NOT EXISTS (SELECT FROM pg_catalog.pg_depend d
+                       WHERE d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass
+                         AND d.objid OPERATOR(pg_catalog.=) p.oid AND d.deptype OPERATOR(pg_catalog.=) 'e')
     LIMIT 1))`;
 }

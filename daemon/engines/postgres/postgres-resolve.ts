@@ -12,6 +12,7 @@ import {
   reachFinding,
   reachValues,
   refusedBuiltinFinding,
+  runtimeCodeFinding,
   statisticsFinding,
   textArray,
   writeFires,
@@ -189,14 +190,15 @@ SELECT CASE WHEN what IS NULL THEN 0 ELSE CAST(pg_catalog.concat('${RESOLVE_MARK
 
 /**
  * What the walk judges: on every connection, refused relations, SECURITY DEFINER functions,
- * foreign tables it cannot judge and refused built-ins; where rows are separated also the
- * executor's statistics and relations that read a table under row security with their owner's
- * rights (postgres-owner-rights.ts).
+ * foreign tables it cannot judge, refused built-ins and functions whose code it cannot judge
+ * before they run (runtimeCodeFinding); where rows are separated also the executor's statistics
+ * and relations that read a table under row security with their owner's rights
+ * (postgres-owner-rights.ts).
  */
 function findings(references: StatementReferences): string {
   return references.separated
-    ? `COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${refusedBuiltinFinding()}, ${statisticsFinding()}, ${ownerRightsFinding()})`
-    : `COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${refusedBuiltinFinding()})`;
+    ? `COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${refusedBuiltinFinding()}, ${runtimeCodeFinding()}, ${statisticsFinding()}, ${ownerRightsFinding()})`
+    : `COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${refusedBuiltinFinding()}, ${runtimeCodeFinding()})`;
 }
 
 /**
@@ -215,7 +217,9 @@ export function resolveRefusal(message: string): HanactlError | undefined {
   if (at < 0) return undefined;
   const found = message.slice(at + RESOLVE_MARKER.length).replace(/"$/, '');
   const kind = found.slice(0, 1);
-  const what = found.slice(2);
+  // `L <language> <root> calls <name>()`: the language first, one word.
+  const language = kind === 'L' ? found.slice(2).split(' ', 1)[0] : undefined;
+  const what = language ? found.slice(3 + language.length) : found.slice(2);
   const verb = / (reads|calls) ([^ ]+)$/.exec(what);
   const root = verb ? what.slice(0, verb.index) : what;
   const target = verb ? (verb[2] as string) : '';
@@ -253,6 +257,25 @@ export function resolveRefusal(message: string): HanactlError | undefined {
       `Refused: ${root} calls ${name}() through the objects it uses (views, functions, operators, casts, what a write fires), and hanactl does not run it for an agent on any connection: ${why}`,
       { rule: inner?.rule ?? 'denied-function', hint: inner?.hint ?? `Ask a person to run what needs ${name}() in a database client.` },
     );
+  }
+  if (kind === 'X' || kind === 'L') {
+    const direct = root === target;
+    const why =
+      kind === 'X'
+        ? 'SQL text its body chooses when it runs (PL/pgSQL EXECUTE, a prepared statement, a DO block), which hanactl cannot check before it runs'
+        : `code in ${language}, which hanactl cannot read to check what it runs`;
+    const message =
+      kind === 'X'
+        ? direct
+          ? `Refused: ${target} runs ${why}.`
+          : `Refused: ${root} calls ${target}, whose body runs ${why}.`
+        : direct
+          ? `Refused: ${target} is written in ${language}, which hanactl cannot read to check what it runs.`
+          : `Refused: ${root} calls ${target}, written in ${language}, which hanactl cannot read to check what it runs.`;
+    return new HanactlError('STATEMENT_REFUSED', message, {
+      rule: kind === 'X' ? 'dynamic-sql' : 'opaque-function',
+      hint: 'Write the statement the function would run directly, or ask a person to run the function in a database client.',
+    });
   }
   if (kind === 'F') {
     return new HanactlError(
