@@ -151,6 +151,9 @@ describe.skipIf(!available)('stored routines a statement reaches on MariaDB are 
   it('refuses a DEFINER function that writes a file on the database host, directly and through a view', async () => {
     refused(await rd.call('run_query', { sql: `SELECT dump_${s}() AS d` }), new RegExp(`dump_${s}`), /INTO OUTFILE/);
     refused(await rd.call('run_query', { sql: `SELECT d FROM dump_v_${s}` }), new RegExp(`dump_v_${s}`), /INTO OUTFILE/);
+    // The other paths agent text takes to the server: a sample of the view, a plan of the call.
+    refused(await rd.call('sample_rows', { table: `dump_v_${s}` }), new RegExp(`dump_v_${s}`), /INTO OUTFILE/);
+    refused(await rd.call('explain_query', { sql: `SELECT dump_${s}() AS d` }), new RegExp(`dump_${s}`), /INTO OUTFILE/);
     expect(existsSync(dumpFile)).toBe(false);
   });
 
