@@ -451,10 +451,11 @@ const EXECUTOR_STATISTICS = {
  * Every other extension the server offers, reviewed as counting nothing a statement did and reading
  * no storage below row-level security: data types, operators and index support (btree_gin, cube,
  * hstore, ltree, ...), text search dictionaries, trigger functions (autoinc, moddatetime, refint,
- * tcn, insert_username), languages, sampling methods, foreign data wrappers and links (judged
- * elsewhere), host files (adminpack: refused on every connection), the buffer prewarmer, heap
- * surgery (refused), xid-to-time mapping (old_snapshot) and the TLS details of this session
- * (sslinfo). An extension of a newer server in neither list fails the script.
+ * tcn, insert_username), procedural languages and their type transforms (where the server offers
+ * them), sampling methods, foreign data wrappers and links (judged elsewhere), host files
+ * (adminpack: refused on every connection), the buffer prewarmer, heap surgery (refused),
+ * xid-to-time mapping (old_snapshot) and the TLS details of this session (sslinfo). An extension
+ * of a newer server in neither list fails the script.
  */
 const EXTENSIONS_REVIEWED_NOT_STATISTICS = [
   'adminpack',
@@ -484,6 +485,20 @@ const EXTENSIONS_REVIEWED_NOT_STATISTICS = [
   'pg_trgm',
   'pgcrypto',
   'plpgsql',
+  'plperl',
+  'plperlu',
+  'bool_plperl',
+  'bool_plperlu',
+  'hstore_plperl',
+  'hstore_plperlu',
+  'jsonb_plperl',
+  'jsonb_plperlu',
+  'plpython3u',
+  'hstore_plpython3u',
+  'jsonb_plpython3u',
+  'ltree_plpython3u',
+  'pltcl',
+  'pltclu',
   'postgres_fdw',
   'refint',
   'seg',
