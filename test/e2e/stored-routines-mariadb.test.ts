@@ -40,6 +40,7 @@ describe.skipIf(!available)('stored routines a statement reaches on MariaDB are 
     [`plus_${s}`]: `(x INT) RETURNS INT DETERMINISTIC SQL SECURITY DEFINER BEGIN DECLARE y INT DEFAULT 1; IF x > 0 THEN SET y = x + 1; END IF; RETURN y; END`,
     [`inv_${s}`]: `() RETURNS INT SQL SECURITY INVOKER READS SQL DATA RETURN (SELECT count(*) FROM t_${s})`,
     [`cnt_${s}`]: `() RETURNS INT SQL SECURITY DEFINER READS SQL DATA RETURN (SELECT count(*) FROM t_${s})`,
+    [`wrapinv_${s}`]: `() RETURNS INT SQL SECURITY DEFINER RETURN inv_${s}() + 0`,
     [`forge_${s}`]: `() RETURNS INT SQL SECURITY INVOKER BEGIN SET @mcp_customer_id = '2'; RETURN 1; END`,
   };
 
@@ -180,6 +181,13 @@ describe.skipIf(!available)('stored routines a statement reaches on MariaDB are 
 
   it('with context values: refuses a DEFINER function reading tables and one assigning @mcp_*, answers one that reads nothing', async () => {
     refused(await rdctx.call('run_query', { sql: `SELECT cnt_${s}() AS n` }), new RegExp(`cnt_${s}`), /reads tables/);
+    // An INVOKER function reads with its caller's rights, and with a DEFINER owner's when one calls it.
+    expect(first(await rdctx.call('run_query', { sql: `SELECT inv_${s}() AS n` }), 'n')).toBe(3);
+    refused(
+      await rdctx.call('run_query', { sql: `SELECT inv_${s}() AS a, wrapinv_${s}() AS b` }),
+      new RegExp(`inv_${s}\\(\\) \\(reached through [^)]*wrapinv_${s}`),
+      /reads tables/,
+    );
     refused(
       await rdctx.call('run_query', { sql: `SELECT forge_${s}() AS n` }),
       new RegExp(`forge_${s}`),

@@ -18,6 +18,7 @@ import {
   judgeDefinition,
   MAX_REACH_DEPTH,
   MAX_REACHED,
+  probablyNative,
   type ReachedName,
   reachedBy,
   routineRefusal,
@@ -329,10 +330,9 @@ export class MysqlConnection implements DriverConnection {
       ...first.relations.map((name) => ({ name, kind: 'relation' as const, path: [], underDefiner: false })),
     ];
     const seen = new Set<string>();
-    const key = (kind: string, schema: string, name: string): string =>
-      `${kind}\u0000${schema}\u0000${kind === 'VIEW' ? name : name.toLowerCase()}`;
+    const key = (kind: string, schema: string, name: string): string => `${kind}\u0000${schema.toLowerCase()}\u0000${name.toLowerCase()}`;
     for (let depth = 0; pending.length > 0; depth++) {
-      if (depth >= MAX_REACH_DEPTH) return tooFarRefusal();
+      if (depth >= MAX_REACH_DEPTH || pending.length > MAX_REACHED) return tooFarRefusal();
       const query = definitionsQuery(
         pending.filter((p) => p.kind === 'routine').map((p) => p.name),
         pending.filter((p) => p.kind === 'relation').map((p) => p.name),
@@ -352,17 +352,18 @@ export class MysqlConnection implements DriverConnection {
         const matches = definitions.filter(
           (d) =>
             (d.kind === 'VIEW') === (item.kind === 'relation') &&
-            (item.kind === 'relation' ? d.name === item.name.name : d.name.toLowerCase() === item.name.name.toLowerCase()) &&
+            d.name.toLowerCase() === item.name.name.toLowerCase() &&
             (item.name.schema === undefined || d.schema.toLowerCase() === item.name.schema.toLowerCase()),
         );
-        if (matches.length === 0 && item.kind === 'routine' && item.underDefiner && !builtins?.has(item.name.name.toLowerCase()))
+        if (matches.length === 0 && item.kind === 'routine' && item.underDefiner && !probablyNative(item.name))
           return unseenRefusal(item.name, item.path, user);
         for (const definition of matches) {
-          const id = key(definition.kind, definition.schema, definition.name);
+          const underDefiner = item.underDefiner || definition.security === 'DEFINER';
+          // Reached again under a DEFINER owner's rights, a routine is judged again for what that adds.
+          const id = `${key(definition.kind, definition.schema, definition.name)}\u0000${underDefiner}`;
           if (seen.has(id)) continue;
           seen.add(id);
           if (seen.size > MAX_REACHED) return tooFarRefusal();
-          const underDefiner = item.underDefiner || definition.security === 'DEFINER';
           if (!definition.body) {
             if (definition.kind !== 'VIEW' && underDefiner) return hiddenBodyRefusal(definition, item.path, user);
             continue;
@@ -380,7 +381,7 @@ export class MysqlConnection implements DriverConnection {
       }
       const asked = new Set<string>();
       pending = next.filter((p) => {
-        const id = `${p.kind}\u0000${p.name.schema}\u0000${p.kind === 'relation' ? p.name.name : p.name.name.toLowerCase()}`;
+        const id = `${p.kind}\u0000${p.name.schema?.toLowerCase()}\u0000${p.name.name.toLowerCase()}\u0000${p.underDefiner}`;
         if (asked.has(id)) return false;
         asked.add(id);
         return true;

@@ -44,7 +44,7 @@ const NOT_CALLS: ReadonlySet<string> = new Set(
     'RECURSIVE UNION EXCEPT INTERSECT BY THEN ELSE WHEN CASE RETURN RETURNS LIKE IS BETWEEN ROW LATERAL PARTITION',
     'KEY INDEX DISTINCT LIMIT OFFSET WINDOW IGNORE FORCE USE SET XOR DIV AGAINST DUAL EXPLAIN CALL PROCEDURE',
     'FUNCTION NULL ROWS RANGE PRECEDING FOLLOWING STRAIGHT_JOIN NATURAL LEFT RIGHT INNER OUTER CROSS ORDER GROUP',
-    'DO WHILE UNTIL ELSEIF IF LOOP REPEAT BEGIN END DECLARE DEFAULT FOR OF',
+    'DO WHILE UNTIL ELSEIF IF LOOP REPEAT BEGIN END DECLARE DEFAULT FOR OF MATCH',
     // Types with a length or precision, in a body's DECLARE or a CAST.
     'INT INTEGER TINYINT SMALLINT MEDIUMINT BIGINT DECIMAL DEC NUMERIC FIXED FLOAT DOUBLE REAL BIT CHAR VARCHAR BINARY',
     'VARBINARY TEXT TINYTEXT MEDIUMTEXT LONGTEXT BLOB ENUM DATETIME TIMESTAMP TIME YEAR NCHAR NVARCHAR CHARACTER VARCHAR2',
@@ -111,12 +111,12 @@ function callsIn(tokens: readonly Token[], builtins: ReadonlySet<string> | undef
   return out;
 }
 
-/** The relations a FROM, JOIN or TABLE names (any of them may be a view). */
+/** The relations a FROM, JOIN, TABLE or UPDATE names (any of them may be a view). */
 function relationsIn(tokens: readonly Token[]): ReachedName[] {
   const out: ReachedName[] = [];
   for (let k = 0; k < tokens.length; k++) {
     const word = keywordAt(tokens, k);
-    if (word !== 'FROM' && word !== 'JOIN' && word !== 'STRAIGHT_JOIN' && word !== 'TABLE') continue;
+    if (word !== 'FROM' && word !== 'JOIN' && word !== 'STRAIGHT_JOIN' && word !== 'TABLE' && word !== 'UPDATE') continue;
     let j = k + 1;
     for (let guard = 0; guard < tokens.length && j < tokens.length; guard++) {
       if (isPunct(tokens[j], '(')) j = closingParen(tokens, j) + 1;
@@ -157,6 +157,16 @@ function unique(names: readonly ReachedName[], caseless: boolean): ReachedName[]
 export function builtinsOf(flavour: 'mariadb' | 'mysql', release: readonly [number, number, number]): ReadonlySet<string> | undefined {
   const [major, minor] = release;
   return flavour === 'mariadb' && (major > 10 || (major === 10 && minor >= 11)) ? MARIADB_BUILTINS : undefined;
+}
+
+/**
+ * True when an unqualified `name` is most likely a native function of any MySQL-family server (its
+ * name is one of MariaDB's, or of their JSON, spatial or MBR families): a name a DEFINER routine
+ * calls that the login does not see is refused unless it is one of these.
+ */
+export function probablyNative(name: ReachedName): boolean {
+  const lower = name.name.toLowerCase();
+  return name.schema === undefined && (MARIADB_BUILTINS.has(lower) || /^(json_|st_|mbr)/.test(lower));
 }
 
 /** What `sql` names, under every reading the statement check makes of it. */
