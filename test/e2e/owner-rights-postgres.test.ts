@@ -20,6 +20,7 @@ const available = await serverAvailable('postgres');
 const TAG = `hanactl_owner_${process.pid}`;
 const OWNER = `${TAG}_owner`;
 const AGENT = `${TAG}_agent`;
+const MEMBER = `${TAG}_member`;
 const PASSWORD = randomBytes(12).toString('hex');
 const POLICY = "customer_id = nullif(current_setting('mcp.customer_id', true), '')::int";
 
@@ -62,6 +63,8 @@ describe.skipIf(!available)('owner-rights relations over row security on Postgre
     try {
       await admin.query(`CREATE ROLE ${OWNER}`);
       await admin.query(`CREATE ROLE ${AGENT} LOGIN PASSWORD '${PASSWORD}'`);
+      // A role with the owner's rights (an inheriting member), whom the owner's exemption covers too.
+      await admin.query(`CREATE ROLE ${MEMBER} IN ROLE ${OWNER}`);
     } finally {
       await admin.end();
     }
@@ -70,7 +73,13 @@ describe.skipIf(!available)('owner-rights relations over row security on Postgre
       `SET ROLE ${OWNER}`,
       ...OWNED,
       `GRANT SELECT ON orders, forced, catalogue, order_overview, order_outer, mine, forced_overview, catalogue_view, order_totals, order_totals_via TO ${AGENT}`,
+      `SET ROLE ${MEMBER}`,
+      'CREATE VIEW member_overview AS SELECT customer_id, item FROM orders',
+      `GRANT SELECT ON member_overview TO ${AGENT}`,
       'RESET ROLE',
+      // Made by the superuser, whom no policy binds.
+      'CREATE VIEW admin_overview AS SELECT customer_id, item FROM orders',
+      `GRANT SELECT ON admin_overview TO ${AGENT}`,
       'CREATE EXTENSION postgres_fdw',
       `CREATE SERVER loopback FOREIGN DATA WRAPPER postgres_fdw OPTIONS (dbname '${TAG}', host '127.0.0.1')`,
       `CREATE USER MAPPING FOR ${AGENT} SERVER loopback OPTIONS (user 'postgres', password_required 'false')`,
@@ -92,7 +101,7 @@ describe.skipIf(!available)('owner-rights relations over row security on Postgre
     await scratch?.drop();
     const admin = new pg.Client({ connectionString: PG_URL });
     await admin.connect();
-    for (const role of [AGENT, OWNER]) await admin.query(`DROP ROLE IF EXISTS ${role}`).catch(() => {});
+    for (const role of [AGENT, MEMBER, OWNER]) await admin.query(`DROP ROLE IF EXISTS ${role}`).catch(() => {});
     await admin.end();
   });
 
@@ -100,6 +109,8 @@ describe.skipIf(!available)('owner-rights relations over row security on Postgre
     ['SELECT * FROM order_overview', /order_overview.* view .*orders.*its owner's rights/s],
     ['SELECT o.item FROM orders o JOIN order_overview v USING (item)', /order_overview.* view .*orders/s],
     ['SELECT * FROM order_outer', /order_overview.* view .*orders/s],
+    ['SELECT * FROM admin_overview', /admin_overview.* view .*orders/s],
+    ['SELECT * FROM member_overview', /member_overview.* view .*orders/s],
     ['SELECT * FROM order_totals', /order_totals.* materialized view .*orders/s],
     ['SELECT * FROM order_totals_via', /order_totals_via.* materialized view .*orders/s],
     ['SELECT * FROM orders_archive', /orders_archive.* foreign table/s],
@@ -140,7 +151,8 @@ describe.skipIf(!available)('owner-rights relations over row security on Postgre
   });
 
   it('keeps them where no context names are declared (the grant is the person’s to make)', async () => {
-    expect(rowsOf(await plain.call('run_query', { sql: 'SELECT * FROM order_overview' }))).toHaveLength(15);
+    for (const view of ['order_overview', 'admin_overview', 'member_overview'])
+      expect(rowsOf(await plain.call('run_query', { sql: `SELECT * FROM ${view}` }))).toHaveLength(15);
     expect(rowsOf(await plain.call('run_query', { sql: 'SELECT * FROM order_totals' }))).toHaveLength(3);
   });
 });
