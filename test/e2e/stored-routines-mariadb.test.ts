@@ -41,6 +41,7 @@ describe.skipIf(!available)('stored routines a statement reaches on MariaDB are 
     [`inv_${s}`]: `() RETURNS INT SQL SECURITY INVOKER READS SQL DATA RETURN (SELECT count(*) FROM t_${s})`,
     [`cnt_${s}`]: `() RETURNS INT SQL SECURITY DEFINER READS SQL DATA RETURN (SELECT count(*) FROM t_${s})`,
     [`wrapinv_${s}`]: `() RETURNS INT SQL SECURITY DEFINER RETURN inv_${s}() + 0`,
+    [`stat_${s}`]: `() RETURNS BIGINT SQL SECURITY INVOKER READS SQL DATA RETURN (SELECT VARIABLE_VALUE FROM information_schema.SESSION_STATUS WHERE VARIABLE_NAME = 'HANDLER_READ_NEXT')`,
     [`forge_${s}`]: `() RETURNS INT SQL SECURITY INVOKER BEGIN SET @mcp_customer_id = '2'; RETURN 1; END`,
   };
 
@@ -195,5 +196,8 @@ describe.skipIf(!available)('stored routines a statement reaches on MariaDB are 
       /session-change/,
     );
     expect(first(await rdctx.call('run_query', { sql: `SELECT plus_${s}(4) AS v` }), 'v')).toBe(5);
+    // The executor's counters tell hidden rows apart: refused there, read as a client would elsewhere.
+    refused(await rdctx.call('run_query', { sql: `SELECT stat_${s}() AS n` }), new RegExp(`stat_${s}`), /executor-statistics/);
+    expect(first(await rd.call('run_query', { sql: `SELECT stat_${s}() AS n` }), 'n')).toBeGreaterThanOrEqual(0);
   });
 });

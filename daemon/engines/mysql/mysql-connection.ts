@@ -24,6 +24,7 @@ import {
   routineRefusal,
   setsContextRefusal,
   shownName,
+  statisticsRefusal,
   tooFarRefusal,
   unseenRefusal,
 } from './mysql-routines.js';
@@ -371,6 +372,7 @@ export class MysqlConnection implements DriverConnection {
           const judged = judgeDefinition(definition, builtins);
           if (judged.setsContext && separated) return setsContextRefusal(definition, item.path, judged.setsContext);
           if (judged.does && readOnly) return routineRefusal(definition, item.path, judged.does);
+          if (judged.separatedDoes && separated) return statisticsRefusal(definition, item.path, judged.separatedDoes);
           if (separated && underDefiner && judged.readsTables && definition.kind !== 'VIEW')
             return definerReadsRefusal(definition, item.path);
           const path = [...item.path, shownName(definition)];

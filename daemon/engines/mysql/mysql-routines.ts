@@ -197,6 +197,8 @@ export interface Definition {
 export interface Judged {
   /** What it does that no read-only call runs, as a phrase ("KILL controls the server ..."), or undefined. */
   readonly does?: string;
+  /** Where rows are separated: what it reads that tells hidden rows apart (the executor's statistics), as a phrase. */
+  readonly separatedDoes?: string;
   /** It assigns a context variable (`@mcp_...`). */
   readonly setsContext?: string;
   /** Its text reads a table (FROM, JOIN, TABLE). */
@@ -417,12 +419,13 @@ export function judgeDefinition(definition: Definition, builtins: ReadonlySet<st
       if (found.does) break;
     }
   }
+  const statistics = MYSQL_DIALECT.separatedRowsRules?.(tokens, definition.schema);
   const readsTables = tokens.some((_, k) => {
     const word = keywordAt(tokens, k);
     return word === 'FROM' || word === 'JOIN' || (word === 'TABLE' && k === 0);
   });
   const reached = { routines: unique(callsIn(tokens, builtins), true), relations: unique(relationsIn(tokens), false) };
-  return { ...found, readsTables, reached };
+  return { ...found, ...(statistics ? { separatedDoes: phrase(statistics) } : {}), readsTables, reached };
 }
 
 /** How a reached routine or view is shown: `schema.name()` for a routine. */
@@ -453,6 +456,15 @@ export function routineRefusal(definition: Definition, path: readonly string[], 
 /** What lets `user` read routine bodies, per server. */
 const readBodies = (user: string, schema: string): string =>
   `Ask a person to let ${user} read routine bodies (MariaDB before 11.3: GRANT SELECT ON mysql.proc TO ${user}; MariaDB 11.3 and later: GRANT SHOW CREATE ROUTINE ON ${schema}.* TO ${user}; MySQL 8.0.20 and later: GRANT SHOW_ROUTINE ON *.* TO ${user})`;
+
+/** The refusal, where rows are separated, of a routine or view that reads the executor's statistics. */
+export function statisticsRefusal(definition: Definition, path: readonly string[], does: string): HanactlError {
+  return refusal(
+    'executor-statistics',
+    `Refused: the statement runs ${shownName(definition)}${through(path)}, whose ${definition.kind === 'VIEW' ? 'definition' : 'body'} reads what tells rows hidden from this connection apart: ${does}.`,
+    'Select from the views made for this connection, without the status or statistics tables.',
+  );
+}
 
 /** The refusal of a SQL SECURITY DEFINER routine whose body the login may not read. */
 export function hiddenBodyRefusal(definition: Definition, path: readonly string[], user: string): HanactlError {

@@ -118,3 +118,14 @@ describe('a routine body judged by the statement check', () => {
     });
   });
 });
+
+describe('where rows are separated', () => {
+  it("finds a body or view reading the executor's statistics", () => {
+    const body = fn(
+      "RETURN (SELECT VARIABLE_VALUE FROM information_schema.SESSION_STATUS WHERE VARIABLE_NAME = 'HANDLER_READ_NEXT')",
+      'INVOKER',
+    );
+    expect(judgeDefinition(body, MARIADB_BUILTINS).separatedDoes).toMatch(/SESSION_STATUS/);
+    expect(judgeDefinition(fn('RETURN @mcp_customer_id'), MARIADB_BUILTINS).separatedDoes).toBeUndefined();
+  });
+});
