@@ -72,6 +72,8 @@ export class PgBouncer {
         'pool_mode = transaction',
         `default_pool_size = ${options.poolSize ?? 2}`,
         'max_client_conn = 500',
+        // Every login role may read the console's SHOW commands (a test waits on clients queued for a server).
+        `stats_users = ${Object.keys(options.users).join(', ')}`,
         '',
       ].join('\n'),
       { mode: 0o644 },
@@ -97,6 +99,11 @@ export class PgBouncer {
   /** A connection URL through PgBouncer for `user` to the database of the test server's URL. */
   url(user: string): string {
     return `postgres://${user}@127.0.0.1:${this.port}${new URL(PG_URL).pathname}`;
+  }
+
+  /** A connection URL for `user` to PgBouncer's own console (SHOW POOLS, ...). */
+  consoleUrl(user: string): string {
+    return `postgres://${user}@127.0.0.1:${this.port}/pgbouncer`;
   }
 
   /** What PgBouncer has logged. */

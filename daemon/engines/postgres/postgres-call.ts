@@ -1,10 +1,9 @@
-import { randomFraction } from '../../../shared/random-hex.js';
 import { contextSqlName } from '../context-names.js';
 import type { ExecuteOptions } from '../driver.js';
 import { explainable } from '../plan-cost.js';
 import { signContextValue } from '../signed-context.js';
 import type { BatchGate, BatchStep } from './postgres-batch.js';
-import { CLEANUP_STATEMENTS, REMOTE_LINKS_PRESENT } from './postgres-cleanup.js';
+import { CLEANUP_STATEMENTS, freshSeed, REMOTE_DISCONNECT_ALL, REMOTE_LINKS_PRESENT } from './postgres-cleanup.js';
 import { POSTGRES_NOT_EXPLAINABLE, postgresTopCost } from './postgres-cost.js';
 import { type ResolveStage, resolveStep } from './postgres-resolve.js';
 import { signatureSetting } from './postgres-signed-context.js';
@@ -25,7 +24,9 @@ export interface CallPlan {
   readonly readBack: number;
   /** COMMIT or ROLLBACK: a failure past it leaves the call's answer standing. */
   readonly end: number;
-  /** The step that answers whether dblink or postgres_fdw is installed. */
+  /** The COMMIT of the clean-up's own transaction block: past it the session is clean. */
+  readonly cleaned: number;
+  /** The step that answers whether dblink or postgres_fdw is installed; -1 behind a pooler (the clean-up closes them). */
   readonly remoteLinks: number;
 }
 
@@ -42,11 +43,6 @@ export const changedMarker = (name: string): string => `hanactl: context paramet
 function failUnless(test: string, marker: string, runtime: string): string {
   const literal = `'${marker.replace(/'/g, "''")}'`;
   return `CASE WHEN ${test} THEN 0 ELSE CAST(pg_catalog.concat(${literal}, pg_catalog.left(${runtime}, 0)) AS pg_catalog.int4) END`;
-}
-
-/** A seed in [-1, 1) from the system's random source, as text for a bound parameter. */
-function freshSeed(): string {
-  return String(randomFraction() * 2 - 1);
 }
 
 /**
@@ -87,7 +83,14 @@ const CLIENT_CHECK = "pg_catalog.set_config('client_connection_check_interval', 
  * checked to have kept the value set), under a cost guard plan the statement (EXPLAIN, the gate
  * of a two-part batch: see costGate), resolve what the statement names (resolveStep), run the statement for at most maxRows + 1 rows, read the
  * context values back (a statement that changed one fails this step, so a write is not
- * committed), end the transaction, clean the session (CLEANUP_STATEMENTS, and a fresh random seed), ask about dblink and postgres_fdw.
+ * committed), end the transaction, clean the session in a transaction block of its own
+ * (CLEANUP_STATEMENTS and a fresh random seed), ask about dblink and postgres_fdw.
+ *
+ * The clean-up's own block keeps the backend with this client should a part of it fail: behind a
+ * transaction pooler the client keeps its backend while a transaction is open, and the call's
+ * clean-up after a failure (scrubMessage) must reach the backend that ran it. Behind a pooler
+ * (`pooled`) dblink and postgres_fdw connections are closed inside that block as well: a
+ * round trip after the batch would reach another backend.
  *
  * Every name the checks use is schema-qualified, operators included: the statement may have
  * moved `search_path`. Names are validated identifiers; values are bound. With `opened`, the
@@ -102,6 +105,7 @@ export function planCall(
   opened = false,
   checksClient = false,
   stage: ResolveStage = 'first',
+  pooled = false,
 ): CallPlan {
   const context = options.context ?? {};
   const names = Object.keys(context);
@@ -145,6 +149,10 @@ export function planCall(
     values: params,
     answer: { maxRows: options.maxRows + 1, ...(options.maxBytes !== undefined ? { maxBytes: options.maxBytes } : {}) },
   });
+  // Behind a pooler a write's deferred checks run before its COMMIT: a COMMIT that fails ends the
+  // transaction, and the pooler may hand the backend, with what the call left in its session, to
+  // another client before the clean-up reaches it. Failing here, the transaction stays open.
+  if (pooled && !options.readOnly) steps.push({ text: 'SET CONSTRAINTS ALL IMMEDIATE' });
   let readBack = -1;
   if (names.length > 0) {
     readBack = steps.length;
@@ -154,13 +162,16 @@ export function planCall(
     steps.push({ text: `SELECT ${checks.join(', ')}`, values });
   }
   const end = steps.length;
-  steps.push({ text: options.readOnly ? 'ROLLBACK' : 'COMMIT' });
+  steps.push({ text: options.readOnly ? 'ROLLBACK' : 'COMMIT' }, { text: 'BEGIN' });
   for (const text of CLEANUP_STATEMENTS) steps.push({ text });
   // setseed() survives the transaction: a fresh seed, that no caller knows, for the next borrower.
   steps.push({ text: 'SELECT pg_catalog.setseed($1::float8)', values: [freshSeed()] });
-  const remoteLinks = steps.length;
-  steps.push({ text: REMOTE_LINKS_PRESENT });
-  return { steps, names, settings, resolve, statement, explain, readBack, end, remoteLinks };
+  if (pooled) steps.push({ text: REMOTE_DISCONNECT_ALL });
+  const cleaned = steps.length;
+  steps.push({ text: 'COMMIT' });
+  const remoteLinks = pooled ? -1 : steps.length;
+  if (!pooled) steps.push({ text: REMOTE_LINKS_PRESENT });
+  return { steps, names, settings, resolve, statement, explain, readBack, end, cleaned, remoteLinks };
 }
 
 /**

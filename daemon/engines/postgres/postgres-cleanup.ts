@@ -1,3 +1,5 @@
+import { randomFraction } from '../../../shared/random-hex.js';
+
 /**
  * What a call can leave in a PostgreSQL session that its transaction's end does not undo, and
  * the statements that undo it (DISCARD ALL's parts that may run inside a transaction block, plus
@@ -57,3 +59,87 @@ BEGIN
     END;
   END IF;
 END $hanactl$`;
+
+/** A seed in [-1, 1) from the system's random source, as a numeric literal. */
+export function freshSeed(): string {
+  return String(randomFraction() * 2 - 1);
+}
+
+/**
+ * The clean-up of a call that did not end cleanly (a failed step, a cut at the result cap, a
+ * timeout or cancel, a refusal), as ONE simple-query message: `ROLLBACK` of whatever the call
+ * left open, then every part of the clean-up (CLEANUP_STATEMENTS, a fresh seed, dblink and
+ * postgres_fdw connections closed) in a transaction block of its own.
+ *
+ * One message, because behind a transaction pooler (PgBouncer in transaction mode) the client
+ * keeps the server backend its call ran on only until that backend is ready for a new message
+ * outside any transaction: a `ROLLBACK` sent alone hands the backend to the next client, and a
+ * clean-up sent after it lands on whichever backend is free. In a block of its own, because a
+ * part that fails then leaves the block open (aborted), the backend still this client's, and the
+ * connection is closed instead (a pooler then closes that server connection with it).
+ */
+export function scrubMessage(seed: string = freshSeed()): string {
+  if (!/^-?[0-9.]+(e-?[0-9]+)?$/.test(seed)) throw new Error('A seed is a number.');
+  return [
+    'ROLLBACK',
+    'BEGIN',
+    ...CLEANUP_STATEMENTS,
+    `SELECT pg_catalog.setseed(${seed}::pg_catalog.float8)`,
+    REMOTE_DISCONNECT_ALL,
+    'COMMIT',
+  ].join(';\n');
+}
+
+/** How a scrub ended: the session clean, or nothing sent since the backend the call ran on is out of reach. */
+export type ScrubOutcome = 'clean' | 'unreachable';
+
+/**
+ * scrubMessage sent as pg's Client runs a custom query: once the client is ready for it, so that
+ * the transaction status the server last reported is the one after the call. When `reachable`
+ * says no for that status (behind a pooler, a session outside any transaction: its backend may
+ * already serve another client) nothing is sent. Rejects when a part of the clean-up failed.
+ */
+export class ScrubQuery {
+  readonly done: Promise<ScrubOutcome>;
+  readonly #reachable: () => boolean;
+  #failure: unknown;
+  #resolve!: (outcome: ScrubOutcome) => void;
+  #reject!: (err: unknown) => void;
+
+  constructor(reachable: () => boolean) {
+    this.#reachable = reachable;
+    this.done = new Promise((resolve, reject) => {
+      this.#resolve = resolve;
+      this.#reject = reject;
+    });
+  }
+
+  /** Called by pg's Client when the connection is free; an error returned is handed back to handleError. */
+  submit(wire: { query(text: string): void }): Error | undefined {
+    if (!this.#reachable()) {
+      this.#resolve('unreachable');
+      return new Error('The backend of the call is out of reach.');
+    }
+    wire.query(scrubMessage());
+    return undefined;
+  }
+
+  handleRowDescription(): void {}
+  handleDataRow(): void {}
+  handleCommandComplete(): void {}
+  handleEmptyQuery(): void {}
+  handlePortalSuspended(): void {}
+  handleCopyInResponse(): void {}
+  handleCopyData(): void {}
+
+  handleError(err: unknown): void {
+    this.#failure ??= err;
+    // A part failed (the server skips the rest and leaves the block aborted), nothing was sent
+    // (submit said so) or the connection failed: the caller closes the connection, at once.
+    this.#reject(err);
+  }
+
+  handleReadyForQuery(): void {
+    if (this.#failure === undefined) this.#resolve('clean');
+  }
+}

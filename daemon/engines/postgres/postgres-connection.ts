@@ -10,7 +10,7 @@ import { setCell, toJsonValue, uniqueColumnNames } from '../values.js';
 import { type BatchResult, BatchStepError, PgBatch, type PgRowParser } from './postgres-batch.js';
 import { type CallPlan, changedMarker, costGate, notKeptMarker, planCall, planOpening } from './postgres-call.js';
 import { sendCancelRequest } from './postgres-cancel.js';
-import { REMOTE_DISCONNECT_ALL } from './postgres-cleanup.js';
+import { REMOTE_DISCONNECT_ALL, ScrubQuery } from './postgres-cleanup.js';
 import { nextStage, type ResolveStage, resolveRefusal, resolvesFurther } from './postgres-resolve.js';
 import { pgTypeName } from './postgres-type-names.js';
 import type { CorkableStream, PgClient } from './postgres-types.js';
@@ -151,7 +151,8 @@ export class PostgresConnection implements DriverConnection {
     const signs = options.contextKey !== undefined && Object.keys(options.context ?? {}).length > 0;
     let plan: CallPlan | undefined;
     try {
-      if (!(this.#pooled && signs)) plan = planCall(sql, values, options, this.#client.processID, false, this.#checksClient, stage);
+      if (!(this.#pooled && signs))
+        plan = planCall(sql, values, options, this.#client.processID, false, this.#checksClient, stage, this.#pooled);
     } catch (err) {
       throw normaliseDriverError(err, 'QUERY_FAILED');
     }
@@ -171,28 +172,28 @@ export class PostgresConnection implements DriverConnection {
       } catch (err) {
         if (stopWatch.interrupted && stopWatch.reason === undefined) {
           // Cancelled past the cap (or, if the cancel did not take, the connection abandoned): the
-          // answer is the rows kept; the read's transaction is rolled back.
+          // answer is the rows kept; the read's transaction is rolled back with the clean-up.
           await stopWatch.stop();
-          this.#dirty = true;
-          if (!this.#broken) await this.#simple('ROLLBACK').catch(() => {});
+          await this.#scrub();
           return this.#answer(batch.partial, options.maxRows);
         }
-        // A step after the transaction's end failed (the cleanup): the call's answer stands.
+        // A step after the transaction's end failed (the clean-up): the call's answer stands.
         if (!(err instanceof BatchStepError) || err.step <= plan.end) throw err;
-        this.#dirty = true;
         answer = err.partial;
+        await stopWatch.stop();
+        if (err.step <= plan.cleaned) await this.#scrub();
+        else this.#dirty = true; // only the question about dblink and postgres_fdw went unanswered
       }
       if (answer.firstRows.get(plan.remoteLinks)?.[0] === 't') await this.#simple(REMOTE_DISCONNECT_ALL).catch(() => (this.#dirty = true));
       if (!gate?.refused()) return this.#answer(answer, options.maxRows);
     } catch (err) {
-      if (plan && stage !== 'walk' && err instanceof BatchStepError && err.step === plan.resolve && resolvesFurther(err.message)) {
-        // Nothing ran past the transaction's opening and its transaction-local settings.
-        if (!this.#broken) await this.#simple('ROLLBACK').catch(() => {});
-        throw RESOLVE_FURTHER;
-      }
-      const error = plan ? this.#stepError(err, plan, stopWatch) : this.#normalise(err, stopWatch);
-      // The server skipped the rest of the batch: end the transaction it may have left open.
-      if (!this.#broken) await this.#simple('ROLLBACK').catch(() => {});
+      const further =
+        plan && stage !== 'walk' && err instanceof BatchStepError && err.step === plan.resolve && resolvesFurther(err.message);
+      const error = further ? RESOLVE_FURTHER : plan ? this.#stepError(err, plan, stopWatch) : this.#normalise(err, stopWatch);
+      // The server skipped the rest of the batch: end the transaction it may have left open, and
+      // clean the session, on the backend the call ran on (no cancel may reach the clean-up).
+      await stopWatch.stop();
+      await this.#scrub();
       throw error;
     } finally {
       await stopWatch.stop();
@@ -338,6 +339,41 @@ export class PostgresConnection implements DriverConnection {
     }
   }
 
+  /**
+   * The one way a call that did not end cleanly ends, whatever ended it (a failed step, a cut at
+   * the result cap, a timeout or cancel, a refusal, a lost connection), and the pool's reset of a
+   * dirty connection: the transaction rolled back and the session cleaned in one message
+   * (scrubMessage), on the backend the call ran on. Where that cannot be made sure of, the
+   * connection is closed instead, and is broken: a lost one; behind a pooler, one whose session
+   * is already outside any transaction (the pooler may have handed its backend to another client,
+   * and this client's next message may reach another backend); one whose clean-up failed.
+   */
+  async #scrub(): Promise<void> {
+    this.#dirty = true;
+    if (this.#broken) {
+      this.#destroy();
+      return;
+    }
+    // Asked once the client is ready to send it: the status is then the one the call ended with.
+    const scrub = new ScrubQuery(() => !(this.#pooled && this.#client.getTransactionStatus?.() === 'I'));
+    try {
+      if ((await this.#unlessLost(this.#client.query(scrub).done)) === 'clean') {
+        this.#dirty = false;
+        return;
+      }
+    } catch {
+      // A part of the clean-up failed, or the connection did: closed below.
+    }
+    this.#destroy();
+  }
+
+  /** Closes the socket at once, and the connection is broken (the pool drops it). */
+  #destroy(): void {
+    this.#broken = true;
+    const stream = this.#client.connection?.stream as { destroy?: (err?: Error) => void } | undefined;
+    stream?.destroy?.();
+  }
+
   async #simple(text: string): Promise<void> {
     try {
       await this.#client.query(text);
@@ -378,14 +414,11 @@ export class PostgresConnection implements DriverConnection {
   }
 
   async reset(): Promise<void> {
-    // Every call ends by cleaning the session (#finish), so a clean call leaves nothing behind
-    // and the reset costs no round trip. After a failure the session is scrubbed: ROLLBACK, then
-    // DISCARD ALL (which refuses to run in a transaction), then any dblink or postgres_fdw connection.
+    // Every call ends by cleaning the session, in its batch or (#scrub) right after a failure,
+    // so a reset costs no round trip unless that clean-up was left undone.
     if (!this.#dirty) return;
-    await this.#simple('ROLLBACK');
-    await this.#simple('DISCARD ALL');
-    await this.#simple(REMOTE_DISCONNECT_ALL);
-    this.#dirty = false;
+    await this.#scrub();
+    if (this.#broken) throw new Error('The session could not be cleaned and was closed.');
   }
 
   async serverVersion(): Promise<string | undefined> {

@@ -21,6 +21,8 @@ export interface PgClient {
   readonly host?: string;
   readonly port?: number;
   connect(): Promise<void>;
+  /** The transaction status the server last reported: 'I' outside any transaction, 'T' in one, 'E' in a failed one. */
+  getTransactionStatus?(): string | null;
   query(config: { text: string; values?: unknown[]; rowMode: 'array' }): Promise<PgQueryResult>;
   query(text: string, values?: unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
   query<T>(submittable: T): T;
