@@ -42,6 +42,7 @@ describe.skipIf(!available)('stored routines a statement reaches on MariaDB are 
     [`cnt_${s}`]: `() RETURNS INT SQL SECURITY DEFINER READS SQL DATA RETURN (SELECT count(*) FROM t_${s})`,
     [`wrapinv_${s}`]: `() RETURNS INT SQL SECURITY DEFINER RETURN inv_${s}() + 0`,
     [`stat_${s}`]: `() RETURNS BIGINT SQL SECURITY INVOKER READS SQL DATA RETURN (SELECT VARIABLE_VALUE FROM information_schema.SESSION_STATUS WHERE VARIABLE_NAME = 'HANDLER_READ_NEXT')`,
+    [`cust_${s}`]: `() RETURNS VARCHAR(64) DETERMINISTIC SQL SECURITY DEFINER RETURN @mcp_customer_id`,
     [`forge_${s}`]: `() RETURNS INT SQL SECURITY INVOKER BEGIN SET @mcp_customer_id = '2'; RETURN 1; END`,
   };
 
@@ -53,6 +54,12 @@ describe.skipIf(!available)('stored routines a statement reaches on MariaDB are 
     await root.query(`INSERT INTO t_${s} VALUES (1), (2), (3)`);
     for (const [name, rest] of Object.entries(functions)) await root.query(`CREATE FUNCTION ${name}${rest}`);
     await root.query(`CREATE SQL SECURITY DEFINER VIEW dump_v_${s} AS SELECT dump_${s}() AS d`);
+    // The context recipe (docs/context-parameters.md): a DEFINER function returning the value, a TEMPTABLE view filtering by it.
+    await root.query(`CREATE TABLE o_${s} (customer_id INT, item VARCHAR(20))`);
+    await root.query(`INSERT INTO o_${s} VALUES (1, 'a'), (1, 'b'), (2, 'c')`);
+    await root.query(
+      `CREATE ALGORITHM=TEMPTABLE SQL SECURITY DEFINER VIEW mine_${s} AS SELECT customer_id, item FROM o_${s} WHERE customer_id = cust_${s}() LIMIT 18446744073709551615`,
+    );
     for (const login of [reader, hidden])
       for (const host of ['%', 'localhost']) {
         await root.query(`CREATE USER '${login}'@'${host}' IDENTIFIED BY '${password}'`);
@@ -62,6 +69,7 @@ describe.skipIf(!available)('stored routines a statement reaches on MariaDB are 
           // What the refusal's hint asks for: the login reads routine bodies and the view's definition.
           await root.query(`GRANT SELECT ON mysql.proc TO '${login}'@'${host}'`);
           await root.query(`GRANT SELECT, SHOW VIEW ON ${db}.dump_v_${s} TO '${login}'@'${host}'`);
+          await root.query(`GRANT SELECT, SHOW VIEW ON ${db}.mine_${s} TO '${login}'@'${host}'`);
         }
       }
     const add = (name: string, login: string, ...more: string[]) =>
@@ -80,6 +88,8 @@ describe.skipIf(!available)('stored routines a statement reaches on MariaDB are 
     await root?.query(`SET GLOBAL long_query_time = ${Number(longQueryTime)}`).catch(() => {});
     for (const sql of [
       `DROP VIEW IF EXISTS dump_v_${s}`,
+      `DROP VIEW IF EXISTS mine_${s}`,
+      `DROP TABLE IF EXISTS o_${s}`,
       ...Object.keys(functions).map((name) => `DROP FUNCTION IF EXISTS ${name}`),
       `DROP TABLE IF EXISTS t_${s}`,
       ...[reader, hidden].flatMap((login) => [`DROP USER IF EXISTS '${login}'@'%'`, `DROP USER IF EXISTS '${login}'@'localhost'`]),
@@ -196,6 +206,10 @@ describe.skipIf(!available)('stored routines a statement reaches on MariaDB are 
       /session-change/,
     );
     expect(first(await rdctx.call('run_query', { sql: `SELECT plus_${s}(4) AS v` }), 'v')).toBe(5);
+    // The recipe still separates rows where the login may read its view and function: they are followed and pass.
+    const mine = await rdctx.call('run_query', { sql: `SELECT item FROM mine_${s} ORDER BY item` });
+    expect(mine.isError, textOf(mine)).toBeFalsy();
+    expect((mine.structuredContent as { rows: { item: string }[] }).rows.map((r) => r.item)).toEqual(['a', 'b']);
     // The executor's counters tell hidden rows apart: refused there, read as a client would elsewhere.
     refused(await rdctx.call('run_query', { sql: `SELECT stat_${s}() AS n` }), new RegExp(`stat_${s}`), /executor-statistics/);
     expect(first(await rd.call('run_query', { sql: `SELECT stat_${s}() AS n` }), 'n')).toBeGreaterThanOrEqual(0);
