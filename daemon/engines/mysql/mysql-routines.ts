@@ -256,8 +256,17 @@ function intoTargets(tokens: readonly Token[], at: number, found: { setsContext?
   return j;
 }
 
+/** What judging a body found so far; the first finding of each kind wins. */
+interface Found {
+  does?: string;
+  setsContext?: string;
+  separatedDoes?: string;
+  /** The schema the body's unqualified names are in. */
+  readonly schema: string;
+}
+
 /** One statement of a routine body, after its labels and control flow; the first finding wins. */
-function judgeStatement(tokens: readonly Token[], found: { does?: string; setsContext?: string }): void {
+function judgeStatement(tokens: readonly Token[], found: Found): void {
   let i = 0;
   for (let guard = 0; guard <= tokens.length && i < tokens.length && !found.does; guard++) {
     const word = isWord(tokens[i]) ? (tokens[i] as Token).text : undefined;
@@ -354,8 +363,11 @@ function judgeStatement(tokens: readonly Token[], found: { does?: string; setsCo
           }
           kept.push(tokens[k] as Token);
         }
-        const refused = readObjection(kept, MYSQL_DIALECT);
+        // The rules that look at a statement's lead (SHOW GRANTS, SHOW PROCESSLIST, SHOW STATUS) too.
+        const refused = MYSQL_DIALECT.catalogRules?.(kept, false, found.schema) ?? readObjection(kept, MYSQL_DIALECT);
         if (refused) found.does = phrase(refused);
+        const statistics = MYSQL_DIALECT.separatedRowsRules?.(kept, found.schema);
+        if (statistics) found.separatedDoes ??= phrase(statistics);
         return;
       }
     }
@@ -363,7 +375,7 @@ function judgeStatement(tokens: readonly Token[], found: { does?: string; setsCo
 }
 
 /** `SET` in a body: local and session variables pass; GLOBAL or PERSIST settings, passwords and roles do not. */
-function judgeSet(tokens: readonly Token[], at: number, found: { does?: string; setsContext?: string }): void {
+function judgeSet(tokens: readonly Token[], at: number, found: Found): void {
   if (isWord(tokens[at + 1], 'PASSWORD', 'ROLE', 'TRANSACTION') || (isWord(tokens[at + 1], 'DEFAULT') && isWord(tokens[at + 2], 'ROLE'))) {
     found.does = `SET ${(tokens[at + 1] as Token).text} changes the session or a login`;
     return;
@@ -405,7 +417,7 @@ function judgeSet(tokens: readonly Token[], at: number, found: { does?: string; 
 export function judgeDefinition(definition: Definition, builtins: ReadonlySet<string> | undefined): Judged {
   const body = definition.body ?? '';
   const { tokens } = lex(body, MYSQL_DIALECT.syntax);
-  const found: { does?: string; setsContext?: string } = {};
+  const found: Found = { schema: definition.schema };
   const anywhere =
     deniedFunction(tokens, false) ?? hostAccessAnywhere(tokens) ?? MYSQL_DIALECT.catalogRules?.(tokens, false, definition.schema);
   if (anywhere) found.does = phrase(anywhere);
@@ -420,12 +432,14 @@ export function judgeDefinition(definition: Definition, builtins: ReadonlySet<st
     }
   }
   const statistics = MYSQL_DIALECT.separatedRowsRules?.(tokens, definition.schema);
+  if (statistics) found.separatedDoes ??= phrase(statistics);
   const readsTables = tokens.some((_, k) => {
     const word = keywordAt(tokens, k);
     return word === 'FROM' || word === 'JOIN' || (word === 'TABLE' && k === 0);
   });
   const reached = { routines: unique(callsIn(tokens, builtins), true), relations: unique(relationsIn(tokens), false) };
-  return { ...found, ...(statistics ? { separatedDoes: phrase(statistics) } : {}), readsTables, reached };
+  const { schema: _schema, ...findings } = found;
+  return { ...findings, readsTables, reached };
 }
 
 /** How a reached routine or view is shown: `schema.name()` for a routine. */

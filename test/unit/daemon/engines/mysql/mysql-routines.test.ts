@@ -129,3 +129,15 @@ describe('where rows are separated', () => {
     expect(judgeDefinition(fn('RETURN @mcp_customer_id'), MARIADB_BUILTINS).separatedDoes).toBeUndefined();
   });
 });
+
+describe('a procedure body statement judged by its lead', () => {
+  const proc = (body: string): Definition => ({ kind: 'PROCEDURE', schema: 'shop', name: 'p', security: 'DEFINER', body });
+
+  it('refuses what shows credentials or other sessions, and where rows are separated the status', () => {
+    expect(judgeDefinition(proc('BEGIN SELECT 1; SHOW GRANTS FOR root; END'), MARIADB_BUILTINS).does).toMatch(/SHOW GRANTS/);
+    expect(judgeDefinition(proc('BEGIN SHOW FULL PROCESSLIST; END'), MARIADB_BUILTINS).does).toMatch(/PROCESSLIST/i);
+    const status = judgeDefinition(proc('BEGIN SHOW SESSION STATUS; END'), MARIADB_BUILTINS);
+    expect(status.does).toBeUndefined();
+    expect(status.separatedDoes).toMatch(/SHOW SESSION STATUS/);
+  });
+});
