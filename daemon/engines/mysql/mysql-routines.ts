@@ -295,6 +295,15 @@ function judgeStatement(tokens: readonly Token[], found: Found): void {
         i = end + 1;
         continue;
       }
+      case 'FOR': {
+        // FOR rec IN cursor_or_query | FOR i IN low .. high DO (MariaDB 10.3+).
+        const end = findWord(tokens, i + 1, ['DO']);
+        const range = findWord(tokens, i + 1, ['IN']);
+        const refused = expressionObjection(tokens.slice(Math.min(range + 1, end), end));
+        if (refused) found.does = phrase(refused);
+        i = end + 1;
+        continue;
+      }
       case 'CASE': {
         const end = findWord(tokens, i + 1, ['WHEN']);
         const refused = expressionObjection(tokens.slice(i + 1, end));

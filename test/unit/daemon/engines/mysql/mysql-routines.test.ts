@@ -68,6 +68,8 @@ describe('a routine body judged by the statement check', () => {
     ['RETURN (SELECT authentication_string FROM mysql.user LIMIT 1)', /password|credential|mysql\.user/i],
     ['BEGIN WHILE i < 3 DO INSERT INTO t VALUES (i); END WHILE; RETURN 1; END', /INSERT/],
     ['BEGIN SET STATEMENT max_statement_time = 1 FOR DELETE FROM t; RETURN 1; END', /DELETE/],
+    ['BEGIN FOR r IN (SELECT a FROM t) DO KILL r.a; END FOR; RETURN 1; END', /KILL/],
+    ['BEGIN FOR r IN (SELECT a FROM t FOR UPDATE) DO SET x = 1; END FOR; RETURN 1; END', /FOR UPDATE/],
   ])('refuses %s', (body, what) => {
     expect(does(body)).toMatch(what);
   });
@@ -80,6 +82,7 @@ describe('a routine body judged by the statement check', () => {
     'BEGIN DECLARE v VARCHAR(64); DECLARE done INT DEFAULT 0; DECLARE CONTINUE HANDLER FOR NOT FOUND SET done = 1; OPEN c; l: LOOP FETCH c INTO v; IF done THEN LEAVE l; END IF; END LOOP; CLOSE c; RETURN v; END',
     'BEGIN CASE x WHEN 1 THEN SET y = 2; ELSE SET y = 3; END CASE; REPEAT SET y = y + 1; UNTIL y > 5 END REPEAT; RETURN TRIM(BOTH FROM y); END',
     "BEGIN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'no'; END",
+    'BEGIN DECLARE s INT DEFAULT 0; FOR r IN (SELECT a FROM t) DO SET s = s + r.a; END FOR; FOR i IN 1 .. 3 DO SET s = s + i; END FOR; RETURN s; END',
     'BEGIN SET SESSION sql_mode = DEFAULT; CALL other(x); RETURN 1; END',
   ])('passes %s', (body) => {
     expect(does(body)).toBeUndefined();
