@@ -31,6 +31,12 @@ import type { Objection, StatementReferences } from '../../policy/types.js';
  *   every cast to it, and its implicit and assignment casts from it (pg_cast); an
  *   explicit cast from it is followed when the statement names the target type (as is a cast
  *   between two types the statement names).
+ * - a relation's indexes of an operator class made since initdb (or of a family that was, or
+ *   gained a member since): the class's support functions and operators, which an index scan
+ *   calls for a statement naming only the table and built-in operators (indexClasses);
+ * - on every walk, what the server may call for any statement without its name (IMPLICIT_ROOTS):
+ *   a cast between built-in types through a function made since initdb, a default btree or hash
+ *   operator class made since for a built-in type, a member added since to a built-in family.
  * - a relation the statement writes (INSERT, UPDATE, DELETE, MERGE, COPY ... FROM): all a read
  *   of it follows, and what a write to it fires, from the server's records of its own rows:
  *   what its triggers (row, statement, constraint; their functions and WHEN clauses), defaults
@@ -126,6 +132,77 @@ export function cascadesTo(rel: string): string {
          AND k.confrelid OPERATOR(pg_catalog.=) ${rel} AND (k.confdeltype IN ('c', 'n', 'd') OR k.confupdtype IN ('c', 'n', 'd'))`;
 }
 
+/** The index access methods whose default operator classes a sort, DISTINCT, GROUP BY, merge or hash join uses without naming them: btree and hash, whose OIDs initdb fixes (pg_am.dat). */
+const SORT_AND_HASH = `(403, 405)`;
+
+/**
+ * A person's code the server may call for any statement, whatever it names: a cast between two
+ * built-in types through a function, made since initdb (the server picks an implicit or
+ * assignment one while it resolves a built-in function's or operator's arguments; an explicit one
+ * is followed when the statement names its target type, $5); a default btree or hash operator class for a built-in type (what a
+ * sort, DISTINCT, GROUP BY or join of that type compares with); and a member added since initdb
+ * to a built-in operator family. Each as `(root, kind, oid)`, found by the catalog's OID index
+ * (IMPLICIT_CODE asks the same for the first check, explicit casts included).
+ */
+const IMPLICIT_ROOTS = `SELECT pg_catalog.concat('cast ', pg_catalog.format_type(k.castsource, NULL), ' AS ', pg_catalog.format_type(k.casttarget, NULL)) AS root,
+         'p' COLLATE "C" AS kind, k.castfunc AS oid
+    FROM pg_catalog.pg_cast k
+   WHERE k.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND k.castfunc OPERATOR(pg_catalog.<>) 0
+     AND k.castsource OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID} AND k.casttarget OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID}
+     AND (k.castcontext OPERATOR(pg_catalog.<>) 'e'
+          OR EXISTS (SELECT FROM pg_catalog.pg_type u WHERE u.oid OPERATOR(pg_catalog.=) k.casttarget AND u.typname OPERATOR(pg_catalog.=) ANY ($5::pg_catalog.name[])))
+  UNION ALL SELECT pg_catalog.concat('operator class ', c.opcname), 'p', m.amproc
+    FROM pg_catalog.pg_opclass c JOIN pg_catalog.pg_amproc m ON m.amprocfamily OPERATOR(pg_catalog.=) c.opcfamily
+   WHERE c.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND c.opcdefault AND c.opcintype OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID}
+     AND c.opcmethod IN ${SORT_AND_HASH}
+  UNION ALL SELECT pg_catalog.concat('operator class ', c.opcname), 'o', m.amopopr
+    FROM pg_catalog.pg_opclass c JOIN pg_catalog.pg_amop m ON m.amopfamily OPERATOR(pg_catalog.=) c.opcfamily
+   WHERE c.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND c.opcdefault AND c.opcintype OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID}
+     AND c.opcmethod IN ${SORT_AND_HASH}
+  UNION ALL SELECT pg_catalog.concat('operator family ', f.opfname), 'p', m.amproc
+    FROM pg_catalog.pg_amproc m JOIN pg_catalog.pg_opfamily f ON f.oid OPERATOR(pg_catalog.=) m.amprocfamily
+   WHERE m.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND m.amprocfamily OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID}
+  UNION ALL SELECT pg_catalog.concat('operator family ', f.opfname), 'o', m.amopopr
+    FROM pg_catalog.pg_amop m JOIN pg_catalog.pg_opfamily f ON f.oid OPERATOR(pg_catalog.=) m.amopfamily
+   WHERE m.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND m.amopfamily OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID}`;
+
+/**
+ * True when the database holds any of IMPLICIT_ROOTS: asked by the first check on every call, each
+ * a range scan of a small catalog's OID index that finds nothing in a database without them.
+ */
+export const IMPLICIT_CODE = `(EXISTS (SELECT FROM pg_catalog.pg_cast k WHERE k.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND k.castfunc OPERATOR(pg_catalog.<>) 0
+            AND k.castsource OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID} AND k.casttarget OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID})
+     OR EXISTS (SELECT FROM pg_catalog.pg_opclass c WHERE c.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND c.opcdefault
+                   AND c.opcintype OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID} AND c.opcmethod IN ${SORT_AND_HASH})
+     OR EXISTS (SELECT FROM pg_catalog.pg_amproc m WHERE m.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND m.amprocfamily OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID})
+     OR EXISTS (SELECT FROM pg_catalog.pg_amop m WHERE m.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND m.amopfamily OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID}))`;
+
+/**
+ * The operator classes of relation `rel`'s indexes (an OID expression) whose code is a person's:
+ * the class, its family or one of the family's members made since initdb. An index scan calls
+ * the class's support functions (a btree's comparator) and operators for a statement that names
+ * only the table and built-in operators. As `FROM ... WHERE` over pg_opclass ixo and `member`
+ * (pg_amproc m or pg_amop m, joined on the family), for the caller's SELECT list.
+ */
+function indexClasses(rel: string, member: 'amproc' | 'amop'): string {
+  return `pg_catalog.pg_index ix CROSS JOIN LATERAL pg_catalog.unnest(ix.indclass::pg_catalog.oid[]) AS ixc(opc)
+        JOIN pg_catalog.pg_opclass ixo ON ixo.oid OPERATOR(pg_catalog.=) ixc.opc
+        JOIN pg_catalog.pg_${member} m ON m.${member}family OPERATOR(pg_catalog.=) ixo.opcfamily
+       WHERE ix.indrelid OPERATOR(pg_catalog.=) ${rel}
+         AND (ixo.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} OR ixo.opcfamily OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} OR m.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID})`;
+}
+
+/**
+ * True when relation `rel` (an OID expression) has an index of an operator class made since
+ * initdb (indexClasses; a member added since to a built-in family is IMPLICIT_CODE's): read from
+ * the index's own row, found by the index on pg_index.indrelid (`OFFSET 0` keeps the planner
+ * from hashing the whole of pg_index instead).
+ */
+export function personIndexClass(rel: string): string {
+  return `EXISTS (SELECT FROM pg_catalog.pg_index ix WHERE ix.indrelid OPERATOR(pg_catalog.=) ${rel}
+                   AND ${FIRST_NORMAL_OID}::pg_catalog.oid OPERATOR(pg_catalog.<=) ANY (ix.indclass::pg_catalog.oid[]) OFFSET 0)`;
+}
+
 /**
  * `reach(root, kind, oid)`: each object the statement reaches (kind r relation, p function, o
  * operator, t type, w relation written: read too, and what a write to it fires is followed),
@@ -152,6 +229,7 @@ export const REACH_CTE = `reach(root, kind, oid) AS (
     JOIN pg_catalog.pg_type f ON f.oid OPERATOR(pg_catalog.=) k.castsource
    WHERE t.typname OPERATOR(pg_catalog.=) ANY ($5::pg_catalog.name[]) AND f.typname OPERATOR(pg_catalog.=) ANY ($5::pg_catalog.name[])
      AND k.castfunc OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
+  UNION SELECT i.root, i.kind, i.oid FROM (${IMPLICIT_ROOTS}) AS i
   UNION
   SELECT r.root, e.kind, e.oid
     FROM reach r CROSS JOIN LATERAL (
@@ -182,6 +260,8 @@ export const REACH_CTE = `reach(root, kind, oid) AS (
       UNION ALL SELECT 'w', k.conrelid
         FROM pg_catalog.pg_depend d JOIN pg_catalog.pg_constraint k ON k.oid OPERATOR(pg_catalog.=) d.objid
        WHERE r.kind OPERATOR(pg_catalog.=) 'w' AND ${cascadesTo('r.oid')}
+      UNION ALL SELECT 'p', m.amproc FROM ${indexClasses('r.oid', 'amproc')} AND r.kind OPERATOR(pg_catalog.=) 'r'
+      UNION ALL SELECT 'o', m.amopopr FROM ${indexClasses('r.oid', 'amop')} AND r.kind OPERATOR(pg_catalog.=) 'r'
       UNION ALL SELECT 't', a.atttypid FROM pg_catalog.pg_attribute a
        WHERE r.kind OPERATOR(pg_catalog.=) 'r' AND a.attrelid OPERATOR(pg_catalog.=) r.oid AND a.attnum OPERATOR(pg_catalog.>) 0 AND NOT a.attisdropped
       UNION ALL SELECT ${KIND_OF_CLASS}, d.refobjid FROM pg_catalog.pg_depend d

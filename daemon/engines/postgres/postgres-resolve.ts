@@ -8,6 +8,8 @@ import {
   builtinObjection,
   cascadesTo,
   FIRST_NORMAL_OID,
+  IMPLICIT_CODE,
+  personIndexClass,
   REACH_CTE,
   reachFinding,
   reachValues,
@@ -104,6 +106,7 @@ export function resolvesFurther(message: string): boolean {
 
 /** A relation the walk goes on from, unless it is a view that reads plainly (settledRelation, asked at the `view` stage). */
 const LEAF_ROOT = `(c.relhasrules OR c.relkind OPERATOR(pg_catalog.=) 'f' OR c.relhassubclass OR c.relname IN (${PG_HANACTL_SECRET_RELATIONS.map((n) => `'${n}'`).join(', ')})
+          OR (c.relhasindex AND ${personIndexClass('c.oid')})
           OR EXISTS (SELECT FROM pg_catalog.pg_attribute a WHERE a.attrelid OPERATOR(pg_catalog.=) c.oid AND a.attnum OPERATOR(pg_catalog.>) 0
                       AND a.atttypid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}))`;
 
@@ -120,10 +123,14 @@ const LEAF_ROOT = `(c.relhasrules OR c.relkind OPERATOR(pg_catalog.=) 'f' OR c.r
  * of a named name (or a name after a dot) created since, whatever its kind or language (the walk
  * follows what each one records, its argument types and through a domain's CHECK any function,
  * and only the walk tells hanactl's own context() apart); an operator or a type of a named name
- * created since, or a cast to a named type through a function created since.
+ * created since, or a cast to a named type through a function created since. A named relation
+ * with an index of an operator class made since initdb goes to the walk too (personIndexClass),
+ * and so does every statement of a database that holds a person's cast between built-in types,
+ * default sort or hash class for one, or member of a built-in family (IMPLICIT_CODE), which the
+ * server calls without their names.
  */
 function routeConditions(references: StatementReferences, values: string[], intoViews: boolean): string[] {
-  const out: string[] = [];
+  const out: string[] = [IMPLICIT_CODE];
   const bind = (items: readonly string[] | undefined): string => {
     values.push(textArray(items));
     return `$${values.length}`;

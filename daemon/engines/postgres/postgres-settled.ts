@@ -1,7 +1,7 @@
 import { PG_EXECUTOR_STATISTICS, PG_EXECUTOR_STATISTICS_VIEWS } from '../../policy/pg-functions.generated.js';
 import { PG_HANACTL_SECRET_RELATIONS, PG_REFUSED_RELATION_NAMES } from '../../policy/pg-functions.js';
 import { ownerRightsCandidate } from './postgres-owner-rights.js';
-import { FIRST_NORMAL_OID, REFUSED_BUILTINS } from './postgres-reach.js';
+import { FIRST_NORMAL_OID, personIndexClass, REFUSED_BUILTINS } from './postgres-reach.js';
 
 /**
  * When a relation the statement names needs no walk (postgres-reach.ts) at all: the first check's
@@ -38,9 +38,10 @@ const JUDGED = `'{${[...new Set([...PG_REFUSED_RELATION_NAMES, ...PG_HANACTL_SEC
 const unjudged = (name: string): string => `pg_catalog.array_position(${JUDGED}, ${name}) IS NULL`;
 const STATISTICS_FUNCTIONS = quoted(PG_EXECUTOR_STATISTICS);
 
-/** True for a relation (pg_class `a`) the walk reaches and stops at: no rules, not foreign, no children, no column of a type created since initdb. */
+/** True for a relation (pg_class `a`) the walk reaches and stops at: no rules, not foreign, no children, no index of an operator class made since initdb (personIndexClass), no column of a type created since initdb. */
 function leafRelation(a: string): string {
   return `NOT ${a}.relhasrules AND ${a}.relkind OPERATOR(pg_catalog.<>) 'f' AND NOT ${a}.relhassubclass
+        AND NOT (${a}.relhasindex AND ${personIndexClass(`${a}.oid`)})
         AND NOT EXISTS (SELECT FROM pg_catalog.pg_attribute t WHERE t.attrelid OPERATOR(pg_catalog.=) ${a}.oid
                          AND t.attnum OPERATOR(pg_catalog.>) 0 AND t.atttypid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID})`;
 }
@@ -83,6 +84,7 @@ function viewReadsPlainly(a: string, separated: boolean): string {
 export function settledRelation(a: string, separated: boolean): string {
   return `(${a}.oid OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID}
      OR (${unjudged(`${a}.relname`)} AND ${a}.relkind OPERATOR(pg_catalog.<>) 'f' AND NOT ${a}.relhassubclass
+         AND NOT (${a}.relhasindex AND ${personIndexClass(`${a}.oid`)})
          AND NOT EXISTS (SELECT FROM pg_catalog.pg_attribute t WHERE t.attrelid OPERATOR(pg_catalog.=) ${a}.oid
                           AND t.attnum OPERATOR(pg_catalog.>) 0 AND t.atttypid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID})
          AND (NOT ${a}.relhasrules OR (${viewReadsPlainly(a, separated)}${separated ? ` AND NOT (${ownerRightsCandidate(a)})` : ''}))))`;
