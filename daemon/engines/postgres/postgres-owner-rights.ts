@@ -9,8 +9,11 @@ import { FIRST_NORMAL_OID } from './postgres-reach.js';
  * policies do not bind its owner (without FORCE ROW LEVEL SECURITY), a superuser or a BYPASSRLS
  * role; a materialized view's rows were computed once, by whoever refreshed it; a foreign table's
  * rows come from another session, as the user mapping's role, which carries none of the call's
- * context values. The grant is the person's, but on a connection that promises separation it is a
- * trap, so the resolve step refuses it (rule `owner-rights`), naming what a person can change.
+ * context values. A partition or inheritance child holds rows of its parent but has policies of its
+ * own (none, unless a person made them): the parent's apply only when the parent is read, and
+ * `GRANT SELECT ON ALL TABLES IN SCHEMA` grants the children too. The grant is the person's, but on
+ * a connection that promises separation it is a trap, so the resolve step refuses it (rule
+ * `owner-rights`), naming what a person can change.
  */
 
 const G = 'pg_catalog';
@@ -36,13 +39,30 @@ export function ownerRightsCandidate(a: string): string {
                    AND EXISTS (SELECT FROM ${G}.pg_class t WHERE t.oid OPERATOR(${G}.=) d.refobjid AND t.relrowsecurity))`;
 }
 
+/** True when the relation `a` (pg_class) is a partition or an inheritance child, by pg_inherits' index on the child. */
+export function childRelation(a: string): string {
+  return `EXISTS (SELECT FROM ${G}.pg_inherits i WHERE i.inhrelid OPERATOR(${G}.=) ${a}.oid)`;
+}
+
+/**
+ * True when the row security of relation `a` (pg_class) does not bind the caller: off, or on without
+ * FORCE ROW LEVEL SECURITY for a caller with its owner's rights (a superuser has every role's).
+ */
+const unenforced = (a: string): string =>
+  `(NOT ${a}.relrowsecurity OR (NOT ${a}.relforcerowsecurity AND ${G}.pg_has_role(${a}.relowner, 'USAGE'))
+        OR EXISTS (SELECT FROM ${G}.pg_roles o WHERE o.rolname OPERATOR(${G}.=) CURRENT_USER AND o.rolbypassrls))`;
+
 /**
  * What the walk (`reach`, postgres-reach.ts) found that reads a table under row security with other
  * rights than the caller's, as `O <root> reads <relation> over <table> as <v|m|f>`, or NULL: a view
  * created since initdb, not security_invoker, whose rules read such a table and whose owner the
  * table's policies do not bind (its owner or a role that has its rights, without FORCE ROW LEVEL
  * SECURITY; a superuser; BYPASSRLS); a materialized view whose rules read such a table directly or
- * through views, to any depth; a foreign table (`over` its server).
+ * through views, to any depth; a foreign table (`over` its server); a partition or inheritance child
+ * (at any depth) of a table under row security, whose own row security does not bind the caller
+ * (`over` that ancestor, as `c`), when it is read other than through its parent: named, or reached
+ * by a root that does not also reach one of its parents (reading the parent reaches its children,
+ * and the parent's policies apply to their rows then).
  */
 export function ownerRightsFinding(): string {
   return `COALESCE(
@@ -69,12 +89,24 @@ export function ownerRightsFinding(): string {
      JOIN ${G}.pg_foreign_table ft ON ft.ftrelid OPERATOR(${G}.=) c.oid
      JOIN ${G}.pg_foreign_server s ON s.oid OPERATOR(${G}.=) ft.ftserver
     WHERE r.kind OPERATOR(${G}.=) 'r' AND c.relkind OPERATOR(${G}.=) 'f'
+    LIMIT 1),
+  (SELECT ${G}.concat('O ', r.root, ' reads ', c.relname, ' over ', t.relname, ' as c')
+     FROM reach r JOIN ${G}.pg_class c ON c.oid OPERATOR(${G}.=) r.oid
+     CROSS JOIN LATERAL (
+       WITH RECURSIVE up(oid) AS (
+         SELECT i.inhparent FROM ${G}.pg_inherits i WHERE i.inhrelid OPERATOR(${G}.=) c.oid
+         UNION SELECT i.inhparent FROM up JOIN ${G}.pg_inherits i ON i.inhrelid OPERATOR(${G}.=) up.oid)
+       SELECT x.relname FROM up JOIN ${G}.pg_class x ON x.oid OPERATOR(${G}.=) up.oid WHERE x.relrowsecurity LIMIT 1) AS t
+    WHERE r.kind OPERATOR(${G}.=) 'r' AND c.relkind IN ('r', 'p') AND ${unenforced('c')}
+      AND (r.root OPERATOR(${G}.=) c.oid::${G}.regclass::${G}.text
+           OR NOT EXISTS (SELECT FROM reach q JOIN ${G}.pg_inherits i ON i.inhparent OPERATOR(${G}.=) q.oid
+                           WHERE i.inhrelid OPERATOR(${G}.=) c.oid AND q.root OPERATOR(${G}.=) r.root AND q.kind OPERATOR(${G}.=) 'r'))
     LIMIT 1))`;
 }
 
 /** The refusal for a finding `O <what>` (what follows the kind), or undefined when it is not one. */
 export function ownerRightsRefusal(what: string): HanactlError | undefined {
-  const found = /^(.*) reads (.+) over (.+) as ([vmf])$/s.exec(what);
+  const found = /^(.*) reads (.+) over (.+) as ([vmfc])$/s.exec(what);
   if (!found) return undefined;
   const [, root, relation, table, kind] = found as unknown as [string, string, string, string, string];
   const through =
@@ -85,6 +117,13 @@ export function ownerRightsRefusal(what: string): HanactlError | undefined {
       'STATEMENT_REFUSED',
       `Refused: ${through}${relation} is a foreign table (server ${table}): its rows come from another session, as the user mapping's role and without this call's context values, so row-level security cannot separate them by caller on this connection. Read local tables under row-level security instead, or ask a person to read it in a database client.`,
       { ...details, hint: 'Read local tables under row-level security instead.' },
+    );
+  }
+  if (kind === 'c') {
+    return new HanactlError(
+      'STATEMENT_REFUSED',
+      `Refused: ${through}${relation} is a partition or inheritance child of ${table}, a table under row-level security, and the policies of ${table} apply to its rows only when ${table} is read: read directly, ${relation} would return every caller's rows. Read ${table} instead. A person can give ${relation} row security of its own (ALTER TABLE ${relation} ENABLE ROW LEVEL SECURITY and the same policy on it), or grant only the parent (REVOKE SELECT ON ${relation} FROM the connection's role).`,
+      { ...details, hint: `Read ${table} directly; it shows the rows of ${relation} this call may see.` },
     );
   }
   if (kind === 'm') {

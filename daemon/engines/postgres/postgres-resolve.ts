@@ -3,7 +3,7 @@ import { executorStatisticsObjection } from '../../policy/executor-statistics.js
 import { PG_HANACTL_SECRET_RELATIONS, PG_REFUSED_RELATION_NAMES } from '../../policy/pg-functions.js';
 import type { StatementReferences } from '../../policy/types.js';
 import type { BatchStep } from './postgres-batch.js';
-import { ownerRightsFinding, ownerRightsRefusal } from './postgres-owner-rights.js';
+import { childRelation, ownerRightsFinding, ownerRightsRefusal } from './postgres-owner-rights.js';
 import {
   builtinObjection,
   cascadesTo,
@@ -115,7 +115,8 @@ const LEAF_ROOT = `(c.relhasrules OR c.relkind OPERATOR(pg_catalog.=) 'f' OR c.r
  * walk (postgres-reach.ts) starts or goes on from a named object: a named relation created since
  * initdb that has rewrite rules (a view, a materialised view, a table with rules: relhasrules,
  * which the server itself reads before it looks for any, and sets with the first), is a foreign
- * table, has children, is hanactl's key table or has a column of a type created since (with
+ * table, has children, is hanactl's key table or has a column of a type created since (where
+ * rows are separated, also one that is a partition or inheritance child: owner-rights; with
  * `intoViews`, one that is not settled: postgres-settled.ts, where a view over plain tables and
  * built-ins only is); a written relation created since whose triggers, defaults, constraints or
  * indexes use a function, operator or type created since, or whose foreign keys' actions write to
@@ -139,7 +140,7 @@ function routeConditions(references: StatementReferences, values: string[], into
     out.push(`EXISTS (SELECT FROM pg_catalog.pg_class c
    WHERE c.oid OPERATOR(pg_catalog.=) ANY (ARRAY(SELECT pg_catalog.to_regclass(n.name) FROM pg_catalog.unnest(${bind(references.relations)}::pg_catalog.text[]) AS n(name)))
      AND c.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
-     AND ${intoViews ? `NOT ${settledRelation('c', references.separated === true)}` : LEAF_ROOT})`);
+     AND ${intoViews ? `NOT ${settledRelation('c', references.separated === true)}` : references.separated ? `(${LEAF_ROOT} OR ${childRelation('c')})` : LEAF_ROOT})`);
   }
   if ((references.written?.length ?? 0) > 0) {
     out.push(`EXISTS (SELECT FROM pg_catalog.pg_class c

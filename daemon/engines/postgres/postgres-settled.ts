@@ -1,6 +1,6 @@
 import { PG_EXECUTOR_STATISTICS, PG_EXECUTOR_STATISTICS_VIEWS } from '../../policy/pg-functions.generated.js';
 import { PG_HANACTL_SECRET_RELATIONS, PG_REFUSED_RELATION_NAMES } from '../../policy/pg-functions.js';
-import { ownerRightsCandidate } from './postgres-owner-rights.js';
+import { childRelation, ownerRightsCandidate } from './postgres-owner-rights.js';
 import { FIRST_NORMAL_OID, personIndexClass, REFUSED_BUILTINS } from './postgres-reach.js';
 
 /**
@@ -19,7 +19,7 @@ import { FIRST_NORMAL_OID, personIndexClass, REFUSED_BUILTINS } from './postgres
  * pg_depend records nothing on what initdb pins) is not settled, nor, where rows are separated,
  * one that calls a statistics function, or one that may read a table under row security with other
  * rights than the caller's (ownerRightsCandidate: a materialized view, or a view that is not
- * security_invoker, over such a table).
+ * security_invoker, over such a table), nor one that names or reads a partition or inheritance child.
  *
  * Anything else (a view over a view, a function, operator or type created since, a relation with
  * children, a foreign table) is left to the walk. A route the walk gains from a relation must be
@@ -38,18 +38,21 @@ const JUDGED = `'{${[...new Set([...PG_REFUSED_RELATION_NAMES, ...PG_HANACTL_SEC
 const unjudged = (name: string): string => `pg_catalog.array_position(${JUDGED}, ${name}) IS NULL`;
 const STATISTICS_FUNCTIONS = quoted(PG_EXECUTOR_STATISTICS);
 
-/** True for a relation (pg_class `a`) the walk reaches and stops at: no rules, not foreign, no children, no index of an operator class made since initdb (personIndexClass), no column of a type created since initdb. */
-function leafRelation(a: string): string {
-  return `NOT ${a}.relhasrules AND ${a}.relkind OPERATOR(pg_catalog.<>) 'f' AND NOT ${a}.relhassubclass
+/**
+ * True for a relation (pg_class `a`) the walk reaches and stops at: no rules, not foreign, no children, no index of an operator class made since initdb (personIndexClass), no column of a type created since initdb;
+ * with `separated`, not a partition or inheritance child (owner-rights).
+ */
+function leafRelation(a: string, separated: boolean): string {
+  return `NOT ${a}.relhasrules${separated ? ` AND NOT ${childRelation(a)}` : ''} AND ${a}.relkind OPERATOR(pg_catalog.<>) 'f' AND NOT ${a}.relhassubclass
         AND NOT (${a}.relhasindex AND ${personIndexClass(`${a}.oid`)})
         AND NOT EXISTS (SELECT FROM pg_catalog.pg_attribute t WHERE t.attrelid OPERATOR(pg_catalog.=) ${a}.oid
                          AND t.attnum OPERATOR(pg_catalog.>) 0 AND t.atttypid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID})`;
 }
 
 /** True when the relation whose OID is `oid` has no judged name and is one initdb made or a leaf. */
-function plainRelation(oid: string): string {
+function plainRelation(oid: string, separated: boolean): string {
   return `EXISTS (SELECT FROM pg_catalog.pg_class x WHERE x.oid OPERATOR(pg_catalog.=) ${oid} AND ${unjudged('x.relname')}
-             AND (x.oid OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID} OR (${leafRelation('x')})))`;
+             AND (x.oid OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID} OR (${leafRelation('x', separated)})))`;
 }
 
 /**
@@ -67,13 +70,13 @@ function viewReadsPlainly(a: string, separated: boolean): string {
         EXISTS (SELECT FROM pg_catalog.pg_depend d
                  WHERE d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_rewrite'::pg_catalog.regclass AND d.objid OPERATOR(pg_catalog.=) w.oid
                    AND d.refobjid OPERATOR(pg_catalog.<>) ${a}.oid
-                   AND CASE d.refclassid WHEN 'pg_catalog.pg_class'::pg_catalog.regclass THEN NOT ${plainRelation('d.refobjid')}
+                   AND CASE d.refclassid WHEN 'pg_catalog.pg_class'::pg_catalog.regclass THEN NOT ${plainRelation('d.refobjid', separated)}
                         WHEN 'pg_catalog.pg_proc'::pg_catalog.regclass THEN d.refobjid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
                         WHEN 'pg_catalog.pg_operator'::pg_catalog.regclass THEN d.refobjid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
                         WHEN 'pg_catalog.pg_type'::pg_catalog.regclass THEN d.refobjid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
                         ELSE false END)
         OR EXISTS (SELECT FROM pg_catalog.regexp_matches(w.ev_action::pg_catalog.text, ':relid (\\d+)', 'g') AS m
-                    WHERE m[1]::pg_catalog.oid OPERATOR(pg_catalog.<>) ${a}.oid AND NOT ${plainRelation('m[1]::pg_catalog.oid')})${statistics}))`;
+                    WHERE m[1]::pg_catalog.oid OPERATOR(pg_catalog.<>) ${a}.oid AND NOT ${plainRelation('m[1]::pg_catalog.oid', separated)})${statistics}))`;
 }
 
 /**
@@ -83,7 +86,7 @@ function viewReadsPlainly(a: string, separated: boolean): string {
  */
 export function settledRelation(a: string, separated: boolean): string {
   return `(${a}.oid OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID}
-     OR (${unjudged(`${a}.relname`)} AND ${a}.relkind OPERATOR(pg_catalog.<>) 'f' AND NOT ${a}.relhassubclass
+     OR (${unjudged(`${a}.relname`)} AND ${a}.relkind OPERATOR(pg_catalog.<>) 'f' AND NOT ${a}.relhassubclass${separated ? ` AND NOT ${childRelation(a)}` : ''}
          AND NOT (${a}.relhasindex AND ${personIndexClass(`${a}.oid`)})
          AND NOT EXISTS (SELECT FROM pg_catalog.pg_attribute t WHERE t.attrelid OPERATOR(pg_catalog.=) ${a}.oid
                           AND t.attnum OPERATOR(pg_catalog.>) 0 AND t.atttypid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID})

@@ -1,0 +1,146 @@
+/**
+ * Where rows are separated on PostgreSQL, through the real shim and daemon: the parts a table under
+ * row-level security keeps its rows in. A partition or inheritance child has policies of its own
+ * (none, unless a person made them): the parent's apply only when the parent is read, and
+ * `GRANT SELECT ON ALL TABLES IN SCHEMA` grants the children too. A child read directly (by name,
+ * through a view, at any depth) that does not itself enforce row security on the caller is refused;
+ * the parent still answers with the caller's rows, and a child with row security of its own answers.
+ */
+import { randomBytes } from 'node:crypto';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PG_URL, type ScratchPgDatabase, scratchPgDatabase, serverAvailable } from '../helpers/engines.js';
+import { TestHome } from '../helpers/hanactl-home.js';
+import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
+
+const available = await serverAvailable('postgres');
+const TAG = `hanactl_parts_${process.pid}`;
+const OWNER = `${TAG}_owner`;
+const AGENT = `${TAG}_agent`;
+const PASSWORD = randomBytes(12).toString('hex');
+const POLICY = "customer_id = nullif(current_setting('mcp.customer_id', true), '')::int";
+
+/** Objects a person may have created as the tables' owner. */
+const OWNED = [
+  'CREATE TABLE invoices (customer_id int NOT NULL, item text NOT NULL) PARTITION BY LIST (customer_id)',
+  'CREATE TABLE invoices_c1 PARTITION OF invoices FOR VALUES IN (1)',
+  'CREATE TABLE invoices_c2 PARTITION OF invoices FOR VALUES IN (2)',
+  "INSERT INTO invoices VALUES (1, 'inv-1'), (2, 'inv-2-a'), (2, 'inv-2-b')",
+  'ALTER TABLE invoices ENABLE ROW LEVEL SECURITY',
+  `CREATE POLICY by_customer ON invoices USING (${POLICY})`,
+  'CREATE TABLE events (customer_id int NOT NULL, item text NOT NULL)',
+  'CREATE TABLE events_2026 () INHERITS (events)',
+  "INSERT INTO events VALUES (1, 'event-1')",
+  "INSERT INTO events_2026 VALUES (2, 'event-2')",
+  'ALTER TABLE events ENABLE ROW LEVEL SECURITY',
+  `CREATE POLICY by_customer ON events USING (${POLICY})`,
+  // Two levels: a partition that is itself partitioned.
+  'CREATE TABLE ledger (customer_id int NOT NULL, item text NOT NULL) PARTITION BY LIST (customer_id)',
+  'CREATE TABLE ledger_c2 PARTITION OF ledger FOR VALUES IN (2) PARTITION BY LIST (item)',
+  "CREATE TABLE ledger_c2_a PARTITION OF ledger_c2 FOR VALUES IN ('ledger-2')",
+  'CREATE TABLE ledger_rest PARTITION OF ledger DEFAULT',
+  "INSERT INTO ledger VALUES (1, 'ledger-1'), (2, 'ledger-2')",
+  'ALTER TABLE ledger ENABLE ROW LEVEL SECURITY',
+  `CREATE POLICY by_customer ON ledger USING (${POLICY})`,
+  // Partitions with row security and the policy of their own: what the documentation advises.
+  'CREATE TABLE bills (customer_id int NOT NULL, item text NOT NULL) PARTITION BY LIST (customer_id)',
+  'CREATE TABLE bills_c1 PARTITION OF bills FOR VALUES IN (1)',
+  'CREATE TABLE bills_c2 PARTITION OF bills FOR VALUES IN (2)',
+  "INSERT INTO bills VALUES (1, 'bill-1'), (2, 'bill-2')",
+  ...['bills', 'bills_c1', 'bills_c2'].flatMap((t) => [
+    `ALTER TABLE ${t} ENABLE ROW LEVEL SECURITY`,
+    `CREATE POLICY by_customer ON ${t} USING (${POLICY})`,
+  ]),
+  'CREATE VIEW invoices_c2_view WITH (security_invoker = true) AS SELECT customer_id, item FROM invoices_c2',
+];
+
+describe.skipIf(!available)('partitions and inheritance children of a table under row security on PostgreSQL', () => {
+  const home = new TestHome();
+  let scratch: ScratchPgDatabase | undefined;
+  let scoped: ShimHandle;
+  let plain: ShimHandle;
+
+  const itemsOf = (result: CallToolResult) => {
+    expect(result.isError, textOf(result)).toBeFalsy();
+    return (result.structuredContent as { rows: { item: string }[] }).rows.map((r) => r.item).sort();
+  };
+
+  beforeAll(async () => {
+    const admin = new pg.Client({ connectionString: PG_URL });
+    await admin.connect();
+    try {
+      await admin.query(`CREATE ROLE ${OWNER}`);
+      await admin.query(`CREATE ROLE ${AGENT} LOGIN PASSWORD '${PASSWORD}'`);
+    } finally {
+      await admin.end();
+    }
+    scratch = await scratchPgDatabase(TAG, [
+      `GRANT CREATE ON SCHEMA public TO ${OWNER}`,
+      `SET ROLE ${OWNER}`,
+      ...OWNED,
+      // The usual grant of a read role, which takes in every partition and child.
+      `GRANT SELECT ON ALL TABLES IN SCHEMA public TO ${AGENT}`,
+      'RESET ROLE',
+    ]);
+    const u = new URL(scratch.url);
+    const url = `postgres://${AGENT}@${u.host}${u.pathname}`;
+    await home.ok(['add', '--no-test', 'shop', url, '--password-stdin', '--context', 'customer_id'], { input: PASSWORD });
+    await home.ok(['add', '--no-test', 'plain', url, '--password-stdin'], { input: PASSWORD });
+    scoped = await startShim({ ...home.env, MCP_CONTEXT_CUSTOMER_ID: '1' }, ['--connection', 'shop']);
+    plain = await startShim(home.env, ['--connection', 'plain']);
+  });
+
+  afterAll(async () => {
+    await scoped?.close();
+    await plain?.close();
+    await home.dispose();
+    await scratch?.drop();
+    const admin = new pg.Client({ connectionString: PG_URL });
+    await admin.connect();
+    for (const role of [AGENT, OWNER]) await admin.query(`DROP ROLE IF EXISTS ${role}`).catch(() => {});
+    await admin.end();
+  });
+
+  it.each([
+    ['SELECT * FROM invoices_c2', /invoices_c2 .*invoices\b/s],
+    ['SELECT item FROM invoices_c1 UNION ALL SELECT item FROM invoices_c2', /invoices_c\d .*invoices\b/s],
+    ['SELECT * FROM events_2026', /events_2026 .*events\b/s],
+    ['SELECT * FROM ledger_c2', /ledger_c2 .*ledger\b/s],
+    ['SELECT * FROM ledger_c2_a', /ledger_c2_a .*ledger/s],
+    ['SELECT * FROM invoices_c2_view', /invoices_c2 .*invoices\b/s],
+    ['SELECT i.item FROM invoices i JOIN invoices_c2 c USING (customer_id)', /invoices_c2 .*invoices\b/s],
+  ])('refuses %s where rows are separated', async (sql, message) => {
+    const result = await scoped.call('run_query', { sql });
+    expect(result.isError, textOf(result)).toBe(true);
+    expect(textOf(result)).toMatch(message);
+    expect(textOf(result)).toContain('(rule: owner-rights)');
+    expect(textOf(result)).not.toMatch(/-2/);
+  });
+
+  it.each(['invoices_c2', 'events_2026', 'ledger_c2_a'])('sample_rows refuses %s where rows are separated', async (table) => {
+    const result = await scoped.call('sample_rows', { schema: 'public', table });
+    expect(result.isError, textOf(result)).toBe(true);
+    expect(textOf(result)).toContain('(rule: owner-rights)');
+    expect(textOf(result)).not.toMatch(/-2/);
+  });
+
+  it('says what a person can do: row security on the child, or no grant on it', async () => {
+    const text = textOf(await scoped.call('run_query', { sql: 'SELECT * FROM invoices_c2' }));
+    expect(text).toMatch(/ENABLE ROW LEVEL SECURITY/);
+    expect(text).toMatch(/REVOKE SELECT ON invoices_c2/);
+  });
+
+  it("answers the parents with the caller's rows, and a child with row security of its own", async () => {
+    expect(itemsOf(await scoped.call('run_query', { sql: 'SELECT * FROM invoices' }))).toEqual(['inv-1']);
+    expect(itemsOf(await scoped.call('run_query', { sql: 'SELECT * FROM events' }))).toEqual(['event-1']);
+    expect(itemsOf(await scoped.call('run_query', { sql: 'SELECT * FROM ledger' }))).toEqual(['ledger-1']);
+    expect(itemsOf(await scoped.call('sample_rows', { schema: 'public', table: 'invoices' }))).toEqual(['inv-1']);
+    expect(itemsOf(await scoped.call('run_query', { sql: 'SELECT * FROM bills_c2' }))).toEqual([]);
+    expect(itemsOf(await scoped.call('run_query', { sql: 'SELECT * FROM bills_c1' }))).toEqual(['bill-1']);
+  });
+
+  it('keeps the children where no context names are declared (the grant is the person’s to make)', async () => {
+    expect(itemsOf(await plain.call('run_query', { sql: 'SELECT * FROM invoices_c2' }))).toEqual(['inv-2-a', 'inv-2-b']);
+  });
+});
