@@ -30,6 +30,7 @@ describe.skipIf(!available)('stored routines a statement reaches on MariaDB are 
   let rd: ShimHandle;
   let rdctx: ShimHandle;
   let hid: ShimHandle;
+  let hidctx: ShimHandle;
   let longQueryTime: string;
 
   const functions: Record<string, string> = {
@@ -44,6 +45,10 @@ describe.skipIf(!available)('stored routines a statement reaches on MariaDB are 
     [`stat_${s}`]: `() RETURNS BIGINT SQL SECURITY INVOKER READS SQL DATA RETURN (SELECT VARIABLE_VALUE FROM information_schema.SESSION_STATUS WHERE VARIABLE_NAME = 'HANDLER_READ_NEXT')`,
     [`cust_${s}`]: `() RETURNS VARCHAR(64) DETERMINISTIC SQL SECURITY DEFINER RETURN @mcp_customer_id`,
     [`forge_${s}`]: `() RETURNS INT SQL SECURITY INVOKER BEGIN SET @mcp_customer_id = '2'; RETURN 1; END`,
+    // Thin INVOKER wrappers around DEFINER functions, and an INVOKER KILL.
+    [`wk_${s}`]: `(i BIGINT) RETURNS INT SQL SECURITY INVOKER RETURN kq_${s}(i)`,
+    [`wc_${s}`]: `() RETURNS INT SQL SECURITY INVOKER READS SQL DATA RETURN cnt_${s}()`,
+    [`stop_${s}`]: `(i BIGINT) RETURNS INT SQL SECURITY INVOKER BEGIN KILL QUERY i; RETURN 1; END`,
   };
 
   beforeAll(async () => {
@@ -68,6 +73,8 @@ describe.skipIf(!available)('stored routines a statement reaches on MariaDB are 
         if (login === reader) {
           // What the refusal's hint asks for: the login reads routine bodies and the view's definition.
           await root.query(`GRANT SELECT ON mysql.proc TO '${login}'@'${host}'`);
+          // A common grant: every routine of the schema, whatever spelling names it.
+          await root.query(`GRANT EXECUTE ON ${db}.* TO '${login}'@'${host}'`);
           await root.query(`GRANT SELECT, SHOW VIEW ON ${db}.dump_v_${s} TO '${login}'@'${host}'`);
           await root.query(`GRANT SELECT, SHOW VIEW ON ${db}.mine_${s} TO '${login}'@'${host}'`);
         }
@@ -79,11 +86,13 @@ describe.skipIf(!available)('stored routines a statement reaches on MariaDB are 
     await add('hid', hidden);
     rd = await startShim(home.env, ['--connection', 'rd']);
     rdctx = await startShim({ ...home.env, MCP_CONTEXT_CUSTOMER_ID: '1' }, ['--connection', 'rdctx']);
+    await add('hidctx', hidden, '--context', 'CUSTOMER_ID');
     hid = await startShim(home.env, ['--connection', 'hid']);
+    hidctx = await startShim({ ...home.env, MCP_CONTEXT_CUSTOMER_ID: '1' }, ['--connection', 'hidctx']);
   });
 
   afterAll(async () => {
-    for (const shim of [rd, rdctx, hid]) await shim?.close();
+    for (const shim of [rd, rdctx, hid, hidctx]) await shim?.close();
     await home.dispose();
     await root?.query(`SET GLOBAL long_query_time = ${Number(longQueryTime)}`).catch(() => {});
     for (const sql of [
@@ -100,8 +109,10 @@ describe.skipIf(!available)('stored routines a statement reaches on MariaDB are 
   });
 
   /** A second session running a long statement, seen running on the server before this returns. */
-  async function victim(): Promise<{ id: number; running: () => Promise<boolean>; end: () => Promise<void> }> {
-    const conn = await admin();
+  async function victim(login?: string): Promise<{ id: number; running: () => Promise<boolean>; end: () => Promise<void> }> {
+    const conn = login
+      ? await mysql.createConnection({ host: u.hostname, port: Number(u.port || 3306), user: login, password, database: db })
+      : await admin();
     const id = conn.threadId as number;
     const statement = conn.query('SELECT SLEEP(60) AS slept').then(
       () => 'finished',
@@ -169,11 +180,57 @@ describe.skipIf(!available)('stored routines a statement reaches on MariaDB are 
     expect(existsSync(dumpFile)).toBe(false);
   });
 
-  it('answers harmless functions: a DEFINER one whose body reads nothing, and INVOKER ones, readable or not', async () => {
+  it('answers harmless functions: a DEFINER one whose body reads nothing, and an INVOKER one whose body it reads', async () => {
     expect(first(await rd.call('run_query', { sql: `SELECT plus_${s}(1) AS v` }), 'v')).toBe(2);
-    for (const shim of [rd, hid]) expect(first(await shim.call('run_query', { sql: `SELECT inv_${s}() AS n` }), 'n')).toBe(3);
+    expect(first(await rd.call('run_query', { sql: `SELECT inv_${s}() AS n` }), 'n')).toBe(3);
     // Without context values a DEFINER function may read tables: the login's rows are not separated.
     expect(first(await rd.call('run_query', { sql: `SELECT cnt_${s}() AS n` }), 'n')).toBe(3);
+  });
+
+  it('refuses an INVOKER function whose body the login may not read: what it calls cannot be judged', async () => {
+    const other = await victim();
+    try {
+      refused(
+        await hid.call('run_query', { sql: `SELECT wk_${s}(${other.id}) AS k` }),
+        new RegExp(`wk_${s}`),
+        /SQL SECURITY INVOKER/,
+        /may not read/,
+        /GRANT SELECT ON mysql\.proc/,
+      );
+      refused(await hid.call('run_query', { sql: `SELECT inv_${s}() AS n` }), new RegExp(`inv_${s}`), /may not read/);
+      // The DEFINER function it wraps is still judged where the body is readable.
+      refused(await rd.call('run_query', { sql: `SELECT wk_${s}(${other.id}) AS k` }), new RegExp(`kq_${s}`), /KILL/);
+      expect(await other.running()).toBe(true);
+    } finally {
+      await other.end();
+    }
+    // Another caller of the same login: its own rights reach its own sessions.
+    const same = await victim(hidden);
+    try {
+      refused(await hid.call('run_query', { sql: `SELECT stop_${s}(${same.id}) AS k` }), new RegExp(`stop_${s}`), /may not read/);
+      expect(await same.running()).toBe(true);
+    } finally {
+      await same.end();
+    }
+    // With context values, a hidden wrapper of a DEFINER function reading tables is refused too.
+    refused(await hidctx.call('run_query', { sql: `SELECT wc_${s}() AS n` }), new RegExp(`wc_${s}`), /may not read/);
+  });
+
+  it("calls a routine by the server's own comparison of names: another spelling of a refused one is refused", async () => {
+    const other = await victim();
+    try {
+      // The server resolves names by utf8mb3_general_ci: an accent or another case calls the same function.
+      for (const name of [`ķq_${s}`, `KQ_${s}`, `kQ_${s}`]) {
+        const result = await rd.call('run_query', { sql: `SELECT ${name}(${other.id}) AS k` });
+        refused(result, /KILL/, /stored-routine/);
+      }
+      expect(await other.running()).toBe(true);
+    } finally {
+      await other.end();
+    }
+    refused(await rd.call('run_query', { sql: `SELECT slów_${s}(7) AS v` }), /SET GLOBAL/);
+    const [[row]] = (await root.query('SELECT @@global.long_query_time AS v')) as unknown as [{ v: string }[]];
+    expect(String(row?.v)).toBe(longQueryTime);
   });
 
   it('hanactl test warns that the login may call DEFINER routines, and how many of their bodies it may not read', async () => {

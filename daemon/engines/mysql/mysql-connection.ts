@@ -311,10 +311,11 @@ export class MysqlConnection implements DriverConnection {
    *
    * On a read-only call, a body holding what no read-only call runs is refused; wherever a call
    * carries context values, a routine assigning @mcp_*, and one reading tables with a SQL SECURITY
-   * DEFINER owner's rights (itself DEFINER, or called by such a routine or view). A DEFINER routine
-   * whose body the login may not read, or a routine it calls that the login may not see, cannot be
-   * judged and is refused. An INVOKER routine runs with the caller's own rights: judged where its
-   * body is readable. A view whose definition the login may not read is not followed.
+   * DEFINER owner's rights (itself DEFINER, or called by such a routine or view). A routine whose
+   * body the login may not read, whatever its SQL SECURITY (an INVOKER one may call DEFINER ones),
+   * or a routine a DEFINER one calls that the login may not see, cannot be judged and is refused.
+   * Which names are the same is the server's answer: every row it returns for a name is reached. A
+   * view whose definition the login may not read is not followed.
    */
   async #judgeRoutines(sql: string, readOnly: boolean, separated: boolean, watch: StatementWatch): Promise<unknown> {
     const builtins = builtinsOf(this.#deps.server.flavour, this.#deps.server.release);
@@ -334,28 +335,26 @@ export class MysqlConnection implements DriverConnection {
     const key = (kind: string, schema: string, name: string): string => `${kind}\u0000${schema.toLowerCase()}\u0000${name.toLowerCase()}`;
     for (let depth = 0; pending.length > 0; depth++) {
       if (depth >= MAX_REACH_DEPTH || pending.length > MAX_REACHED) return tooFarRefusal();
-      const query = definitionsQuery(
-        pending.filter((p) => p.kind === 'routine').map((p) => p.name),
-        pending.filter((p) => p.kind === 'relation').map((p) => p.name),
-      );
+      const query = definitionsQuery(pending);
       const outcome = await this.#statement(query.sql, query.values, { maxRows: MAX_REACHED + 1 }, watch);
       if (!outcome.ok) return outcome.error;
       if (outcome.capped) return tooFarRefusal();
-      const definitions: Definition[] = outcome.result.rows.map((row) => ({
-        kind: String(row.kind) as Definition['kind'],
-        schema: String(row.s),
-        name: String(row.n),
-        security: String(row.sec),
-        body: typeof row.body === 'string' ? row.body : null,
-      }));
+      // Every row the server's comparison of names returned for a lookup is what that name reaches.
+      const found = new Map<number, Definition[]>();
+      for (const row of outcome.result.rows) {
+        const definition: Definition = {
+          kind: String(row.kind) as Definition['kind'],
+          schema: String(row.s),
+          name: String(row.n),
+          security: String(row.sec),
+          body: typeof row.body === 'string' ? row.body : null,
+        };
+        const index = Number(row.i);
+        found.set(index, [...(found.get(index) ?? []), definition]);
+      }
       const next: Pending[] = [];
-      for (const item of pending) {
-        const matches = definitions.filter(
-          (d) =>
-            (d.kind === 'VIEW') === (item.kind === 'relation') &&
-            d.name.toLowerCase() === item.name.name.toLowerCase() &&
-            (item.name.schema === undefined || d.schema.toLowerCase() === item.name.schema.toLowerCase()),
-        );
+      for (const [index, item] of pending.entries()) {
+        const matches = found.get(index) ?? [];
         if (matches.length === 0 && item.kind === 'routine' && item.underDefiner && !probablyNative(item.name))
           return unseenRefusal(item.name, item.path, user);
         for (const definition of matches) {
@@ -366,7 +365,9 @@ export class MysqlConnection implements DriverConnection {
           seen.add(id);
           if (seen.size > MAX_REACHED) return tooFarRefusal();
           if (!definition.body) {
-            if (definition.kind !== 'VIEW' && underDefiner) return hiddenBodyRefusal(definition, item.path, user);
+            // A body that cannot be read cannot be judged, whatever its SQL SECURITY: an INVOKER
+            // routine may call DEFINER ones, or KILL another caller's query on the same login.
+            if (definition.kind !== 'VIEW') return hiddenBodyRefusal(definition, item.path, user);
             continue;
           }
           const judged = judgeDefinition(definition, builtins);
@@ -383,7 +384,7 @@ export class MysqlConnection implements DriverConnection {
       }
       const asked = new Set<string>();
       pending = next.filter((p) => {
-        const id = `${p.kind}\u0000${p.name.schema?.toLowerCase()}\u0000${p.name.name.toLowerCase()}\u0000${p.underDefiner}`;
+        const id = `${p.kind}\u0000${p.name.schema ?? '\u0001'}\u0000${p.name.name}\u0000${p.underDefiner}`;
         if (asked.has(id)) return false;
         asked.add(id);
         return true;

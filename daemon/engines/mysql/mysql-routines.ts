@@ -143,11 +143,14 @@ function relationsIn(tokens: readonly Token[]): ReachedName[] {
   return out;
 }
 
-/** Adds each name once (routine names compare in any case; schemas and relations as written). */
-function unique(names: readonly ReachedName[], caseless: boolean): ReachedName[] {
+/**
+ * Adds each name once, as written: two spellings the server may take for one routine are both
+ * looked up, since only the server's comparison tells which names are the same.
+ */
+function unique(names: readonly ReachedName[]): ReachedName[] {
   const seen = new Map<string, ReachedName>();
   for (const name of names) {
-    const key = `${name.schema ?? ''}\u0000${caseless ? name.name.toLowerCase() : name.name}`;
+    const key = `${name.schema === undefined ? '\u0001' : name.schema}\u0000${name.name}`;
     if (!seen.has(key)) seen.set(key, name);
   }
   return [...seen.values()];
@@ -160,13 +163,11 @@ export function builtinsOf(flavour: 'mariadb' | 'mysql', release: readonly [numb
 }
 
 /**
- * True when an unqualified `name` is most likely a native function of any MySQL-family server (its
- * name is one of MariaDB's, or of their JSON, spatial or MBR families): a name a DEFINER routine
- * calls that the login does not see is refused unless it is one of these.
+ * True when an unqualified `name` is one of MariaDB's native functions, by its exact name: a name a
+ * DEFINER routine calls that the login does not see is refused unless it is one of these.
  */
 export function probablyNative(name: ReachedName): boolean {
-  const lower = name.name.toLowerCase();
-  return name.schema === undefined && (MARIADB_BUILTINS.has(lower) || /^(json_|st_|mbr)/.test(lower));
+  return name.schema === undefined && MARIADB_BUILTINS.has(name.name.toLowerCase());
 }
 
 /** What `sql` names, under every reading the statement check makes of it. */
@@ -179,7 +180,7 @@ export function reachedBy(sql: string, builtins: ReadonlySet<string> | undefined
     relations.push(...relationsIn(tokens));
     if (!sql.includes('\\') && !sql.includes('/*')) break;
   }
-  return { routines: unique(routines, true), relations: unique(relations, false) };
+  return { routines: unique(routines), relations: unique(relations) };
 }
 
 /** A routine or view as the server records it. */
@@ -446,7 +447,7 @@ export function judgeDefinition(definition: Definition, builtins: ReadonlySet<st
     const word = keywordAt(tokens, k);
     return word === 'FROM' || word === 'JOIN' || (word === 'TABLE' && k === 0);
   });
-  const reached = { routines: unique(callsIn(tokens, builtins), true), relations: unique(relationsIn(tokens), false) };
+  const reached = { routines: unique(callsIn(tokens, builtins)), relations: unique(relationsIn(tokens)) };
   const { schema: _schema, ...findings } = found;
   return { ...findings, readsTables, reached };
 }
@@ -489,12 +490,16 @@ export function statisticsRefusal(definition: Definition, path: readonly string[
   );
 }
 
-/** The refusal of a SQL SECURITY DEFINER routine whose body the login may not read. */
+/**
+ * The refusal of a routine whose body the login may not read: whatever its SQL SECURITY, what it
+ * does, and the DEFINER routines it calls, cannot be judged.
+ */
 export function hiddenBodyRefusal(definition: Definition, path: readonly string[], user: string): HanactlError {
+  const definer = definition.security === 'DEFINER';
   return refusal(
     'stored-routine',
-    `Refused: the statement runs ${shownName(definition)}${through(path)}, a SQL SECURITY DEFINER ${KIND_WORD[definition.kind]} whose body this login may not read, so what it does with its owner's rights cannot be judged.`,
-    `${readBodies(user, definition.schema)}, or to make it SQL SECURITY INVOKER.`,
+    `Refused: the statement runs ${shownName(definition)}${through(path)}, a SQL SECURITY ${definer ? 'DEFINER' : 'INVOKER'} ${KIND_WORD[definition.kind]} whose body this login may not read, so what it does${definer ? " with its owner's rights" : ", and what the routines it calls do with their owners' rights,"} cannot be judged.`,
+    `${readBodies(user, definition.schema)}${definer ? ', or to make it SQL SECURITY INVOKER' : ''}.`,
   );
 }
 
@@ -535,16 +540,21 @@ export function tooFarRefusal(): HanactlError {
   );
 }
 
+/** A name to look up: a routine, or a relation that may be a view. */
+export interface Lookup {
+  readonly kind: 'routine' | 'relation';
+  readonly name: ReachedName;
+}
+
 /**
- * One query for the definitions of `routines` and `relations`, unqualified names in `schema` (or,
- * when undefined, the session's database): routines by one condition over information_schema.ROUTINES,
- * each view by its own equality on VIEWS (which the server answers from that view's definition
- * file alone).
+ * One query for the definitions of `lookups`, unqualified names in the session's database: each by
+ * its own branch, whose rows carry the lookup's index (`i`), so that every row the server's own
+ * comparison of names returns counts as reached and nothing is matched again here. A routine name
+ * compares as MariaDB resolves a call (mysql.proc's utf8mb3_general_ci: `kíll_q` calls `kill_q`); a
+ * view by its equality on VIEWS, which the server answers from that view's definition file alone,
+ * as it opens a table.
  */
-export function definitionsQuery(
-  routines: readonly ReachedName[],
-  relations: readonly ReachedName[],
-): { readonly sql: string; readonly values: string[] } {
+export function definitionsQuery(lookups: readonly Lookup[]): { readonly sql: string; readonly values: string[] } {
   const values: string[] = [];
   const parts: string[] = [];
   const schemaOf = (name: ReachedName): string => {
@@ -552,22 +562,14 @@ export function definitionsQuery(
     values.push(name.schema);
     return '?';
   };
-  if (routines.length > 0) {
-    const pairs = routines.map((r) => {
-      const schema = schemaOf(r);
-      values.push(r.name);
-      return `(ROUTINE_SCHEMA = ${schema} AND ROUTINE_NAME = ?)`;
-    });
+  lookups.forEach((lookup, i) => {
+    const schema = schemaOf(lookup.name);
+    values.push(lookup.name.name);
     parts.push(
-      `SELECT ROUTINE_TYPE AS kind, ROUTINE_SCHEMA AS s, ROUTINE_NAME AS n, SECURITY_TYPE AS sec, ROUTINE_DEFINITION AS body FROM information_schema.ROUTINES WHERE ${pairs.join(' OR ')}`,
+      lookup.kind === 'routine'
+        ? `SELECT ${i} AS i, ROUTINE_TYPE AS kind, ROUTINE_SCHEMA AS s, ROUTINE_NAME AS n, SECURITY_TYPE AS sec, ROUTINE_DEFINITION AS body FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = ${schema} AND ROUTINE_NAME = CONVERT(? USING utf8mb4) COLLATE utf8mb4_general_ci`
+        : `SELECT ${i} AS i, 'VIEW' AS kind, TABLE_SCHEMA AS s, TABLE_NAME AS n, SECURITY_TYPE AS sec, VIEW_DEFINITION AS body FROM information_schema.VIEWS WHERE TABLE_SCHEMA = ${schema} AND TABLE_NAME = ?`,
     );
-  }
-  for (const relation of relations) {
-    const schema = schemaOf(relation);
-    values.push(relation.name);
-    parts.push(
-      `SELECT 'VIEW' AS kind, TABLE_SCHEMA AS s, TABLE_NAME AS n, SECURITY_TYPE AS sec, VIEW_DEFINITION AS body FROM information_schema.VIEWS WHERE TABLE_SCHEMA = ${schema} AND TABLE_NAME = ?`,
-    );
-  }
+  });
   return { sql: parts.join('\nUNION ALL\n'), values };
 }

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { MARIADB_BUILTINS } from '../../../../../daemon/engines/mysql/mysql-builtins.js';
-import { type Definition, definitionsQuery, judgeDefinition, reachedBy } from '../../../../../daemon/engines/mysql/mysql-routines.js';
+import {
+  type Definition,
+  definitionsQuery,
+  judgeDefinition,
+  probablyNative,
+  reachedBy,
+} from '../../../../../daemon/engines/mysql/mysql-routines.js';
 
 const fn = (body: string, security = 'DEFINER'): Definition => ({ kind: 'FUNCTION', schema: 'shop', name: 'f', security, body });
 const does = (body: string): string | undefined => judgeDefinition(fn(body), MARIADB_BUILTINS).does;
@@ -39,11 +45,29 @@ describe('what a MySQL-family statement reaches', () => {
     ]);
   });
 
-  it('asks for routines in one condition and each view by its own equality', () => {
-    const query = definitionsQuery([{ schema: undefined, name: 'f' }], [{ schema: 'shop', name: 'v' }]);
+  it("asks for each name by its own branch, routine names by the server's comparison of them", () => {
+    const query = definitionsQuery([
+      { kind: 'routine', name: { schema: undefined, name: 'f' } },
+      { kind: 'relation', name: { schema: 'shop', name: 'v' } },
+    ]);
     expect(query.values).toEqual(['f', 'shop', 'v']);
-    expect(query.sql).toMatch(/ROUTINE_SCHEMA = DATABASE\(\) AND ROUTINE_NAME = \?/);
-    expect(query.sql).toMatch(/TABLE_SCHEMA = \? AND TABLE_NAME = \?/);
+    expect(query.sql).toMatch(
+      /SELECT 0 AS i, .*ROUTINE_SCHEMA = DATABASE\(\) AND ROUTINE_NAME = CONVERT\(\? USING utf8mb4\) COLLATE utf8mb4_general_ci/,
+    );
+    expect(query.sql).toMatch(/SELECT 1 AS i, .*TABLE_SCHEMA = \? AND TABLE_NAME = \?/);
+  });
+
+  it('looks up every spelling of a name: only the server tells which are the same routine', () => {
+    // JavaScript folds the Kelvin sign to k; MariaDB's collation does not.
+    const { routines } = reachedBy('SELECT \u212Aill_q(1), kill_q(2), KILL_Q(3), kíll_q(4)', MARIADB_BUILTINS);
+    expect(routines.map((r) => r.name)).toEqual(['\u212Aill_q', 'kill_q', 'KILL_Q', 'kíll_q']);
+  });
+
+  it("takes a name as native only when it is one of the server's native functions, exactly", () => {
+    expect(probablyNative({ schema: undefined, name: 'JSON_EXTRACT' })).toBe(true);
+    expect(probablyNative({ schema: undefined, name: 'json_steal' })).toBe(false);
+    expect(probablyNative({ schema: undefined, name: 'st_kill' })).toBe(false);
+    expect(probablyNative({ schema: undefined, name: 'mbrkill' })).toBe(false);
   });
 });
 
