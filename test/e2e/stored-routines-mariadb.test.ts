@@ -48,6 +48,8 @@ describe.skipIf(!available)('stored routines a statement reaches on MariaDB are 
     // Thin INVOKER wrappers around DEFINER functions, and an INVOKER KILL.
     [`wk_${s}`]: `(i BIGINT) RETURNS INT SQL SECURITY INVOKER RETURN kq_${s}(i)`,
     [`wc_${s}`]: `() RETURNS INT SQL SECURITY INVOKER READS SQL DATA RETURN cnt_${s}()`,
+    // Created under NO_BACKSLASH_ESCAPES, as a Windows path needs: the server parses it that way.
+    [`pk_${s}`]: `(i BIGINT) RETURNS VARCHAR(20) SQL SECURITY DEFINER BEGIN DECLARE d VARCHAR(20) DEFAULT 'C:\\'; KILL QUERY i; SET d = 'D:\\'; RETURN d; END`,
     [`stop_${s}`]: `(i BIGINT) RETURNS INT SQL SECURITY INVOKER BEGIN KILL QUERY i; RETURN 1; END`,
   };
 
@@ -57,7 +59,11 @@ describe.skipIf(!available)('stored routines a statement reaches on MariaDB are 
     longQueryTime = String(row?.v);
     await root.query(`CREATE TABLE t_${s} (a INT)`);
     await root.query(`INSERT INTO t_${s} VALUES (1), (2), (3)`);
-    for (const [name, rest] of Object.entries(functions)) await root.query(`CREATE FUNCTION ${name}${rest}`);
+    for (const [name, rest] of Object.entries(functions)) {
+      if (name.startsWith('pk_')) await root.query(`SET SESSION sql_mode = CONCAT(@@sql_mode, ',NO_BACKSLASH_ESCAPES')`);
+      await root.query(`CREATE FUNCTION ${name}${rest}`);
+      await root.query('SET SESSION sql_mode = DEFAULT');
+    }
     await root.query(`CREATE SQL SECURITY DEFINER VIEW dump_v_${s} AS SELECT dump_${s}() AS d`);
     // The context recipe (docs/context-parameters.md): a DEFINER function returning the value, a TEMPTABLE view filtering by it.
     await root.query(`CREATE TABLE o_${s} (customer_id INT, item VARCHAR(20))`);
@@ -214,6 +220,16 @@ describe.skipIf(!available)('stored routines a statement reaches on MariaDB are 
     }
     // With context values, a hidden wrapper of a DEFINER function reading tables is refused too.
     refused(await hidctx.call('run_query', { sql: `SELECT wc_${s}() AS n` }), new RegExp(`wc_${s}`), /may not read/);
+  });
+
+  it('judges a body under the sql_mode it was created with', async () => {
+    const other = await victim();
+    try {
+      refused(await rd.call('run_query', { sql: `SELECT pk_${s}(${other.id}) AS k` }), new RegExp(`pk_${s}`), /KILL/);
+      expect(await other.running()).toBe(true);
+    } finally {
+      await other.end();
+    }
   });
 
   it("calls a routine by the server's own comparison of names: another spelling of a refused one is refused", async () => {

@@ -425,8 +425,33 @@ function judgeSet(tokens: readonly Token[], at: number, found: Found): void {
  * not reads). A stored function cannot run SQL text it builds, so its body is all it runs.
  */
 export function judgeDefinition(definition: Definition, builtins: ReadonlySet<string> | undefined): Judged {
+  // The server parses a body under the sql_mode it was created with (NO_BACKSLASH_ESCAPES,
+  // ANSI_QUOTES), so it is judged under every reading the statement check makes: any reading's
+  // finding holds, and what any reading calls or reads is reached.
   const body = definition.body ?? '';
-  const { tokens } = lex(body, MYSQL_DIALECT.syntax);
+  const all: Judged[] = [];
+  for (const syntax of readings()) {
+    all.push(judgeTokens(definition, lex(body, syntax).tokens, builtins));
+    if (!body.includes('\\') && !body.includes('"') && !body.includes('/*')) break;
+  }
+  const pick = <K extends 'does' | 'separatedDoes' | 'setsContext'>(key: K): Judged[K] => all.find((j) => j[key])?.[key];
+  const does = pick('does');
+  const separatedDoes = pick('separatedDoes');
+  const setsContext = pick('setsContext');
+  return {
+    ...(does ? { does } : {}),
+    ...(separatedDoes ? { separatedDoes } : {}),
+    ...(setsContext ? { setsContext } : {}),
+    readsTables: all.some((j) => j.readsTables),
+    reached: {
+      routines: unique(all.flatMap((j) => j.reached.routines)),
+      relations: unique(all.flatMap((j) => j.reached.relations)),
+    },
+  };
+}
+
+/** judgeDefinition under one reading of the body. */
+function judgeTokens(definition: Definition, tokens: readonly Token[], builtins: ReadonlySet<string> | undefined): Judged {
   const found: Found = { schema: definition.schema };
   const anywhere =
     deniedFunction(tokens, false) ?? hostAccessAnywhere(tokens) ?? MYSQL_DIALECT.catalogRules?.(tokens, false, definition.schema);

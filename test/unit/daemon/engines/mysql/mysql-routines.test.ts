@@ -146,6 +146,19 @@ describe('a routine body judged by the statement check', () => {
   });
 });
 
+describe('a body read as the server may have stored it', () => {
+  it('judges a body under every sql_mode reading: with NO_BACKSLASH_ESCAPES a backslash ends no string', () => {
+    expect(does("BEGIN DECLARE d VARCHAR(20) DEFAULT 'C:\\'; KILL QUERY i; SET d = 'D:\\'; RETURN d; END")).toMatch(/KILL/);
+    expect(does("BEGIN DECLARE d VARCHAR(20) DEFAULT 'C:\\'; SET GLOBAL long_query_time = s; SET d = 'D:\\'; RETURN d; END")).toMatch(
+      /SET GLOBAL/,
+    );
+    // Under ANSI_QUOTES a double-quoted text is a name, not a string hiding what follows.
+    expect(does('BEGIN DECLARE d VARCHAR(20) DEFAULT "x\\"; KILL QUERY i; SET d = "y"; RETURN d; END')).toMatch(/KILL/);
+    const judged = judgeDefinition(fn("RETURN CONCAT('C:\\', g(1), ' ')"), MARIADB_BUILTINS);
+    expect(judged.reached.routines).toEqual([{ schema: undefined, name: 'g' }]);
+  });
+});
+
 describe('where rows are separated', () => {
   it("finds a body or view reading the executor's statistics", () => {
     const body = fn(
