@@ -15,7 +15,10 @@ import type { Objection, StatementReferences } from '../../policy/types.js';
  *   types, wherever in the rule: :relid, :funcid, :opfuncid, :aggfnoid, :winfnoid, casts); its
  *   inheritance and partition children (pg_inherits); the types of its columns. pg_depend
  *   records nothing on the catalogs initdb pins (pg_authid, pg_user_mapping, pg_statistic), so
- *   the relations a rule reads are also taken from its stored tree (`:relid`);
+ *   the relations a rule reads are also taken from its stored tree (`:relid`); and, when it has
+ *   row-level security on, what its policies' USING and WITH CHECK expressions use (pg_depend
+ *   from pg_policy, the relations of their stored trees, and the built-ins those call by OID),
+ *   which the server runs on every read and write of it unnamed;
  * - a function, in any language: what pg_depend records for it (a BEGIN ATOMIC body's relations
  *   and functions, its argument and result types: a domain argument's CHECK runs on the call), and the relations its BEGIN ATOMIC body reads (`:relid`, as for rules); an
  *   aggregate's support functions (pg_aggregate); and, for a body written as
@@ -206,6 +209,47 @@ export function personIndexClass(rel: string): string {
 }
 
 /**
+ * The row-level-security policies the server adds to every read and write of relation r (the
+ * walk's row) when r has relrowsecurity: pg_policy y, with pg_class yc. As `FROM ... WHERE`.
+ */
+const LIVE_POLICIES = `pg_catalog.pg_policy y JOIN pg_catalog.pg_class yc ON yc.oid OPERATOR(pg_catalog.=) y.polrelid`;
+const LIVE_POLICY = `y.polrelid OPERATOR(pg_catalog.=) r.oid AND yc.relrowsecurity`;
+
+/** A policy's stored trees (pg_policy y), USING and WITH CHECK, as one text. */
+const POLICY_TREES = `pg_catalog.concat(y.polqual::pg_catalog.text, ' ', y.polwithcheck::pg_catalog.text)`;
+
+/**
+ * True when relation `rel` (an OID expression) has a row-level-security policy the walk would go
+ * on from: one using a function, operator, type or relation made since initdb (pg_depend), one
+ * reading any other relation (`:relid` in its trees: pg_depend records nothing on what initdb
+ * pins), or one calling by OID a built-in the policy refuses or an executor statistics function.
+ * The context recipe's policy (current_setting, a cast, `=`) has none of these. Ask it only of a
+ * table with relrowsecurity (`c.relrowsecurity AND ...`): no other pays for it.
+ */
+export function personPolicy(rel: string): string {
+  return `EXISTS (SELECT FROM pg_catalog.pg_policy y WHERE y.polrelid OPERATOR(pg_catalog.=) ${rel}
+            AND (EXISTS (SELECT FROM pg_catalog.pg_depend d
+                          WHERE d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_policy'::pg_catalog.regclass AND d.objid OPERATOR(pg_catalog.=) y.oid
+                            AND d.refobjid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND d.refobjid OPERATOR(pg_catalog.<>) ${rel})
+                 OR EXISTS (SELECT FROM pg_catalog.regexp_matches(${POLICY_TREES}, ':relid (\\d+)', 'g') AS m
+                             WHERE m[1]::pg_catalog.oid OPERATOR(pg_catalog.<>) ${rel})
+                 OR EXISTS (SELECT FROM pg_catalog.regexp_matches(${POLICY_TREES}, ':(?:funcid|opfuncid|aggfnoid|winfnoid) (\\d+)', 'g') AS m
+                             JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) m[1]::pg_catalog.oid
+                            WHERE pg_catalog.array_position(${policyJudged()}, p.proname) IS NOT NULL)) OFFSET 0)`;
+}
+
+/**
+ * The built-in names personPolicy looks for in a policy's trees, as one array constant:
+ * array_position rather than IN, as the planner estimates an IN list element by element, which
+ * for these names costs more than the lookup itself.
+ */
+let judgedNames: string | undefined;
+function policyJudged(): string {
+  judgedNames ??= `'{${[...new Set([...REFUSED_BUILTIN_NAMES, ...PG_EXECUTOR_STATISTICS])].join(',')}}'::pg_catalog.name[]`;
+  return judgedNames;
+}
+
+/**
  * `reach(root, kind, oid)`: each object the statement reaches (kind r relation, p function, o
  * operator, t type, w relation written: read too, and what a write to it fires is followed),
  * with `root`, what the statement named that leads to it. Parameters $1..$5 as reachValues, $7
@@ -247,6 +291,13 @@ export const REACH_CTE = `reach(root, kind, oid) AS (
        WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.=) r.oid AND p.prosqlbody IS NOT NULL
       UNION ALL SELECT 'r', i.inhrelid FROM pg_catalog.pg_inherits i
        WHERE r.kind OPERATOR(pg_catalog.=) 'r' AND i.inhparent OPERATOR(pg_catalog.=) r.oid
+      UNION ALL SELECT ${KIND_OF_CLASS}, d.refobjid
+        FROM ${LIVE_POLICIES} JOIN pg_catalog.pg_depend d
+          ON d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_policy'::pg_catalog.regclass AND d.objid OPERATOR(pg_catalog.=) y.oid
+       WHERE r.kind OPERATOR(pg_catalog.=) 'r' AND ${LIVE_POLICY} AND d.refobjid OPERATOR(pg_catalog.<>) r.oid
+      UNION ALL SELECT 'r', m[1]::pg_catalog.oid
+        FROM ${LIVE_POLICIES} CROSS JOIN LATERAL pg_catalog.regexp_matches(${POLICY_TREES}, ':relid (\\d+)', 'g') AS m
+       WHERE r.kind OPERATOR(pg_catalog.=) 'r' AND ${LIVE_POLICY}
       UNION ALL SELECT 'r', r.oid WHERE r.kind OPERATOR(pg_catalog.=) 'w'
       UNION ALL SELECT 'w', i.inhrelid FROM pg_catalog.pg_inherits i
        WHERE r.kind OPERATOR(pg_catalog.=) 'w' AND i.inhparent OPERATOR(pg_catalog.=) r.oid
@@ -366,13 +417,15 @@ export function reachFinding(exempt: string): string {
 /**
  * The stored expression trees of what a reached object runs, read where pg_depend records nothing
  * (it records no dependency on what initdb pins, so a built-in these call is only in the tree):
- * a relation's rewrite rules; a function's BEGIN ATOMIC body and default arguments; a domain's
+ * a relation's rewrite rules and live row-level-security policies; a function's BEGIN ATOMIC body and default arguments; a domain's
  * CHECK constraints; and for a written table its CHECK constraints, defaults and generated
  * columns, triggers' WHEN clauses and index expressions and predicates. One row per tree, `tree`.
  */
 const STORED_TREES = `
        SELECT w.ev_action::pg_catalog.text AS tree FROM pg_catalog.pg_rewrite w
         WHERE r.kind OPERATOR(pg_catalog.=) 'r' AND w.ev_class OPERATOR(pg_catalog.=) r.oid
+       UNION ALL SELECT ${POLICY_TREES} FROM ${LIVE_POLICIES}
+        WHERE r.kind OPERATOR(pg_catalog.=) 'r' AND ${LIVE_POLICY}
        UNION ALL SELECT q.prosqlbody::pg_catalog.text FROM pg_catalog.pg_proc q
         WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND q.oid OPERATOR(pg_catalog.=) r.oid AND q.prosqlbody IS NOT NULL
        UNION ALL SELECT q.proargdefaults::pg_catalog.text FROM pg_catalog.pg_proc q
@@ -452,11 +505,10 @@ function builtinNames(): string[] {
 }
 
 /** The built-in function names builtinObjection refuses, quoted for an IN list. */
-export const REFUSED_BUILTINS = quoted(
-  builtinNames()
-    .filter((n) => builtinObjection(n) !== undefined)
-    .sort(),
-);
+const REFUSED_BUILTIN_NAMES = builtinNames()
+  .filter((n) => builtinObjection(n) !== undefined)
+  .sort();
+export const REFUSED_BUILTINS = quoted(REFUSED_BUILTIN_NAMES);
 
 /**
  * What the walk found of a built-in function the policy refuses (builtinObjection), called by an

@@ -10,6 +10,7 @@ import {
   FIRST_NORMAL_OID,
   IMPLICIT_CODE,
   personIndexClass,
+  personPolicy,
   REACH_CTE,
   reachFinding,
   reachValues,
@@ -32,9 +33,11 @@ const SCHEMA_MARK = '@SCHEMA@';
 /**
  * hanactl's own verifying function (`hanactl context-sql`): SECURITY DEFINER by design, it returns
  * only this call's own signed context value, and a person's view may use it. Recognised by its
- * exact body in its own schema, so a function of that name with any other body is not exempt.
+ * exact body in its own schema (context-sql writes it after a line break, which the server keeps
+ * in prosrc: white space around it is trimmed on both sides), so a function of that name with any
+ * other body is not exempt.
  */
-const HANACTL_CONTEXT = `(p.proname OPERATOR(pg_catalog.=) 'context' AND pg_catalog.lower(p.prosrc) OPERATOR(pg_catalog.=) pg_catalog.lower(pg_catalog.replace($6::pg_catalog.text, '${SCHEMA_MARK}', (SELECT ns.nspname::pg_catalog.text FROM pg_catalog.pg_namespace ns WHERE ns.oid OPERATOR(pg_catalog.=) p.pronamespace))))`;
+const HANACTL_CONTEXT = `(p.proname OPERATOR(pg_catalog.=) 'context' AND pg_catalog.btrim(pg_catalog.lower(p.prosrc), E' \\n\\r\\t') OPERATOR(pg_catalog.=) pg_catalog.btrim(pg_catalog.lower(pg_catalog.replace($6::pg_catalog.text, '${SCHEMA_MARK}', (SELECT ns.nspname::pg_catalog.text FROM pg_catalog.pg_namespace ns WHERE ns.oid OPERATOR(pg_catalog.=) p.pronamespace))), E' \\n\\r\\t'))`;
 
 /** The text a first check fails with when what the statement names needs the full walk (resolveStep). */
 export const FURTHER_MARKER = 'hanactl: resolve further';
@@ -107,6 +110,7 @@ export function resolvesFurther(message: string): boolean {
 /** A relation the walk goes on from, unless it is a view that reads plainly (settledRelation, asked at the `view` stage). */
 const LEAF_ROOT = `(c.relhasrules OR c.relkind OPERATOR(pg_catalog.=) 'f' OR c.relhassubclass OR c.relname IN (${PG_HANACTL_SECRET_RELATIONS.map((n) => `'${n}'`).join(', ')})
           OR (c.relhasindex AND ${personIndexClass('c.oid')})
+          OR (c.relrowsecurity AND ${personPolicy('c.oid')})
           OR EXISTS (SELECT FROM pg_catalog.pg_attribute a WHERE a.attrelid OPERATOR(pg_catalog.=) c.oid AND a.attnum OPERATOR(pg_catalog.>) 0
                       AND a.atttypid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}))`;
 

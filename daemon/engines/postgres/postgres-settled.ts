@@ -1,15 +1,16 @@
 import { PG_EXECUTOR_STATISTICS, PG_EXECUTOR_STATISTICS_VIEWS } from '../../policy/pg-functions.generated.js';
 import { PG_HANACTL_SECRET_RELATIONS, PG_REFUSED_RELATION_NAMES } from '../../policy/pg-functions.js';
 import { childRelation, ownerRightsCandidate } from './postgres-owner-rights.js';
-import { FIRST_NORMAL_OID, personIndexClass, REFUSED_BUILTINS } from './postgres-reach.js';
+import { FIRST_NORMAL_OID, personIndexClass, personPolicy, REFUSED_BUILTINS } from './postgres-reach.js';
 
 /**
  * When a relation the statement names needs no walk (postgres-reach.ts) at all: the first check's
  * (postgres-resolve.ts) question for relations, asked by index with neither recursion nor a join
  * the planner must order, one level into a view.
  *
- * The walk goes on from a relation created since initdb through its rewrite rules, its children
- * and the types of its columns, and judges foreign tables and relations by name. A relation with
+ * The walk goes on from a relation created since initdb through its rewrite rules, its children,
+ * the types of its columns and its row-level-security policies (personPolicy), and judges foreign
+ * tables and relations by name. A relation with
  * none of these is a leaf: the walk finds nothing there. A view (or materialised view) whose rules
  * use only leaves, relations initdb made (which the walk judges by name and never follows), and
  * functions, operators and types initdb made (which the walk does not follow) is settled too: the
@@ -45,6 +46,7 @@ const STATISTICS_FUNCTIONS = quoted(PG_EXECUTOR_STATISTICS);
 function leafRelation(a: string, separated: boolean): string {
   return `NOT ${a}.relhasrules${separated ? ` AND NOT ${childRelation(a)}` : ''} AND ${a}.relkind OPERATOR(pg_catalog.<>) 'f' AND NOT ${a}.relhassubclass
         AND NOT (${a}.relhasindex AND ${personIndexClass(`${a}.oid`)})
+        AND NOT (${a}.relrowsecurity AND ${personPolicy(`${a}.oid`)})
         AND NOT EXISTS (SELECT FROM pg_catalog.pg_attribute t WHERE t.attrelid OPERATOR(pg_catalog.=) ${a}.oid
                          AND t.attnum OPERATOR(pg_catalog.>) 0 AND t.atttypid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID})`;
 }
@@ -88,6 +90,7 @@ export function settledRelation(a: string, separated: boolean): string {
   return `(${a}.oid OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID}
      OR (${unjudged(`${a}.relname`)} AND ${a}.relkind OPERATOR(pg_catalog.<>) 'f' AND NOT ${a}.relhassubclass${separated ? ` AND NOT ${childRelation(a)}` : ''}
          AND NOT (${a}.relhasindex AND ${personIndexClass(`${a}.oid`)})
+         AND NOT (${a}.relrowsecurity AND ${personPolicy(`${a}.oid`)})
          AND NOT EXISTS (SELECT FROM pg_catalog.pg_attribute t WHERE t.attrelid OPERATOR(pg_catalog.=) ${a}.oid
                           AND t.attnum OPERATOR(pg_catalog.>) 0 AND t.atttypid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID})
          AND (NOT ${a}.relhasrules OR (${viewReadsPlainly(a, separated)}${separated ? ` AND NOT (${ownerRightsCandidate(a)})` : ''}))))`;

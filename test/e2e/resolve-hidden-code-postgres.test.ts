@@ -1,0 +1,143 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PG_URL, type ScratchPgDatabase, scratchPgDatabase, serverAvailable } from '../helpers/engines.js';
+import { TestHome } from '../helpers/hanactl-home.js';
+import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
+
+const available = await serverAvailable('postgres');
+const TAG = `hanactl_hidden_${process.pid}`;
+const ROLE = `hanactl_hidden_agent_${process.pid}`;
+const AUDITORS = `hanactl_hidden_auditors_${process.pid}`;
+const PASSWORD = randomBytes(12).toString('hex');
+
+/** A conninfo back into the scratch database as the server's own user: what a person's audit helper writes through. */
+function loopback(): string {
+  const u = new URL(PG_URL);
+  return `dbname=${TAG} host=${u.hostname} port=${u.port || '5432'} user=${decodeURIComponent(u.username) || 'postgres'}`;
+}
+
+/** The recipe's own policy: the rows of the customer in mcp.customer_id. */
+const RECIPE = "customer_id = nullif(current_setting('mcp.customer_id', true), '')::int";
+
+/**
+ * Code the server runs for a statement that never names it: a row-level-security policy calling a
+ * person's audit helper, which commits a row through dblink_exec on every read (the helper is
+ * SECURITY DEFINER, the other calls dblink_exec itself), and one calling a refused built-in.
+ */
+function objects(): string[] {
+  return [
+    'CREATE EXTENSION dblink',
+    'CREATE TABLE public.audit_log (what text)',
+    `CREATE ROLE ${ROLE} LOGIN PASSWORD '${PASSWORD}'`,
+    `CREATE FUNCTION public.audit_read_sd(c int) RETURNS boolean LANGUAGE sql SECURITY DEFINER SET search_path = public, pg_catalog
+       AS $$ SELECT dblink_exec('${loopback()}', 'INSERT INTO audit_log(what) VALUES (''read ' || c || ''')') IS NOT NULL $$`,
+    `CREATE FUNCTION public.audit_read(c int) RETURNS boolean LANGUAGE sql
+       AS $$ SELECT dblink_exec('${loopback()}', 'INSERT INTO audit_log(what) VALUES (''read ' || c || ''')') IS NOT NULL $$`,
+    'CREATE TABLE public.tickets (id int, customer_id int, body text)',
+    "INSERT INTO public.tickets VALUES (1, 1, 't1'), (2, 2, 't2')",
+    'ALTER TABLE public.tickets ENABLE ROW LEVEL SECURITY',
+    `CREATE POLICY p ON public.tickets USING (${RECIPE} AND public.audit_read_sd(customer_id))`,
+    'CREATE VIEW public.tickets_v WITH (security_invoker = true) AS SELECT * FROM public.tickets',
+    'CREATE TABLE public.notes2 (id int, body text)',
+    "INSERT INTO public.notes2 VALUES (1, 'n1')",
+    'ALTER TABLE public.notes2 ENABLE ROW LEVEL SECURITY',
+    'CREATE POLICY p2 ON public.notes2 USING (public.audit_read(id))',
+    'CREATE TABLE public.locked (id int, customer_id int)',
+    'INSERT INTO public.locked VALUES (1, 1)',
+    'ALTER TABLE public.locked ENABLE ROW LEVEL SECURITY',
+    `CREATE POLICY p3 ON public.locked USING (${RECIPE} AND pg_catalog.pg_try_advisory_lock(7))`,
+    'CREATE TABLE public.written (id int, customer_id int)',
+    'ALTER TABLE public.written ENABLE ROW LEVEL SECURITY',
+    `CREATE POLICY r ON public.written FOR SELECT USING (${RECIPE})`,
+    `CREATE POLICY w ON public.written FOR INSERT WITH CHECK (${RECIPE} AND public.audit_read_sd(customer_id))`,
+    'CREATE TABLE public.orders (id int, customer_id int, item text)',
+    "INSERT INTO public.orders SELECT g, c, 'item-' || c || '-' || g FROM generate_series(1, 3) c, generate_series(1, 2) g",
+    'ALTER TABLE public.orders ENABLE ROW LEVEL SECURITY',
+    `CREATE POLICY by_customer ON public.orders USING (${RECIPE})`,
+    `GRANT SELECT ON public.tickets, public.tickets_v, public.notes2, public.locked, public.orders TO ${ROLE}`,
+    `GRANT SELECT, INSERT ON public.written TO ${ROLE}`,
+    `GRANT EXECUTE ON FUNCTION public.audit_read_sd(int), public.audit_read(int) TO ${ROLE}`,
+  ];
+}
+
+describe.skipIf(!available)('the resolve step follows code the server runs for a relation the statement names', () => {
+  const home = new TestHome();
+  let scratch: ScratchPgDatabase | undefined;
+  let plain: ShimHandle;
+  let writer: ShimHandle;
+
+  const audited = async (): Promise<number> =>
+    Number((await scratch?.db.query('SELECT count(*)::int AS n FROM public.audit_log'))?.rows[0]?.n);
+
+  beforeAll(async () => {
+    scratch = await scratchPgDatabase(TAG, objects());
+    const u = new URL(PG_URL);
+    const url = `postgres://${ROLE}@${u.host}/${TAG}`;
+    await home.ok(['add', '--no-test', 'agent', url, '--password-stdin', '--context', 'customer_id'], { input: PASSWORD });
+    await home.ok(['add', '--no-test', 'agentw', url, '--password-stdin', '--context', 'customer_id', '--allow-write'], {
+      input: PASSWORD,
+    });
+    plain = await startShim({ ...home.env, MCP_CONTEXT_CUSTOMER_ID: '1' }, ['--connection', 'agent']);
+    writer = await startShim({ ...home.env, MCP_CONTEXT_CUSTOMER_ID: '1' }, ['--connection', 'agentw']);
+  });
+
+  afterAll(async () => {
+    await plain?.close();
+    await writer?.close();
+    await home.dispose();
+    await scratch?.drop();
+    const admin = await scratchAdmin();
+    await admin.query(`DROP ROLE IF EXISTS ${ROLE}`).catch(() => {});
+    await admin.query(`DROP ROLE IF EXISTS ${AUDITORS}`).catch(() => {});
+    await admin.end();
+  });
+
+  it.each([
+    ['SELECT * FROM tickets', /Refused: .*tickets.* calls audit_read_sd\(\), a SECURITY DEFINER function/],
+    ['SELECT * FROM tickets_v', /Refused: .*tickets_v.* calls audit_read_sd\(\), a SECURITY DEFINER function/],
+    ['SELECT count(*) FROM notes2', /Refused: .*notes2.* calls dblink_exec\(\)/],
+    ['SELECT * FROM locked', /Refused: .*locked.* calls pg_try_advisory_lock\(\)/],
+  ])('refuses %s, and the policy never runs', async (sql, message) => {
+    const before = await audited();
+    const result = await plain.call('run_query', { sql });
+    expect(result.isError, textOf(result)).toBe(true);
+    expect(textOf(result)).toMatch(message);
+    expect(await audited()).toBe(before);
+  });
+
+  it('refuses sample_rows of a table whose policy calls a SECURITY DEFINER function', async () => {
+    const before = await audited();
+    const result = await plain.call('sample_rows', { schema: 'public', table: 'tickets' });
+    expect(result.isError, textOf(result)).toBe(true);
+    expect(textOf(result)).toMatch(/Refused: .*tickets.* calls audit_read_sd\(\)/);
+    expect(await audited()).toBe(before);
+  });
+
+  it("refuses a write whose policy's WITH CHECK calls a SECURITY DEFINER function", async () => {
+    const before = await audited();
+    const result = await writer.call('run_query', { sql: 'INSERT INTO written VALUES (3, 1)' });
+    expect(result.isError, textOf(result)).toBe(true);
+    expect(textOf(result)).toMatch(/Refused: .*written.* calls audit_read_sd\(\)/);
+    expect(await audited()).toBe(before);
+    const rows = await scratch?.db.query('SELECT count(*)::int AS n FROM public.written');
+    expect(rows?.rows[0]?.n).toBe(0);
+  });
+
+  it("still answers a table under the recipe's own policy", async () => {
+    const result = await plain.call('run_query', { sql: 'SELECT customer_id, item FROM orders ORDER BY id' });
+    expect(result.isError, textOf(result)).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({
+      rows: [
+        { customer_id: 1, item: 'item-1-1' },
+        { customer_id: 1, item: 'item-1-2' },
+      ],
+    });
+  });
+});
+
+async function scratchAdmin() {
+  const pg = (await import('pg')).default;
+  const admin = new pg.Client({ connectionString: PG_URL });
+  await admin.connect();
+  return admin;
+}
