@@ -65,6 +65,7 @@ describe.skipIf(!available)('stored routines a statement reaches on MariaDB are 
       await root.query('SET SESSION sql_mode = DEFAULT');
     }
     await root.query(`CREATE SQL SECURITY DEFINER VIEW dump_v_${s} AS SELECT dump_${s}() AS d`);
+    await root.query(`CREATE SQL SECURITY DEFINER VIEW slow_v_${s} AS SELECT slow_${s}(0) AS sl`);
     // The context recipe (docs/context-parameters.md): a DEFINER function returning the value, a TEMPTABLE view filtering by it.
     await root.query(`CREATE TABLE o_${s} (customer_id INT, item VARCHAR(20))`);
     await root.query(`INSERT INTO o_${s} VALUES (1, 'a'), (1, 'b'), (2, 'c')`);
@@ -82,6 +83,7 @@ describe.skipIf(!available)('stored routines a statement reaches on MariaDB are 
           // A common grant: every routine of the schema, whatever spelling names it.
           await root.query(`GRANT EXECUTE ON ${db}.* TO '${login}'@'${host}'`);
           await root.query(`GRANT SELECT, SHOW VIEW ON ${db}.dump_v_${s} TO '${login}'@'${host}'`);
+          await root.query(`GRANT SELECT, SHOW VIEW ON ${db}.slow_v_${s} TO '${login}'@'${host}'`);
           await root.query(`GRANT SELECT, SHOW VIEW ON ${db}.mine_${s} TO '${login}'@'${host}'`);
         }
       }
@@ -103,6 +105,7 @@ describe.skipIf(!available)('stored routines a statement reaches on MariaDB are 
     await root?.query(`SET GLOBAL long_query_time = ${Number(longQueryTime)}`).catch(() => {});
     for (const sql of [
       `DROP VIEW IF EXISTS dump_v_${s}`,
+      `DROP VIEW IF EXISTS slow_v_${s}`,
       `DROP VIEW IF EXISTS mine_${s}`,
       `DROP TABLE IF EXISTS o_${s}`,
       ...Object.keys(functions).map((name) => `DROP FUNCTION IF EXISTS ${name}`),
@@ -220,6 +223,20 @@ describe.skipIf(!available)('stored routines a statement reaches on MariaDB are 
     }
     // With context values, a hidden wrapper of a DEFINER function reading tables is refused too.
     refused(await hidctx.call('run_query', { sql: `SELECT wc_${s}() AS n` }), new RegExp(`wc_${s}`), /may not read/);
+  });
+
+  it('follows a view wherever the statement names it, and plans nothing that reaches it', async () => {
+    for (const sql of [
+      `SELECT * FROM (slow_v_${s})`,
+      `SELECT * FROM t_${s} WHERE a IN (SELECT sl FROM (slow_v_${s}))`,
+      `SELECT * FROM JSON_TABLE('[1]', '$[*]' COLUMNS(x INT PATH '$')) j, slow_v_${s}`,
+      `SELECT * FROM (t_${s}, slow_v_${s})`,
+      `SELECT * FROM t_${s} JOIN (slow_v_${s}) ON 1`,
+    ])
+      refused(await rd.call('run_query', { sql }), new RegExp(`slow_v_${s}`), /SET GLOBAL/);
+    refused(await rd.call('explain_query', { sql: `SELECT * FROM (slow_v_${s})` }), new RegExp(`slow_v_${s}`), /SET GLOBAL/);
+    const [[row]] = (await root.query('SELECT @@global.long_query_time AS v')) as unknown as [{ v: string }[]];
+    expect(String(row?.v)).toBe(longQueryTime);
   });
 
   it('judges a body under the sql_mode it was created with', async () => {

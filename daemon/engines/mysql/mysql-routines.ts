@@ -5,7 +5,7 @@ import type { LexicalSyntax } from '../../policy/dialects.js';
 import { lex } from '../../policy/lexer.js';
 import { readObjection } from '../../policy/read-rules.js';
 import { splitStatements } from '../../policy/skeletonize.js';
-import { closingParen, isPunct, isWord, keywordAt } from '../../policy/tokens.js';
+import { isPunct, isWord, keywordAt } from '../../policy/tokens.js';
 import type { Objection, Token } from '../../policy/types.js';
 import { MARIADB_BUILTINS } from './mysql-builtins.js';
 import { MYSQL_DIALECT } from './mysql-dialect.js';
@@ -37,14 +37,17 @@ export const MAX_REACH_DEPTH = 8;
 /** How many routines and views one call may reach; past it the statement is refused. */
 export const MAX_REACHED = 200;
 
-/** Words that a `(` may follow without naming a function. */
+/**
+ * Words that a `(` may follow without ever calling a stored function (checked on 10.11: `SELECT
+ * w(1)` is a syntax error, or the native meaning, for each).
+ */
 const NOT_CALLS: ReadonlySet<string> = new Set(
   [
     'IN EXISTS AND OR NOT FROM JOIN AS ON USING VALUES VALUE SELECT WHERE HAVING ALL ANY SOME OVER INTO TABLE WITH',
-    'RECURSIVE UNION EXCEPT INTERSECT BY THEN ELSE WHEN CASE RETURN RETURNS LIKE IS BETWEEN ROW LATERAL PARTITION',
-    'KEY INDEX DISTINCT LIMIT OFFSET WINDOW IGNORE FORCE USE SET XOR DIV AGAINST DUAL EXPLAIN CALL PROCEDURE',
+    'RECURSIVE UNION EXCEPT INTERSECT BY THEN ELSE WHEN CASE RETURN LIKE IS BETWEEN ROW PARTITION',
+    'KEY INDEX DISTINCT LIMIT OFFSET WINDOW IGNORE FORCE USE SET XOR DIV DUAL EXPLAIN CALL PROCEDURE',
     'FUNCTION NULL ROWS RANGE PRECEDING FOLLOWING STRAIGHT_JOIN NATURAL LEFT RIGHT INNER OUTER CROSS ORDER GROUP',
-    'DO WHILE UNTIL ELSEIF IF LOOP REPEAT BEGIN END DECLARE DEFAULT FOR OF MATCH',
+    'DO WHILE ELSEIF IF LOOP REPEAT BEGIN END DECLARE DEFAULT FOR MATCH',
     // Types with a length or precision, in a body's DECLARE or a CAST.
     'INT INTEGER TINYINT SMALLINT MEDIUMINT BIGINT DECIMAL DEC NUMERIC FIXED FLOAT DOUBLE REAL BIT CHAR VARCHAR BINARY',
     'VARBINARY TEXT TINYTEXT MEDIUMTEXT LONGTEXT BLOB ENUM DATETIME TIMESTAMP TIME YEAR NCHAR NVARCHAR CHARACTER VARCHAR2',
@@ -52,14 +55,11 @@ const NOT_CALLS: ReadonlySet<string> = new Set(
   ].flatMap((line) => line.split(' ')),
 );
 
-/** Words after which a FROM list's table reference ends. */
-const ENDS_TABLE_LIST: ReadonlySet<string> = new Set(
-  [
-    'WHERE GROUP ORDER LIMIT JOIN LEFT RIGHT INNER CROSS NATURAL STRAIGHT_JOIN ON USING UNION HAVING WINDOW FOR',
-    'LOCK INTO PROCEDURE FULL OUTER EXCEPT INTERSECT RETURNING SET WITH FETCH OFFSET WHEN THEN ELSE END AS USE',
-    'FORCE IGNORE PARTITION',
-  ].flatMap((line) => line.split(' ')),
-);
+/**
+ * Keywords a `(` follows in a body (`UNTIL (x)`, `AGAINST ('w')`) that also call a stored function
+ * of that name in a statement (`SELECT until(1)`): looked up, but not refused as unseen.
+ */
+const KEYWORD_CALLS: ReadonlySet<string> = new Set(['UNTIL', 'AGAINST', 'RETURNS']);
 
 /** The readings of a text the statement check makes (mysql-dialect.ts): names are taken under each. */
 function readings(): LexicalSyntax[] {
@@ -82,10 +82,11 @@ function nameEndingAt(tokens: readonly Token[], at: number): ReachedName | undef
 }
 
 /**
- * The stored functions `tokens` may call: every name followed by `(` that is not a keyword, nor,
- * with `builtins`, one of the server's native functions written unqualified with the `(` right
- * after it (with a space, MariaDB reads some of those names as a stored function's). Procedures
- * after CALL.
+ * The stored functions `tokens` may call: every name followed by `(` but the words that never call
+ * one (a keyword may: MariaDB calls a stored function named `of`), and, with `builtins`, the
+ * server's native functions
+ * written unqualified with the `(` right after it (with a space, MariaDB reads some of those names
+ * as a stored function's). Procedures after CALL. The server's lookup says which exist.
  */
 function callsIn(tokens: readonly Token[], builtins: ReadonlySet<string> | undefined): ReachedName[] {
   const out: ReachedName[] = [];
@@ -111,34 +112,37 @@ function callsIn(tokens: readonly Token[], builtins: ReadonlySet<string> | undef
   return out;
 }
 
-/** The relations a FROM, JOIN, TABLE or UPDATE names (any of them may be a view). */
+/**
+ * MariaDB's reserved words that cannot name a table unquoted (checked on 10.11: `SELECT * FROM w`
+ * is a syntax error for each). Any other word may be a relation's name.
+ */
+const RESERVED: ReadonlySet<string> = new Set(
+  [
+    'ALL AND AS ASC BETWEEN BY CASE CROSS DESC DISTINCT DIV ELSE EXISTS FALSE FOR FROM GROUP HAVING IN INNER INTERVAL',
+    'INTO IS JOIN LEFT LIKE LIMIT MOD NATURAL NOT NULL ON OR ORDER OUTER RECURSIVE REGEXP RLIKE RIGHT SELECT',
+    'STRAIGHT_JOIN THEN TRUE UNION UPDATE USING WHEN WHERE WITH XOR LOCK KEY INDEX FORCE IGNORE USE SET EXCEPT',
+    'INTERSECT VALUES DEFAULT COLLATE BINARY CHAR CONVERT PARTITION RANGE ROWS OVER OFFSET SEPARATOR HIGH_PRIORITY',
+    'SQL_CALC_FOUND_ROWS SQL_SMALL_RESULT SQL_BIG_RESULT CURRENT_USER CURRENT_DATE CURRENT_TIME CURRENT_TIMESTAMP',
+    'LOCALTIME LOCALTIMESTAMP UTC_DATE UTC_TIME UTC_TIMESTAMP LEADING TRAILING BOTH',
+  ].flatMap((line) => line.split(' ')),
+);
+
+/**
+ * Every name in the text that may name a relation, wherever the grammar puts it (a FROM list, a
+ * parenthesised join, a subquery, after a table function): each word that is not reserved and
+ * each quoted name, with the name before a `.` as its schema, except variables and calls. Most
+ * are columns and aliases; the server's lookup says which are views, and a name missed here would
+ * be a view read unjudged.
+ */
 function relationsIn(tokens: readonly Token[]): ReachedName[] {
   const out: ReachedName[] = [];
   for (let k = 0; k < tokens.length; k++) {
-    const word = keywordAt(tokens, k);
-    if (word !== 'FROM' && word !== 'JOIN' && word !== 'STRAIGHT_JOIN' && word !== 'TABLE' && word !== 'UPDATE') continue;
-    let j = k + 1;
-    for (let guard = 0; guard < tokens.length && j < tokens.length; guard++) {
-      if (isPunct(tokens[j], '(')) j = closingParen(tokens, j) + 1;
-      else if (nameText(tokens[j]) !== undefined && !(isWord(tokens[j]) && ENDS_TABLE_LIST.has((tokens[j] as Token).text))) {
-        while (isPunct(tokens[j + 1], '.') && nameText(tokens[j + 2]) !== undefined) j += 2;
-        if (!isPunct(tokens[j + 1], '(')) {
-          const named = nameEndingAt(tokens, j);
-          if (named && !(named.schema === undefined && named.name.toUpperCase() === 'DUAL')) out.push(named);
-        }
-        j++;
-      } else break;
-      if (isWord(tokens[j], 'AS')) j++;
-      if (nameText(tokens[j]) !== undefined && !(isWord(tokens[j]) && ENDS_TABLE_LIST.has((tokens[j] as Token).text))) j++;
-      while (isWord(tokens[j], 'USE', 'FORCE', 'IGNORE') && isWord(tokens[j + 1], 'INDEX', 'KEY')) {
-        j += 2;
-        if (isWord(tokens[j], 'FOR')) j += isWord(tokens[j + 1], 'ORDER', 'GROUP') ? 3 : 2;
-        if (isPunct(tokens[j], '(')) j = closingParen(tokens, j) + 1;
-        if (isPunct(tokens[j], ',')) j++;
-      }
-      if (!isPunct(tokens[j], ',')) break;
-      j++;
-    }
+    const token = tokens[k] as Token;
+    if (token.kind !== 'word' && token.kind !== 'quoted') continue;
+    if (token.kind === 'word' && RESERVED.has(token.text)) continue;
+    if (isPunct(tokens[k - 1], '@') || isPunct(tokens[k + 1], '(')) continue;
+    const named = nameEndingAt(tokens, k);
+    if (named && !(named.schema === undefined && named.name.toUpperCase() === 'DUAL')) out.push(named);
   }
   return out;
 }
@@ -167,7 +171,7 @@ export function builtinsOf(flavour: 'mariadb' | 'mysql', release: readonly [numb
  * DEFINER routine calls that the login does not see is refused unless it is one of these.
  */
 export function probablyNative(name: ReachedName): boolean {
-  return name.schema === undefined && MARIADB_BUILTINS.has(name.name.toLowerCase());
+  return name.schema === undefined && (MARIADB_BUILTINS.has(name.name.toLowerCase()) || KEYWORD_CALLS.has(name.name.toUpperCase()));
 }
 
 /** What `sql` names, under every reading the statement check makes of it. */
