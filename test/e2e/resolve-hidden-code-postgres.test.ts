@@ -54,7 +54,16 @@ function objects(): string[] {
     "INSERT INTO public.orders SELECT g, c, 'item-' || c || '-' || g FROM generate_series(1, 3) c, generate_series(1, 2) g",
     'ALTER TABLE public.orders ENABLE ROW LEVEL SECURITY',
     `CREATE POLICY by_customer ON public.orders USING (${RECIPE})`,
-    `GRANT SELECT ON public.tickets, public.tickets_v, public.notes2, public.locked, public.orders TO ${ROLE}`,
+    // Functions whose SET clauses change the rights or the context they run with.
+    `CREATE ROLE ${AUDITORS} NOLOGIN BYPASSRLS`,
+    `GRANT SELECT ON public.orders TO ${AUDITORS}`,
+    `GRANT ${AUDITORS} TO ${ROLE}`,
+    `CREATE FUNCTION public.order_count_all() RETURNS bigint LANGUAGE sql SET role = ${AUDITORS} AS $$ SELECT count(*) FROM public.orders $$`,
+    "CREATE FUNCTION public.orders_of_two() RETURNS bigint LANGUAGE sql SET mcp.customer_id = '2' AS $$ SELECT count(*) FROM public.orders $$",
+    'CREATE FUNCTION public.orders_unchecked() RETURNS bigint LANGUAGE plpgsql SET row_security = off AS $$ BEGIN RETURN (SELECT count(*) FROM public.orders); END $$',
+    "CREATE FUNCTION public.order_count() RETURNS bigint LANGUAGE sql STABLE SET search_path = public, pg_catalog SET work_mem = '8MB' AS $$ SELECT count(*) FROM orders $$",
+    'CREATE VIEW public.all_counts WITH (security_invoker = true) AS SELECT public.order_count_all() AS n',
+    `GRANT SELECT ON public.tickets, public.tickets_v, public.notes2, public.locked, public.orders, public.all_counts TO ${ROLE}`,
     `GRANT SELECT, INSERT ON public.written TO ${ROLE}`,
     `GRANT EXECUTE ON FUNCTION public.audit_read_sd(int), public.audit_read(int) TO ${ROLE}`,
   ];
@@ -121,6 +130,24 @@ describe.skipIf(!available)('the resolve step follows code the server runs for a
     expect(await audited()).toBe(before);
     const rows = await scratch?.db.query('SELECT count(*)::int AS n FROM public.written');
     expect(rows?.rows[0]?.n).toBe(0);
+  });
+
+  it.each([
+    ['SELECT order_count_all()', /Refused: order_count_all\(\) sets role when it runs/],
+    ['SELECT * FROM all_counts', /Refused: .*all_counts.* calls order_count_all\(\), which sets role when it runs/],
+    ['SELECT orders_of_two()', /Refused: orders_of_two\(\) sets mcp\.customer_id when it runs/],
+    ['SELECT orders_unchecked()', /Refused: orders_unchecked\(\) sets row_security when it runs/],
+  ])('refuses %s, a function that runs with other settings than the call', async (sql, message) => {
+    const result = await plain.call('run_query', { sql });
+    expect(result.isError, textOf(result)).toBe(true);
+    expect(textOf(result)).toMatch(message);
+    expect(textOf(result)).not.toMatch(/\b6\b rows?|"n": ?6/);
+  });
+
+  it('still answers a function that sets only its search_path and memory', async () => {
+    const result = await plain.call('run_query', { sql: 'SELECT order_count() AS n' });
+    expect(result.isError, textOf(result)).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({ rows: [{ n: 2 }] });
   });
 
   it("still answers a table under the recipe's own policy", async () => {

@@ -586,6 +586,37 @@ const RUNS_TEXT = `p.prosrc OPERATOR(pg_catalog.~*) 'execute|do\\M'
                           OR (k.word OPERATOR(pg_catalog.=) 'do' AND k.next IS DISTINCT FROM 'nothing' AND k.next IS DISTINCT FROM 'update')))`;
 
 /**
+ * The settings a function's SET clauses (pg_proc.proconfig) may give it and still be judged as
+ * the call: where its body's names resolve (search_path: the walk maps a text body's words to
+ * relations and functions of every schema, so the path changes nothing it relies on), how values
+ * are shown and read, and planner and memory tuning. Any other setting is refused (configFinding):
+ * `role` and `session_authorization` run the body with another role's rights, `row_security`
+ * and a context parameter (`mcp.customer_id`) change which rows it sees, and the rest are what
+ * the statement check refuses as a session change.
+ */
+const CONFIG_KEPT = `'{search_path,datestyle,intervalstyle,timezone,extra_float_digits,bytea_output,client_min_messages,
+  lc_monetary,lc_numeric,lc_time,work_mem,hash_mem_multiplier,maintenance_work_mem,jit,plan_cache_mode,
+  from_collapse_limit,join_collapse_limit,random_page_cost,seq_page_cost,cpu_tuple_cost,cpu_index_tuple_cost,
+  cpu_operator_cost,effective_cache_size,plpgsql.variable_conflict,plpgsql.print_strict_params,plpgsql.extra_warnings,
+  plpgsql.extra_errors}'::pg_catalog.text[]`.replace(/\s+/g, '');
+
+/**
+ * A reached function whose SET clauses give it a setting CONFIG_KEPT does not hold, as
+ * `C <setting> <root> calls <name>()`, or NULL: `SET role = x` runs the body with x's rights for
+ * any caller that is a member of x, past hanactl's refusal of SET ROLE. Refused on every
+ * connection, whoever made the function.
+ */
+export function configFinding(): string {
+  return `(SELECT pg_catalog.concat('C ', s.name, ' ', r.root, ' calls ', p.proname, '()')
+     FROM reach r JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) r.oid
+     CROSS JOIN LATERAL pg_catalog.unnest(p.proconfig) AS g(setting)
+     CROSS JOIN LATERAL (SELECT pg_catalog.lower(pg_catalog.split_part(g.setting, '=', 1)) AS name) AS s
+    WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND p.proconfig IS NOT NULL
+      AND pg_catalog.array_position(${CONFIG_KEPT}, s.name) IS NULL AND s.name NOT LIKE 'enable\\_%'
+    LIMIT 1)`;
+}
+
+/**
  * What the walk reached whose code it cannot judge before it runs, as `X <root> calls <name>()`
  * (a SQL or PL/pgSQL function that runs SQL text: RUNS_TEXT) or `L <language> <root> calls
  * <name>()` (a function in a language whose body the walk does not read: PL/Perl, PL/Python,

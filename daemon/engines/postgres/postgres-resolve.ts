@@ -7,6 +7,7 @@ import { childRelation, ownerRightsFinding, ownerRightsRefusal } from './postgre
 import {
   builtinObjection,
   cascadesTo,
+  configFinding,
   FIRST_NORMAL_OID,
   IMPLICIT_CODE,
   personIndexClass,
@@ -209,8 +210,8 @@ SELECT CASE WHEN what IS NULL THEN 0 ELSE CAST(pg_catalog.concat('${RESOLVE_MARK
  */
 function findings(references: StatementReferences): string {
   return references.separated
-    ? `COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${refusedBuiltinFinding()}, ${runtimeCodeFinding()}, ${statisticsFinding()}, ${ownerRightsFinding()})`
-    : `COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${refusedBuiltinFinding()}, ${runtimeCodeFinding()})`;
+    ? `COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${refusedBuiltinFinding()}, ${runtimeCodeFinding()}, ${configFinding()}, ${statisticsFinding()}, ${ownerRightsFinding()})`
+    : `COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${refusedBuiltinFinding()}, ${runtimeCodeFinding()}, ${configFinding()})`;
 }
 
 /**
@@ -286,6 +287,18 @@ export function resolveRefusal(message: string): HanactlError | undefined {
           : `Refused: ${root} calls ${target}, written in ${language}, which hanactl cannot read to check what it runs.`;
     return new HanactlError('STATEMENT_REFUSED', message, {
       rule: kind === 'X' ? 'dynamic-sql' : 'opaque-function',
+      hint: 'Write the statement the function would run directly, or ask a person to run the function in a database client.',
+    });
+  }
+  if (kind === 'C') {
+    const setting = found.slice(2).split(' ', 1)[0] as string;
+    const called = found.slice(3 + setting.length);
+    const via = / calls ([^ ]+)$/.exec(called);
+    const from = via ? called.slice(0, via.index) : called;
+    const fn = via ? (via[1] as string) : called;
+    const why = `sets ${setting} when it runs (a SET clause in its definition), so it runs with other rights or settings than the call, which hanactl does not judge`;
+    return new HanactlError('STATEMENT_REFUSED', from === fn ? `Refused: ${fn} ${why}.` : `Refused: ${from} calls ${fn}, which ${why}.`, {
+      rule: setting === 'role' || setting === 'session_authorization' ? 'denied-function' : 'session-change',
       hint: 'Write the statement the function would run directly, or ask a person to run the function in a database client.',
     });
   }
