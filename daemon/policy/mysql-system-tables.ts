@@ -80,14 +80,15 @@ export function systemTableReferences(tokens: readonly Token[], database?: strin
   }
   const opened = database?.toLowerCase() ?? '';
   if (!(opened in SYSTEM_TABLES)) return found;
-  // Unqualified names: a FROM list per parenthesis depth, so `FROM (SELECT 1) d, t` still sees t.
+  // Unqualified names: a FROM list per parenthesis depth, so `FROM (SELECT 1) d, t` still sees t,
+  // and a parenthesised table list goes on being one.
   const inList: boolean[] = [false];
   let expectTable = false;
   for (let k = 0; k < tokens.length; k++) {
     const token = tokens[k];
     if (isPunct(token, '(')) {
-      inList.push(false);
-      expectTable = false;
+      // `FROM (t)`, `JOIN (a, b)`: a table list in parentheses goes on naming tables.
+      inList.push(expectTable);
     } else if (isPunct(token, ')')) {
       if (inList.length > 1) inList.pop();
       expectTable = false;

@@ -58,6 +58,12 @@ describe('MySQL/MariaDB system tables', () => {
     ['SELECT 1 FROM TABLES t JOIN COLUMNS c ON t.TABLE_NAME = c.TABLE_NAME, INNODB_CMP_RESET', 'information_schema'],
     ['SELECT * FROM (SELECT 1) d, A_PLUGINS_NEW_TABLE', 'information_schema'],
     ['SELECT * FROM user_variables_by_thread', 'performance_schema'],
+    // A table in parentheses, in a subquery's parenthesised FROM, after a table function.
+    ['SELECT * FROM (INNODB_CMP_RESET)', 'information_schema'],
+    ['SELECT * FROM TABLES JOIN (INNODB_CMP_RESET) ON 1', 'information_schema'],
+    ['SELECT * FROM TABLES WHERE 1 IN (SELECT 1 FROM (QUERY_CACHE_INFO))', 'information_schema'],
+    ['SELECT * FROM (TABLES, QUERY_CACHE_INFO)', 'information_schema'],
+    ["SELECT * FROM JSON_TABLE('[1]', '$[*]' COLUMNS(a INT PATH '$')) j, INNODB_CMP_RESET", 'information_schema'],
   ])('unqualified on a connection that opens the schema: %s', (sql, database) => {
     expect(checkStatement(sql, { ...plain, database }).ok).toBe(false);
   });
@@ -79,6 +85,8 @@ describe('MySQL/MariaDB system tables', () => {
   test('unqualified reviewed reads pass on a connection that opens information_schema', () => {
     const sql = 'SELECT TABLE_NAME, TABLE_ROWS FROM TABLES t, COLUMNS c WHERE t.TABLE_NAME = c.TABLE_NAME';
     expect(checkStatement(sql, { ...plain, database: 'information_schema' }).ok).toBe(true);
+    const nested = 'SELECT * FROM (TABLES t JOIN (COLUMNS c) ON t.TABLE_NAME = c.TABLE_NAME) WHERE 1 IN (SELECT 1 FROM (SELECT 1) d)';
+    expect(checkStatement(nested, { ...plain, database: 'information_schema' }).ok).toBe(true);
   });
 
   test.each([
