@@ -418,7 +418,12 @@ export class PostgresConnection implements DriverConnection {
     // so a reset costs no round trip unless that clean-up was left undone.
     if (!this.#dirty) return;
     await this.#scrub();
-    if (this.#broken) throw new Error('The session could not be cleaned and was closed.');
+    if (this.#broken) {
+      throw new HanactlError(
+        'CONNECT_FAILED',
+        'The PostgreSQL session could not be cleaned and was closed; the pool opens a new one for the next call.',
+      );
+    }
   }
 
   async serverVersion(): Promise<string | undefined> {
