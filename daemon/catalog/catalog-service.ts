@@ -89,6 +89,10 @@ export class CatalogService {
       limit: req.limit ?? DEFAULT_CATALOG_LIMIT,
       ...(req.pattern ? { pattern: req.pattern } : {}),
     });
+    // Rows separated by context values: a row estimate counts the hidden rows too, and the estimate
+    // of one partition is one caller's count.
+    if (this.#deps.queries.separatesRows(call.target.connection, call.target.scope))
+      return this.#fit(req, { ...list, tables: list.tables.map((t) => ({ ...t, rowEstimate: null })) });
     return this.#fit(req, list);
   }
 

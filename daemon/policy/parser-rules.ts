@@ -13,7 +13,7 @@ import {
   sqlArgumentPositions,
 } from './pg-functions.js';
 import { MAX_PARSE_TREE_CHARS, megabytes, parsePostgres } from './pg-parser.js';
-import { plannerFiguresObjection } from './planner-figures.js';
+import { catalogFiguresRule, plannerFiguresObjection } from './planner-figures.js';
 import type { Objection, PolicyOptions, StatementReferences, Verdict } from './types.js';
 
 const DISAGREE_HINT = 'Write the statement plainly, without unusual quoting or comments, and send it again.';
@@ -91,6 +91,10 @@ export function postgresParserObjection(
   if (options.allowWrite && options.unsignedContext && code) return contextCodeObjection(code, true);
   if (options.allowWrite && options.unsignedContext && statement.notAllowed) return contextDdlObjection(statement.notAllowed, true);
   if (options.rowSeparation && statement.kind === 'ExplainStmt') return plannerFiguresObjection('EXPLAIN');
+  if (options.rowSeparation) {
+    const figures = catalogFiguresRule(parsed);
+    if (figures) return figures;
+  }
   // What SQL text handed to functions names, resolved with the statement's own (query_to_xml runs it in the same session).
   const inner: StatementReferences[] = [];
   const embeddedCollecting = (text: string): Verdict => {

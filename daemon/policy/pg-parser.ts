@@ -25,6 +25,14 @@ export type Parsed =
         readonly notAllowed?: string;
       }[];
       readonly calls: readonly ParsedCall[];
+      /** Every name part of every column reference (`c.reltuples` gives `c` and `reltuples`), as folded. */
+      readonly columns: readonly string[];
+      /** The column references of one part (`relname`, or `c` as a row value), as folded. */
+      readonly bare: readonly string[];
+      /** Each star column reference by what qualifies it (`c` for `c.*`, '' for `*` and `TABLE t`'s), as folded. */
+      readonly stars: readonly string[];
+      /** Each relation named in FROM with its alias, and whether the alias renames its columns (`pg_class AS c(a, b)`). */
+      readonly ranges: readonly { readonly relation: string; readonly alias?: string; readonly renamesColumns: boolean }[];
       /** Every relation named anywhere in the tree (FROM, JOIN, TABLE, subqueries), unqualified, as PostgreSQL folds it. */
       readonly relations: readonly string[];
       /** The same relations as names the server resolves (`"schema"."name"`, each part quoted as folded), once each. */
@@ -239,6 +247,10 @@ function callOf(node: Node): ParsedCall {
 /** What the walk collects from every statement's tree. */
 interface Found {
   readonly calls: ParsedCall[];
+  readonly columns: Set<string>;
+  readonly bare: Set<string>;
+  readonly stars: Set<string>;
+  readonly ranges: { relation: string; alias?: string; renamesColumns: boolean }[];
   readonly relations: string[];
   readonly qualified: Set<string>;
   readonly settings: string[];
@@ -342,7 +354,20 @@ function walk(root: unknown, found: Found): boolean {
       collectReferences(key, child, found.references);
       const code = CODE_KEYS.get(key);
       if (code) found.code.push(code);
+      if (key === 'ColumnRef') {
+        const fields = strings(child.fields);
+        for (const field of fields) found.columns.add(field);
+        if (fields.length === 1 && Array.isArray(child.fields) && child.fields.length === 1) found.bare.add(fields[0] as string);
+        if (Array.isArray(child.fields) && child.fields.some((f) => isNode(f) && f.A_Star !== undefined))
+          found.stars.add(fields.at(-1) ?? '');
+      }
       if (key === 'RangeVar' && typeof child.relname === 'string') {
+        const alias = isNode(child.alias) ? child.alias : undefined;
+        found.ranges.push({
+          relation: child.relname,
+          ...(typeof alias?.aliasname === 'string' ? { alias: alias.aliasname } : {}),
+          renamesColumns: Array.isArray(alias?.colnames) && alias.colnames.length > 0,
+        });
         found.relations.push(child.relname);
         found.qualified.add(qualifiedName(child));
       }
@@ -433,6 +458,10 @@ export function parsePostgres(sql: string): Parsed {
   const stmts = isNode(tree) && Array.isArray(tree.stmts) ? tree.stmts : [];
   const found: Found = {
     calls: [],
+    columns: new Set(),
+    bare: new Set(),
+    stars: new Set(),
+    ranges: [],
     relations: [],
     qualified: new Set(),
     settings: [],
@@ -458,6 +487,9 @@ export function parsePostgres(sql: string): Parsed {
     ok: true,
     statements,
     ...found,
+    columns: [...found.columns],
+    bare: [...found.bare],
+    stars: [...found.stars],
     qualified: [...found.qualified],
     written: [...found.written],
     operators: [...found.operators],

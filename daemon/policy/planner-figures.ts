@@ -38,3 +38,47 @@ export function plannerFiguresRule(tokens: readonly Token[]): Objection | undefi
   }
   return undefined;
 }
+
+/** pg_class's columns that hold the planner's figures of a relation, counted over every row: ANALYZE's and VACUUM's counts. */
+export const PG_CLASS_FIGURES: readonly string[] = ['reltuples', 'relpages', 'relallvisible'];
+
+export const CATALOG_FIGURES_HINT =
+  'Name the columns of pg_class you need other than reltuples, relpages and relallvisible; count the rows you can see with SELECT count(*).';
+
+/** The refusal for reading pg_class's figures through `what` on a connection that separates rows. */
+export function catalogFiguresObjection(what: string): Objection {
+  return objection(
+    'planner-figures',
+    `Refused: ${what} reads pg_class's row figures (reltuples, relpages, relallvisible), and on this connection they count the rows that context values hide from you: the figure of one partition, or of an index over some rows, is one caller's row count.`,
+    CATALOG_FIGURES_HINT,
+  );
+}
+
+/** What the PostgreSQL parser found of one statement that bears on pg_class's figures. */
+export interface ColumnReads {
+  readonly columns: readonly string[];
+  readonly bare: readonly string[];
+  readonly attributes?: readonly string[];
+  readonly stars: readonly string[];
+  readonly ranges: readonly { readonly relation: string; readonly alias?: string; readonly renamesColumns: boolean }[];
+}
+
+/**
+ * Where rows are separated on PostgreSQL: a statement that reads pg_class's figures (PG_CLASS_FIGURES),
+ * as PostgreSQL's parser reads it: a figure named as a column or a field (`c.reltuples`,
+ * `(c).reltuples`, anywhere: only refuses more), or pg_class read whole where it is in FROM (a star,
+ * `c` as a row value, `row_to_json(c)`), or with its columns renamed (`pg_class AS c(a, b, ...)`).
+ * Reading pg_class's names, kinds and owners still answers.
+ */
+export function catalogFiguresRule(found: ColumnReads): Objection | undefined {
+  const named = [...found.columns, ...(found.attributes ?? [])].find((c) => PG_CLASS_FIGURES.includes(c));
+  if (named) return catalogFiguresObjection(named);
+  const classes = found.ranges.filter((r) => r.relation === 'pg_class');
+  if (classes.length === 0) return undefined;
+  if (classes.some((r) => r.renamesColumns)) return catalogFiguresObjection('pg_class with its columns renamed');
+  const names = new Set(classes.map((r) => r.alias ?? r.relation));
+  if (found.stars.some((q) => q === '' || names.has(q))) return catalogFiguresObjection('a * over pg_class');
+  const whole = found.bare.find((c) => names.has(c));
+  if (whole) return catalogFiguresObjection(`pg_class's whole row (${whole})`);
+  return undefined;
+}

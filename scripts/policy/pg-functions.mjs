@@ -419,7 +419,9 @@ const SECRET_RELATIONS = {
  * (which pages a statement loaded), F.24 pageinspect (raw tuples), F.33 pgstattuple, F.29
  * pg_visibility and F.27 pg_freespacemap (per page figures), F.31 pgrowlocks (locks on rows, and who
  * holds them), F.2 amcheck (every tuple and index entry, whatever the policy), F.35 pg_walinspect
- * (the WAL: what every session wrote). Not here: relation sizes (pg_relation_size, pg_table_size,
+ * (the WAL: what every session wrote). Counters of every session's work are in the same class:
+ * 9.17 pg_sequence_last_value behind pg_sequences (a sequence's last value moves with every
+ * caller's inserts; the sequence read as a relation is refused by the resolve step). Not here: relation sizes (pg_relation_size, pg_table_size,
  * ...): a read does not change them, and they are one figure of the whole table, as the row
  * estimates list_tables shows.
  */
@@ -433,6 +435,7 @@ const EXECUTOR_STATISTICS = {
     'pg_isolation_test_session_is_blocked',
     'pg_get_multixact_members',
     'pg_prepared_xact',
+    'pg_sequence_last_value',
   ],
   extensions: [
     'pg_stat_statements',

@@ -5,6 +5,10 @@
  * `GRANT SELECT ON ALL TABLES IN SCHEMA` grants the children too. A child read directly (by name,
  * through a view, at any depth) that does not itself enforce row security on the caller is refused;
  * the parent still answers with the caller's rows, and a child with row security of its own answers.
+ * The figures kept per part count the hidden rows too: pg_class's reltuples, relpages and
+ * relallvisible of a partition (one customer's row count, readable with no grant on it) and a
+ * sequence's last value (every caller's inserts) are refused in each form; pg_class's names, and
+ * list_tables (without row estimates), still answer.
  */
 import { randomBytes } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -53,6 +57,16 @@ const OWNED = [
     `CREATE POLICY by_customer ON ${t} USING (${POLICY})`,
   ]),
   'CREATE VIEW invoices_c2_view WITH (security_invoker = true) AS SELECT customer_id, item FROM invoices_c2',
+  // A column of a type made since initdb: every statement on the table takes the resolve step's full walk.
+  'CREATE DOMAIN label AS text',
+  'CREATE TABLE tickets (id serial, customer_id int NOT NULL, item label NOT NULL)',
+  "INSERT INTO tickets (customer_id, item) SELECT 2, 'ticket-2' FROM generate_series(1, 40)",
+  'ALTER TABLE tickets ENABLE ROW LEVEL SECURITY',
+  `CREATE POLICY by_customer ON tickets USING (${POLICY})`,
+  'ANALYZE',
+  'CREATE VIEW part_sizes WITH (security_invoker = true) AS SELECT relname, reltuples FROM pg_class',
+  'CREATE VIEW part_names WITH (security_invoker = true) AS SELECT relname, relkind FROM pg_class',
+  'CREATE VIEW ticket_counter WITH (security_invoker = true) AS SELECT last_value FROM tickets_id_seq',
 ];
 
 describe.skipIf(!available)('partitions and inheritance children of a table under row security on PostgreSQL', () => {
@@ -60,6 +74,7 @@ describe.skipIf(!available)('partitions and inheritance children of a table unde
   let scratch: ScratchPgDatabase | undefined;
   let scoped: ShimHandle;
   let plain: ShimHandle;
+  let writable: ShimHandle;
 
   const itemsOf = (result: CallToolResult) => {
     expect(result.isError, textOf(result)).toBeFalsy();
@@ -81,19 +96,25 @@ describe.skipIf(!available)('partitions and inheritance children of a table unde
       ...OWNED,
       // The usual grant of a read role, which takes in every partition and child.
       `GRANT SELECT ON ALL TABLES IN SCHEMA public TO ${AGENT}`,
+      `GRANT SELECT ON ALL SEQUENCES IN SCHEMA public TO ${AGENT}`,
+      `GRANT INSERT ON tickets TO ${AGENT}`,
+      `GRANT USAGE ON tickets_id_seq TO ${AGENT}`,
       'RESET ROLE',
     ]);
     const u = new URL(scratch.url);
     const url = `postgres://${AGENT}@${u.host}${u.pathname}`;
     await home.ok(['add', '--no-test', 'shop', url, '--password-stdin', '--context', 'customer_id'], { input: PASSWORD });
     await home.ok(['add', '--no-test', 'plain', url, '--password-stdin'], { input: PASSWORD });
+    await home.ok(['add', '--no-test', 'shopw', url, '--password-stdin', '--allow-write', '--context', 'customer_id'], { input: PASSWORD });
     scoped = await startShim({ ...home.env, MCP_CONTEXT_CUSTOMER_ID: '1' }, ['--connection', 'shop']);
     plain = await startShim(home.env, ['--connection', 'plain']);
+    writable = await startShim({ ...home.env, MCP_CONTEXT_CUSTOMER_ID: '1' }, ['--connection', 'shopw']);
   });
 
   afterAll(async () => {
     await scoped?.close();
     await plain?.close();
+    await writable?.close();
     await home.dispose();
     await scratch?.drop();
     const admin = new pg.Client({ connectionString: PG_URL });
@@ -140,7 +161,73 @@ describe.skipIf(!available)('partitions and inheritance children of a table unde
     expect(itemsOf(await scoped.call('run_query', { sql: 'SELECT * FROM bills_c1' }))).toEqual(['bill-1']);
   });
 
+  it.each([
+    ["SELECT relname, reltuples FROM pg_class WHERE relname LIKE 'invoices%'", /reltuples/],
+    ['SELECT c.relpages FROM pg_class c', /relpages/],
+    ['SELECT (c).relallvisible FROM pg_class c', /relallvisible/],
+    ["SELECT * FROM pg_class WHERE relname = 'invoices_c2'", /\* over pg_class/],
+    ['SELECT row_to_json(c) FROM pg_class c', /whole row/],
+    ['SELECT k FROM pg_catalog.pg_class AS c(a, b, c, d, e, f, g, h, i, j, k)', /renamed/],
+    ['SELECT x FROM (SELECT reltuples AS x FROM pg_class) s', /reltuples/],
+    ['SELECT * FROM part_sizes', /part_sizes/],
+  ])('refuses the row figures of pg_class: %s', async (sql, message) => {
+    const result = await scoped.call('run_query', { sql });
+    expect(result.isError, textOf(result)).toBe(true);
+    expect(textOf(result)).toMatch(message);
+    expect(textOf(result)).toContain('(rule: planner-figures)');
+  });
+
+  it.each([
+    ['SELECT last_value FROM tickets_id_seq', /tickets_id_seq is a sequence/],
+    ['SELECT * FROM public.tickets_id_seq', /tickets_id_seq is a sequence/],
+    ['SELECT last_value FROM pg_sequences', /pg_sequences/i],
+    ["SELECT pg_sequence_last_value('tickets_id_seq')", /pg_sequence_last_value/],
+    ["SELECT pg_catalog.pg_sequence_last_value('tickets_id_seq'::regclass)", /pg_sequence_last_value/],
+    ['SELECT * FROM ticket_counter', /ticket_counter reads tickets_id_seq/],
+  ])("refuses a sequence's last value: %s", async (sql, message) => {
+    const result = await scoped.call('run_query', { sql });
+    expect(result.isError, textOf(result)).toBe(true);
+    expect(textOf(result)).toMatch(message);
+    expect(textOf(result)).toContain('(rule: executor-statistics)');
+    expect(textOf(result)).not.toMatch(/\b40\b/);
+  });
+
+  it('writes a table whose default takes the next value of a sequence, on a writable connection', async () => {
+    const written = await writable.call('run_query', { sql: "INSERT INTO tickets (customer_id, item) VALUES (1, 'ticket-1')" });
+    expect(written.isError, textOf(written)).toBeFalsy();
+    const read = await writable.call('run_query', { sql: 'SELECT last_value FROM tickets_id_seq' });
+    expect(read.isError, textOf(read)).toBe(true);
+    expect(textOf(read)).toContain('(rule: executor-statistics)');
+  });
+
+  it("answers pg_class's names and list_tables, without row estimates", async () => {
+    const names = await scoped.call('run_query', {
+      sql: "SELECT c.relname, c.relkind FROM pg_class c WHERE c.relname LIKE 'invoices%' ORDER BY 1",
+    });
+    expect((names.structuredContent as { rows: { relname: string }[] }).rows.map((r) => r.relname)).toEqual([
+      'invoices',
+      'invoices_c1',
+      'invoices_c2',
+      'invoices_c2_view',
+    ]);
+    expect(itemsOf(await scoped.call('run_query', { sql: "SELECT relname AS item FROM part_names WHERE relname = 'tickets'" }))).toEqual([
+      'tickets',
+    ]);
+    const listed = await scoped.call('list_tables', { schema: 'public' });
+    expect(listed.isError, textOf(listed)).toBeFalsy();
+    const tables = (listed.structuredContent as { tables: { name: string; rowEstimate: number | null }[] }).tables;
+    expect(tables.map((t) => t.name)).toContain('tickets');
+    expect(tables.every((t) => t.rowEstimate === null)).toBe(true);
+  });
+
   it('keeps the children where no context names are declared (the grant is the person’s to make)', async () => {
     expect(itemsOf(await plain.call('run_query', { sql: 'SELECT * FROM invoices_c2' }))).toEqual(['inv-2-a', 'inv-2-b']);
+    const figures = await plain.call('run_query', { sql: "SELECT reltuples FROM pg_class WHERE relname = 'tickets'" });
+    expect(figures.isError, textOf(figures)).toBeFalsy();
+    const counter = await plain.call('run_query', { sql: 'SELECT last_value FROM tickets_id_seq' });
+    expect(counter.isError, textOf(counter)).toBeFalsy();
+    const listed = await plain.call('list_tables', { schema: 'public' });
+    const tables = (listed.structuredContent as { tables: { name: string; rowEstimate: number | null }[] }).tables;
+    expect(tables.find((t) => t.name === 'tickets')?.rowEstimate).toBe(40);
   });
 });

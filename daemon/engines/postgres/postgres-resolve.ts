@@ -22,6 +22,7 @@ import {
   writeFires,
   writtenValue,
 } from './postgres-reach.js';
+import { rowFiguresFinding, rowFiguresRefusal } from './postgres-row-figures.js';
 import { settledRelation } from './postgres-settled.js';
 import { contextFunctionBody } from './postgres-signed-context.js';
 
@@ -121,7 +122,8 @@ const LEAF_ROOT = `(c.relhasrules OR c.relkind OPERATOR(pg_catalog.=) 'f' OR c.r
  * initdb that has rewrite rules (a view, a materialised view, a table with rules: relhasrules,
  * which the server itself reads before it looks for any, and sets with the first), is a foreign
  * table, has children, is hanactl's key table or has a column of a type created since (where
- * rows are separated, also one that is a partition or inheritance child: owner-rights; with
+ * rows are separated, also one that is a partition or inheritance child, owner-rights, or a
+ * sequence, postgres-row-figures.ts; with
  * `intoViews`, one that is not settled: postgres-settled.ts, where a view over plain tables and
  * built-ins only is); a written relation created since whose triggers, defaults, constraints or
  * indexes use a function, operator or type created since, or whose foreign keys' actions write to
@@ -145,7 +147,7 @@ function routeConditions(references: StatementReferences, values: string[], into
     out.push(`EXISTS (SELECT FROM pg_catalog.pg_class c
    WHERE c.oid OPERATOR(pg_catalog.=) ANY (ARRAY(SELECT pg_catalog.to_regclass(n.name) FROM pg_catalog.unnest(${bind(references.relations)}::pg_catalog.text[]) AS n(name)))
      AND c.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
-     AND ${intoViews ? `NOT ${settledRelation('c', references.separated === true)}` : references.separated ? `(${LEAF_ROOT} OR ${childRelation('c')})` : LEAF_ROOT})`);
+     AND ${intoViews ? `NOT ${settledRelation('c', references.separated === true)}` : references.separated ? `(${LEAF_ROOT} OR c.relkind OPERATOR(pg_catalog.=) 'S' OR ${childRelation('c')})` : LEAF_ROOT})`);
   }
   if ((references.written?.length ?? 0) > 0) {
     out.push(`EXISTS (SELECT FROM pg_catalog.pg_class c
@@ -206,11 +208,11 @@ SELECT CASE WHEN what IS NULL THEN 0 ELSE CAST(pg_catalog.concat('${RESOLVE_MARK
  * foreign tables it cannot judge, refused built-ins and functions whose code it cannot judge
  * before they run (runtimeCodeFinding); where rows are separated also the executor's statistics
  * and relations that read a table under row security with their owner's rights
- * (postgres-owner-rights.ts).
+ * (postgres-owner-rights.ts), sequences and views over pg_class's figures (postgres-row-figures.ts).
  */
 function findings(references: StatementReferences): string {
   return references.separated
-    ? `COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${refusedBuiltinFinding()}, ${runtimeCodeFinding()}, ${configFinding()}, ${statisticsFinding()}, ${ownerRightsFinding()})`
+    ? `COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${refusedBuiltinFinding()}, ${runtimeCodeFinding()}, ${configFinding()}, ${statisticsFinding()}, ${ownerRightsFinding()}, ${rowFiguresFinding()})`
     : `COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${refusedBuiltinFinding()}, ${runtimeCodeFinding()}, ${configFinding()})`;
 }
 
@@ -255,6 +257,10 @@ export function resolveRefusal(message: string): HanactlError | undefined {
   }
   if (kind === 'O') {
     const refusal = ownerRightsRefusal(what);
+    if (refusal) return refusal;
+  }
+  if (kind === 'N') {
+    const refusal = rowFiguresRefusal(what);
     if (refusal) return refusal;
   }
   if (kind === 'S') {

@@ -2,6 +2,7 @@ import { PG_EXECUTOR_STATISTICS, PG_EXECUTOR_STATISTICS_VIEWS } from '../../poli
 import { PG_HANACTL_SECRET_RELATIONS, PG_REFUSED_RELATION_NAMES } from '../../policy/pg-functions.js';
 import { childRelation, ownerRightsCandidate } from './postgres-owner-rights.js';
 import { FIRST_NORMAL_OID, personIndexClass, personPolicy, REFUSED_BUILTINS } from './postgres-reach.js';
+import { readsClassFigures } from './postgres-row-figures.js';
 
 /**
  * When a relation the statement names needs no walk (postgres-reach.ts) at all: the first check's
@@ -20,7 +21,8 @@ import { FIRST_NORMAL_OID, personIndexClass, personPolicy, REFUSED_BUILTINS } fr
  * pg_depend records nothing on what initdb pins) is not settled, nor, where rows are separated,
  * one that calls a statistics function, or one that may read a table under row security with other
  * rights than the caller's (ownerRightsCandidate: a materialized view, or a view that is not
- * security_invoker, over such a table), nor one that names or reads a partition or inheritance child.
+ * security_invoker, over such a table), nor one that names or reads a partition or inheritance child,
+ * a sequence, or pg_class's figure columns (postgres-row-figures.ts).
  *
  * Anything else (a view over a view, a function, operator or type created since, a relation with
  * children, a foreign table) is left to the walk. A route the walk gains from a relation must be
@@ -41,10 +43,10 @@ const STATISTICS_FUNCTIONS = quoted(PG_EXECUTOR_STATISTICS);
 
 /**
  * True for a relation (pg_class `a`) the walk reaches and stops at: no rules, not foreign, no children, no index of an operator class made since initdb (personIndexClass), no column of a type created since initdb;
- * with `separated`, not a partition or inheritance child (owner-rights).
+ * with `separated`, not a partition or inheritance child (owner-rights) nor a sequence (postgres-row-figures.ts).
  */
 function leafRelation(a: string, separated: boolean): string {
-  return `NOT ${a}.relhasrules${separated ? ` AND NOT ${childRelation(a)}` : ''} AND ${a}.relkind OPERATOR(pg_catalog.<>) 'f' AND NOT ${a}.relhassubclass
+  return `NOT ${a}.relhasrules${separated ? ` AND ${a}.relkind OPERATOR(pg_catalog.<>) 'S' AND NOT ${childRelation(a)}` : ''} AND ${a}.relkind OPERATOR(pg_catalog.<>) 'f' AND NOT ${a}.relhassubclass
         AND NOT (${a}.relhasindex AND ${personIndexClass(`${a}.oid`)})
         AND NOT (${a}.relrowsecurity AND ${personPolicy(`${a}.oid`)})
         AND NOT EXISTS (SELECT FROM pg_catalog.pg_attribute t WHERE t.attrelid OPERATOR(pg_catalog.=) ${a}.oid
@@ -57,17 +59,22 @@ function plainRelation(oid: string, separated: boolean): string {
              AND (x.oid OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID} OR (${leafRelation('x', separated)})))`;
 }
 
+/** Where rows are separated: a rule that reads pg_class's figure columns (postgres-row-figures.ts). */
+const FIGURES = `
+        OR ${readsClassFigures('w')}`;
+
 /**
  * True when the view `a` uses, in each of its rules, only plain relations (plainRelation; from
  * pg_depend and from the stored tree's `:relid`, as the walk takes them) and only functions,
- * operators and types initdb made; no built-in the policy refuses by OID, nor with `separated` a statistics function.
+ * operators and types initdb made; no built-in the policy refuses by OID, nor with `separated` a statistics function
+ * or pg_class's figures.
  */
 function viewReadsPlainly(a: string, separated: boolean): string {
   const names = separated ? `${REFUSED_BUILTINS}, ${STATISTICS_FUNCTIONS}` : REFUSED_BUILTINS;
   const statistics = `
         OR EXISTS (SELECT FROM pg_catalog.regexp_matches(w.ev_action::pg_catalog.text, ':(?:funcid|opfuncid|aggfnoid|winfnoid) (\\d+)', 'g') AS m
                     JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) m[1]::pg_catalog.oid
-                   WHERE p.proname IN (${names}))`;
+                   WHERE p.proname IN (${names}))${separated ? FIGURES : ''}`;
   return `${a}.relkind IN ('v', 'm') AND NOT EXISTS (SELECT FROM pg_catalog.pg_rewrite w WHERE w.ev_class OPERATOR(pg_catalog.=) ${a}.oid AND (
         EXISTS (SELECT FROM pg_catalog.pg_depend d
                  WHERE d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_rewrite'::pg_catalog.regclass AND d.objid OPERATOR(pg_catalog.=) w.oid
@@ -88,7 +95,7 @@ function viewReadsPlainly(a: string, separated: boolean): string {
  */
 export function settledRelation(a: string, separated: boolean): string {
   return `(${a}.oid OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID}
-     OR (${unjudged(`${a}.relname`)} AND ${a}.relkind OPERATOR(pg_catalog.<>) 'f' AND NOT ${a}.relhassubclass${separated ? ` AND NOT ${childRelation(a)}` : ''}
+     OR (${unjudged(`${a}.relname`)} AND ${a}.relkind OPERATOR(pg_catalog.<>) 'f' AND NOT ${a}.relhassubclass${separated ? ` AND ${a}.relkind OPERATOR(pg_catalog.<>) 'S' AND NOT ${childRelation(a)}` : ''}
          AND NOT (${a}.relhasindex AND ${personIndexClass(`${a}.oid`)})
          AND NOT (${a}.relrowsecurity AND ${personPolicy(`${a}.oid`)})
          AND NOT EXISTS (SELECT FROM pg_catalog.pg_attribute t WHERE t.attrelid OPERATOR(pg_catalog.=) ${a}.oid

@@ -77,3 +77,33 @@ describe("PostgreSQL's parser, the second check, on its own", () => {
     },
   );
 });
+
+describe("pg_class's row figures where rows are separated", () => {
+  test.each([
+    'SELECT relname, reltuples FROM pg_class',
+    'SELECT c.relpages FROM pg_catalog.pg_class c',
+    'SELECT "relallvisible" FROM pg_class',
+    'SELECT (c).reltuples FROM pg_class c',
+    'SELECT * FROM pg_class',
+    'SELECT c.* FROM pg_class c',
+    'TABLE pg_class',
+    'SELECT to_jsonb(c) FROM pg_class c',
+    'SELECT pg_class FROM pg_class',
+    'SELECT k FROM pg_class AS c(a, b, c, d, e, f, g, h, i, j, k)',
+    "SELECT query_to_xml('SELECT reltuples FROM pg_class', true, false, '')",
+  ])('%s is refused', (sql) => {
+    const verdict = checkStatement(sql, on('postgres'));
+    expect(verdict, sql).toMatchObject({ ok: false });
+    if (!sql.includes('query_to_xml')) expect(verdict).toMatchObject({ rule: 'planner-figures' });
+    expect(checkStatement(sql, { dialect: 'postgres', allowWrite: false })).toMatchObject({ ok: true });
+  });
+
+  test.each([
+    'SELECT relname, relkind FROM pg_class',
+    "SELECT c.relname, c.relnamespace::regnamespace FROM pg_class c WHERE c.relkind = 'r'",
+    'SELECT count(*) FROM pg_class',
+    "SELECT o.* FROM orders o JOIN pg_class c ON c.relname = 'orders'",
+  ])('%s still runs', (sql) => {
+    expect(checkStatement(sql, on('postgres'))).toMatchObject({ ok: true });
+  });
+});
