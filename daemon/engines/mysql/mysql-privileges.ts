@@ -6,6 +6,12 @@ import type { PrivilegeProbe } from '../privilege-probe.js';
  */
 const DEFINER_ROUTINES = `information_schema.ROUTINES r WHERE r.SECURITY_TYPE = 'DEFINER' AND r.ROUTINE_SCHEMA NOT IN ('sys', 'mysql')`;
 
+/** The SQL SECURITY INVOKER routines the login may call, but the server's own. */
+const INVOKER_ROUTINES = `information_schema.ROUTINES r WHERE r.SECURITY_TYPE = 'INVOKER' AND r.ROUTINE_SCHEMA NOT IN ('sys', 'mysql')`;
+
+/** How a login gets to read routine bodies, so that hanactl can judge them. */
+const READ_BODIES = 'GRANT SELECT ON mysql.proc, or SHOW CREATE ROUTINE on MariaDB 11.3+, SHOW_ROUTINE on MySQL 8.0.20+, lets it read them';
+
 /** Privileges with which a routine's owner stops other sessions, changes server settings or reaches the host's files. */
 const POWERFUL = [
   'SUPER',
@@ -38,6 +44,7 @@ export const MYSQL_PRIVILEGE_PROBE: PrivilegeProbe = {
           (SELECT COUNT(*) FROM information_schema.USER_PRIVILEGES WHERE GRANTEE = u.g AND PRIVILEGE_TYPE IN ('SUPER', 'SYSTEM_VARIABLES_ADMIN')) AS sets_globals,
           (SELECT COUNT(*) FROM ${DEFINER_ROUTINES}) AS definer_routines,
           (SELECT COUNT(*) FROM ${DEFINER_ROUTINES} AND r.ROUTINE_DEFINITION IS NULL) AS hidden_definer_routines,
+          (SELECT COUNT(*) FROM ${INVOKER_ROUTINES} AND r.ROUTINE_DEFINITION IS NULL) AS hidden_invoker_routines,
           (SELECT COUNT(*) FROM ${DEFINER_ROUTINES} AND EXISTS (SELECT 1 FROM information_schema.USER_PRIVILEGES p
              WHERE p.GRANTEE = CONCAT('''', SUBSTRING_INDEX(r.DEFINER, '@', 1), '''@''', SUBSTRING_INDEX(r.DEFINER, '@', -1), '''')
                AND p.PRIVILEGE_TYPE IN (${POWERFUL}))) AS powerful_definer_routines
@@ -60,12 +67,15 @@ export const MYSQL_PRIVILEGE_PROBE: PrivilegeProbe = {
         powerful > 0
           ? `, ${powerful} of them owned by a login that may stop other sessions, change server settings or reach the host's files`
           : '';
-      const unread =
-        hidden > 0
-          ? ` It may not read the body of ${hidden} of them, and hanactl refuses those (GRANT SELECT ON mysql.proc, or SHOW CREATE ROUTINE on MariaDB 11.3+, SHOW_ROUTINE on MySQL 8.0.20+, lets it read them).`
-          : '';
+      const unread = hidden > 0 ? ` It may not read the body of ${hidden} of them, and hanactl refuses those (${READ_BODIES}).` : '';
       advice.push(
         `${user} may call ${definers} SQL SECURITY DEFINER routine${definers === 1 ? '' : 's'}${owners}: they run with their owner's rights, and a read-only transaction does not stop KILL, SET GLOBAL or INTO OUTFILE in them. hanactl judges each body before a read runs it.${unread}`,
+      );
+    }
+    const hiddenInvokers = Number(row.hidden_invoker_routines);
+    if (hiddenInvokers > 0) {
+      advice.push(
+        `${user} may call ${hiddenInvokers} SQL SECURITY INVOKER routine${hiddenInvokers === 1 ? '' : 's'} whose body it may not read: what ${hiddenInvokers === 1 ? 'it calls' : 'they call'} cannot be judged, so hanactl refuses ${hiddenInvokers === 1 ? 'it' : 'them'} on read-only connections and where rows are separated (${READ_BODIES}).`,
       );
     }
     return advice;
