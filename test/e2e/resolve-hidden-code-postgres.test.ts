@@ -63,6 +63,26 @@ function objects(): string[] {
     'CREATE FUNCTION public.orders_unchecked() RETURNS bigint LANGUAGE plpgsql SET row_security = off AS $$ BEGIN RETURN (SELECT count(*) FROM public.orders); END $$',
     "CREATE FUNCTION public.order_count() RETURNS bigint LANGUAGE sql STABLE SET search_path = public, pg_catalog SET work_mem = '8MB' AS $$ SELECT count(*) FROM orders $$",
     'CREATE VIEW public.all_counts WITH (security_invoker = true) AS SELECT public.order_count_all() AS n',
+    // Operators and domains a text body uses: symbols and casts, not words of a relation or function.
+    `CREATE FUNCTION public.log_op(a text, b text) RETURNS text LANGUAGE sql
+       AS $$ SELECT dblink_exec('${loopback()}', 'INSERT INTO audit_log(what) VALUES (' || quote_literal(a || '/' || b) || ')') $$`,
+    'CREATE OPERATOR public.==> (leftarg = text, rightarg = text, function = public.log_op)',
+    "CREATE FUNCTION public.report_op() RETURNS text LANGUAGE sql AS $$ SELECT 'via-sql-body' ==> 'op' $$",
+    "CREATE FUNCTION public.report_op_pl() RETURNS text LANGUAGE plpgsql AS $$ BEGIN RETURN 'via-plpgsql-body' OPERATOR(public.==>) 'op'; END $$",
+    `CREATE FUNCTION public.log_check(t text) RETURNS boolean LANGUAGE sql
+       AS $$ SELECT dblink_exec('${loopback()}', 'INSERT INTO audit_log(what) VALUES (' || quote_literal('domain ' || t) || ')') IS NOT NULL $$`,
+    'CREATE DOMAIN public.audited_text AS text CHECK (public.log_check(VALUE))',
+    "CREATE FUNCTION public.f_dom() RETURNS text LANGUAGE sql AS $$ SELECT ('via-body'::audited_text)::text $$",
+    'CREATE TYPE public.tag AS (a text)',
+    "CREATE FUNCTION public.tag_to_text(t public.tag) RETURNS text LANGUAGE sql AS $$ SELECT public.log_op('cast', (t).a) $$",
+    'CREATE CAST (public.tag AS text) WITH FUNCTION public.tag_to_text(public.tag)',
+    "CREATE FUNCTION public.f_cast() RETURNS text LANGUAGE plpgsql AS $$ BEGIN RETURN CAST(ROW('via-cast')::tag AS text); END $$",
+    // Another customer's rows through an owner-rights view, reached by an operator in a body.
+    'CREATE VIEW public.order_overview AS SELECT customer_id, item FROM public.orders',
+    "CREATE FUNCTION public.notes_of(c int, n int) RETURNS text LANGUAGE sql STABLE AS $$ SELECT string_agg(item, ',') FROM public.order_overview WHERE customer_id = c $$",
+    'CREATE OPERATOR public.#> (leftarg = int, rightarg = int, function = public.notes_of)',
+    'CREATE FUNCTION public.customer_summary(c int) RETURNS text LANGUAGE sql STABLE AS $$ SELECT c #> 5 $$',
+    `GRANT SELECT ON public.order_overview TO ${ROLE}`,
     `GRANT SELECT ON public.tickets, public.tickets_v, public.notes2, public.locked, public.orders, public.all_counts TO ${ROLE}`,
     `GRANT SELECT, INSERT ON public.written TO ${ROLE}`,
     `GRANT EXECUTE ON FUNCTION public.audit_read_sd(int), public.audit_read(int) TO ${ROLE}`,
@@ -74,6 +94,7 @@ describe.skipIf(!available)('the resolve step follows code the server runs for a
   let scratch: ScratchPgDatabase | undefined;
   let plain: ShimHandle;
   let writer: ShimHandle;
+  let su: ShimHandle;
 
   const audited = async (): Promise<number> =>
     Number((await scratch?.db.query('SELECT count(*)::int AS n FROM public.audit_log'))?.rows[0]?.n);
@@ -88,11 +109,14 @@ describe.skipIf(!available)('the resolve step follows code the server runs for a
     });
     plain = await startShim({ ...home.env, MCP_CONTEXT_CUSTOMER_ID: '1' }, ['--connection', 'agent']);
     writer = await startShim({ ...home.env, MCP_CONTEXT_CUSTOMER_ID: '1' }, ['--connection', 'agentw']);
+    await home.ok(['add', '--no-test', '--no-password', 'su', scratch.url]);
+    su = await startShim(home.env, ['--connection', 'su']);
   });
 
   afterAll(async () => {
     await plain?.close();
     await writer?.close();
+    await su?.close();
     await home.dispose();
     await scratch?.drop();
     const admin = await scratchAdmin();
@@ -142,6 +166,26 @@ describe.skipIf(!available)('the resolve step follows code the server runs for a
     expect(result.isError, textOf(result)).toBe(true);
     expect(textOf(result)).toMatch(message);
     expect(textOf(result)).not.toMatch(/\b6\b rows?|"n": ?6/);
+  });
+
+  it.each([
+    ['SELECT report_op()', /Refused: report_op\(\) calls dblink_exec\(\)/],
+    ['SELECT report_op_pl()', /Refused: report_op_pl\(\) calls dblink_exec\(\)/],
+    ['SELECT f_dom()', /Refused: f_dom\(\) calls dblink_exec\(\)/],
+    ['SELECT f_cast()', /Refused: f_cast\(\) calls dblink_exec\(\)/],
+  ])('refuses %s, whose body reaches dblink_exec through an operator, a cast or a domain, and nothing is written', async (sql, message) => {
+    const before = await audited();
+    const result = await su.call('run_query', { sql });
+    expect(result.isError, textOf(result)).toBe(true);
+    expect(textOf(result)).toMatch(message);
+    expect(await audited()).toBe(before);
+  });
+
+  it("refuses an operator in a body that reads another customer's rows with the view owner's rights", async () => {
+    const result = await plain.call('run_query', { sql: 'SELECT customer_summary(2) AS s' });
+    expect(result.isError, textOf(result)).toBe(true);
+    expect(textOf(result)).toMatch(/Refused: .*order_overview/);
+    expect(textOf(result)).not.toMatch(/item-2/);
   });
 
   it('still answers a function that sets only its search_path and memory', async () => {

@@ -22,8 +22,9 @@ import type { Objection, StatementReferences } from '../../policy/types.js';
  * - a function, in any language: what pg_depend records for it (a BEGIN ATOMIC body's relations
  *   and functions, its argument and result types: a domain argument's CHECK runs on the call), and the relations its BEGIN ATOMIC body reads (`:relid`, as for rules); an
  *   aggregate's support functions (pg_aggregate); and, for a body written as
- *   SQL or PL/pgSQL text, each relation and function created since initdb whose name the text
- *   holds as a word (a text body is not parsed; SQL text it runs, EXECUTE or DO, is refused by
+ *   SQL or PL/pgSQL text, each relation, function and type created since initdb whose name the
+ *   text holds as a word, and what it may reach without a word (TEXT_BODY_UNNAMED: operators by
+ *   symbol, casts, domains) (a text body is not parsed; SQL text it runs, EXECUTE or DO, is refused by
  *   runtimeCodeFinding rather than followed); for a function in language `internal`, the built-in
  *   its body names;
  * - an operator: its function and its planner estimators (pg_operator);
@@ -109,6 +110,45 @@ const WRITE_WORDS = `'\\m(insert|update|delete|merge|truncate)\\M'`;
 /** The words of a function's text body, as written and lower-cased. */
 const BODY_WORDS = `ARRAY(SELECT x.w FROM pg_catalog.regexp_split_to_table(p.prosrc, '[^[:alnum:]_$]+') AS x(w)
         UNION SELECT pg_catalog.lower(x.w) FROM pg_catalog.regexp_split_to_table(p.prosrc, '[^[:alnum:]_$]+') AS x(w))`;
+
+/**
+ * The operators a keyword form calls without its symbol in the text: `IN`, `CASE x WHEN`,
+ * `NULLIF`, `IS DISTINCT FROM`, `BETWEEN`, `GREATEST`/`LEAST`, `LIKE`, `ILIKE`, `SIMILAR TO`.
+ */
+const KEYWORD_OPERATORS = `'{=,<>,<,>,<=,>=,~~,~~*,!~~,!~~*,~,!~}'::pg_catalog.name[]`;
+
+/**
+ * The built-in types a text can name other than by their type name (`integer` is int4, `double
+ * precision` float8, `character varying` varchar, `timestamp with time zone` timestamptz, ...), by
+ * the OIDs initdb fixes (pg_type.dat): an explicit cast to one is taken as named wherever it occurs.
+ */
+const ALIASED_TYPES = `(16, 20, 21, 23, 700, 701, 1042, 1043, 1083, 1114, 1184, 1266, 1560, 1562, 1700)`;
+
+/**
+ * What a SQL or PL/pgSQL text body (pg_proc p, not BEGIN ATOMIC, whose dependencies pg_depend
+ * records) may reach that its words cannot map, as (kind, oid): every operator made since initdb
+ * whose symbol occurs in the text (`'x' ==> 'y'`, `OPERATOR(s.==>)`) or that a keyword form calls
+ * unnamed (KEYWORD_OPERATORS); every cast made since initdb through a function that the server
+ * may pick unasked (implicit or assignment) or whose target type the text names (an explicit cast
+ * names its target: `::text`, `CAST(x AS text)`, `text(x)`; ALIASED_TYPES); each type made since initdb the text names as a
+ * word (a cast to a domain, a variable of it: its CHECK runs), and every domain whose name is not
+ * one word (`"audited text"`), which the words cannot match. A domain the body reaches unnamed
+ * comes through what it names: a relation's column types, a function's argument and result
+ * types, a composite type's fields. An over-approximation: a database holds few of each, and a
+ * text body is read only when the walk reaches it.
+ */
+const TEXT_BODY_UNNAMED = `SELECT 'o' COLLATE "C" AS kind, o.oid FROM pg_catalog.pg_operator o
+         WHERE o.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
+           AND (pg_catalog.strpos(p.prosrc, o.oprname::pg_catalog.text) OPERATOR(pg_catalog.>) 0
+                OR pg_catalog.array_position(${KEYWORD_OPERATORS}, o.oprname) IS NOT NULL)
+        UNION ALL SELECT 'p', k.castfunc FROM pg_catalog.pg_cast k JOIN pg_catalog.pg_type kt ON kt.oid OPERATOR(pg_catalog.=) k.casttarget
+         WHERE k.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND k.castfunc OPERATOR(pg_catalog.<>) 0
+           AND (k.castcontext OPERATOR(pg_catalog.<>) 'e' OR k.casttarget IN ${ALIASED_TYPES}
+                OR kt.typname OPERATOR(pg_catalog.=) ANY ((${BODY_WORDS})::pg_catalog.name[]))
+        UNION ALL SELECT 't', y.oid FROM pg_catalog.pg_type y
+         WHERE y.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
+           AND (y.typname OPERATOR(pg_catalog.=) ANY ((${BODY_WORDS})::pg_catalog.name[])
+                OR (y.typtype OPERATOR(pg_catalog.=) 'd' AND y.typname OPERATOR(pg_catalog.~) '[^[:alnum:]_$]'))`;
 
 /**
  * What a write to relation `rel` (an OID expression) fires, as pg_depend's dependent (classid,
@@ -334,6 +374,9 @@ export const REACH_CTE = `reach(root, kind, oid) AS (
         FROM pg_catalog.pg_proc p CROSS JOIN LATERAL (SELECT ${BODY_WORDS} AS words) AS b
         JOIN pg_catalog.pg_proc q ON q.proname OPERATOR(pg_catalog.=) ANY (b.words::pg_catalog.name[]) AND q.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
        WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.=) r.oid AND NOT p.prosecdef AND ${TEXT_LANGUAGE}
+      UNION ALL SELECT t.kind, t.oid FROM pg_catalog.pg_proc p CROSS JOIN LATERAL (${TEXT_BODY_UNNAMED}) AS t
+       WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.=) r.oid AND NOT p.prosecdef AND ${TEXT_LANGUAGE}
+         AND p.prosqlbody IS NULL
       UNION ALL SELECT 'p', f::pg_catalog.oid FROM pg_catalog.pg_operator o
        CROSS JOIN LATERAL pg_catalog.unnest(ARRAY[o.oprcode, o.oprrest, o.oprjoin]) AS f
        WHERE r.kind OPERATOR(pg_catalog.=) 'o' AND o.oid OPERATOR(pg_catalog.=) r.oid
