@@ -157,9 +157,17 @@ describe.skipIf(!myAvailable)('MariaDB: a statement that changes a context value
   it.each([
     ['an assignment beside a subquery', `SELECT @mcp_customer_id := '2' AS b, (SELECT GROUP_CONCAT(item) FROM ${view}) AS items`],
     ['a CTE', `WITH s AS (SELECT @mcp_customer_id := '2' AS v) SELECT o.* FROM s JOIN ${view} o ON s.v IS NOT NULL`],
-    ['a stored function', `SELECT ${setter}('2') AS b, (SELECT GROUP_CONCAT(item) FROM ${view}) AS items`],
   ])('refuses the result of %s that switches to customer 2', async (_how, sql) => {
     await expect(call(pool, sql, '1')).rejects.toMatchObject(refusal);
+    const next = await call(pool, `SELECT customer_id, item FROM ${view}`, '3');
+    expect(next.rows.map((r) => r.customer_id)).toEqual([3, 3, 3, 3, 3]);
+  });
+
+  // A stored function that assigns @mcp_* is judged before it runs, so it never reaches the read-back.
+  it('refuses a stored function that switches to customer 2 before it runs', async () => {
+    await expect(call(pool, `SELECT ${setter}('2') AS b, (SELECT GROUP_CONCAT(item) FROM ${view}) AS items`, '1')).rejects.toMatchObject({
+      code: 'STATEMENT_REFUSED',
+    });
     const next = await call(pool, `SELECT customer_id, item FROM ${view}`, '3');
     expect(next.rows.map((r) => r.customer_id)).toEqual([3, 3, 3, 3, 3]);
   });

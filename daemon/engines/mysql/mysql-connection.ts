@@ -16,6 +16,7 @@ import {
   definitionsQuery,
   hiddenBodyRefusal,
   judgeDefinition,
+  MAX_CANDIDATES,
   MAX_REACH_DEPTH,
   MAX_REACHED,
   probablyNative,
@@ -334,7 +335,9 @@ export class MysqlConnection implements DriverConnection {
     const seen = new Set<string>();
     const key = (kind: string, schema: string, name: string): string => `${kind}\u0000${schema.toLowerCase()}\u0000${name.toLowerCase()}`;
     for (let depth = 0; pending.length > 0; depth++) {
-      if (depth >= MAX_REACH_DEPTH || pending.length > MAX_REACHED) return tooFarRefusal();
+      // The statement's own names are candidates the server confirms or not (a wide select list
+      // names thousands of columns); what they reach is bounded by MAX_REACHED.
+      if (depth >= MAX_REACH_DEPTH || pending.length > (depth === 0 ? MAX_CANDIDATES : MAX_REACHED)) return tooFarRefusal();
       const query = definitionsQuery(pending);
       const outcome = await this.#statement(query.sql, query.values, { maxRows: MAX_REACHED + 1 }, watch);
       if (!outcome.ok) return outcome.error;

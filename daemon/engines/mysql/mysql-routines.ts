@@ -37,6 +37,9 @@ export const MAX_REACH_DEPTH = 8;
 /** How many routines and views one call may reach; past it the statement is refused. */
 export const MAX_REACHED = 200;
 
+/** How many of a statement's own names are looked up at most (each may be a view or a stored function). */
+export const MAX_CANDIDATES = 4096;
+
 /**
  * Words that a `(` may follow without ever calling a stored function (checked on 10.11: `SELECT
  * w(1)` is a syntax error, or the native meaning, for each).
