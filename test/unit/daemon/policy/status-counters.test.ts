@@ -1,0 +1,59 @@
+import { describe, expect, test } from 'vitest';
+import { checkStatement } from '../../../../daemon/policy/index.js';
+import type { PolicyOptions } from '../../../../daemon/policy/types.js';
+
+const plain: PolicyOptions = { dialect: 'mysql', allowWrite: false };
+const separated: PolicyOptions = { dialect: 'mysql', allowWrite: false, rowSeparation: true };
+
+/**
+ * The MySQL/MariaDB counter tables refused wherever their name appears on a connection that
+ * separates rows, written out here as a fixed list: the rule may take its names from anywhere,
+ * but none of these may stop being refused. Reading them counts the rows a view's filter removes.
+ */
+const COUNTER_TABLES = (
+  'session_status global_status client_statistics user_statistics index_statistics table_statistics ' +
+  'innodb_metrics innodb_buffer_page innodb_buffer_page_lru innodb_buffer_pool_stats innodb_cmp innodb_cmp_reset ' +
+  'innodb_cmpmem innodb_cmpmem_reset innodb_cmp_per_index innodb_cmp_per_index_reset key_caches optimizer_trace ' +
+  'thread_pool_groups thread_pool_queues thread_pool_stats thread_pool_waits query_response_time'
+).split(' ');
+
+/** The MariaDB SHOW forms that print the same counters. */
+const SHOW_COUNTERS = (
+  'SHOW STATUS|SHOW GLOBAL STATUS|SHOW SESSION STATUS|SHOW LOCAL STATUS|SHOW CLIENT_STATISTICS|SHOW USER_STATISTICS|' +
+  'SHOW INDEX_STATISTICS|SHOW TABLE_STATISTICS|SHOW QUERY_RESPONSE_TIME|SHOW WSREP_STATUS'
+).split('|');
+
+/** Every place a name can stand: a column, a user table, any schema, any quoting or case. */
+const forms = (name: string): string[] => [
+  `SELECT ${name} FROM orders`,
+  `SELECT * FROM ${name}`,
+  `SELECT * FROM \`${name.toUpperCase()}\``,
+  `SELECT * FROM shop.${name}`,
+  `SELECT * FROM information_schema.${name.toUpperCase()}`,
+  `SELECT * FROM \`information_schema\`.\`${name}\``,
+  `SELECT count(*) FROM orders WHERE id IN (SELECT ${name.toUpperCase()} FROM t)`,
+];
+
+describe('MySQL/MariaDB counter tables where rows are separated', () => {
+  test.each(COUNTER_TABLES)('%s is refused wherever its name appears', (name) => {
+    for (const sql of forms(name)) {
+      const verdict = checkStatement(sql, { ...separated, database: 'shop' });
+      expect(verdict.ok, sql).toBe(false);
+      // Qualified by information_schema, a table read resets is refused on every connection first.
+      if (!verdict.ok && !sql.includes('information_schema')) expect(verdict.rule, sql).toBe('executor-statistics');
+    }
+  });
+
+  test.each(SHOW_COUNTERS)('%s is refused', (sql) => {
+    expect(checkStatement(sql, separated)).toMatchObject({ ok: false, rule: 'executor-statistics' });
+  });
+
+  test.each(COUNTER_TABLES)('%s as a plain name still runs where rows are not separated', (name) => {
+    for (const sql of [`SELECT ${name} FROM orders`, `SELECT * FROM shop.\`${name}\``])
+      expect(checkStatement(sql, { ...plain, database: 'shop' }).ok, sql).toBe(true);
+  });
+
+  test('a string holding the name still runs', () => {
+    for (const name of COUNTER_TABLES) expect(checkStatement(`SELECT '${name}' AS word`, separated).ok, name).toBe(true);
+  });
+});
