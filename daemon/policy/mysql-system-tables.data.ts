@@ -19,6 +19,12 @@ interface Reviewed {
   readonly use: SystemTableUse;
   readonly why: string;
   readonly names: readonly string[];
+  /**
+   * Counter tables whose names are distinctive enough that, where rows are separated, they are
+   * refused wherever the name appears: a bare word, a user table or column of that name, any
+   * schema (status-counters.ts), not only as this schema's table.
+   */
+  readonly anywhere?: true;
 }
 
 const CATALOG = 'catalog data, shown only for objects the caller has privileges on';
@@ -98,9 +104,14 @@ const INFORMATION_SCHEMA: readonly Reviewed[] = [
       'innodb_ft_default_stopword',
     ],
   },
+  // Status variables (Handler_read_*, Innodb_rows_read, ...), the user statistics plugin's rows
+  // read per table, index, user and client, InnoDB's metrics, buffer pool pages and compression
+  // counters, the key caches' reads, the thread pool's counters, the optimizer trace (its row
+  // estimates), the query response time histogram and the cluster's status.
   {
     use: 'unseparated',
     why: COUNTERS,
+    anywhere: true,
     names: [
       'session_status',
       'global_status',
@@ -133,6 +144,7 @@ const INFORMATION_SCHEMA: readonly Reviewed[] = [
   {
     use: 'nowhere',
     why: "reading it resets InnoDB's compression statistics for the whole server",
+    anywhere: true,
     names: ['innodb_cmp_reset', 'innodb_cmpmem_reset', 'innodb_cmp_per_index_reset'],
   },
   { use: 'nowhere', why: STATEMENTS, names: ['processlist', 'innodb_trx', 'query_cache_info'] },
@@ -450,3 +462,11 @@ export const SYSTEM_TABLES: Readonly<Record<string, ReadonlyMap<string, SystemTa
   sys: new Map([...index(SYS_VIEWS, true), ...index(SYS_X_ONLY), ...index(SYS_ROUTINES)]),
   mysql: index(MYSQL),
 };
+
+/**
+ * The information_schema counter tables refused wherever their name appears where rows are
+ * separated (the groups marked `anywhere`), lower case.
+ */
+export const COUNTER_NAMES: ReadonlySet<string> = new Set(
+  INFORMATION_SCHEMA.filter((group) => group.anywhere).flatMap((group) => group.names),
+);

@@ -44,6 +44,10 @@ describe('MySQL/MariaDB counter tables where rows are separated', () => {
     }
   });
 
+  test('wsrep_status, reviewed with the counters, is refused wherever its name appears too', () => {
+    for (const sql of forms('wsrep_status')) expect(checkStatement(sql, { ...separated, database: 'shop' }).ok, sql).toBe(false);
+  });
+
   test.each(SHOW_COUNTERS)('%s is refused', (sql) => {
     expect(checkStatement(sql, separated)).toMatchObject({ ok: false, rule: 'executor-statistics' });
   });
