@@ -421,9 +421,11 @@ const SECRET_RELATIONS = {
  * holds them), F.2 amcheck (every tuple and index entry, whatever the policy), F.35 pg_walinspect
  * (the WAL: what every session wrote). Counters of every session's work are in the same class:
  * 9.17 pg_sequence_last_value behind pg_sequences (a sequence's last value moves with every
- * caller's inserts; the sequence read as a relation is refused by the resolve step). Not here: relation sizes (pg_relation_size, pg_table_size,
- * ...): a read does not change them, and they are one figure of the whole table, as the row
- * estimates list_tables shows.
+ * caller's inserts; the sequence read as a relation is refused by the resolve step), and 9.28
+ * relation sizes (pg_relation_size, pg_table_size, pg_indexes_size, pg_total_relation_size): of a
+ * partition or a partial index made per customer they are that customer's share of the table,
+ * as its row estimate is (pg_class.reltuples, refused there too). The database's and a
+ * tablespace's size stay: one figure of everyone's data, moving by whole pages.
  */
 const EXECUTOR_STATISTICS = {
   names: [
@@ -436,6 +438,10 @@ const EXECUTOR_STATISTICS = {
     'pg_get_multixact_members',
     'pg_prepared_xact',
     'pg_sequence_last_value',
+    'pg_relation_size',
+    'pg_table_size',
+    'pg_indexes_size',
+    'pg_total_relation_size',
   ],
   extensions: [
     'pg_stat_statements',

@@ -192,6 +192,18 @@ describe.skipIf(!available)('partitions and inheritance children of a table unde
     expect(textOf(result)).not.toMatch(/\b40\b/);
   });
 
+  it.each([
+    ["SELECT pg_relation_size('invoices_c2')", /pg_relation_size/],
+    ["SELECT pg_catalog.pg_total_relation_size('invoices_c2'::regclass)", /pg_total_relation_size/],
+    ["SELECT pg_table_size(c.oid) FROM pg_class c WHERE c.relname = 'invoices_c2'", /pg_table_size/],
+    ["SELECT pg_indexes_size('invoices_c2')", /pg_indexes_size/],
+  ])("refuses a part's size, its share of the table: %s", async (sql, message) => {
+    const result = await scoped.call('run_query', { sql });
+    expect(result.isError, textOf(result)).toBe(true);
+    expect(textOf(result)).toMatch(message);
+    expect(textOf(result)).toContain('(rule: executor-statistics)');
+  });
+
   it('writes a table whose default takes the next value of a sequence, on a writable connection', async () => {
     const written = await writable.call('run_query', { sql: "INSERT INTO tickets (customer_id, item) VALUES (1, 'ticket-1')" });
     expect(written.isError, textOf(written)).toBeFalsy();
@@ -226,6 +238,8 @@ describe.skipIf(!available)('partitions and inheritance children of a table unde
     expect(figures.isError, textOf(figures)).toBeFalsy();
     const counter = await plain.call('run_query', { sql: 'SELECT last_value FROM tickets_id_seq' });
     expect(counter.isError, textOf(counter)).toBeFalsy();
+    const size = await plain.call('run_query', { sql: "SELECT pg_relation_size('invoices_c2') AS bytes" });
+    expect(size.isError, textOf(size)).toBeFalsy();
     const listed = await plain.call('list_tables', { schema: 'public' });
     const tables = (listed.structuredContent as { tables: { name: string; rowEstimate: number | null }[] }).tables;
     expect(tables.find((t) => t.name === 'tickets')?.rowEstimate).toBe(40);

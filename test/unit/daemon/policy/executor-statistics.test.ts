@@ -19,6 +19,15 @@ const on = (dialect: PolicyOptions['dialect'], allowWrite = false, database?: st
  */
 describe('executor statistics on a connection that separates rows', () => {
   test.each([
+    "SELECT pg_relation_size('orders_c2')",
+    "SELECT pg_total_relation_size('orders'), pg_table_size('orders'), pg_indexes_size('orders')",
+    "SELECT relname, pg_size_pretty(pg_relation_size(oid)) FROM pg_class WHERE relkind = 'r'",
+  ])("postgres: %s (a part's size is its customer's share) is refused where rows are separated", (sql) => {
+    expect(checkStatement(sql, on('postgres'))).toMatchObject({ ok: false, rule: 'executor-statistics' });
+    expect(checkStatement(sql, { dialect: 'postgres', allowWrite: false })).toMatchObject({ ok: true });
+  });
+
+  test.each([
     ['postgres', "SELECT pg_stat_get_xact_tuples_returned('orders_item'::regclass)"],
     [
       'postgres',
@@ -95,8 +104,8 @@ describe('executor statistics on a connection that separates rows', () => {
   });
 
   test.each([
-    ['postgres', "SELECT pg_relation_size('orders'), pg_total_relation_size('orders'), pg_table_size('orders'), pg_indexes_size('orders')"],
     ['postgres', 'SELECT relname, relkind FROM pg_class'],
+    ['postgres', 'SELECT pg_size_pretty(pg_database_size(current_database()))'],
     ['postgres', 'SELECT * FROM orders WHERE status = $1'],
     ['postgres', "SELECT 'pg_stat_user_tables' AS name"],
     ['postgres', 'SELECT pg_stat_clear_snapshot()'],
@@ -130,7 +139,9 @@ describe('executor statistics on a connection that separates rows', () => {
       'pg_stat_have_stats',
     ])
       expect(PG_EXECUTOR_STATISTICS).toContain(name);
-    expect(PG_EXECUTOR_STATISTICS).not.toContain('pg_relation_size');
+    for (const name of ['pg_relation_size', 'pg_table_size', 'pg_indexes_size', 'pg_total_relation_size'])
+      expect(PG_EXECUTOR_STATISTICS).toContain(name);
+    expect(PG_EXECUTOR_STATISTICS).not.toContain('pg_database_size');
     for (const view of ['pg_stat_xact_user_tables', 'pg_stat_user_indexes', 'pg_statio_all_tables', 'pg_stat_database', 'pg_buffercache'])
       expect(Object.keys(PG_EXECUTOR_STATISTICS_VIEWS)).toContain(view);
   });

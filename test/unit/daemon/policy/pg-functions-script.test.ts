@@ -153,6 +153,7 @@ describe('scripts/policy/pg-functions.mjs executor statistics', () => {
       fn('pg_stat_have_stats', 'text, oid, oid'),
       fn('pg_stat_clear_snapshot', ''),
       fn('pg_relation_size', 'regclass'),
+      fn('pg_database_size', 'oid'),
       fn('pg_stat_io_counts', 'oid'),
       fn('io_counts', 'oid', { prosrc: 'pg_stat_get_io' }),
     ]) as { names: string[]; problems: string[] };
@@ -160,7 +161,8 @@ describe('scripts/policy/pg-functions.mjs executor statistics', () => {
     expect(names).toContain('pg_stat_have_stats');
     expect(names).toContain('pgrowlocks_fn');
     expect(names).not.toContain('pg_stat_clear_snapshot');
-    expect(names).not.toContain('pg_relation_size');
+    expect(names).toContain('pg_relation_size');
+    expect(names).not.toContain('pg_database_size');
     expect(problems).toEqual([
       'pg_stat_io_counts(oid) belongs to the statistics system and is not reviewed as executor statistics or not',
       'io_counts(oid) belongs to the statistics system and is not reviewed as executor statistics or not',
