@@ -1,3 +1,4 @@
+import { attributeCallObjection, nameAfterDot } from './attribute-calls.js';
 import { objection } from './objections.js';
 import { PG_EXECUTOR_STATISTICS, PG_EXECUTOR_STATISTICS_VIEWS } from './pg-functions.generated.js';
 import { callName } from './tokens.js';
@@ -56,6 +57,12 @@ export function postgresStatisticsRule(tokens: readonly Token[]): Objection | un
       continue;
     }
     const token = tokens[k] as Token;
+    const attribute = nameAfterDot(tokens, k);
+    if (attribute && !attribute.opaque) {
+      // (x).pg_stat_get_xact_tuples_returned is the call pg_stat_get_xact_tuples_returned(x).
+      const refused = attributeCallObjection(attribute.text, pgStatisticsFunctionObjection(attribute.text));
+      if (refused) return refused;
+    }
     if (token.kind === 'word' || token.kind === 'quoted') {
       const refused = pgStatisticsRelationObjection(token.text);
       if (refused) return refused;

@@ -8,6 +8,7 @@ import { categoryObjection, contextSettingObjection, isContextSetting, objection
 import {
   deniedRelationObjection,
   namedRelationObjection,
+  pgAttributeFunctionObjection,
   pgFunctionObjection,
   relationArgumentPositions,
   sqlArgumentPositions,
@@ -22,7 +23,8 @@ const DISAGREE_HINT = 'Write the statement plainly, without unusual quoting or c
  * The second, independent check on PostgreSQL: the text as PostgreSQL's own parser reads it.
  * Runs after the token rules passed (`kind` is their answer). Refuses when the parser sees other
  * statement boundaries or a non-read where the token rules saw a read, and runs every function
- * call anywhere in the tree through the same function rules; SQL text handed to a function is
+ * call anywhere in the tree through the same function rules, and every name after a dot too
+ * (attribute notation, `(x).f` is f(x): attribute-calls.ts); SQL text handed to a function is
  * checked whole by `embedded`. Text the grammar rejects is refused: the parser (libpg-query, the
  * grammar of PostgreSQL 17) is not the server's own, whatever its version, so text only the server
  * reads would otherwise be vouched for by the token rules alone. Never throws.
@@ -123,6 +125,11 @@ export function postgresParserObjection(
     }
     const named = namedRelationObjection(call.name, call.argCount, (position) => call.stringArgs[position]);
     if (named) return named;
+  }
+  // A name after a dot (ColumnRef fields past the first, A_Indirection fields) is a call where no column has that name.
+  for (const attribute of parsed.attributes) {
+    const refused = pgAttributeFunctionObjection(attribute.toLowerCase(), options.allowWrite, options.rowSeparation === true);
+    if (refused) return refused;
   }
   if (kind === 'read' && !statement.read) {
     return objection(

@@ -1,4 +1,7 @@
-import { contextSettingObjection, isContextSetting, objection, readOnly } from './objections.js';
+import { attributeCallObjection, nameAfterDot, opaqueAttributeObjection } from './attribute-calls.js';
+import { deniedFunctionName } from './denied-functions.js';
+import { pgStatisticsFunctionObjection } from './executor-statistics.js';
+import { categoryObjection, contextSettingObjection, isContextSetting, objection, readOnly } from './objections.js';
 import {
   PG_DENIED_RELATIONS,
   PG_FUNCTIONS_SERVER_MAJOR,
@@ -97,6 +100,32 @@ export function pgFunctionObjection(name: string, allowWrite: boolean): Objectio
     );
   }
   return undefined;
+}
+
+/**
+ * The refusal for `name` (lower case) written after a dot, which PostgreSQL reads as the call
+ * name(value) where no column has that name (attribute-calls.ts), or undefined: every rule a call
+ * name(x) meets (set_config, the denied functions, the classification from pg_proc, where rows are
+ * separated the executor's statistics), and a function that runs SQL text or reads a relation its
+ * argument names, whose argument is here no string literal to check. A pg_* name the classified
+ * server lacks is not refused here, as it is for a call: after a dot it is far more often a
+ * relation's name (pg_catalog.pg_class.relname).
+ */
+export function pgAttributeFunctionObjection(name: string, allowWrite: boolean, rowSeparation: boolean): Objection | undefined {
+  const unknownPg = name.startsWith('pg_') && !KNOWN_PG.has(name);
+  const inner =
+    (name === 'set_config' ? categoryObjection('session-change', 'set_config()') : undefined) ??
+    deniedFunctionName(name, allowWrite) ??
+    (unknownPg ? undefined : pgFunctionObjection(name, allowWrite)) ??
+    (rowSeparation ? pgStatisticsFunctionObjection(name) : undefined) ??
+    (RUNS_SQL.has(name) || NAMES_RELATION.has(name) || NAMES_SCHEMA.has(name)
+      ? objection(
+          'embedded-sql',
+          `Refused: ${name}() runs the SQL text, or reads the relation or schema, its argument names, and called this way its argument is no plain string literal to check.`,
+          `Call ${name}(...) with the text or the name as one plain string literal.`,
+        )
+      : undefined);
+  return attributeCallObjection(name, inner);
 }
 
 /** Functions that read the rows of every relation of a schema or database, named by none. */
@@ -309,8 +338,9 @@ function settingAfterSet(tokens: readonly Token[], k: number): string | undefine
 
 /**
  * The token rules' side of PostgreSQL's function and view classification: each call by its name
- * (and, for functions that read a named relation, its argument), and each name that is a view
- * reading server files, wherever it appears.
+ * (and, for functions that read a named relation, its argument), each name after a dot as the call
+ * PostgreSQL may read it as (pgAttributeFunctionObjection), and each name that is a view reading
+ * server files, wherever it appears.
  */
 export function postgresTokenObjection(tokens: readonly Token[], allowWrite: boolean): Objection | undefined {
   let close: Int32Array | undefined;
@@ -324,6 +354,11 @@ export function postgresTokenObjection(tokens: readonly Token[], allowWrite: boo
         const denied = deniedRelationObjection(token.kind === 'word' ? token.text.toLowerCase() : token.text);
         if (denied) return denied;
       }
+      // After a dot, also the call PostgreSQL may read the name as (a relation's name is judged as one first).
+      const attribute = nameAfterDot(tokens, k);
+      if (attribute?.opaque) return opaqueAttributeObjection();
+      const refused = attribute && pgAttributeFunctionObjection(attribute.text.toLowerCase(), allowWrite, false);
+      if (refused) return refused;
       continue;
     }
     const refused = pgFunctionObjection(name, allowWrite);
