@@ -262,11 +262,12 @@ const POLICY_TREES = `pg_catalog.concat(y.polqual::pg_catalog.text, ' ', y.polwi
  * True when relation `rel` (an OID expression) has a row-level-security policy the walk would go
  * on from: one using a function, operator, type or relation made since initdb (pg_depend), one
  * reading any other relation (`:relid` in its trees: pg_depend records nothing on what initdb
- * pins), or one calling by OID a built-in the policy refuses or an executor statistics function.
- * The context recipe's policy (current_setting, a cast, `=`) has none of these. Ask it only of a
- * table with relrowsecurity (`c.relrowsecurity AND ...`): no other pays for it.
+ * pins), or one calling by OID a built-in the policy refuses or an executor statistics function
+ * (`judged`, the bound parameter of judgedFunctionNames). The context recipe's policy
+ * (current_setting, a cast, `=`) has none of these. Ask it only of a table with relrowsecurity
+ * (`c.relrowsecurity AND ...`): no other pays for it.
  */
-export function personPolicy(rel: string): string {
+export function personPolicy(rel: string, judged: string): string {
   return `EXISTS (SELECT FROM pg_catalog.pg_policy y WHERE y.polrelid OPERATOR(pg_catalog.=) ${rel}
             AND (EXISTS (SELECT FROM pg_catalog.pg_depend d
                           WHERE d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_policy'::pg_catalog.regclass AND d.objid OPERATOR(pg_catalog.=) y.oid
@@ -275,18 +276,27 @@ export function personPolicy(rel: string): string {
                              WHERE m[1]::pg_catalog.oid OPERATOR(pg_catalog.<>) ${rel})
                  OR EXISTS (SELECT FROM pg_catalog.regexp_matches(${POLICY_TREES}, ':(?:funcid|opfuncid|aggfnoid|winfnoid) (\\d+)', 'g') AS m
                              JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) m[1]::pg_catalog.oid
-                            WHERE pg_catalog.array_position(${policyJudged()}, p.proname) IS NOT NULL)) OFFSET 0)`;
+                            WHERE pg_catalog.array_position(${judged}, p.proname) IS NOT NULL)) OFFSET 0)`;
 }
 
 /**
- * The built-in names personPolicy looks for in a policy's trees, as one array constant:
- * array_position rather than IN, as the planner estimates an IN list element by element, which
- * for these names costs more than the lookup itself.
+ * The built-in function names a person's object may not call by OID (builtinObjection's refusals
+ * and the executor's statistics functions), as the value of a bound name[] parameter: bound
+ * rather than written into the text as a constant, the server plans a check that holds it in a
+ * fraction of the time. Compared with array_position rather than IN, as the planner estimates an
+ * IN list element by element, which for these names costs more than the lookup itself.
  */
-let judgedNames: string | undefined;
-function policyJudged(): string {
-  judgedNames ??= `'{${[...new Set([...REFUSED_BUILTIN_NAMES, ...PG_EXECUTOR_STATISTICS])].join(',')}}'::pg_catalog.name[]`;
-  return judgedNames;
+let judgedFunctions: string | undefined;
+export function judgedFunctionNames(): string {
+  judgedFunctions ??= textArray([...new Set([...REFUSED_BUILTIN_NAMES, ...PG_EXECUTOR_STATISTICS])]);
+  return judgedFunctions;
+}
+
+/** The built-in function names builtinObjection refuses, as the value of a bound name[] parameter (as judgedFunctionNames). */
+let refusedBuiltins: string | undefined;
+export function refusedBuiltinNames(): string {
+  refusedBuiltins ??= textArray(REFUSED_BUILTIN_NAMES);
+  return refusedBuiltins;
 }
 
 /**

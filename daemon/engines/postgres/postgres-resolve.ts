@@ -10,12 +10,14 @@ import {
   configFinding,
   FIRST_NORMAL_OID,
   IMPLICIT_CODE,
+  judgedFunctionNames,
   personIndexClass,
   personPolicy,
   REACH_CTE,
   reachFinding,
   reachValues,
   refusedBuiltinFinding,
+  refusedBuiltinNames,
   runtimeCodeFinding,
   statisticsFinding,
   textArray,
@@ -23,7 +25,7 @@ import {
   writtenValue,
 } from './postgres-reach.js';
 import { rowFiguresFinding, rowFiguresRefusal } from './postgres-row-figures.js';
-import { settledRelation } from './postgres-settled.js';
+import { judgedRelationNames, type NameLists, settledRelation } from './postgres-settled.js';
 import { contextFunctionBody } from './postgres-signed-context.js';
 
 /** The text a refusing resolve step fails with, before what it found. */
@@ -110,11 +112,32 @@ export function resolvesFurther(message: string): boolean {
 }
 
 /** A relation the walk goes on from, unless it is a view that reads plainly (settledRelation, asked at the `view` stage). */
-const LEAF_ROOT = `(c.relhasrules OR c.relkind OPERATOR(pg_catalog.=) 'f' OR c.relhassubclass OR c.relname IN (${PG_HANACTL_SECRET_RELATIONS.map((n) => `'${n}'`).join(', ')})
+const leafRoot = (
+  lists: NameLists,
+): string => `(c.relhasrules OR c.relkind OPERATOR(pg_catalog.=) 'f' OR c.relhassubclass OR c.relname IN (${PG_HANACTL_SECRET_RELATIONS.map((n) => `'${n}'`).join(', ')})
           OR (c.relhasindex AND ${personIndexClass('c.oid')})
-          OR (c.relrowsecurity AND ${personPolicy('c.oid')})
+          OR (c.relrowsecurity AND ${personPolicy('c.oid', lists.policy())})
           OR EXISTS (SELECT FROM pg_catalog.pg_attribute a WHERE a.attrelid OPERATOR(pg_catalog.=) c.oid AND a.attnum OPERATOR(pg_catalog.>) 0
                       AND a.atttypid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}))`;
+
+/**
+ * The policy's long name lists (NameLists), each bound in `values` as one name[] parameter the
+ * first time a question uses it, and only then: a parameter the text does not use fails the step.
+ */
+function boundNames(values: string[]): NameLists {
+  const slots = new Map<string, string>();
+  const slot = (value: () => string) => (): string => {
+    const list = value();
+    let parameter = slots.get(list);
+    if (parameter === undefined) {
+      values.push(list);
+      parameter = `$${values.length}::pg_catalog.name[]`;
+      slots.set(list, parameter);
+    }
+    return parameter;
+  };
+  return { policy: slot(judgedFunctionNames), builtins: slot(refusedBuiltinNames), relations: slot(judgedRelationNames) };
+}
 
 /**
  * The first check's questions, each asked of one catalog by index and each mirroring where the
@@ -144,10 +167,17 @@ function routeConditions(references: StatementReferences, values: string[], into
     return `$${values.length}`;
   };
   if (references.relations.length > 0) {
+    const roots = bind(references.relations);
+    const lists = boundNames(values);
+    const question = intoViews
+      ? `NOT ${settledRelation('c', references.separated === true, lists)}`
+      : references.separated
+        ? `(${leafRoot(lists)} OR c.relkind OPERATOR(pg_catalog.=) 'S' OR ${childRelation('c')})`
+        : leafRoot(lists);
     out.push(`EXISTS (SELECT FROM pg_catalog.pg_class c
-   WHERE c.oid OPERATOR(pg_catalog.=) ANY (ARRAY(SELECT pg_catalog.to_regclass(n.name) FROM pg_catalog.unnest(${bind(references.relations)}::pg_catalog.text[]) AS n(name)))
+   WHERE c.oid OPERATOR(pg_catalog.=) ANY (ARRAY(SELECT pg_catalog.to_regclass(n.name) FROM pg_catalog.unnest(${roots}::pg_catalog.text[]) AS n(name)))
      AND c.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
-     AND ${intoViews ? `NOT ${settledRelation('c', references.separated === true)}` : references.separated ? `(${LEAF_ROOT} OR c.relkind OPERATOR(pg_catalog.=) 'S' OR ${childRelation('c')})` : LEAF_ROOT})`);
+     AND ${question})`);
   }
   if ((references.written?.length ?? 0) > 0) {
     out.push(`EXISTS (SELECT FROM pg_catalog.pg_class c

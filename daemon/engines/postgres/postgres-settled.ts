@@ -1,7 +1,7 @@
-import { PG_EXECUTOR_STATISTICS, PG_EXECUTOR_STATISTICS_VIEWS } from '../../policy/pg-functions.generated.js';
+import { PG_EXECUTOR_STATISTICS_VIEWS } from '../../policy/pg-functions.generated.js';
 import { PG_HANACTL_SECRET_RELATIONS, PG_REFUSED_RELATION_NAMES } from '../../policy/pg-functions.js';
 import { childRelation, ownerRightsCandidate } from './postgres-owner-rights.js';
-import { FIRST_NORMAL_OID, personIndexClass, personPolicy, REFUSED_BUILTINS } from './postgres-reach.js';
+import { FIRST_NORMAL_OID, personIndexClass, personPolicy, textArray } from './postgres-reach.js';
 import { readsClassFigures } from './postgres-row-figures.js';
 
 /**
@@ -29,34 +29,49 @@ import { readsClassFigures } from './postgres-row-figures.js';
  * asked here too (leafRelation), or the first check would wave through what the walk refuses.
  */
 
-const quoted = (names: readonly string[]): string => names.map((n) => `'${n}'`).join(', ');
+/**
+ * The long name lists the questions below compare names with, each a bound name[] parameter
+ * (`$n::pg_catalog.name[]`) that a call of one binds in the step's values when a question first
+ * uses it (BoundNames in postgres-resolve.ts): `policy` judgedFunctionNames, `builtins`
+ * refusedBuiltinNames, `relations` judgedRelationNames.
+ */
+export interface NameLists {
+  policy(): string;
+  builtins(): string;
+  relations(): string;
+}
 
-/** Every relation name a walk's finding judges, as an array. */
-const JUDGED = `'{${[...new Set([...PG_REFUSED_RELATION_NAMES, ...PG_HANACTL_SECRET_RELATIONS, ...Object.keys(PG_EXECUTOR_STATISTICS_VIEWS)])].join(',')}}'::pg_catalog.name[]`;
+let judgedRelations: string | undefined;
+/** Every relation name a walk's finding judges, as the value of a bound name[] parameter. */
+export function judgedRelationNames(): string {
+  judgedRelations ??= textArray([
+    ...new Set([...PG_REFUSED_RELATION_NAMES, ...PG_HANACTL_SECRET_RELATIONS, ...Object.keys(PG_EXECUTOR_STATISTICS_VIEWS)]),
+  ]);
+  return judgedRelations;
+}
 
 /**
  * True when `name` is not judged. array_position rather than NOT IN: the planner estimates a list
  * element by element, which for these names costs more than the lookup itself.
  */
-const unjudged = (name: string): string => `pg_catalog.array_position(${JUDGED}, ${name}) IS NULL`;
-const STATISTICS_FUNCTIONS = quoted(PG_EXECUTOR_STATISTICS);
+const unjudged = (name: string, lists: NameLists): string => `pg_catalog.array_position(${lists.relations()}, ${name}) IS NULL`;
 
 /**
  * True for a relation (pg_class `a`) the walk reaches and stops at: no rules, not foreign, no children, no index of an operator class made since initdb (personIndexClass), no column of a type created since initdb;
  * with `separated`, not a partition or inheritance child (owner-rights) nor a sequence (postgres-row-figures.ts).
  */
-function leafRelation(a: string, separated: boolean): string {
+function leafRelation(a: string, separated: boolean, lists: NameLists): string {
   return `NOT ${a}.relhasrules${separated ? ` AND ${a}.relkind OPERATOR(pg_catalog.<>) 'S' AND NOT ${childRelation(a)}` : ''} AND ${a}.relkind OPERATOR(pg_catalog.<>) 'f' AND NOT ${a}.relhassubclass
         AND NOT (${a}.relhasindex AND ${personIndexClass(`${a}.oid`)})
-        AND NOT (${a}.relrowsecurity AND ${personPolicy(`${a}.oid`)})
+        AND NOT (${a}.relrowsecurity AND ${personPolicy(`${a}.oid`, lists.policy())})
         AND NOT EXISTS (SELECT FROM pg_catalog.pg_attribute t WHERE t.attrelid OPERATOR(pg_catalog.=) ${a}.oid
                          AND t.attnum OPERATOR(pg_catalog.>) 0 AND t.atttypid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID})`;
 }
 
 /** True when the relation whose OID is `oid` has no judged name and is one initdb made or a leaf. */
-function plainRelation(oid: string, separated: boolean): string {
-  return `EXISTS (SELECT FROM pg_catalog.pg_class x WHERE x.oid OPERATOR(pg_catalog.=) ${oid} AND ${unjudged('x.relname')}
-             AND (x.oid OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID} OR (${leafRelation('x', separated)})))`;
+function plainRelation(oid: string, separated: boolean, lists: NameLists): string {
+  return `EXISTS (SELECT FROM pg_catalog.pg_class x WHERE x.oid OPERATOR(pg_catalog.=) ${oid} AND ${unjudged('x.relname', lists)}
+             AND (x.oid OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID} OR (${leafRelation('x', separated, lists)})))`;
 }
 
 /** Where rows are separated: a rule that reads pg_class's figure columns (postgres-row-figures.ts). */
@@ -69,23 +84,24 @@ const FIGURES = `
  * operators and types initdb made; no built-in the policy refuses by OID, nor with `separated` a statistics function
  * or pg_class's figures.
  */
-function viewReadsPlainly(a: string, separated: boolean): string {
-  const names = separated ? `${REFUSED_BUILTINS}, ${STATISTICS_FUNCTIONS}` : REFUSED_BUILTINS;
+function viewReadsPlainly(a: string, separated: boolean, lists: NameLists): string {
+  // Where rows are separated, the statistics functions too: the policy's list holds both.
+  const names = separated ? lists.policy() : lists.builtins();
   const statistics = `
         OR EXISTS (SELECT FROM pg_catalog.regexp_matches(w.ev_action::pg_catalog.text, ':(?:funcid|opfuncid|aggfnoid|winfnoid) (\\d+)', 'g') AS m
                     JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) m[1]::pg_catalog.oid
-                   WHERE p.proname IN (${names}))${separated ? FIGURES : ''}`;
+                   WHERE pg_catalog.array_position(${names}, p.proname) IS NOT NULL)${separated ? FIGURES : ''}`;
   return `${a}.relkind IN ('v', 'm') AND NOT EXISTS (SELECT FROM pg_catalog.pg_rewrite w WHERE w.ev_class OPERATOR(pg_catalog.=) ${a}.oid AND (
         EXISTS (SELECT FROM pg_catalog.pg_depend d
                  WHERE d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_rewrite'::pg_catalog.regclass AND d.objid OPERATOR(pg_catalog.=) w.oid
                    AND d.refobjid OPERATOR(pg_catalog.<>) ${a}.oid
-                   AND CASE d.refclassid WHEN 'pg_catalog.pg_class'::pg_catalog.regclass THEN NOT ${plainRelation('d.refobjid', separated)}
+                   AND CASE d.refclassid WHEN 'pg_catalog.pg_class'::pg_catalog.regclass THEN NOT ${plainRelation('d.refobjid', separated, lists)}
                         WHEN 'pg_catalog.pg_proc'::pg_catalog.regclass THEN d.refobjid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
                         WHEN 'pg_catalog.pg_operator'::pg_catalog.regclass THEN d.refobjid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
                         WHEN 'pg_catalog.pg_type'::pg_catalog.regclass THEN d.refobjid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
                         ELSE false END)
         OR EXISTS (SELECT FROM pg_catalog.regexp_matches(w.ev_action::pg_catalog.text, ':relid (\\d+)', 'g') AS m
-                    WHERE m[1]::pg_catalog.oid OPERATOR(pg_catalog.<>) ${a}.oid AND NOT ${plainRelation('m[1]::pg_catalog.oid', separated)})${statistics}))`;
+                    WHERE m[1]::pg_catalog.oid OPERATOR(pg_catalog.<>) ${a}.oid AND NOT ${plainRelation('m[1]::pg_catalog.oid', separated, lists)})${statistics}))`;
 }
 
 /**
@@ -93,12 +109,12 @@ function viewReadsPlainly(a: string, separated: boolean): string {
  * made by initdb (judged by name before the step is sent), or with no judged name, not foreign, no children, no column of a type created since, and either no rules or a view that
  * reads plainly (viewReadsPlainly).
  */
-export function settledRelation(a: string, separated: boolean): string {
+export function settledRelation(a: string, separated: boolean, lists: NameLists): string {
   return `(${a}.oid OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID}
-     OR (${unjudged(`${a}.relname`)} AND ${a}.relkind OPERATOR(pg_catalog.<>) 'f' AND NOT ${a}.relhassubclass${separated ? ` AND ${a}.relkind OPERATOR(pg_catalog.<>) 'S' AND NOT ${childRelation(a)}` : ''}
+     OR (${unjudged(`${a}.relname`, lists)} AND ${a}.relkind OPERATOR(pg_catalog.<>) 'f' AND NOT ${a}.relhassubclass${separated ? ` AND ${a}.relkind OPERATOR(pg_catalog.<>) 'S' AND NOT ${childRelation(a)}` : ''}
          AND NOT (${a}.relhasindex AND ${personIndexClass(`${a}.oid`)})
-         AND NOT (${a}.relrowsecurity AND ${personPolicy(`${a}.oid`)})
+         AND NOT (${a}.relrowsecurity AND ${personPolicy(`${a}.oid`, lists.policy())})
          AND NOT EXISTS (SELECT FROM pg_catalog.pg_attribute t WHERE t.attrelid OPERATOR(pg_catalog.=) ${a}.oid
                           AND t.attnum OPERATOR(pg_catalog.>) 0 AND t.atttypid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID})
-         AND (NOT ${a}.relhasrules OR (${viewReadsPlainly(a, separated)}${separated ? ` AND NOT (${ownerRightsCandidate(a)})` : ''}))))`;
+         AND (NOT ${a}.relhasrules OR (${viewReadsPlainly(a, separated, lists)}${separated ? ` AND NOT (${ownerRightsCandidate(a)})` : ''}))))`;
 }

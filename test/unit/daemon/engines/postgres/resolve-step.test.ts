@@ -14,8 +14,25 @@ describe('resolveStep', () => {
     const step = resolveStep({ relations: ['"public"."orders"'], functions: ['count'] }, 'first');
     expect(walks(step?.text)).toBe(false);
     expect(step?.text).toContain(FURTHER_MARKER);
-    expect(step?.values).toEqual(['{"\\"public\\".\\"orders\\""}', '{"count"}']);
+    expect(step?.values?.[0]).toBe('{"\\"public\\".\\"orders\\""}');
+    expect(step?.values?.at(-1)).toBe('{"count"}');
     expect(resolveStep({ relations: [], functions: ['count'] }, 'first')?.values).toEqual(['{"count"}']);
+  });
+
+  it("binds the policy's name lists as parameters, each once, rather than writing them into the text", () => {
+    for (const stage of ['first', 'view'] as const) {
+      for (const separated of [false, true]) {
+        const step = resolveStep({ relations: ['"v"'], functions: [], separated }, stage);
+        expect(step?.text).not.toMatch(/'pg_terminate_backend'|[{,]pg_terminate_backend[,}]/);
+        expect(step?.text).not.toMatch(/[{,']pg_authid[,}']/);
+        const lists = (step?.values ?? []).filter((value) => value?.includes('"pg_terminate_backend"'));
+        expect(lists.length).toBeGreaterThan(0);
+        expect(new Set(step?.values).size).toBe(step?.values?.length);
+        // Every bound value is used, and no parameter goes unbound.
+        const used = new Set([...(step?.text.matchAll(/\$(\d+)/g) ?? [])].map((m) => Number(m[1])));
+        expect([...used].sort((a, b) => a - b)).toEqual((step?.values ?? []).map((_, i) => i + 1));
+      }
+    }
   });
 
   it('sends the walk when asked, and at once for a relation named as one the policy refuses', () => {
