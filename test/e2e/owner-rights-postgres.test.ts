@@ -8,23 +8,16 @@
  * a view whose owner the policies bind (FORCE ROW LEVEL SECURITY), and a view over a table without
  * row security still answer.
  */
-import { randomBytes } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PG_URL, type ScratchPgDatabase, scratchPgDatabase, serverAvailable } from '../helpers/engines.js';
+import { serverAvailable } from '../helpers/engines.js';
 import { TestHome } from '../helpers/hanactl-home.js';
 import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
+import { RLS_POLICY as POLICY, RlsOwnerDatabase } from '../helpers/rls-fixture.js';
 
 const available = await serverAvailable('postgres');
-const TAG = `hanactl_owner_${process.pid}`;
-const OWNER = `${TAG}_owner`;
-const AGENT = `${TAG}_agent`;
-const MEMBER = `${TAG}_member`;
-const PASSWORD = randomBytes(12).toString('hex');
-const POLICY = "customer_id = nullif(current_setting('mcp.customer_id', true), '')::int";
 
-/** Objects a person may have created as the tables' owner; the foreign server and mapping as the superuser. */
+/** Objects a person may have created as the tables' owner (the foreign server and mapping are the superuser's, below). */
 const OWNED = [
   'CREATE TABLE orders (customer_id int NOT NULL, item text NOT NULL)',
   "INSERT INTO orders SELECT c, 'item-' || c || '-' || g FROM generate_series(1, 3) c, generate_series(1, 5) g",
@@ -48,7 +41,8 @@ const OWNED = [
 
 describe.skipIf(!available)('owner-rights relations over row security on PostgreSQL', () => {
   const home = new TestHome();
-  let scratch: ScratchPgDatabase | undefined;
+  // A role with the owner's rights (an inheriting member), whom the owner's exemption covers too.
+  const db = new RlsOwnerDatabase('hanactl_owner', { members: ['member'] });
   let scoped: ShimHandle;
   let plain: ShimHandle;
 
@@ -58,38 +52,28 @@ describe.skipIf(!available)('owner-rights relations over row security on Postgre
   };
 
   beforeAll(async () => {
-    const admin = new pg.Client({ connectionString: PG_URL });
-    await admin.connect();
-    try {
-      await admin.query(`CREATE ROLE ${OWNER}`);
-      await admin.query(`CREATE ROLE ${AGENT} LOGIN PASSWORD '${PASSWORD}'`);
-      // A role with the owner's rights (an inheriting member), whom the owner's exemption covers too.
-      await admin.query(`CREATE ROLE ${MEMBER} IN ROLE ${OWNER}`);
-    } finally {
-      await admin.end();
-    }
-    scratch = await scratchPgDatabase(TAG, [
-      `GRANT CREATE ON SCHEMA public TO ${OWNER}`,
-      `SET ROLE ${OWNER}`,
-      ...OWNED,
-      `GRANT SELECT ON orders, forced, catalogue, order_overview, order_outer, mine, forced_overview, catalogue_view, order_totals, order_totals_via TO ${AGENT}`,
-      `SET ROLE ${MEMBER}`,
-      'CREATE VIEW member_overview AS SELECT customer_id, item FROM orders',
-      `GRANT SELECT ON member_overview TO ${AGENT}`,
-      'RESET ROLE',
-      // Made by the superuser, whom no policy binds.
-      'CREATE VIEW admin_overview AS SELECT customer_id, item FROM orders',
-      `GRANT SELECT ON admin_overview TO ${AGENT}`,
-      'CREATE EXTENSION postgres_fdw',
-      `CREATE SERVER loopback FOREIGN DATA WRAPPER postgres_fdw OPTIONS (dbname '${TAG}', host '127.0.0.1')`,
-      `CREATE USER MAPPING FOR ${AGENT} SERVER loopback OPTIONS (user 'postgres', password_required 'false')`,
-      "CREATE FOREIGN TABLE orders_archive (customer_id int, item text) SERVER loopback OPTIONS (schema_name 'public', table_name 'orders')",
-      `GRANT SELECT ON orders_archive TO ${AGENT}`,
-    ]);
-    const u = new URL(scratch.url);
-    const url = `postgres://${AGENT}@${u.host}${u.pathname}`;
-    await home.ok(['add', '--no-test', 'shop', url, '--password-stdin', '--context', 'customer_id'], { input: PASSWORD });
-    await home.ok(['add', '--no-test', 'plain', url, '--password-stdin'], { input: PASSWORD });
+    const { agent } = db;
+    await db.setUp(
+      [
+        ...OWNED,
+        `GRANT SELECT ON orders, forced, catalogue, order_overview, order_outer, mine, forced_overview, catalogue_view, order_totals, order_totals_via TO ${agent}`,
+        `SET ROLE ${db.member('member')}`,
+        'CREATE VIEW member_overview AS SELECT customer_id, item FROM orders',
+        `GRANT SELECT ON member_overview TO ${agent}`,
+      ],
+      [
+        // Made by the superuser, whom no policy binds.
+        'CREATE VIEW admin_overview AS SELECT customer_id, item FROM orders',
+        `GRANT SELECT ON admin_overview TO ${agent}`,
+        'CREATE EXTENSION postgres_fdw',
+        `CREATE SERVER loopback FOREIGN DATA WRAPPER postgres_fdw OPTIONS (dbname '${db.name}', host '127.0.0.1')`,
+        `CREATE USER MAPPING FOR ${agent} SERVER loopback OPTIONS (user 'postgres', password_required 'false')`,
+        "CREATE FOREIGN TABLE orders_archive (customer_id int, item text) SERVER loopback OPTIONS (schema_name 'public', table_name 'orders')",
+        `GRANT SELECT ON orders_archive TO ${agent}`,
+      ],
+    );
+    await db.addConnection(home, 'shop', ['--context', 'customer_id']);
+    await db.addConnection(home, 'plain');
     scoped = await startShim({ ...home.env, MCP_CONTEXT_CUSTOMER_ID: '1' }, ['--connection', 'shop']);
     plain = await startShim(home.env, ['--connection', 'plain']);
   });
@@ -98,11 +82,7 @@ describe.skipIf(!available)('owner-rights relations over row security on Postgre
     await scoped?.close();
     await plain?.close();
     await home.dispose();
-    await scratch?.drop();
-    const admin = new pg.Client({ connectionString: PG_URL });
-    await admin.connect();
-    for (const role of [AGENT, MEMBER, OWNER]) await admin.query(`DROP ROLE IF EXISTS ${role}`).catch(() => {});
-    await admin.end();
+    await db.dispose();
   });
 
   it.each([

@@ -10,20 +10,14 @@
  * sequence's last value (every caller's inserts) are refused in each form; pg_class's names, and
  * list_tables (without row estimates), still answer.
  */
-import { randomBytes } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PG_URL, type ScratchPgDatabase, scratchPgDatabase, serverAvailable } from '../helpers/engines.js';
+import { serverAvailable } from '../helpers/engines.js';
 import { TestHome } from '../helpers/hanactl-home.js';
 import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
+import { RLS_POLICY as POLICY, RlsOwnerDatabase } from '../helpers/rls-fixture.js';
 
 const available = await serverAvailable('postgres');
-const TAG = `hanactl_parts_${process.pid}`;
-const OWNER = `${TAG}_owner`;
-const AGENT = `${TAG}_agent`;
-const PASSWORD = randomBytes(12).toString('hex');
-const POLICY = "customer_id = nullif(current_setting('mcp.customer_id', true), '')::int";
 
 /** Objects a person may have created as the tables' owner. */
 const OWNED = [
@@ -71,7 +65,7 @@ const OWNED = [
 
 describe.skipIf(!available)('partitions and inheritance children of a table under row security on PostgreSQL', () => {
   const home = new TestHome();
-  let scratch: ScratchPgDatabase | undefined;
+  const db = new RlsOwnerDatabase('hanactl_parts');
   let scoped: ShimHandle;
   let plain: ShimHandle;
   let writable: ShimHandle;
@@ -82,30 +76,18 @@ describe.skipIf(!available)('partitions and inheritance children of a table unde
   };
 
   beforeAll(async () => {
-    const admin = new pg.Client({ connectionString: PG_URL });
-    await admin.connect();
-    try {
-      await admin.query(`CREATE ROLE ${OWNER}`);
-      await admin.query(`CREATE ROLE ${AGENT} LOGIN PASSWORD '${PASSWORD}'`);
-    } finally {
-      await admin.end();
-    }
-    scratch = await scratchPgDatabase(TAG, [
-      `GRANT CREATE ON SCHEMA public TO ${OWNER}`,
-      `SET ROLE ${OWNER}`,
+    const { agent } = db;
+    await db.setUp([
       ...OWNED,
       // The usual grant of a read role, which takes in every partition and child.
-      `GRANT SELECT ON ALL TABLES IN SCHEMA public TO ${AGENT}`,
-      `GRANT SELECT ON ALL SEQUENCES IN SCHEMA public TO ${AGENT}`,
-      `GRANT INSERT ON tickets TO ${AGENT}`,
-      `GRANT USAGE ON tickets_id_seq TO ${AGENT}`,
-      'RESET ROLE',
+      `GRANT SELECT ON ALL TABLES IN SCHEMA public TO ${agent}`,
+      `GRANT SELECT ON ALL SEQUENCES IN SCHEMA public TO ${agent}`,
+      `GRANT INSERT ON tickets TO ${agent}`,
+      `GRANT USAGE ON tickets_id_seq TO ${agent}`,
     ]);
-    const u = new URL(scratch.url);
-    const url = `postgres://${AGENT}@${u.host}${u.pathname}`;
-    await home.ok(['add', '--no-test', 'shop', url, '--password-stdin', '--context', 'customer_id'], { input: PASSWORD });
-    await home.ok(['add', '--no-test', 'plain', url, '--password-stdin'], { input: PASSWORD });
-    await home.ok(['add', '--no-test', 'shopw', url, '--password-stdin', '--allow-write', '--context', 'customer_id'], { input: PASSWORD });
+    await db.addConnection(home, 'shop', ['--context', 'customer_id']);
+    await db.addConnection(home, 'plain');
+    await db.addConnection(home, 'shopw', ['--allow-write', '--context', 'customer_id']);
     scoped = await startShim({ ...home.env, MCP_CONTEXT_CUSTOMER_ID: '1' }, ['--connection', 'shop']);
     plain = await startShim(home.env, ['--connection', 'plain']);
     writable = await startShim({ ...home.env, MCP_CONTEXT_CUSTOMER_ID: '1' }, ['--connection', 'shopw']);
@@ -116,11 +98,7 @@ describe.skipIf(!available)('partitions and inheritance children of a table unde
     await plain?.close();
     await writable?.close();
     await home.dispose();
-    await scratch?.drop();
-    const admin = new pg.Client({ connectionString: PG_URL });
-    await admin.connect();
-    for (const role of [AGENT, OWNER]) await admin.query(`DROP ROLE IF EXISTS ${role}`).catch(() => {});
-    await admin.end();
+    await db.dispose();
   });
 
   it.each([

@@ -1,20 +1,28 @@
 /**
- * The PostgreSQL row-level-security fixture the context-value tests share
+ * The PostgreSQL row-level-security fixtures the context-value tests share. `RlsFixture`
  * (`test/e2e/context-postgres.test.ts`, `test/e2e/mcp-http-postgres.test.ts`): a login role, a
  * table of 5 rows for each of customers 1 to 3 with a policy that shows a session only the rows
  * of the customer in `mcp.customer_id`, and the grant; names unique per run. The leak counters
  * below (`foreignRows`, `interleavedLeaks`, `leaksAfterFault`) serve any engine's context test
- * (`test/e2e/context-mariadb.test.ts`, `test/e2e/context-sqlite.test.ts` too).
+ * (`test/e2e/context-mariadb.test.ts`, `test/e2e/context-sqlite.test.ts` too). `RlsOwnerDatabase`
+ * (`test/e2e/owner-rights-postgres.test.ts`, `test/e2e/row-parts-postgres.test.ts`): a database of
+ * its own whose objects a person created as their owner, read by a login role of its own.
  */
 import { randomBytes } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import pg from 'pg';
 import { expect } from 'vitest';
-import { PG_URL } from './engines.js';
+import { PG_URL, type ScratchPgDatabase, scratchPgDatabase } from './engines.js';
 import type { TestHome } from './hanactl-home.js';
 import { type ShimHandle, startShim, textOf } from './mcp-client.js';
 
 export type RlsRow = { customer_id: number; item: string };
+
+/** The policy of every fixture table: a session sees the rows of the customer in `mcp.customer_id`. */
+export const RLS_POLICY = "customer_id = nullif(current_setting('mcp.customer_id', true), '')::int";
+
+/** A unique suffix per run for the names a fixture creates. */
+const runSuffix = (): string => `${process.pid}_${randomBytes(3).toString('hex')}`;
 
 export class RlsFixture {
   /** The login role a connection uses; the policy applies to it. */
@@ -28,7 +36,7 @@ export class RlsFixture {
 
   /** Names only: `${names.role}_<run>` and `${names.table}_<run>`; nothing is created before `setUp`. */
   constructor(names: { role: string; table: string }) {
-    const suffix = `${process.pid}_${randomBytes(3).toString('hex')}`;
+    const suffix = runSuffix();
     this.role = `${names.role}_${suffix}`;
     this.table = `${names.table}_${suffix}`;
     this.select = `SELECT customer_id, item FROM ${this.table}`;
@@ -50,9 +58,7 @@ export class RlsFixture {
     await admin.query(`CREATE TABLE ${table} (customer_id int NOT NULL, item text NOT NULL)`);
     await admin.query(`INSERT INTO ${table} SELECT c, 'item-' || c || '-' || g FROM generate_series(1, 3) c, generate_series(1, 5) g`);
     await admin.query(`ALTER TABLE ${table} ENABLE ROW LEVEL SECURITY`);
-    await admin.query(
-      `CREATE POLICY by_customer ON ${table} USING (customer_id = nullif(current_setting('mcp.customer_id', true), '')::int)`,
-    );
+    await admin.query(`CREATE POLICY by_customer ON ${table} USING (${RLS_POLICY})`);
     await admin.query(`GRANT SELECT ON ${table} TO ${role}`);
   }
 
@@ -77,6 +83,74 @@ export class RlsFixture {
     await this.#admin?.query(`DROP TABLE IF EXISTS ${this.table}`);
     await this.#admin?.query(`DROP ROLE IF EXISTS ${this.role}`);
     await this.#admin?.end();
+  }
+}
+
+/**
+ * A database of its own (`${prefix}_<run>`) with a role `owner` (no login) that created the tables
+ * under row security, and the login role `agent` a connection uses; further roles `members` are
+ * inheriting members of the owner, whom its rights cover too. Names only until `setUp`.
+ */
+export class RlsOwnerDatabase {
+  /** The database, and the prefix of every role's name. */
+  readonly name: string;
+  readonly owner: string;
+  readonly agent: string;
+  readonly password = randomBytes(12).toString('hex');
+  #members: readonly string[];
+  #scratch: ScratchPgDatabase | undefined;
+
+  constructor(prefix: string, { members = [] }: { members?: readonly string[] } = {}) {
+    this.name = `${prefix}_${runSuffix()}`;
+    this.owner = `${this.name}_owner`;
+    this.agent = `${this.name}_agent`;
+    this.#members = members.map((member) => `${this.name}_${member}`);
+  }
+
+  /** The role of member `member` (as given to the constructor). */
+  member(member: string): string {
+    return `${this.name}_${member}`;
+  }
+
+  /**
+   * Creates the roles and the database, then runs `owned` as the owner (a statement `SET ROLE`
+   * may switch to a member) and `asSuperuser` after it.
+   */
+  async setUp(owned: readonly string[], asSuperuser: readonly string[] = []): Promise<void> {
+    const admin = new pg.Client({ connectionString: PG_URL });
+    await admin.connect();
+    try {
+      await admin.query(`CREATE ROLE ${this.owner}`);
+      await admin.query(`CREATE ROLE ${this.agent} LOGIN PASSWORD '${this.password}'`);
+      for (const member of this.#members) await admin.query(`CREATE ROLE ${member} IN ROLE ${this.owner}`);
+    } finally {
+      await admin.end();
+    }
+    this.#scratch = await scratchPgDatabase(this.name, [
+      `GRANT CREATE ON SCHEMA public TO ${this.owner}`,
+      `SET ROLE ${this.owner}`,
+      ...owned,
+      'RESET ROLE',
+      ...asSuperuser,
+    ]);
+  }
+
+  /** Registers connection `name` in `home` as the agent, password on stdin, with the `add` options `flags`. */
+  async addConnection(home: TestHome, name: string, flags: readonly string[] = []): Promise<void> {
+    if (!this.#scratch) throw new Error('RlsOwnerDatabase.setUp() has not run');
+    const u = new URL(this.#scratch.url);
+    await home.ok(['add', '--no-test', name, `postgres://${this.agent}@${u.host}${u.pathname}`, '--password-stdin', ...flags], {
+      input: this.password,
+    });
+  }
+
+  /** Drops the database and the roles; call after the daemon that used the agent has stopped. */
+  async dispose(): Promise<void> {
+    await this.#scratch?.drop();
+    const admin = new pg.Client({ connectionString: PG_URL });
+    await admin.connect();
+    for (const role of [this.agent, ...this.#members, this.owner]) await admin.query(`DROP ROLE IF EXISTS ${role}`).catch(() => {});
+    await admin.end();
   }
 }
 
