@@ -298,6 +298,12 @@ export const PoolStatsSchema = z.object({
   idle: z.number().int(),
   inUse: z.number().int(),
   waiting: z.number().int(),
+  /**
+   * Connections given up (a call's timeout or cancel the server had not acted on, a lost or broken
+   * one) whose server session is not gone yet: not in `total`, but they count against `max` and
+   * against the share of the session whose call left them.
+   */
+  ending: z.number().int(),
   created: z.number().int(),
   destroyed: z.number().int(),
   errors: z.number().int(),

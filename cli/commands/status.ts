@@ -28,7 +28,7 @@ export async function status(ctx: CliContext, options: { json?: boolean }): Prom
 
 function renderPools(pools: Awaited<ReturnType<CliContext['daemon']['pools']>>): string {
   return renderTable(
-    ['target', 'connections', 'total', 'idle', 'in use', 'waiting', 'created', 'destroyed', 'errors', 'max', 'per session'],
+    ['target', 'connections', 'total', 'idle', 'in use', 'waiting', 'ending', 'created', 'destroyed', 'errors', 'max', 'per session'],
     pools.map((p) => ({
       target: p.target,
       connections: p.connections.join(','),
@@ -36,6 +36,7 @@ function renderPools(pools: Awaited<ReturnType<CliContext['daemon']['pools']>>):
       idle: p.idle,
       'in use': p.inUse,
       waiting: p.waiting,
+      ending: p.ending,
       created: p.created,
       destroyed: p.destroyed,
       errors: p.errors,
@@ -45,7 +46,7 @@ function renderPools(pools: Awaited<ReturnType<CliContext['daemon']['pools']>>):
   );
 }
 
-/** `hanactl pools`: per target, total / idle / in use / waiting, lifetime counters, and the cap and one session's share. */
+/** `hanactl pools`: per target, total / idle / in use / waiting / ending, lifetime counters, and the cap and one session's share. */
 export async function pools(ctx: CliContext, options: { json?: boolean }): Promise<void> {
   const list = await ctx.daemon.pools();
   if (options.json) return printJson(ctx, { pools: list });

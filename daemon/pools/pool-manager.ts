@@ -92,7 +92,8 @@ export class PoolManager {
     while (this.#entries.size > this.#options.maxPools) {
       let oldest: [string, Entry] | undefined;
       for (const item of this.#entries) {
-        if (item[0] === keep || item[1].pool.inUseCount > 0 || item[1].pool.waitingCount > 0) continue;
+        const { pool } = item[1];
+        if (item[0] === keep || pool.inUseCount > 0 || pool.waitingCount > 0 || pool.endingCount > 0) continue;
         if (!oldest || item[1].pool.lastUsedAt < oldest[1].pool.lastUsedAt) oldest = item;
       }
       if (!oldest) return;
@@ -123,6 +124,7 @@ export class PoolManager {
       idle: pool.idleCount,
       inUse: pool.inUseCount,
       waiting: pool.waitingCount,
+      ending: pool.endingCount,
       created: pool.created,
       destroyed: pool.destroyed,
       errors: pool.errors,

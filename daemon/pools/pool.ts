@@ -34,9 +34,14 @@ export function perSessionShare(max: number): number {
   return Math.max(1, Math.floor(max / 2));
 }
 
-/** One session's place in a pool: connections it holds (or is acquiring), and its calls waiting for one of them. */
+/**
+ * One session's place in a pool: connections it holds (or is acquiring, or whose server session
+ * its call left running and that are still ending), and its calls waiting for one of them.
+ */
 interface Share {
   held: number;
+  /** Of `held`, the connections a call gave up whose server session is not gone yet. */
+  ending: number;
   readonly line: (() => void)[];
 }
 
@@ -71,6 +76,12 @@ const STATEMENT_ERRORS: ReadonlySet<string> = new Set(['QUERY_FAILED', 'STATEMEN
 /** Whether a connection that ran into `err` may serve the next borrower. */
 const keepsConnection = (err: unknown): boolean => isHanactlError(err) && STATEMENT_ERRORS.has(err.code);
 
+/** The clause a refusal adds when some of the connections it counts are still ending on the server. */
+function endingNote(ending: number, whose: string): string {
+  if (ending <= 0) return '';
+  return ` (of ${whose}, ${ending} still ending on the server: a call was given up, by its timeout or a cancel, while its statement ran where the server does not stop it at once, and the connection counts until the server session is gone)`;
+}
+
 /** Why a wait for a connection ended early: the signal's own error, else a cancellation. */
 function abortError(signal: AbortSignal): Error {
   const reason: unknown = signal.reason;
@@ -96,6 +107,14 @@ export class Pool {
   /** Per session (check-owner.ts): what it holds of this pool, for the share `use` enforces. */
   readonly #shares = new Map<string, Share>();
   #pending = 0;
+  /**
+   * Connections destroyed whose close has not resolved: the server session may still run what a
+   * call left (a statement past its timeout that the server cannot interrupt yet), so each still
+   * counts against `max` until the driver says it is gone.
+   */
+  #ending = 0;
+  /** The close of each destroyed connection, settled once its server session is gone. */
+  readonly #gone = new WeakMap<DriverConnection, Promise<void>>();
   /** Returned connections still being reset; they idle (or serve a waiter) when done. */
   #cleaning = 0;
   #ended = false;
@@ -115,6 +134,14 @@ export class Pool {
   }
   get totalCount(): number {
     return this.#idle.length + this.#busy.size + this.#pending;
+  }
+  /** Server sessions the pool accounts for, against `max`: those it lends, idles or opens, and those still ending. */
+  get #sessions(): number {
+    return this.totalCount + this.#ending;
+  }
+  /** Connections given up and still closing: their server session is not gone yet. */
+  get endingCount(): number {
+    return this.#ending;
   }
   get idleCount(): number {
     return this.#idle.length;
@@ -142,16 +169,34 @@ export class Pool {
    * pool (`perSession`): beyond it, the session's next calls wait for its own calls to finish, in
    * order, so they never take the connections another session needs. A place not given within
    * acquireTimeoutMillis fails with TOO_MANY_CALLS. Calls of no session (the CLI) take no place.
+   * A call whose connection was destroyed keeps its place until that connection's server session
+   * is gone (its close resolved), though the call itself has ended: what a call left running on
+   * the server after a timeout or cancel counts against its session, which cannot stack such
+   * sessions beyond its share.
    */
   async use<T>(fn: (connection: DriverConnection) => Promise<T>, signal?: AbortSignal): Promise<T> {
     const owner = checkOwner();
     if (owner === '') return this.#borrow(fn, signal);
     await this.#enterShare(owner, signal);
+    let gone: Promise<void> | undefined;
     try {
-      return await this.#borrow(fn, signal);
+      return await this.#borrow(fn, signal, (g) => {
+        gone = g;
+      });
     } finally {
-      this.#leaveShare(owner);
+      if (gone) this.#leaveShareOnceGone(owner, gone);
+      else this.#leaveShare(owner);
     }
+  }
+
+  /** Keeps `owner`'s place, counted as ending, until `gone` settles. */
+  #leaveShareOnceGone(owner: string, gone: Promise<void>): void {
+    const share = this.#shares.get(owner);
+    if (share) share.ending++;
+    void gone.then(() => {
+      if (share) share.ending--;
+      this.#leaveShare(owner);
+    });
   }
 
   /** Waits for a place in `owner`'s share of the pool. */
@@ -159,7 +204,7 @@ export class Pool {
     if (signal?.aborted) throw abortError(signal);
     let share = this.#shares.get(owner);
     if (!share) {
-      share = { held: 0, line: [] };
+      share = { held: 0, ending: 0, line: [] };
       this.#shares.set(owner, share);
     }
     if (share.held < this.perSession) {
@@ -182,12 +227,13 @@ export class Pool {
         leave();
         reject(abortError(signal as AbortSignal));
       };
+      const held = share;
       const timer = setTimeout(() => {
         leave();
         reject(
           new HanactlError(
             'TOO_MANY_CALLS',
-            `This session's calls already hold ${this.perSession} of the ${this.#options.max} connections to ${this.#describe}, its share (half, so other sessions always find one), and none finished within ${this.#options.acquireTimeoutMillis} ms; wait for one of them to finish, then retry.`,
+            `This session's calls already hold ${this.perSession} of the ${this.#options.max} connections to ${this.#describe}, its share (half, so other sessions always find one), and none finished within ${this.#options.acquireTimeoutMillis} ms${endingNote(held.ending, "this session's calls")}; wait for one of them to finish, then retry.`,
           ),
         );
       }, this.#options.acquireTimeoutMillis);
@@ -210,7 +256,12 @@ export class Pool {
     if (share.held <= 0) this.#shares.delete(owner);
   }
 
-  async #borrow<T>(fn: (connection: DriverConnection) => Promise<T>, signal?: AbortSignal): Promise<T> {
+  /** Runs `fn` on a borrowed connection; `onGone` learns the close of the connection when it was destroyed. */
+  async #borrow<T>(
+    fn: (connection: DriverConnection) => Promise<T>,
+    signal?: AbortSignal,
+    onGone?: (gone: Promise<void>) => void,
+  ): Promise<T> {
     const lease = await this.acquire(signal);
     let failure: unknown;
     try {
@@ -220,6 +271,8 @@ export class Pool {
       throw err;
     } finally {
       lease.release(failure);
+      const gone = this.#gone.get(lease.connection);
+      if (gone) onGone?.(gone);
     }
   }
 
@@ -251,7 +304,7 @@ export class Pool {
       }
     }
     // A connection being reset is about to idle: wait for it rather than open another.
-    const open = this.totalCount < this.#options.max && this.#cleaning <= this.#waiters.length;
+    const open = this.#sessions < this.#options.max && this.#cleaning <= this.#waiters.length;
     return new Promise<Lease>((resolve, reject) => {
       const waiter: Waiter = {
         done: false,
@@ -288,7 +341,7 @@ export class Pool {
         waiter.reject(
           new HanactlError(
             'POOL_EXHAUSTED',
-            `All ${this.#options.max} connections to ${this.#describe} stayed busy for ${this.#options.acquireTimeoutMillis} ms; retry, or ask a person to raise the pool size.`,
+            `All ${this.#options.max} connections to ${this.#describe} stayed busy for ${this.#options.acquireTimeoutMillis} ms${endingNote(this.#ending, 'them')}; retry, or ask a person to raise the pool size.`,
           ),
         );
       }, this.#options.acquireTimeoutMillis);
@@ -308,7 +361,7 @@ export class Pool {
    * left for the next borrow to report.
    */
   async warm(): Promise<void> {
-    while (!this.#ended && this.totalCount < this.#options.min) {
+    while (!this.#ended && this.totalCount < this.#options.min && this.#sessions < this.#options.max) {
       let slot: Slot;
       try {
         slot = await this.#create();
@@ -426,7 +479,7 @@ export class Pool {
   /** When a slot was freed by destruction, a waiter may now open a new connection. */
   #serveWaiters(): void {
     // Waiters up to the number of connections being reset are served by those.
-    while (this.#waiters.length > this.#cleaning && this.totalCount < this.#options.max && !this.#ended) {
+    while (this.#waiters.length > this.#cleaning && this.#sessions < this.#options.max && !this.#ended) {
       const waiter = this.#waiters.shift() as Waiter;
       clearTimeout(waiter.timer);
       this.#create().then(
@@ -445,10 +498,24 @@ export class Pool {
     slot.idleTimer = undefined;
   }
 
+  /**
+   * Closes a connection. It counts as ending, against `max` (not in `totalCount`), until its close
+   * resolves: a driver resolves it once the server session is gone, which after a timeout or
+   * cancel the server has not acted on yet may be long after the call ended.
+   */
   #destroy(slot: Slot): void {
     this.#clearIdle(slot);
     this.destroyed++;
-    void slot.connection.close();
+    this.#ending++;
+    const gone = slot.connection
+      .close()
+      .catch(() => {})
+      .then(() => {
+        this.#ending--;
+        this.#serveWaiters();
+        if (!this.#ended && this.totalCount < this.#options.min) void this.warm();
+      });
+    this.#gone.set(slot.connection, gone);
     if (!this.#ended && this.totalCount < this.#options.min) void this.warm();
   }
 
