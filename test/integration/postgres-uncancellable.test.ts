@@ -2,7 +2,8 @@
  * A statement PostgreSQL cannot cancel: its scanner does not look for interrupts, and on a long
  * run of unterminated nested comments (`/*` repeated) it works for a time that grows with the
  * square of the text. The call must still end at its timeout, and the connection whose cancel did
- * not take must be replaced, not returned to the pool. Runs straight through a pool and driver
+ * not take must be replaced, not returned to the pool; the pool of one opens its replacement only
+ * once the backend left running has ended, never two server sessions at once. Runs straight through a pool and driver
  * (the statement check refuses this text before any connection is borrowed).
  */
 import pg from 'pg';
@@ -52,7 +53,16 @@ describe.skipIf(!available)('PostgreSQL: a cancel that does not take', () => {
     }
   };
 
-  it('ends the call at its timeout and replaces the connection instead of reusing it', async () => {
+  /** The pool's server sessions, as the server sees them (the short-lived cancel and terminate connections left out). */
+  const backends = async () =>
+    (
+      await admin.query<{ pid: number }>(
+        "SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND query <> '' AND query NOT LIKE '%_backend(%'",
+        [marker],
+      )
+    ).rows.map((r) => r.pid);
+
+  it('ends the call at its timeout and replaces the connection, once its backend has ended, instead of reusing it', async () => {
     const first = await run('SELECT pg_backend_pid() AS pid', 5000);
     const stuckPid = first.rows[0]?.pid;
     const started = performance.now();
@@ -62,6 +72,8 @@ describe.skipIf(!available)('PostgreSQL: a cancel that does not take', () => {
     expect(took).toBeLessThan(300 + 1000 + 1000 + 1500);
     const next = await run('SELECT pg_backend_pid() AS pid', 5000);
     expect(next.rows[0]?.pid).not.toBe(stuckPid);
+    expect(await backends()).toEqual([next.rows[0]?.pid]);
+    expect(pool.endingCount).toBe(0);
     expect(pool.destroyed).toBeGreaterThanOrEqual(1);
   });
 });

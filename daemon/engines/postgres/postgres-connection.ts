@@ -22,6 +22,12 @@ export const CANCEL_GRACE_MS = 1000;
 export const CANCEL_REPEAT_MS = 150;
 /** How long past the call's timeout the client-side deadline lies: the server's `statement_timeout` fires first. */
 const SERVER_FIRST_MS = 1000;
+/**
+ * While a given-up connection waits for its server session to end, TCP keepalive probes start
+ * after this long idle: a server that vanished from the network is noticed, one whose backend
+ * still runs answers them.
+ */
+const ENDING_KEEPALIVE_MS = 10_000;
 
 /** A check asked to resolve further (#call); execute makes the call again at the next stage. */
 const RESOLVE_FURTHER = new Error('The statement names what needs a further resolve stage.');
@@ -73,6 +79,11 @@ export class PostgresConnection implements DriverConnection {
   readonly #checksClient: boolean;
   /** How far each set of names needed its resolve step to go on this session (postgres-walk-memo.ts). */
   readonly #walks = new WalkMemo();
+  /**
+   * The last round trip sent, settled once its answer is in or the connection is gone: while it
+   * runs, the server session is busy with it (close() waits for it).
+   */
+  #running: Promise<void> | undefined;
 
   constructor(client: PgClient, wire: PgWireKit, sideChannel: PgSideChannel, pooled = false, checksClient = false) {
     this.#checksClient = checksClient;
@@ -113,6 +124,23 @@ export class PostgresConnection implements DriverConnection {
       this.#onLost.delete(reject);
       work.catch(() => {}); // settled or lost first: a later rejection of the work is handled
     }
+  }
+
+  /**
+   * Sends one round trip: settles as `work` does, or rejects as soon as the connection is lost or
+   * `watch` gives the statement up. The round trip is tracked (#running) until it really ends.
+   */
+  #send<T>(work: Promise<T>, watch?: StatementWatch): Promise<T> {
+    const running = work.then(
+      () => {},
+      () => {},
+    );
+    this.#running = running;
+    void running.then(() => {
+      if (this.#running === running) this.#running = undefined;
+    });
+    const answer = this.#unlessLost(work);
+    return watch ? watch.race(answer) : answer;
   }
 
   get broken(): boolean {
@@ -160,7 +188,7 @@ export class PostgresConnection implements DriverConnection {
     const guard = options.costGuard;
     let gate: ReturnType<typeof costGate> | undefined;
     try {
-      plan ??= await this.#openForSigning(sql, values, options, stage);
+      plan ??= await this.#openForSigning(sql, values, options, stage, stopWatch);
       gate = guard && plan.explain >= 0 ? costGate(plan, guard.maxCost) : undefined;
       // Rows past the result cap are cancelled on the server, for a read only (a write must
       // commit) and only without context values (their read-back after the statement must run).
@@ -168,7 +196,7 @@ export class PostgresConnection implements DriverConnection {
       const batch = new PgBatch(plan.steps, this.#wire.rowParser(), gate, cuts ? () => stopWatch.interrupt() : undefined);
       let answer: BatchResult;
       try {
-        answer = await this.#unlessLost(this.#client.query(batch).done);
+        answer = await this.#send(this.#client.query(batch).done, stopWatch);
       } catch (err) {
         if (stopWatch.interrupted && stopWatch.reason === undefined) {
           // Cancelled past the cap (or, if the cancel did not take, the connection abandoned): the
@@ -213,8 +241,9 @@ export class PostgresConnection implements DriverConnection {
     values: readonly (string | Buffer | null)[],
     options: ExecuteOptions,
     stage: ResolveStage,
+    watch: StatementWatch,
   ): Promise<CallPlan> {
-    const opening = await this.#unlessLost(this.#client.query(new PgBatch(planOpening(options), this.#wire.rowParser())).done);
+    const opening = await this.#send(this.#client.query(new PgBatch(planOpening(options), this.#wire.rowParser())).done, watch);
     const pid = Number(opening.firstRows.get(2)?.[0]);
     if (!Number.isInteger(pid) || pid <= 0) throw new Error('The backend running this call did not say its pid.');
     return planCall(sql, values, options, pid, true, this.#checksClient, stage);
@@ -268,10 +297,11 @@ export class PostgresConnection implements DriverConnection {
    * cancels on the server, again every CANCEL_REPEAT_MS while the call runs: a cancel
    * that reaches the backend while it is still reading the rest of the batch is dropped by the
    * server. If the cancel does not take within CANCEL_GRACE_MS (a backend busy where it does not
-   * look for interrupts, such as the scanner on a long run of unterminated comments), the
-   * connection is abandoned: its backend is asked to terminate, the socket is closed, and the
-   * call ends with the timeout or cancellation it was given. A connection abandoned so is broken
-   * and never goes back to its pool.
+   * look for interrupts, such as the scanner on a long run of unterminated comments, or one
+   * expression of many large numeric terms), the connection is abandoned: the call ends at once
+   * with the timeout or cancellation it was given, and its backend is asked to terminate. A
+   * connection abandoned so is broken and never goes back to its pool; its close resolves only
+   * once the server session has ended (see close()), so the pool counts it until then.
    */
   #watch(options: ExecuteOptions): StatementWatch {
     const watch: StatementWatch = new StatementWatch({
@@ -282,12 +312,14 @@ export class PostgresConnection implements DriverConnection {
       repeatMs: CANCEL_REPEAT_MS,
       graceMs: CANCEL_GRACE_MS,
       abandon: async () => {
-        // Behind a pooler, closing the socket ends no statement (the pooler's server connection
-        // runs on, and a cancel for a client that has gone is dropped): one last cancel that
-        // has reached the pooler goes first.
+        this.#broken = true;
+        // Behind a pooler the backend is not ours to terminate: one last cancel that has reached
+        // the pooler, which takes when the backend next looks for interrupts; the client stays
+        // linked to that backend until the statement's answer arrives (close()).
         if (this.#pooled) {
           await watch.idle();
           await this.cancel();
+          return;
         }
         await this.#abandon();
       },
@@ -295,22 +327,22 @@ export class PostgresConnection implements DriverConnection {
     return watch;
   }
 
-  /** Gives up on a session whose cancel did not take: terminate its backend (best effort) and close the socket. */
+  /**
+   * Gives up on a session whose cancel did not take: its backend is asked to terminate (best
+   * effort), and the socket stays open: the server closes it when the backend exits, which is how
+   * close() learns the session is gone. Should the terminate not be sent, the backend ends the
+   * statement, and close() ends the session after it.
+   */
   async #abandon(): Promise<void> {
     const pid = this.#client.processID;
     this.#broken = true;
-    // Destroying the socket ends pg's client, which rejects the call in flight (#unlessLost).
-    const stream = this.#client.connection?.stream as { destroy?: (err?: Error) => void } | undefined;
-    stream?.destroy?.();
-    // Behind a pooler the announced pid is the pooler's own: closing the client makes the pooler
-    // close its server connection.
-    if (!pid || this.#pooled) return;
+    if (!pid) return;
     let side: PgClient | undefined;
     try {
       side = await this.#sideChannel();
       await side.query('SELECT pg_catalog.pg_terminate_backend($1)', [pid]);
     } catch {
-      // The backend ends on its own once it next looks for interrupts and finds its client gone.
+      // The backend ends the statement first; close() then ends the session.
     } finally {
       await side?.end().catch(() => {});
     }
@@ -357,7 +389,7 @@ export class PostgresConnection implements DriverConnection {
     // Asked once the client is ready to send it: the status is then the one the call ended with.
     const scrub = new ScrubQuery(() => !(this.#pooled && this.#client.getTransactionStatus?.() === 'I'));
     try {
-      if ((await this.#unlessLost(this.#client.query(scrub).done)) === 'clean') {
+      if ((await this.#send(this.#client.query(scrub).done)) === 'clean') {
         this.#dirty = false;
         return;
       }
@@ -367,16 +399,21 @@ export class PostgresConnection implements DriverConnection {
     this.#destroy();
   }
 
-  /** Closes the socket at once, and the connection is broken (the pool drops it). */
+  /**
+   * The connection is broken (the pool drops it), and its socket is closed at once unless a round
+   * trip still runs: a backend busy with a statement the call gave up on would not notice a closed
+   * socket, so that one is left for close() to end once the server session has.
+   */
   #destroy(): void {
     this.#broken = true;
+    if (this.#running) return;
     const stream = this.#client.connection?.stream as { destroy?: (err?: Error) => void } | undefined;
     stream?.destroy?.();
   }
 
   async #simple(text: string): Promise<void> {
     try {
-      await this.#client.query(text);
+      await this.#send(this.#client.query(text));
     } catch (err) {
       throw this.#normalise(err);
     }
@@ -427,13 +464,32 @@ export class PostgresConnection implements DriverConnection {
   }
 
   async serverVersion(): Promise<string | undefined> {
-    const res = await this.#client.query('SHOW server_version');
+    const res = await this.#send(this.#client.query('SHOW server_version'));
     const v = res.rows[0]?.server_version;
     return typeof v === 'string' ? `PostgreSQL ${v}` : undefined;
   }
 
+  /**
+   * Closes the session, and resolves once the server has ended it: a round trip still running (a
+   * statement given up at its timeout or cancel, the backend asked to terminate) is waited for
+   * first — the server closes the socket when the backend exits, or answers once the statement
+   * ends — then the session is ended politely and the server's close awaited. The pool counts the
+   * connection against its size until then. A server that vanished from the network is noticed
+   * by TCP keepalive. Behind a pooler this is the client's link: the pooler keeps its backend
+   * for this client until the statement's answer arrives, and ends nothing sooner.
+   */
   async close(): Promise<void> {
     this.#broken = true;
+    const running = this.#running;
+    if (running) {
+      const stream = this.#client.connection?.stream as { setKeepAlive?: (on: boolean, delayMs: number) => void } | undefined;
+      try {
+        stream?.setKeepAlive?.(true, ENDING_KEEPALIVE_MS);
+      } catch {
+        // Not a TCP socket (a Unix socket): the local server's close is seen all the same.
+      }
+      await running;
+    }
     await this.#client.end().catch(() => {});
   }
 }
