@@ -3,6 +3,7 @@ import { executorStatisticsObjection } from '../../policy/executor-statistics.js
 import { PG_HANACTL_SECRET_RELATIONS, PG_REFUSED_RELATION_NAMES } from '../../policy/pg-functions.js';
 import type { StatementReferences } from '../../policy/types.js';
 import type { BatchStep } from './postgres-batch.js';
+import { contextBarrierFinding, contextBarrierRefusal } from './postgres-context-barrier.js';
 import { childRelation, ownerRightsFinding, ownerRightsRefusal } from './postgres-owner-rights.js';
 import {
   builtinObjection,
@@ -238,11 +239,13 @@ SELECT CASE WHEN what IS NULL THEN 0 ELSE CAST(pg_catalog.concat('${RESOLVE_MARK
  * foreign tables it cannot judge, refused built-ins and functions whose code it cannot judge
  * before they run (runtimeCodeFinding); where rows are separated also the executor's statistics
  * and relations that read a table under row security with their owner's rights
- * (postgres-owner-rights.ts), sequences and views over pg_class's figures (postgres-row-figures.ts).
+ * (postgres-owner-rights.ts), sequences and views over pg_class's figures (postgres-row-figures.ts),
+ * and views and inlinable functions that filter by context values without a barrier
+ * (postgres-context-barrier.ts).
  */
 function findings(references: StatementReferences): string {
   return references.separated
-    ? `COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${refusedBuiltinFinding()}, ${runtimeCodeFinding()}, ${configFinding()}, ${statisticsFinding()}, ${ownerRightsFinding()}, ${rowFiguresFinding()})`
+    ? `COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${refusedBuiltinFinding()}, ${runtimeCodeFinding()}, ${configFinding()}, ${statisticsFinding()}, ${ownerRightsFinding()}, ${rowFiguresFinding()}, ${contextBarrierFinding()})`
     : `COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${refusedBuiltinFinding()}, ${runtimeCodeFinding()}, ${configFinding()})`;
 }
 
@@ -287,6 +290,10 @@ export function resolveRefusal(message: string): HanactlError | undefined {
   }
   if (kind === 'O') {
     const refusal = ownerRightsRefusal(what);
+    if (refusal) return refusal;
+  }
+  if (kind === 'V') {
+    const refusal = contextBarrierRefusal(what);
     if (refusal) return refusal;
   }
   if (kind === 'N') {

@@ -1,5 +1,6 @@
 import { PG_EXECUTOR_STATISTICS_VIEWS } from '../../policy/pg-functions.generated.js';
 import { PG_HANACTL_SECRET_RELATIONS, PG_REFUSED_RELATION_NAMES } from '../../policy/pg-functions.js';
+import { contextBarrierCandidate } from './postgres-context-barrier.js';
 import { childRelation, ownerRightsCandidate } from './postgres-owner-rights.js';
 import { FIRST_NORMAL_OID, personIndexClass, personPolicy, textArray } from './postgres-reach.js';
 import { readsClassFigures } from './postgres-row-figures.js';
@@ -21,7 +22,8 @@ import { readsClassFigures } from './postgres-row-figures.js';
  * pg_depend records nothing on what initdb pins) is not settled, nor, where rows are separated,
  * one that calls a statistics function, or one that may read a table under row security with other
  * rights than the caller's (ownerRightsCandidate: a materialized view, or a view that is not
- * security_invoker, over such a table), nor one that names or reads a partition or inheritance child,
+ * security_invoker, over such a table), one that is not security_barrier and reads a setting
+ * (contextBarrierCandidate, postgres-context-barrier.ts), nor one that names or reads a partition or inheritance child,
  * a sequence, or pg_class's figure columns (postgres-row-figures.ts).
  *
  * Anything else (a view over a view, a function, operator or type created since, a relation with
@@ -116,5 +118,5 @@ export function settledRelation(a: string, separated: boolean, lists: NameLists)
          AND NOT (${a}.relrowsecurity AND ${personPolicy(`${a}.oid`, lists.policy())})
          AND NOT EXISTS (SELECT FROM pg_catalog.pg_attribute t WHERE t.attrelid OPERATOR(pg_catalog.=) ${a}.oid
                           AND t.attnum OPERATOR(pg_catalog.>) 0 AND t.atttypid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID})
-         AND (NOT ${a}.relhasrules OR (${viewReadsPlainly(a, separated, lists)}${separated ? ` AND NOT (${ownerRightsCandidate(a)})` : ''}))))`;
+         AND (NOT ${a}.relhasrules OR (${viewReadsPlainly(a, separated, lists)}${separated ? ` AND NOT (${ownerRightsCandidate(a)}) AND NOT ${contextBarrierCandidate(a)}` : ''}))))`;
 }

@@ -81,3 +81,31 @@ describe('owner-rights relations where rows are separated', () => {
     );
   });
 });
+
+describe('views and functions that filter by context values without a barrier, where rows are separated', () => {
+  const refusal = (found: string) => resolveRefusal(`invalid input syntax for type integer: "hanactl: refused reference ${found}"`);
+
+  it('asks the walk and the view stage about them only then', () => {
+    expect(resolveStep({ ...all, separated: true }, 'walk')?.text).toContain("'V '");
+    expect(resolveStep(all, 'walk')?.text).not.toContain("'V '");
+    expect(resolveStep({ ...all, separated: true }, 'view')?.text).toContain('security_barrier');
+    expect(resolveStep(all, 'view')?.text).not.toContain('security_barrier');
+  });
+
+  it('names the view and says how to set the barrier, with its rule', () => {
+    const view = refusal('V my_accounts reads my_accounts');
+    expect(view?.details).toMatchObject({ rule: 'context-barrier' });
+    expect(view?.message).toMatch(/^Refused: my_accounts is a view that filters rows by this call's context values/);
+    expect(view?.message).toContain('ALTER VIEW my_accounts SET (security_barrier = true)');
+    expect(refusal('V outer_v reads my_accounts')?.message).toMatch(/^Refused: outer_v reads my_accounts: my_accounts is a view/);
+  });
+
+  it('names an inlinable function and how to keep it from being inlined', () => {
+    const fn = refusal('V my_rows() calls my_rows()');
+    expect(fn?.details).toMatchObject({ rule: 'context-barrier' });
+    expect(fn?.message).toMatch(/^Refused: my_rows\(\) is a LANGUAGE sql set-returning function/);
+    expect(fn?.message).toContain('security_barrier = true');
+    expect(fn?.message).toContain('ALTER FUNCTION my_rows VOLATILE');
+    expect(refusal('V v_rows calls my_rows()')?.message).toMatch(/^Refused: v_rows calls my_rows\(\): my_rows\(\) is/);
+  });
+});

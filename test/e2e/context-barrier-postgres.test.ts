@@ -1,0 +1,140 @@
+/**
+ * Views and functions that filter rows by the call's context values, on a connection that
+ * separates rows, through the real shim and daemon. PostgreSQL flattens a view that is not
+ * `security_barrier` (and inlines a LANGUAGE sql set-returning function) into the statement, and
+ * then orders the caller's own conditions and the view's filter by cost: a condition that fails on
+ * a value (`note::bool`) runs on the rows the filter would remove, and its error text carries
+ * another caller's value. Where rows are separated such a view or function is refused, naming what
+ * to change; a `security_barrier` view answers, alone and over a view that filters without one.
+ */
+import { randomBytes } from 'node:crypto';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PG_URL, type ScratchPgDatabase, scratchPgDatabase, serverAvailable } from '../helpers/engines.js';
+import { TestHome } from '../helpers/hanactl-home.js';
+import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
+
+const available = await serverAvailable('postgres');
+const TAG = `hanactl_barrier_${process.pid}`;
+const AGENT = `${TAG}_agent`;
+const PASSWORD = randomBytes(12).toString('hex');
+const MINE = "customer_id = current_setting('mcp.customer_id')::int";
+
+const OBJECTS = [
+  'CREATE TABLE accounts (id serial PRIMARY KEY, customer_id int, note text)',
+  "INSERT INTO accounts (customer_id, note) VALUES (1, 'mine'), (2, 'hidden-note-B'), (2, '12345')",
+  `CREATE VIEW my_accounts AS SELECT * FROM accounts WHERE ${MINE}`,
+  `CREATE VIEW my_accounts_b WITH (security_barrier) AS SELECT * FROM accounts WHERE ${MINE}`,
+  // A barrier over a view that filters without one: the caller's conditions stop at the barrier.
+  'CREATE VIEW my_accounts_over WITH (security_barrier = true) AS SELECT * FROM my_accounts',
+  // A plain view over one that filters without a barrier: flattened into the statement too.
+  'CREATE VIEW my_accounts_outer AS SELECT * FROM my_accounts',
+  'CREATE VIEW my_accounts_join AS SELECT a.id, a.note, b.note AS other FROM accounts a JOIN accounts b USING (customer_id) WHERE a.' +
+    MINE,
+  // The value through a function of the person's: the view still filters by it.
+  "CREATE FUNCTION my_customer() RETURNS int LANGUAGE sql STABLE AS $$ SELECT current_setting('mcp.customer_id')::int $$",
+  'CREATE VIEW my_accounts_fn AS SELECT * FROM accounts WHERE customer_id = my_customer()',
+  'CREATE VIEW my_accounts_fn_b WITH (security_barrier) AS SELECT * FROM accounts WHERE customer_id = my_customer()',
+  // An inlinable set-returning SQL function that filters by the value, and ones the server does not inline.
+  `CREATE FUNCTION my_rows() RETURNS SETOF accounts LANGUAGE sql STABLE AS $$ SELECT * FROM accounts WHERE ${MINE} $$`,
+  `CREATE FUNCTION my_rows_volatile() RETURNS SETOF accounts LANGUAGE sql VOLATILE AS $$ SELECT * FROM accounts WHERE ${MINE} $$`,
+  `CREATE FUNCTION my_rows_plpgsql() RETURNS SETOF accounts LANGUAGE plpgsql STABLE AS $$ BEGIN RETURN QUERY SELECT * FROM accounts WHERE ${MINE}; END $$`,
+  // A view that reads a setting other than a context value is not a boundary between callers.
+  "CREATE VIEW with_zone AS SELECT id, current_setting('TimeZone') AS zone FROM accounts WHERE note <> current_setting('application_name')",
+];
+
+describe.skipIf(!available)('views and functions that filter by context values on PostgreSQL', () => {
+  const home = new TestHome();
+  let scratch: ScratchPgDatabase | undefined;
+  let scoped: ShimHandle;
+  let plain: ShimHandle;
+
+  const rowsOf = (result: CallToolResult) => {
+    expect(result.isError, textOf(result)).toBeFalsy();
+    return (result.structuredContent as { rows: { note: string }[] }).rows;
+  };
+
+  beforeAll(async () => {
+    const admin = new pg.Client({ connectionString: PG_URL });
+    await admin.connect();
+    try {
+      await admin.query(`CREATE ROLE ${AGENT} LOGIN PASSWORD '${PASSWORD}'`);
+    } finally {
+      await admin.end();
+    }
+    scratch = await scratchPgDatabase(TAG, [
+      ...OBJECTS,
+      `GRANT SELECT ON my_accounts, my_accounts_b, my_accounts_over, my_accounts_outer, my_accounts_join, my_accounts_fn, my_accounts_fn_b, with_zone TO ${AGENT}`,
+      // The table itself only through the functions (they run as the caller).
+      `GRANT SELECT ON accounts TO ${AGENT}`,
+    ]);
+    const u = new URL(scratch.url);
+    const url = `postgres://${AGENT}@${u.host}${u.pathname}`;
+    await home.ok(['add', '--no-test', 'shop', url, '--password-stdin', '--context', 'customer_id'], { input: PASSWORD });
+    await home.ok(['add', '--no-test', 'plain', url, '--password-stdin'], { input: PASSWORD });
+    scoped = await startShim({ ...home.env, MCP_CONTEXT_CUSTOMER_ID: '1' }, ['--connection', 'shop']);
+    plain = await startShim(home.env, ['--connection', 'plain']);
+  });
+
+  afterAll(async () => {
+    await scoped?.close();
+    await plain?.close();
+    await home.dispose();
+    await scratch?.drop();
+    const admin = new pg.Client({ connectionString: PG_URL });
+    await admin.connect();
+    await admin.query(`DROP ROLE IF EXISTS ${AGENT}`).catch(() => {});
+    await admin.end();
+  });
+
+  it.each([
+    ["SELECT * FROM my_accounts WHERE note <> 'mine' AND note::bool", 'my_accounts'],
+    ['SELECT * FROM my_accounts WHERE customer_id::text::bool', 'my_accounts'],
+    ["SELECT * FROM my_accounts_outer WHERE note <> 'mine' AND note::bool", 'my_accounts'],
+    ["SELECT * FROM my_accounts_join WHERE other <> 'mine' AND other::bool", 'my_accounts_join'],
+    ["SELECT * FROM my_accounts_fn WHERE note <> 'mine' AND note::bool", 'my_accounts_fn'],
+    ['SELECT * FROM my_accounts', 'my_accounts'],
+  ])('refuses %s where rows are separated, naming %s and the remedy', async (sql, view) => {
+    const result = await scoped.call('run_query', { sql });
+    const text = textOf(result);
+    expect(result.isError, text).toBe(true);
+    expect(text).toContain('(rule: context-barrier)');
+    expect(text).toContain(`ALTER VIEW ${view} SET (security_barrier = true)`);
+    expect(text).not.toMatch(/hidden-note-B|12345/);
+  });
+
+  it('refuses an inlinable SQL function that filters by the value, saying what to change', async () => {
+    const result = await scoped.call('run_query', { sql: "SELECT * FROM my_rows() WHERE note <> 'mine' AND note::bool" });
+    const text = textOf(result);
+    expect(result.isError, text).toBe(true);
+    expect(text).toContain('(rule: context-barrier)');
+    expect(text).toMatch(/my_rows\(\)/);
+    expect(text).toMatch(/security_barrier/);
+    expect(text).not.toMatch(/hidden-note-B|12345/);
+  });
+
+  it('sample_rows refuses such a view too', async () => {
+    const result = await scoped.call('sample_rows', { schema: 'public', table: 'my_accounts' });
+    expect(result.isError, textOf(result)).toBe(true);
+    expect(textOf(result)).toContain('(rule: context-barrier)');
+  });
+
+  it('answers security_barrier views (alone, over a view without one, over a function), and functions the server does not inline', async () => {
+    for (const view of ['my_accounts_b', 'my_accounts_over', 'my_accounts_fn_b']) {
+      expect(rowsOf(await scoped.call('run_query', { sql: `SELECT * FROM ${view}` })).map((r) => r.note)).toEqual(['mine']);
+      expect(rowsOf(await scoped.call('run_query', { sql: `SELECT * FROM ${view} WHERE note <> 'mine' AND note::bool` }))).toEqual([]);
+    }
+    expect(rowsOf(await scoped.call('sample_rows', { schema: 'public', table: 'my_accounts_b' })).map((r) => r.note)).toEqual(['mine']);
+    for (const fn of ['my_rows_volatile', 'my_rows_plpgsql']) {
+      expect(rowsOf(await scoped.call('run_query', { sql: `SELECT * FROM ${fn}() WHERE note <> 'mine' AND note::bool` }))).toEqual([]);
+    }
+    expect(rowsOf(await scoped.call('run_query', { sql: 'SELECT * FROM with_zone' }))).toHaveLength(3);
+  });
+
+  it('keeps them where no context names are declared', async () => {
+    expect(rowsOf(await plain.call('run_query', { sql: 'SELECT * FROM accounts' }))).toHaveLength(3);
+    const result = await plain.call('run_query', { sql: "SELECT * FROM my_accounts WHERE note <> 'mine'" });
+    expect(textOf(result)).not.toContain('context-barrier');
+  });
+});
