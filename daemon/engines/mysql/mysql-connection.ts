@@ -10,10 +10,10 @@ import { MYSQL_NOT_EXPLAINABLE, mysqlCostLimitUnavailable, mysqlPlanCost } from 
 import { type ErrorContext, isConnectionLost, lostError, statementError } from './mysql-errors.js';
 import type { MysqlError, MysqlRawConnection } from './mysql-module.js';
 import {
-  builtinsOf,
   type Definition,
   definerReadsRefusal,
   definitionsQuery,
+  everyRoutineQuery,
   hiddenBodyRefusal,
   judgeDefinition,
   MAX_CANDIDATES,
@@ -305,8 +305,8 @@ export class MysqlConnection implements DriverConnection {
   /**
    * The routines and views the statement reaches, looked up in the server's own records in the
    * call's transaction and judged before the statement runs (mysql-routines.ts): one query when
-   * the statement names a function that is not a native one or a relation, one more for each
-   * level of routines and views their texts reach. Nothing is cached: a person may replace a
+   * the statement names a function (a native one's name too: the server may run a stored function
+   * of that name) or a relation, one more for each level of routines and views their texts reach. Nothing is cached: a person may replace a
    * routine at any moment, and only the server's record at the call is what runs. Returns the
    * refusal, or undefined when the statement may run.
    *
@@ -314,25 +314,38 @@ export class MysqlConnection implements DriverConnection {
    * carries context values, a routine assigning @mcp_*, and one reading tables with a SQL SECURITY
    * DEFINER owner's rights (itself DEFINER, or called by such a routine or view). A routine whose
    * body the login may not read, whatever its SQL SECURITY (an INVOKER one may call DEFINER ones),
-   * or a routine a DEFINER one calls that the login may not see, cannot be judged and is refused.
+   * or a routine a DEFINER one calls that the login may not see, cannot be judged and is refused:
+   * a native function's name passes there only where the login sees every routine of the schema.
    * Which names are the same is the server's answer: every row it returns for a name is reached. A
    * view whose definition the login may not read is not followed.
    */
   async #judgeRoutines(sql: string, readOnly: boolean, separated: boolean, watch: StatementWatch): Promise<unknown> {
-    const builtins = builtinsOf(this.#deps.server.flavour, this.#deps.server.release);
     const user = this.#deps.errors.user ?? 'the login';
     interface Pending {
       readonly name: ReachedName;
       readonly kind: 'routine' | 'relation';
       readonly path: readonly string[];
       readonly underDefiner: boolean;
+      /** Written without a schema in the body that calls it. */
+      readonly unqualified?: boolean;
     }
-    const first = reachedBy(sql, builtins);
+    const first = reachedBy(sql);
     let pending: Pending[] = [
       ...first.routines.map((name) => ({ name, kind: 'routine' as const, path: [], underDefiner: false })),
       ...first.relations.map((name) => ({ name, kind: 'relation' as const, path: [], underDefiner: false })),
     ];
     const seen = new Set<string>();
+    // Whether the login sees every routine of a schema, asked once per schema and call.
+    const sees = new Map<string, boolean>();
+    const seesEveryRoutine = async (schema: string): Promise<boolean | { readonly error: unknown }> => {
+      const known = sees.get(schema);
+      if (known !== undefined) return known;
+      const query = everyRoutineQuery(schema);
+      const outcome = await this.#statement(query.sql, query.values, { maxRows: 1 }, watch);
+      if (!outcome.ok) return { error: outcome.error };
+      sees.set(schema, outcome.result.rows.length > 0);
+      return outcome.result.rows.length > 0;
+    };
     const key = (kind: string, schema: string, name: string): string => `${kind}\u0000${schema.toLowerCase()}\u0000${name.toLowerCase()}`;
     for (let depth = 0; pending.length > 0; depth++) {
       // The statement's own names are candidates the server confirms or not (a wide select list
@@ -358,8 +371,14 @@ export class MysqlConnection implements DriverConnection {
       const next: Pending[] = [];
       for (const [index, item] of pending.entries()) {
         const matches = found.get(index) ?? [];
-        if (matches.length === 0 && item.kind === 'routine' && item.underDefiner && !probablyNative(item.name))
-          return unseenRefusal(item.name, item.path, user);
+        if (matches.length === 0 && item.kind === 'routine' && item.underDefiner) {
+          // A native function's name passes only where no stored function of that name can hide.
+          const schema = item.name.schema;
+          const native = item.unqualified === true && schema !== undefined && probablyNative({ schema: undefined, name: item.name.name });
+          const sees = native ? await seesEveryRoutine(schema) : false;
+          if (typeof sees !== 'boolean') return sees.error;
+          if (!sees) return unseenRefusal(item.name, item.path, user);
+        }
         for (const definition of matches) {
           const underDefiner = item.underDefiner || definition.security === 'DEFINER';
           // Reached again under a DEFINER owner's rights, a routine is judged again for what that adds.
@@ -373,7 +392,7 @@ export class MysqlConnection implements DriverConnection {
             if (definition.kind !== 'VIEW') return hiddenBodyRefusal(definition, item.path, user);
             continue;
           }
-          const judged = judgeDefinition(definition, builtins);
+          const judged = judgeDefinition(definition);
           if (judged.setsContext && separated) return setsContextRefusal(definition, item.path, judged.setsContext);
           if (judged.does && readOnly) return routineRefusal(definition, item.path, judged.does);
           if (judged.separatedDoes && separated) return statisticsRefusal(definition, item.path, judged.separatedDoes);
@@ -381,7 +400,8 @@ export class MysqlConnection implements DriverConnection {
             return definerReadsRefusal(definition, item.path);
           const path = [...item.path, shownName(definition)];
           const inSchema = (name: ReachedName): ReachedName => ({ schema: name.schema ?? definition.schema, name: name.name });
-          for (const name of judged.reached.routines) next.push({ name: inSchema(name), kind: 'routine', path, underDefiner });
+          for (const name of judged.reached.routines)
+            next.push({ name: inSchema(name), kind: 'routine', path, underDefiner, unqualified: name.schema === undefined });
           for (const name of judged.reached.relations) next.push({ name: inSchema(name), kind: 'relation', path, underDefiner });
         }
       }

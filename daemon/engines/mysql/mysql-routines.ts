@@ -86,12 +86,12 @@ function nameEndingAt(tokens: readonly Token[], at: number): ReachedName | undef
 
 /**
  * The stored functions `tokens` may call: every name followed by `(` but the words that never call
- * one (a keyword may: MariaDB calls a stored function named `of`), and, with `builtins`, the
- * server's native functions
- * written unqualified with the `(` right after it (with a space, MariaDB reads some of those names
- * as a stored function's). Procedures after CALL. The server's lookup says which exist.
+ * one (a keyword may: MariaDB calls a stored function named `of`). A native function's name is no
+ * exception: MariaDB runs a stored function of that name for some names its help and manual list
+ * as native (`trunc(1)`, `mbrcoveredby(1)`, `point()` on 10.11), and another release may differ;
+ * the server's lookup says which exist, and each that does is judged. Procedures after CALL.
  */
-function callsIn(tokens: readonly Token[], builtins: ReadonlySet<string> | undefined): ReachedName[] {
+function callsIn(tokens: readonly Token[]): ReachedName[] {
   const out: ReachedName[] = [];
   for (let k = 0; k + 1 < tokens.length; k++) {
     const token = tokens[k] as Token;
@@ -105,10 +105,7 @@ function callsIn(tokens: readonly Token[], builtins: ReadonlySet<string> | undef
     if (!isPunct(tokens[k + 1], '(')) continue;
     if (token.kind !== 'word' && token.kind !== 'quoted') continue;
     const qualified = isPunct(tokens[k - 1], '.');
-    if (token.kind === 'word' && !qualified) {
-      if (NOT_CALLS.has(token.text)) continue;
-      if (builtins?.has(token.text.toLowerCase()) && !(tokens[k + 1] as Token).spaced) continue;
-    }
+    if (token.kind === 'word' && !qualified && NOT_CALLS.has(token.text)) continue;
     const called = nameEndingAt(tokens, k);
     if (called) out.push(called);
   }
@@ -163,27 +160,44 @@ function unique(names: readonly ReachedName[]): ReachedName[] {
   return [...seen.values()];
 }
 
-/** The native functions a server has for certain, or undefined when any name may be a stored function's. */
-export function builtinsOf(flavour: 'mariadb' | 'mysql', release: readonly [number, number, number]): ReadonlySet<string> | undefined {
-  const [major, minor] = release;
-  return flavour === 'mariadb' && (major > 10 || (major === 10 && minor >= 11)) ? MARIADB_BUILTINS : undefined;
-}
-
 /**
- * True when an unqualified `name` is one of MariaDB's native functions, by its exact name: a name a
- * DEFINER routine calls that the login does not see is refused unless it is one of these.
+ * True when an unqualified `name` is one of MariaDB's native functions by its exact name (or a
+ * keyword a body writes before `(`). Alone it lets nothing run unjudged: a name a DEFINER routine
+ * calls that the server's lookup does not return passes only when it is one of these and the login
+ * sees every routine of that schema (everyRoutineQuery), so that no stored function of that name
+ * is there; any other such name is refused, as a routine the login may not see (or a UDF, which
+ * information_schema.ROUTINES does not list).
  */
 export function probablyNative(name: ReachedName): boolean {
   return name.schema === undefined && (MARIADB_BUILTINS.has(name.name.toLowerCase()) || KEYWORD_CALLS.has(name.name.toUpperCase()));
 }
 
+/**
+ * One row when the login sees every routine of `schema` in information_schema.ROUTINES, none
+ * otherwise: it may read mysql.proc (a global, mysql.* or mysql.proc SELECT grant; MariaDB lists
+ * every routine then), or holds SHOW CREATE ROUTINE (MariaDB 11.3 and later, globally or on the
+ * schema) or SHOW_ROUTINE (MySQL). Only the login's own grants count, not a role's: where this
+ * shows too little, what the login cannot see is refused.
+ */
+export function everyRoutineQuery(schema: string): { readonly sql: string; readonly values: string[] } {
+  const user = 'CURRENT_USER()';
+  const host = `SUBSTRING_INDEX(${user}, '@', -1)`;
+  const grantee = `CONCAT('''', SUBSTRING(${user}, 1, CHAR_LENGTH(${user}) - CHAR_LENGTH(${host}) - 1), '''@''', ${host}, '''')`;
+  const sql = [
+    `SELECT 1 AS sees FROM information_schema.USER_PRIVILEGES WHERE GRANTEE = ${grantee} AND PRIVILEGE_TYPE IN ('SELECT', 'SHOW CREATE ROUTINE', 'SHOW_ROUTINE')`,
+    `SELECT 1 FROM information_schema.SCHEMA_PRIVILEGES WHERE GRANTEE = ${grantee} AND ((TABLE_SCHEMA = 'mysql' AND PRIVILEGE_TYPE = 'SELECT') OR (TABLE_SCHEMA = ? AND PRIVILEGE_TYPE = 'SHOW CREATE ROUTINE'))`,
+    `SELECT 1 FROM information_schema.TABLE_PRIVILEGES WHERE GRANTEE = ${grantee} AND TABLE_SCHEMA = 'mysql' AND TABLE_NAME = 'proc' AND PRIVILEGE_TYPE = 'SELECT'`,
+  ].join('\nUNION ALL\n');
+  return { sql: `${sql}\nLIMIT 1`, values: [schema] };
+}
+
 /** What `sql` names, under every reading the statement check makes of it. */
-export function reachedBy(sql: string, builtins: ReadonlySet<string> | undefined): Reached {
+export function reachedBy(sql: string): Reached {
   const routines: ReachedName[] = [];
   const relations: ReachedName[] = [];
   for (const syntax of readings()) {
     const { tokens } = lex(sql, syntax);
-    routines.push(...callsIn(tokens, builtins));
+    routines.push(...callsIn(tokens));
     relations.push(...relationsIn(tokens));
     if (!sql.includes('\\') && !sql.includes('/*')) break;
   }
@@ -431,14 +445,14 @@ function judgeSet(tokens: readonly Token[], at: number, found: Found): void {
  * its control flow (KILL, SET GLOBAL, FLUSH, writes, DDL, PREPARE/EXECUTE, DO, HANDLER, XA, ... are
  * not reads). A stored function cannot run SQL text it builds, so its body is all it runs.
  */
-export function judgeDefinition(definition: Definition, builtins: ReadonlySet<string> | undefined): Judged {
+export function judgeDefinition(definition: Definition): Judged {
   // The server parses a body under the sql_mode it was created with (NO_BACKSLASH_ESCAPES,
   // ANSI_QUOTES), so it is judged under every reading the statement check makes: any reading's
   // finding holds, and what any reading calls or reads is reached.
   const body = definition.body ?? '';
   const all: Judged[] = [];
   for (const syntax of readings()) {
-    all.push(judgeTokens(definition, lex(body, syntax).tokens, builtins));
+    all.push(judgeTokens(definition, lex(body, syntax).tokens));
     if (!body.includes('\\') && !body.includes('"') && !body.includes('/*')) break;
   }
   const pick = <K extends 'does' | 'separatedDoes' | 'setsContext'>(key: K): Judged[K] => all.find((j) => j[key])?.[key];
@@ -458,7 +472,7 @@ export function judgeDefinition(definition: Definition, builtins: ReadonlySet<st
 }
 
 /** judgeDefinition under one reading of the body. */
-function judgeTokens(definition: Definition, tokens: readonly Token[], builtins: ReadonlySet<string> | undefined): Judged {
+function judgeTokens(definition: Definition, tokens: readonly Token[]): Judged {
   const found: Found = { schema: definition.schema };
   const anywhere =
     deniedFunction(tokens, false) ?? hostAccessAnywhere(tokens) ?? MYSQL_DIALECT.catalogRules?.(tokens, false, definition.schema);
@@ -479,7 +493,7 @@ function judgeTokens(definition: Definition, tokens: readonly Token[], builtins:
     const word = keywordAt(tokens, k);
     return word === 'FROM' || word === 'JOIN' || (word === 'TABLE' && k === 0);
   });
-  const reached = { routines: unique(callsIn(tokens, builtins)), relations: unique(relationsIn(tokens)) };
+  const reached = { routines: unique(callsIn(tokens)), relations: unique(relationsIn(tokens)) };
   const { schema: _schema, ...findings } = found;
   return { ...findings, readsTables, reached };
 }

@@ -1,33 +1,40 @@
 import { describe, expect, it } from 'vitest';
-import { MARIADB_BUILTINS } from '../../../../../daemon/engines/mysql/mysql-builtins.js';
 import {
   type Definition,
   definitionsQuery,
+  everyRoutineQuery,
   judgeDefinition,
   probablyNative,
   reachedBy,
 } from '../../../../../daemon/engines/mysql/mysql-routines.js';
 
 const fn = (body: string, security = 'DEFINER'): Definition => ({ kind: 'FUNCTION', schema: 'shop', name: 'f', security, body });
-const does = (body: string): string | undefined => judgeDefinition(fn(body), MARIADB_BUILTINS).does;
+const does = (body: string): string | undefined => judgeDefinition(fn(body)).does;
 
 describe('what a MySQL-family statement reaches', () => {
-  it('names the stored functions it calls, not the native ones written with the ( right after them', () => {
-    expect(reachedBy('SELECT kill_q(20), count(*), IF(a, 1, 2) FROM t', MARIADB_BUILTINS)).toEqual({
-      routines: [{ schema: undefined, name: 'kill_q' }],
+  it('names every function it calls, a native name too: the server says which are stored ones', () => {
+    expect(reachedBy('SELECT kill_q(20), count(*), trunc(1), IF(a, 1, 2) FROM t')).toEqual({
+      routines: [
+        { schema: undefined, name: 'kill_q' },
+        { schema: undefined, name: 'count' },
+        { schema: undefined, name: 'trunc' },
+      ],
       relations: [
         { schema: undefined, name: 'a' },
         { schema: undefined, name: 't' },
       ],
     });
-    // With a space, MariaDB reads COUNT as a stored function's name.
-    expect(reachedBy('SELECT count (*)', MARIADB_BUILTINS).routines).toEqual([{ schema: undefined, name: 'count' }]);
-    // Where the server's native functions are not known for certain, every call is looked up.
-    expect(reachedBy('SELECT concat(a)', undefined).routines).toEqual([{ schema: undefined, name: 'concat' }]);
+    expect(reachedBy('SELECT count (*)').routines).toEqual([{ schema: undefined, name: 'count' }]);
+    expect(reachedBy('SELECT concat(a)').routines).toEqual([{ schema: undefined, name: 'concat' }]);
+  });
+
+  it('looks up the native names a body calls', () => {
+    const { routines } = judgeDefinition(fn('RETURN trunc(x) + mbrcoveredby(x) + point() + CONCAT(x)')).reached;
+    expect(routines.map((r) => r.name)).toEqual(['trunc', 'mbrcoveredby', 'point', 'CONCAT']);
   });
 
   it('reads qualified, quoted and executable-comment names', () => {
-    const { routines } = reachedBy('SELECT `shop`.`Dump_It`(), other.g(1) /*! , h(2) */', MARIADB_BUILTINS);
+    const { routines } = reachedBy('SELECT `shop`.`Dump_It`(), other.g(1) /*! , h(2) */');
     expect(routines).toEqual([
       { schema: 'shop', name: 'Dump_It' },
       { schema: 'other', name: 'g' },
@@ -36,7 +43,7 @@ describe('what a MySQL-family statement reaches', () => {
   });
 
   it('takes every name of the statement as a possible view, wherever the grammar puts it', () => {
-    const names = (sql: string) => reachedBy(sql, MARIADB_BUILTINS).relations.map((r) => `${r.schema ?? ''}.${r.name}`);
+    const names = (sql: string) => reachedBy(sql).relations.map((r) => `${r.schema ?? ''}.${r.name}`);
     for (const sql of [
       'SELECT * FROM (v_slow)',
       'SELECT * FROM orders WHERE id IN (SELECT s FROM (v_slow))',
@@ -51,18 +58,11 @@ describe('what a MySQL-family statement reaches', () => {
   });
 
   it('takes every name followed by ( as a possible stored function, a keyword-like one too', () => {
-    expect(reachedBy('SELECT of(0), lateral(1), until (2)', MARIADB_BUILTINS).routines.map((r) => r.name)).toEqual([
-      'of',
-      'lateral',
-      'until',
-    ]);
+    expect(reachedBy('SELECT of(0), lateral(1), until (2)').routines.map((r) => r.name)).toEqual(['of', 'lateral', 'until']);
   });
 
   it('names every relation of a FROM list and its joins as a possible view', () => {
-    const { relations } = reachedBy(
-      'SELECT * FROM a x, shop.b AS y JOIN `c` USING (id) LEFT JOIN (SELECT 1 FROM d) z ON 1 WHERE 1',
-      MARIADB_BUILTINS,
-    );
+    const { relations } = reachedBy('SELECT * FROM a x, shop.b AS y JOIN `c` USING (id) LEFT JOIN (SELECT 1 FROM d) z ON 1 WHERE 1');
     expect(relations).toEqual(
       expect.arrayContaining([
         { schema: undefined, name: 'a' },
@@ -85,13 +85,22 @@ describe('what a MySQL-family statement reaches', () => {
     expect(query.sql).toMatch(/SELECT 1 AS i, .*TABLE_SCHEMA = \? AND TABLE_NAME = \?/);
   });
 
+  it("asks whether the login sees every routine of a schema by the login's own grants", () => {
+    const query = everyRoutineQuery('shop');
+    expect(query.values).toEqual(['shop']);
+    expect(query.sql).toMatch(/USER_PRIVILEGES WHERE GRANTEE = CONCAT\(.*CURRENT_USER\(\)/);
+    expect(query.sql).toMatch(/TABLE_SCHEMA = 'mysql' AND TABLE_NAME = 'proc' AND PRIVILEGE_TYPE = 'SELECT'/);
+    expect(query.sql).toMatch(/TABLE_SCHEMA = \? AND PRIVILEGE_TYPE = 'SHOW CREATE ROUTINE'/);
+  });
+
   it('looks up every spelling of a name: only the server tells which are the same routine', () => {
     // JavaScript folds the Kelvin sign to k; MariaDB's collation does not.
-    const { routines } = reachedBy('SELECT \u212Aill_q(1), kill_q(2), KILL_Q(3), kíll_q(4)', MARIADB_BUILTINS);
+    const { routines } = reachedBy('SELECT \u212Aill_q(1), kill_q(2), KILL_Q(3), kíll_q(4)');
     expect(routines.map((r) => r.name)).toEqual(['\u212Aill_q', 'kill_q', 'KILL_Q', 'kíll_q']);
   });
 
-  it("takes a name as native only when it is one of the server's native functions, exactly", () => {
+  it("takes a name as native only when it is one of the server's native functions, exactly, and unqualified", () => {
+    expect(probablyNative({ schema: 'shop', name: 'JSON_EXTRACT' })).toBe(false);
     expect(probablyNative({ schema: undefined, name: 'JSON_EXTRACT' })).toBe(true);
     expect(probablyNative({ schema: undefined, name: 'json_steal' })).toBe(false);
     expect(probablyNative({ schema: undefined, name: 'st_kill' })).toBe(false);
@@ -150,25 +159,26 @@ describe('a routine body judged by the statement check', () => {
       'BEGIN FETCH c INTO @mcp_customer_id; RETURN 1; END',
       'BEGIN GET DIAGNOSTICS @mcp_customer_id = NUMBER; RETURN 1; END',
     ])
-      expect(judgeDefinition(fn(body), MARIADB_BUILTINS).setsContext, body).toMatch(/^@mcp_customer_id$/i);
-    expect(judgeDefinition(fn('RETURN @mcp_customer_id'), MARIADB_BUILTINS).setsContext).toBeUndefined();
+      expect(judgeDefinition(fn(body)).setsContext, body).toMatch(/^@mcp_customer_id$/i);
+    expect(judgeDefinition(fn('RETURN @mcp_customer_id')).setsContext).toBeUndefined();
   });
 
   it('tells whether a body reads tables, and what it calls', () => {
-    const judged = judgeDefinition(fn('BEGIN CALL shop.p(1); RETURN (SELECT g(a) FROM t) + count(*); END'), MARIADB_BUILTINS);
+    const judged = judgeDefinition(fn('BEGIN CALL shop.p(1); RETURN (SELECT g(a) FROM t) + count(*); END'));
     expect(judged.readsTables).toBe(true);
     expect(judged.reached.routines).toEqual([
       { schema: 'shop', name: 'p' },
       { schema: undefined, name: 'g' },
+      { schema: undefined, name: 'count' },
     ]);
-    expect(judgeDefinition(fn('RETURN @mcp_customer_id'), MARIADB_BUILTINS).readsTables).toBe(false);
+    expect(judgeDefinition(fn('RETURN @mcp_customer_id')).readsTables).toBe(false);
   });
 
   it("judges a view's definition for the built-ins it calls, and names the functions and views it reads", () => {
     const view: Definition = { kind: 'VIEW', schema: 'shop', name: 'v', security: 'DEFINER', body: "select get_lock('a',0) AS `l`" };
-    expect(judgeDefinition(view, MARIADB_BUILTINS).does).toMatch(/get_lock/);
+    expect(judgeDefinition(view).does).toMatch(/get_lock/);
     const other: Definition = { ...view, body: 'select `shop`.`dump_it`() AS `d` from `shop`.`w`' };
-    expect(judgeDefinition(other, MARIADB_BUILTINS)).toMatchObject({
+    expect(judgeDefinition(other)).toMatchObject({
       reached: { routines: [{ schema: 'shop', name: 'dump_it' }], relations: expect.arrayContaining([{ schema: 'shop', name: 'w' }]) },
     });
   });
@@ -182,8 +192,11 @@ describe('a body read as the server may have stored it', () => {
     );
     // Under ANSI_QUOTES a double-quoted text is a name, not a string hiding what follows.
     expect(does('BEGIN DECLARE d VARCHAR(20) DEFAULT "x\\"; KILL QUERY i; SET d = "y"; RETURN d; END')).toMatch(/KILL/);
-    const judged = judgeDefinition(fn("RETURN CONCAT('C:\\', g(1), ' ')"), MARIADB_BUILTINS);
-    expect(judged.reached.routines).toEqual([{ schema: undefined, name: 'g' }]);
+    const judged = judgeDefinition(fn("RETURN CONCAT('C:\\', g(1), ' ')"));
+    expect(judged.reached.routines).toEqual([
+      { schema: undefined, name: 'CONCAT' },
+      { schema: undefined, name: 'g' },
+    ]);
   });
 });
 
@@ -193,8 +206,8 @@ describe('where rows are separated', () => {
       "RETURN (SELECT VARIABLE_VALUE FROM information_schema.SESSION_STATUS WHERE VARIABLE_NAME = 'HANDLER_READ_NEXT')",
       'INVOKER',
     );
-    expect(judgeDefinition(body, MARIADB_BUILTINS).separatedDoes).toMatch(/SESSION_STATUS/);
-    expect(judgeDefinition(fn('RETURN @mcp_customer_id'), MARIADB_BUILTINS).separatedDoes).toBeUndefined();
+    expect(judgeDefinition(body).separatedDoes).toMatch(/SESSION_STATUS/);
+    expect(judgeDefinition(fn('RETURN @mcp_customer_id')).separatedDoes).toBeUndefined();
   });
 });
 
@@ -202,9 +215,9 @@ describe('a procedure body statement judged by its lead', () => {
   const proc = (body: string): Definition => ({ kind: 'PROCEDURE', schema: 'shop', name: 'p', security: 'DEFINER', body });
 
   it('refuses what shows credentials or other sessions, and where rows are separated the status', () => {
-    expect(judgeDefinition(proc('BEGIN SELECT 1; SHOW GRANTS FOR root; END'), MARIADB_BUILTINS).does).toMatch(/SHOW GRANTS/);
-    expect(judgeDefinition(proc('BEGIN SHOW FULL PROCESSLIST; END'), MARIADB_BUILTINS).does).toMatch(/PROCESSLIST/i);
-    const status = judgeDefinition(proc('BEGIN SHOW SESSION STATUS; END'), MARIADB_BUILTINS);
+    expect(judgeDefinition(proc('BEGIN SELECT 1; SHOW GRANTS FOR root; END')).does).toMatch(/SHOW GRANTS/);
+    expect(judgeDefinition(proc('BEGIN SHOW FULL PROCESSLIST; END')).does).toMatch(/PROCESSLIST/i);
+    const status = judgeDefinition(proc('BEGIN SHOW SESSION STATUS; END'));
     expect(status.does).toBeUndefined();
     expect(status.separatedDoes).toMatch(/SHOW SESSION STATUS/);
   });
