@@ -68,7 +68,7 @@ export function textArray(items: readonly string[] | undefined): string {
   return `{${(items ?? []).map((item) => `"${item.replace(/[\\"]/g, '\\$&')}"`).join(',')}}`;
 }
 
-/** The bound values of a walk's parameters ($1..$5), in the order reachCte numbers them; $6 is the caller's, $7 writtenValue. */
+/** The bound values of a walk's parameters ($1..$5), in the order reachCte numbers them; $6 is the caller's, $7 writtenValue, $8 refusedBuiltinNames. */
 export function reachValues(references: StatementReferences): string[] {
   return [
     textArray(references.relations),
@@ -292,7 +292,7 @@ export function judgedFunctionNames(): string {
   return judgedFunctions;
 }
 
-/** The built-in function names builtinObjection refuses, as the value of a bound name[] parameter (as judgedFunctionNames). */
+/** The built-in function names builtinObjection refuses, as the value of a bound array parameter (as judgedFunctionNames): the walk's $8. */
 let refusedBuiltins: string | undefined;
 export function refusedBuiltinNames(): string {
   refusedBuiltins ??= textArray(REFUSED_BUILTIN_NAMES);
@@ -557,11 +557,13 @@ function builtinNames(): string[] {
   return [...names].filter((n) => /^[a-z_][a-z0-9_$]*$/.test(n));
 }
 
-/** The built-in function names builtinObjection refuses, quoted for an IN list. */
+/** The built-in function names builtinObjection refuses (bound as refusedBuiltinNames). */
 const REFUSED_BUILTIN_NAMES = builtinNames()
   .filter((n) => builtinObjection(n) !== undefined)
   .sort();
-export const REFUSED_BUILTINS = quoted(REFUSED_BUILTIN_NAMES);
+
+/** The walk's bound list of refused built-ins ($8, refusedBuiltinNames), as text to compare names and words with. */
+const REFUSED_BUILTINS = '$8::pg_catalog.text[]';
 
 /**
  * What the walk found of a built-in function the policy refuses (builtinObjection), called by an
@@ -577,18 +579,18 @@ export function refusedBuiltinFinding(): string {
      FROM reach r CROSS JOIN LATERAL (${STORED_TREES}) AS t
      CROSS JOIN LATERAL pg_catalog.regexp_matches(t.tree, ':(?:funcid|opfuncid|aggfnoid|winfnoid) (\\d+)', 'g') AS m
      JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) m[1]::pg_catalog.oid
-    WHERE r.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND p.proname IN (${REFUSED_BUILTINS})
+    WHERE r.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND pg_catalog.array_position(${REFUSED_BUILTINS}, p.proname::pg_catalog.text) IS NOT NULL
     LIMIT 1),
   (SELECT pg_catalog.concat('B ', r.root, ' calls ', p.proname, '()')
      FROM reach r JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) r.oid
-    WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND p.proname IN (${REFUSED_BUILTINS})
+    WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND pg_catalog.array_position(${REFUSED_BUILTINS}, p.proname::pg_catalog.text) IS NOT NULL
       AND r.root OPERATOR(pg_catalog.<>) pg_catalog.concat(p.proname, '()')
     LIMIT 1),
   (SELECT pg_catalog.concat('B ', r.root, ' calls ', x.w, '()')
      FROM reach r JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) r.oid
      CROSS JOIN LATERAL pg_catalog.regexp_split_to_table(p.prosrc, '[^[:alnum:]_$]+') AS x(w)
     WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND NOT p.prosecdef AND ${TEXT_LANGUAGE}
-      AND pg_catalog.lower(x.w) IN (${REFUSED_BUILTINS})
+      AND pg_catalog.array_position(${REFUSED_BUILTINS}, pg_catalog.lower(x.w)) IS NOT NULL
     LIMIT 1))`;
 }
 

@@ -231,7 +231,7 @@ function walkStep(references: StatementReferences): BatchStep {
   const text = `WITH RECURSIVE ${REACH_CTE}
 SELECT CASE WHEN what IS NULL THEN 0 ELSE CAST(pg_catalog.concat('${RESOLVE_MARKER}', what) AS pg_catalog.int4) END
   FROM (SELECT ${findings(references)} AS what OFFSET 0) AS found`;
-  return { text, values: [...reachValues(references), contextFunctionBody(SCHEMA_MARK), writtenValue(references)] };
+  return { text, values: [...reachValues(references), contextFunctionBody(SCHEMA_MARK), writtenValue(references), refusedBuiltinNames()] };
 }
 
 /**
@@ -256,7 +256,7 @@ function findings(references: StatementReferences): string {
 export function walkFinding(references: StatementReferences): BatchStep {
   const text = `WITH RECURSIVE ${REACH_CTE}
 SELECT what FROM (SELECT ${findings(references)} AS what OFFSET 0) AS found`;
-  return { text, values: [...reachValues(references), contextFunctionBody(SCHEMA_MARK), writtenValue(references)] };
+  return { text, values: [...reachValues(references), contextFunctionBody(SCHEMA_MARK), writtenValue(references), refusedBuiltinNames()] };
 }
 
 /** The refusal a failed resolve step stands for (its error message carries RESOLVE_MARKER), or undefined. */

@@ -35,6 +35,16 @@ describe('resolveStep', () => {
     }
   });
 
+  it('binds the built-ins the walk refuses as one parameter rather than writing them into the text', () => {
+    for (const separated of [false, true]) {
+      const step = resolveStep({ relations: ['"v"'], functions: ['f'], separated }, 'walk');
+      expect(step?.text).not.toMatch(/'pg_terminate_backend'/);
+      expect(step?.values?.[7]).toContain('"pg_terminate_backend"');
+      const used = new Set([...(step?.text.matchAll(/\$(\d+)/g) ?? [])].map((m) => Number(m[1])));
+      expect([...used].sort((a, b) => a - b)).toEqual((step?.values ?? []).map((_, i) => i + 1));
+    }
+  });
+
   it('sends the walk when asked, and at once for a relation named as one the policy refuses', () => {
     expect(walks(resolveStep({ relations: ['"orders"'], functions: [] }, 'walk')?.text)).toBe(true);
     expect(walks(resolveStep({ relations: ['"orders"', '"ext"."pg_stat_statements"'], functions: [] }, 'first')?.text)).toBe(true);
