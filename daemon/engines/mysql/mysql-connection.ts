@@ -14,11 +14,13 @@ import {
   definerReadsRefusal,
   definitionsQuery,
   everyRoutineQuery,
+  existingNamesQuery,
   hiddenBodyRefusal,
   judgeDefinition,
   MAX_CANDIDATES,
   MAX_REACH_DEPTH,
   MAX_REACHED,
+  narrowsNames,
   probablyNative,
   type ReachedName,
   reachedBy,
@@ -306,7 +308,8 @@ export class MysqlConnection implements DriverConnection {
    * The routines and views the statement reaches, looked up in the server's own records in the
    * call's transaction and judged before the statement runs (mysql-routines.ts): one query when
    * the statement names a function (a native one's name too: the server may run a stored function
-   * of that name) or a relation, one more for each level of routines and views their texts reach. Nothing is cached: a person may replace a
+   * of that name) or a relation (two past NARROW_OVER relation names, where the server narrows
+   * them), one more for each level of routines and views their texts reach. Nothing is cached: a person may replace a
    * routine at any moment, and only the server's record at the call is what runs. Returns the
    * refusal, or undefined when the statement may run.
    *
@@ -321,6 +324,7 @@ export class MysqlConnection implements DriverConnection {
    */
   async #judgeRoutines(sql: string, readOnly: boolean, separated: boolean, watch: StatementWatch): Promise<unknown> {
     const user = this.#deps.errors.user ?? 'the login';
+    const narrows = narrowsNames(this.#deps.server.flavour, this.#deps.server.release);
     interface Pending {
       readonly name: ReachedName;
       readonly kind: 'routine' | 'relation';
@@ -351,6 +355,17 @@ export class MysqlConnection implements DriverConnection {
       // The statement's own names are candidates the server confirms or not (a wide select list
       // names thousands of columns); what they reach is bounded by MAX_REACHED.
       if (depth >= MAX_REACH_DEPTH || pending.length > (depth === 0 ? MAX_CANDIDATES : MAX_REACHED)) return tooFarRefusal();
+      // Many relation names (mostly columns and aliases) are first narrowed to those that name a
+      // table or view at all; a name that names none reaches nothing.
+      const narrowing = narrows ? existingNamesQuery(pending) : undefined;
+      if (narrowing) {
+        const named = await this.#statement(narrowing.sql, narrowing.values, { maxRows: MAX_CANDIDATES + 1 }, watch);
+        if (!named.ok) return named.error;
+        if (named.capped) return tooFarRefusal();
+        const kept = new Set(named.result.rows.map((row) => Number(row.i)));
+        pending = pending.filter((item, index) => item.kind === 'routine' || kept.has(index));
+        if (pending.length === 0) break;
+      }
       const query = definitionsQuery(pending);
       const outcome = await this.#statement(query.sql, query.values, { maxRows: MAX_REACHED + 1 }, watch);
       if (!outcome.ok) return outcome.error;

@@ -3,7 +3,10 @@ import {
   type Definition,
   definitionsQuery,
   everyRoutineQuery,
+  existingNamesQuery,
   judgeDefinition,
+  NARROW_OVER,
+  narrowsNames,
   probablyNative,
   reachedBy,
 } from '../../../../../daemon/engines/mysql/mysql-routines.js';
@@ -91,6 +94,43 @@ describe('what a MySQL-family statement reaches', () => {
     expect(query.sql).toMatch(/USER_PRIVILEGES WHERE GRANTEE = CONCAT\(.*CURRENT_USER\(\)/);
     expect(query.sql).toMatch(/TABLE_SCHEMA = 'mysql' AND TABLE_NAME = 'proc' AND PRIVILEGE_TYPE = 'SELECT'/);
     expect(query.sql).toMatch(/TABLE_SCHEMA = \? AND PRIVILEGE_TYPE = 'SHOW CREATE ROUTINE'/);
+  });
+
+  it('first asks which of many relation names name a table or view, in one pass per schema', () => {
+    const columns = Array.from({ length: NARROW_OVER }, (_, i) => ({
+      kind: 'relation' as const,
+      name: { schema: undefined, name: `c${i}` },
+    }));
+    // A few names are looked up by their own branches, as before.
+    expect(existingNamesQuery(columns)).toBeUndefined();
+    const lookups = [
+      { kind: 'routine' as const, name: { schema: undefined, name: 'f' } },
+      ...columns,
+      { kind: 'relation' as const, name: { schema: 'shop', name: 'v' } },
+      { kind: 'relation' as const, name: { schema: undefined, name: 'c\u00ed"\\' } },
+    ];
+    const query = existingNamesQuery(lookups);
+    expect(query).toBeDefined();
+    // One branch per schema, whatever the number of names: the names are one bound JSON array of [index, name].
+    expect(query?.sql.split('UNION ALL')).toHaveLength(2);
+    expect(query?.sql).toMatch(
+      /JSON_TABLE\(\?, .*WHERE c\.n IN \(SELECT TABLE_NAME FROM information_schema\.TABLES WHERE TABLE_SCHEMA = DATABASE\(\)\)/,
+    );
+    expect(query?.sql).toMatch(/TABLE_SCHEMA = \?\)/);
+    const [unqualified, schemaNames, schema] = query?.values ?? [];
+    expect(JSON.parse(unqualified as string)).toEqual([...columns.map((c, i) => [i + 1, c.name.name]), [NARROW_OVER + 2, 'c\u00ed"\\']]);
+    expect(JSON.parse(schemaNames as string)).toEqual([[NARROW_OVER + 1, 'v']]);
+    expect(schema).toBe('shop');
+    // The query does not grow with the names: a wide select list is one statement the server parses at once.
+    const wide = Array.from({ length: 2000 }, (_, i) => ({ kind: 'relation' as const, name: { schema: undefined, name: `c${i}` } }));
+    expect(existingNamesQuery(wide)?.sql).toBe(existingNamesQuery(columns.concat(columns))?.sql);
+  });
+
+  it('narrows names only where the server has JSON_TABLE', () => {
+    expect(narrowsNames('mariadb', [10, 11, 19])).toBe(true);
+    expect(narrowsNames('mariadb', [10, 6, 0])).toBe(true);
+    expect(narrowsNames('mariadb', [10, 5, 27])).toBe(false);
+    expect(narrowsNames('mysql', [8, 4, 0])).toBe(false);
   });
 
   it('looks up every spelling of a name: only the server tells which are the same routine', () => {
