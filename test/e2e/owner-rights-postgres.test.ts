@@ -4,13 +4,16 @@
  * whose owner is the table's owner and so exempt from its policies, a materialized view over the
  * table (its rows were computed once, by its owner), and a postgres_fdw foreign table whose remote
  * session runs as another role and carries none of the call's context values. Each would return
- * every customer's rows; where rows are separated they are refused, and a security_invoker view,
- * a view whose owner the policies bind (FORCE ROW LEVEL SECURITY), and a view over a table without
- * row security still answer.
+ * every customer's rows; so would a view whose owner FORCE ROW LEVEL SECURITY binds but a policy
+ * applies to (to it, to a role it is a member of) and not to the caller, or a restrictive policy
+ * limits the caller and not the owner. Where rows are separated they are refused, and a
+ * security_invoker view, a view whose owner the policies bind no less than the caller, and a view
+ * over a table without row security still answer.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serverAvailable } from '../helpers/engines.js';
+import { PG_URL, serverAvailable } from '../helpers/engines.js';
 import { TestHome } from '../helpers/hanactl-home.js';
 import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
 import { RLS_POLICY as POLICY, RlsOwnerDatabase } from '../helpers/rls-fixture.js';
@@ -39,10 +42,24 @@ const OWNED = [
   'CREATE MATERIALIZED VIEW order_totals_via AS SELECT customer_id, count(*) AS n FROM mine GROUP BY 1',
 ];
 
+/** A table under FORCE ROW LEVEL SECURITY with the context policy and `policy`, one hidden row, and an owner's view over it. */
+const forcedWith = (table: string, policy: string): string[] => [
+  `CREATE TABLE ${table} (customer_id int NOT NULL, item text NOT NULL)`,
+  `INSERT INTO ${table} VALUES (1, 'mine'), (2, 'hidden-forced'), (1, 'hidden-forced')`,
+  `ALTER TABLE ${table} ENABLE ROW LEVEL SECURITY`,
+  `ALTER TABLE ${table} FORCE ROW LEVEL SECURITY`,
+  `CREATE POLICY by_customer ON ${table} USING (${POLICY})`,
+  policy,
+  `CREATE VIEW ${table}_own AS SELECT customer_id, item FROM ${table}`,
+];
+
 describe.skipIf(!available)('owner-rights relations over row security on PostgreSQL', () => {
   const home = new TestHome();
   // A role with the owner's rights (an inheriting member), whom the owner's exemption covers too.
   const db = new RlsOwnerDatabase('hanactl_owner', { members: ['member'] });
+  // A role the owner is a member of, and a role that is neither owner nor superuser: policies name them.
+  const group = `${db.name}_group`;
+  const admin = `${db.name}_admin`;
   let scoped: ShimHandle;
   let plain: ShimHandle;
 
@@ -52,16 +69,43 @@ describe.skipIf(!available)('owner-rights relations over row security on Postgre
   };
 
   beforeAll(async () => {
-    const { agent } = db;
+    const { agent, owner } = db;
+    const superuser = new pg.Client({ connectionString: PG_URL });
+    await superuser.connect();
+    try {
+      await superuser.query(`CREATE ROLE ${group}`);
+      await superuser.query(`CREATE ROLE ${admin}`);
+    } finally {
+      await superuser.end();
+    }
     await db.setUp(
       [
         ...OWNED,
+        // FORCE binds the owner, but a policy that applies to the owner's roles and not the caller's lets it see more.
+        ...forcedWith('forced_open', `CREATE POLICY owner_all ON forced_open TO ${owner} USING (true)`),
+        ...forcedWith('forced_group', `CREATE POLICY group_all ON forced_group TO ${group} USING (true)`),
+        // A restrictive policy on the caller that does not restrict the owner.
+        ...forcedWith(
+          'forced_narrow',
+          `CREATE POLICY not_hidden ON forced_narrow AS RESTRICTIVE TO ${agent} USING (item <> 'hidden-forced')`,
+        ),
+        // A policy that applies to the caller and not the owner: the owner sees less, and the view still answers.
+        `CREATE POLICY agent_extra ON forced TO ${agent} USING (customer_id = 3)`,
+        `GRANT SELECT ON forced_open_own, forced_group_own, forced_narrow_own TO ${agent}`,
+        `GRANT SELECT ON forced TO ${admin}`,
+        `CREATE POLICY admin_all ON forced TO ${admin} USING (true)`,
         `GRANT SELECT ON orders, forced, catalogue, order_overview, order_outer, mine, forced_overview, catalogue_view, order_totals, order_totals_via TO ${agent}`,
         `SET ROLE ${db.member('member')}`,
         'CREATE VIEW member_overview AS SELECT customer_id, item FROM orders',
         `GRANT SELECT ON member_overview TO ${agent}`,
       ],
       [
+        `GRANT ${group} TO ${owner}`,
+        `GRANT CREATE ON SCHEMA public TO ${admin}`,
+        `SET ROLE ${admin}`,
+        'CREATE VIEW forced_admin AS SELECT customer_id, item FROM forced',
+        `GRANT SELECT ON forced_admin TO ${agent}`,
+        'RESET ROLE',
         // Made by the superuser, whom no policy binds.
         'CREATE VIEW admin_overview AS SELECT customer_id, item FROM orders',
         `GRANT SELECT ON admin_overview TO ${agent}`,
@@ -83,6 +127,10 @@ describe.skipIf(!available)('owner-rights relations over row security on Postgre
     await plain?.close();
     await home.dispose();
     await db.dispose();
+    const superuser = new pg.Client({ connectionString: PG_URL });
+    await superuser.connect();
+    for (const role of [group, admin]) await superuser.query(`DROP ROLE IF EXISTS ${role}`).catch(() => {});
+    await superuser.end();
   });
 
   it.each([
@@ -94,20 +142,33 @@ describe.skipIf(!available)('owner-rights relations over row security on Postgre
     ['SELECT * FROM order_totals', /order_totals.* materialized view .*orders/s],
     ['SELECT * FROM order_totals_via', /order_totals_via.* materialized view .*orders/s],
     ['SELECT * FROM orders_archive', /orders_archive.* foreign table/s],
+    ['SELECT * FROM forced_open_own', /forced_open_own.* view .*forced_open.*policy owner_all/s],
+    ['SELECT * FROM forced_group_own', /forced_group_own.* view .*forced_group.*policy group_all/s],
+    ['SELECT * FROM forced_narrow_own', /forced_narrow_own.* view .*forced_narrow.*policy not_hidden/s],
+    ['SELECT * FROM forced_admin', /forced_admin.* view .*forced.*policy admin_all/s],
   ])('refuses %s where rows are separated', async (sql, message) => {
     const result = await scoped.call('run_query', { sql });
     expect(result.isError, textOf(result)).toBe(true);
     expect(textOf(result)).toMatch(message);
     expect(textOf(result)).toContain('(rule: owner-rights)');
-    expect(textOf(result)).not.toMatch(/item-[23]-/);
+    expect(textOf(result)).not.toMatch(/item-[23]-|hidden-forced/);
   });
 
-  it.each(['order_overview', 'order_totals', 'orders_archive'])('sample_rows refuses %s where rows are separated', async (table) => {
-    const result = await scoped.call('sample_rows', { schema: 'public', table });
-    expect(result.isError, textOf(result)).toBe(true);
-    expect(textOf(result)).toContain('(rule: owner-rights)');
-    expect(textOf(result)).not.toMatch(/item-[23]-/);
+  it('says to make the view read as its caller where a policy applies to its owner and not the caller', async () => {
+    const text = textOf(await scoped.call('run_query', { sql: 'SELECT * FROM forced_open_own' }));
+    expect(text).toContain('ALTER VIEW forced_open_own SET (security_invoker = true)');
+    expect(text).not.toMatch(/owner a policy binds/);
   });
+
+  it.each(['order_overview', 'order_totals', 'orders_archive', 'forced_open_own'])(
+    'sample_rows refuses %s where rows are separated',
+    async (table) => {
+      const result = await scoped.call('sample_rows', { schema: 'public', table });
+      expect(result.isError, textOf(result)).toBe(true);
+      expect(textOf(result)).toContain('(rule: owner-rights)');
+      expect(textOf(result)).not.toMatch(/item-[23]-/);
+    },
+  );
 
   it('explain_query refuses the view too where rows are separated', async () => {
     const result = await scoped.call('explain_query', { sql: 'SELECT * FROM order_overview' });

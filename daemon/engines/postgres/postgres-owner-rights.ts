@@ -7,7 +7,8 @@ import { FIRST_NORMAL_OID } from './postgres-reach.js';
  * every caller's rows come back. PostgreSQL runs a view's own reads as its owner unless it is
  * `security_invoker` (a security_invoker view inside it still reads as the caller), and a table's
  * policies do not bind its owner (without FORCE ROW LEVEL SECURITY), a superuser or a BYPASSRLS
- * role; a materialized view's rows were computed once, by whoever refreshed it; a foreign table's
+ * role, and where they do bind the view's owner they are the policies that apply to its roles, which
+ * may show it more than the caller (a policy `TO owner USING (true)`); a materialized view's rows were computed once, by whoever refreshed it; a foreign table's
  * rows come from another session, as the user mapping's role, which carries none of the call's
  * context values. A partition or inheritance child holds rows of its parent but has policies of its
  * own (none, unless a person made them): the parent's apply only when the parent is read, and
@@ -52,12 +53,32 @@ const unenforced = (a: string): string =>
   `(NOT ${a}.relrowsecurity OR (NOT ${a}.relforcerowsecurity AND ${G}.pg_has_role(${a}.relowner, 'USAGE'))
         OR EXISTS (SELECT FROM ${G}.pg_roles o WHERE o.rolname OPERATOR(${G}.=) CURRENT_USER AND o.rolbypassrls))`;
 
+/** True when the policy `y` (pg_policy) applies to the role `role` (an OID or a name): to PUBLIC, to it, or to a role it is a member of. */
+const appliesTo = (y: string, role: string): string =>
+  `(0::${G}.oid OPERATOR(${G}.=) ANY (${y}.polroles)
+     OR EXISTS (SELECT FROM ${G}.unnest(${y}.polroles) AS g(role) WHERE g.role OPERATOR(${G}.<>) 0 AND ${G}.pg_has_role(${role}, g.role, 'MEMBER')))`;
+
+/**
+ * A view `v` (pg_class) that reads the table `t` (pg_class) under row security: the table's
+ * policies y (pg_policy) for SELECT that let the view's owner see more than the caller, as
+ * `+<name>` (a permissive one that applies to the owner and not the caller) or `-<name>` (a
+ * restrictive one that applies to the caller and not the owner). The owner then sees no more than
+ * the caller only when there is none.
+ */
+const ownerSeesMore = (v: string, t: string): string =>
+  `SELECT ${G}.concat(CASE WHEN y.polpermissive THEN '+' ELSE '-' END, y.polname) AS policy FROM ${G}.pg_policy y
+    WHERE y.polrelid OPERATOR(${G}.=) ${t}.oid AND y.polcmd IN ('r', '*')
+      AND CASE WHEN y.polpermissive THEN ${appliesTo('y', `${v}.relowner`)} AND NOT ${appliesTo('y', 'CURRENT_USER')}
+               ELSE ${appliesTo('y', 'CURRENT_USER')} AND NOT ${appliesTo('y', `${v}.relowner`)} END`;
+
 /**
  * What the walk (`reach`, postgres-reach.ts) found that reads a table under row security with other
- * rights than the caller's, as `O <root> reads <relation> over <table> as <v|m|f>`, or NULL: a view
- * created since initdb, not security_invoker, whose rules read such a table and whose owner the
- * table's policies do not bind (its owner or a role that has its rights, without FORCE ROW LEVEL
- * SECURITY; a superuser; BYPASSRLS); a materialized view whose rules read such a table directly or
+ * rights than the caller's, as `O <root> reads <relation> over <table> as <v|m|f|c>` (or `as p
+ * <+|-><policy>`), or NULL: a view created since initdb, not security_invoker, whose rules read
+ * such a table and whose owner the table's policies do not bind (its owner or a role that has its
+ * rights, without FORCE ROW LEVEL SECURITY; a superuser; BYPASSRLS), or bind less than the caller
+ * (ownerSeesMore: a policy for SELECT that applies to the owner's roles and not the caller's, or a
+ * restrictive one that applies to the caller's and not the owner's); a materialized view whose rules read such a table directly or
  * through views, to any depth; a foreign table (`over` its server); a partition or inheritance child
  * (at any depth) of a table under row security, whose own row security does not bind the caller
  * (`over` that ancestor, as `c`), when it is read other than through its parent: named, or reached
@@ -74,6 +95,14 @@ export function ownerRightsFinding(): string {
       AND t.relrowsecurity AND NOT ${invoker('v')}
       AND ((${G}.pg_has_role(v.relowner, t.relowner, 'USAGE') AND NOT t.relforcerowsecurity)
            OR EXISTS (SELECT FROM ${G}.pg_roles o WHERE o.oid OPERATOR(${G}.=) v.relowner AND (o.rolsuper OR o.rolbypassrls)))
+    LIMIT 1),
+  (SELECT ${G}.concat('O ', r.root, ' reads ', v.relname, ' over ', t.relname, ' as p ', y.policy)
+     FROM reach r JOIN ${G}.pg_class v ON v.oid OPERATOR(${G}.=) r.oid
+     CROSS JOIN LATERAL (SELECT d.refobjid FROM ${ruleReads('v.oid')}) AS u
+     JOIN ${G}.pg_class t ON t.oid OPERATOR(${G}.=) u.refobjid
+     CROSS JOIN LATERAL (${ownerSeesMore('v', 't')} LIMIT 1) AS y
+    WHERE r.kind OPERATOR(${G}.=) 'r' AND v.relkind OPERATOR(${G}.=) 'v' AND v.oid OPERATOR(${G}.>=) ${FIRST_NORMAL_OID}
+      AND t.relrowsecurity AND NOT ${invoker('v')}
     LIMIT 1),
   (SELECT ${G}.concat('O ', r.root, ' reads ', m.relname, ' over ', t.relname, ' as m')
      FROM reach r JOIN ${G}.pg_class m ON m.oid OPERATOR(${G}.=) r.oid
@@ -106,7 +135,7 @@ export function ownerRightsFinding(): string {
 
 /** The refusal for a finding `O <what>` (what follows the kind), or undefined when it is not one. */
 export function ownerRightsRefusal(what: string): HanactlError | undefined {
-  const found = /^(.*) reads (.+) over (.+) as ([vmfc])$/s.exec(what);
+  const found = /^(.*) reads (.+?) over (.+?) as ([vmfc]|p [+-].*)$/s.exec(what);
   if (!found) return undefined;
   const [, root, relation, table, kind] = found as unknown as [string, string, string, string, string];
   const through =
@@ -133,9 +162,22 @@ export function ownerRightsRefusal(what: string): HanactlError | undefined {
       { ...details, hint: `Read ${table}, or a security_invoker view over it, instead.` },
     );
   }
+  const remedy = `A person can make the view read as its caller: ALTER VIEW ${relation} SET (security_invoker = true).`;
+  const hint = `Read ${table} directly; it shows the rows this call may see.`;
+  if (kind.startsWith('p ')) {
+    const policy = kind.slice(3);
+    const why = kind.startsWith('p +')
+      ? `the policy ${policy} of ${table} applies to that owner (to it, to PUBLIC or to a role it is a member of) and not to the connection's role`
+      : `the restrictive policy ${policy} of ${table} limits the connection's role and not that owner`;
+    return new HanactlError(
+      'STATEMENT_REFUSED',
+      `Refused: ${through}${relation} is a view that reads ${table}, a table under row-level security, with its owner's rights, and ${why}, so the view would return rows this call may not see. ${remedy}`,
+      { ...details, hint },
+    );
+  }
   return new HanactlError(
     'STATEMENT_REFUSED',
-    `Refused: ${through}${relation} is a view that reads ${table}, a table under row-level security, with its owner's rights, and the policies of ${table} do not bind that owner, so the view would return every caller's rows. A person can make the view read as its caller (ALTER VIEW ${relation} SET (security_invoker = true)), make the policies bind the table's owner (ALTER TABLE ${table} FORCE ROW LEVEL SECURITY), or give the view an owner a policy binds.`,
-    { ...details, hint: `Read ${table} directly; it shows the rows this call may see.` },
+    `Refused: ${through}${relation} is a view that reads ${table}, a table under row-level security, with its owner's rights, and the policies of ${table} do not bind that owner, so the view would return every caller's rows. ${remedy} (ALTER TABLE ${table} FORCE ROW LEVEL SECURITY binds the table's owner too, but the view still reads with its owner's policies, which must then show that owner no more than the connection's role.)`,
+    { ...details, hint },
   );
 }

@@ -75,6 +75,15 @@ describe('owner-rights relations where rows are separated', () => {
     expect(refusal('O outer_v reads order_overview over orders as v')?.message).toMatch(
       /^Refused: outer_v reads order_overview: order_overview is a view/,
     );
+    expect(view?.message).not.toMatch(/an owner a policy binds/);
+    const policy = refusal('O forced_own reads forced_own over forced as p +owner_all');
+    expect(policy?.details).toMatchObject({ rule: 'owner-rights' });
+    expect(policy?.message).toMatch(/the policy owner_all of forced applies to that owner .* and not to the connection's role/);
+    expect(policy?.message).toContain('ALTER VIEW forced_own SET (security_invoker = true)');
+    expect(policy?.message).not.toMatch(/FORCE/);
+    expect(refusal('O v2 reads narrow_own over narrow as p -not hidden')?.message).toMatch(
+      /^Refused: v2 reads narrow_own: narrow_own is a view .* the restrictive policy not hidden of narrow limits the connection's role/,
+    );
     expect(refusal('O totals reads totals over orders as m')?.message).toMatch(/^Refused: totals is a materialized view over orders/);
     expect(refusal('O archive reads archive over loopback as f')?.message).toMatch(
       /^Refused: archive is a foreign table \(server loopback\)/,
