@@ -1,7 +1,9 @@
 /**
- * MariaDB 10.11's native functions (its help tables, and the function chapters of its manual): on
- * that server and later ones, an unqualified one of these names followed directly by `(` calls the
- * native function, never a stored one.
+ * MariaDB 10.11's native functions (its help tables, and the function chapters of its manual). Not
+ * a promise that the server calls the native one: 10.11 runs a stored function named `trunc`,
+ * `mbrcoveredby` or `parentheses`, and `point()` or another geometry constructor at an arity the
+ * native one lacks, so every call is looked up (mysql-routines.ts); the list only lets an unseen
+ * name under a DEFINER body pass where the login sees every routine of the schema.
  */
 export const MARIADB_BUILTINS: ReadonlySet<string> = new Set(
   [
