@@ -19,6 +19,7 @@ const available = await serverAvailable('postgres');
 const TAG = `hanactl_barrier_${process.pid}`;
 const AGENT = `${TAG}_agent`;
 const PASSWORD = randomBytes(12).toString('hex');
+const SIGNED_SCHEMA = `${TAG}_sig`;
 const MINE = "customer_id = current_setting('mcp.customer_id')::int";
 
 const OBJECTS = [
@@ -49,6 +50,7 @@ describe.skipIf(!available)('views and functions that filter by context values o
   let scratch: ScratchPgDatabase | undefined;
   let scoped: ShimHandle;
   let plain: ShimHandle;
+  let signed: ShimHandle;
 
   const rowsOf = (result: CallToolResult) => {
     expect(result.isError, textOf(result)).toBeFalsy();
@@ -73,6 +75,15 @@ describe.skipIf(!available)('views and functions that filter by context values o
     const url = `postgres://${AGENT}@${u.host}${u.pathname}`;
     await home.ok(['add', '--no-test', 'shop', url, '--password-stdin', '--context', 'customer_id'], { input: PASSWORD });
     await home.ok(['add', '--no-test', 'plain', url, '--password-stdin'], { input: PASSWORD });
+    // Signed values: the verifying function, and views keyed on it with and without the barrier.
+    await home.ok(['add', '--no-test', 'signed', url, '--password-stdin', '--context', 'customer_id'], { input: PASSWORD });
+    await home.ok(['set', 'signed', '--signed-context']);
+    await scratch.db.query((await home.ok(['context-sql', 'signed', '--schema', SIGNED_SCHEMA])).stdout);
+    const keyed = `customer_id = (SELECT ${SIGNED_SCHEMA}.context('customer_id'))::int`;
+    await scratch.db.query(`CREATE VIEW signed_accounts AS SELECT * FROM accounts WHERE ${keyed}`);
+    await scratch.db.query(`CREATE VIEW signed_accounts_b WITH (security_barrier) AS SELECT * FROM accounts WHERE ${keyed}`);
+    await scratch.db.query(`GRANT SELECT ON signed_accounts, signed_accounts_b TO ${AGENT}`);
+    signed = await startShim({ ...home.env, MCP_CONTEXT_CUSTOMER_ID: '1' }, ['--connection', 'signed']);
     scoped = await startShim({ ...home.env, MCP_CONTEXT_CUSTOMER_ID: '1' }, ['--connection', 'shop']);
     plain = await startShim(home.env, ['--connection', 'plain']);
   });
@@ -80,6 +91,7 @@ describe.skipIf(!available)('views and functions that filter by context values o
   afterAll(async () => {
     await scoped?.close();
     await plain?.close();
+    await signed?.close();
     await home.dispose();
     await scratch?.drop();
     const admin = new pg.Client({ connectionString: PG_URL });
@@ -112,6 +124,14 @@ describe.skipIf(!available)('views and functions that filter by context values o
     expect(text).toMatch(/my_rows\(\)/);
     expect(text).toMatch(/security_barrier/);
     expect(text).not.toMatch(/hidden-note-B|12345/);
+  });
+
+  it('refuses a view keyed on the signed value without the barrier, and answers the one with it', async () => {
+    const result = await signed.call('run_query', { sql: "SELECT * FROM signed_accounts WHERE note <> 'mine' AND note::bool" });
+    expect(result.isError, textOf(result)).toBe(true);
+    expect(textOf(result)).toContain('ALTER VIEW signed_accounts SET (security_barrier = true)');
+    expect(textOf(result)).not.toMatch(/hidden-note-B|12345/);
+    expect(rowsOf(await signed.call('run_query', { sql: 'SELECT * FROM signed_accounts_b' })).map((r) => r.note)).toEqual(['mine']);
   });
 
   it('sample_rows refuses such a view too', async () => {
