@@ -41,6 +41,7 @@ type Caps = Pick<ExecuteOptions, 'maxRows' | 'maxBytes'>;
 export const KILL_GRACE_MS = 2000;
 /** How long close() waits for a polite COM_QUIT before cutting the socket. */
 const CLOSE_GRACE_MS = 1000;
+
 /** ER_UNSUPPORTED_PS: the statement cannot be prepared server-side. */
 const ER_UNSUPPORTED_PS = 1295;
 
@@ -49,6 +50,8 @@ export interface MysqlConnectionDeps {
   readonly errors: ErrorContext;
   /** Runs `KILL QUERY <threadId>` from a short-lived second connection with the same credentials. */
   readonly killQuery: (threadId: number) => Promise<void>;
+  /** Runs `KILL CONNECTION <threadId>` the same way, and resolves once the server no longer lists the thread. */
+  readonly endThread: (threadId: number) => Promise<void>;
 }
 
 /**
@@ -63,6 +66,12 @@ export class MysqlConnection implements DriverConnection {
   readonly #waiters = new Set<(err: unknown) => void>();
   #broken = false;
   #closed = false;
+  /**
+   * Set once a statement that ignored its KILL QUERY was given up: settles once the server no
+   * longer lists the thread after KILL CONNECTION (or, when that KILL could not be sent, at once,
+   * the socket cut). close() waits for it.
+   */
+  #ending: Promise<void> | undefined;
   #busy = false;
   /** Context names this connection has ever set, so each call clears them all first. */
   readonly #contextNames = new Set<string>();
@@ -100,7 +109,7 @@ export class MysqlConnection implements DriverConnection {
       ...(options.signal ? { signal: options.signal } : {}),
       cancel: () => this.#killQuery(),
       graceMs: KILL_GRACE_MS,
-      abandon: () => this.#breakNow(),
+      abandon: () => this.#abandon(),
     });
     let inTransaction = false;
     let commit = false;
@@ -187,9 +196,19 @@ export class MysqlConnection implements DriverConnection {
     return this.#deps.server.version;
   }
 
+  /**
+   * Closes the session. One given up while its statement ran resolves only once the server's
+   * thread is gone — it saw the KILL CONNECTION, which a statement such as REPLACE on a long
+   * string does only when it is done — so the pool counts it until then.
+   */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    if (this.#ending) {
+      await this.#ending;
+      this.#breakNow();
+      return;
+    }
     if (this.#broken || this.#busy) {
       this.#breakNow();
       return;
@@ -517,6 +536,25 @@ export class MysqlConnection implements DriverConnection {
     this.#lostCause ??= err;
     this.#session = undefined;
     for (const fail of [...this.#waiters]) fail(err);
+  }
+
+  /**
+   * Gives up a statement that ignored its KILL QUERY: every round trip in flight fails now (the
+   * call ends with its timeout or cancellation), and the server is asked to end the session
+   * (KILL CONNECTION), its thread watched until it is gone. When that KILL cannot be sent, the
+   * socket is cut at once: the thread then ends when it next checks its kill flag, unwatched.
+   */
+  #abandon(): void {
+    this.#lost(Object.assign(new Error('The connection was given up by hanactl.'), { code: 'PROTOCOL_CONNECTION_LOST' }));
+    const threadId = this.#raw.threadId;
+    this.#ending = (async () => {
+      try {
+        if (threadId === null) throw new Error('The connection has no server thread id.');
+        await this.#deps.endThread(threadId);
+      } catch {
+        this.#breakNow();
+      }
+    })();
   }
 
   /** Gives the connection up now: mysql2 refuses new commands and the socket is cut. */

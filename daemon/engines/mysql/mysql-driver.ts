@@ -13,6 +13,8 @@ import { serverInfo } from './mysql-session.js';
 const KILL_CONNECT_TIMEOUT_MS = 5000;
 /** And the KILL itself answers at once, or the server is in no state to help. */
 const KILL_ROUND_TRIP_MS = 5000;
+/** How often a killed thread is looked for in PROCESSLIST until it is gone. */
+const THREAD_WATCH_MS = 200;
 
 /** One text-protocol round trip on a bare mysql2 connection; resolves with its rows. */
 function roundTrip(raw: MysqlRawConnection, sql: string, timeoutMs: number): Promise<unknown> {
@@ -86,6 +88,7 @@ export class MysqlDriver implements Driver {
         server: serverInfo(version),
         errors: this.#errors,
         killQuery: (threadId) => this.#killQuery(threadId),
+        endThread: (threadId) => this.#endThread(threadId),
       });
     } catch (err) {
       raw.destroy();
@@ -121,6 +124,29 @@ export class MysqlDriver implements Driver {
     }
     hideSecrets(raw.config);
     return raw;
+  }
+
+  /**
+   * `KILL CONNECTION` from a second connection, which then asks PROCESSLIST until the thread is no
+   * longer there: the server closes the killed session's socket at once, while its thread runs on
+   * until it next checks its kill flag. Rejects when the KILL cannot be sent; resolves, watching
+   * no further, when the second connection fails after it.
+   */
+  async #endThread(threadId: number): Promise<void> {
+    if (!Number.isSafeInteger(threadId) || threadId <= 0) throw new Error(`Invalid thread id ${threadId}.`);
+    const raw = await this.#open(Math.min(this.#settings.connectTimeoutMs, KILL_CONNECT_TIMEOUT_MS));
+    try {
+      await roundTrip(raw, `KILL CONNECTION ${threadId}`, KILL_ROUND_TRIP_MS);
+      const listed = `SELECT 1 FROM information_schema.PROCESSLIST WHERE ID = ${threadId}`;
+      try {
+        while (((await roundTrip(raw, listed, KILL_ROUND_TRIP_MS)) as unknown[]).length > 0)
+          await new Promise((resolve) => setTimeout(resolve, THREAD_WATCH_MS));
+      } catch {
+        // The watching connection failed: nothing more can be learnt of the thread.
+      }
+    } finally {
+      endQuietly(raw);
+    }
   }
 
   /** `KILL QUERY` from a second, short-lived connection: the only way to stop a running statement. */
