@@ -262,9 +262,17 @@ function checkAt(sql: string, options: PolicyOptions, depth: number, budget: Bud
   if (refused) return refused;
   // What the statement names, for the server to resolve; at a level of SQL text run by a function,
   // for the level above to add to its own (the server resolves them all before the statement runs).
-  // Where rows are separated the server also refuses what reaches the executor's statistics.
+  // Where rows are separated the server also refuses what reaches the executor's statistics; on a
+  // read-only connection, what reaches a built-in only a writable connection runs.
   if (!references || !namesAnything(references)) return verdict;
-  return { ...verdict, references: options.rowSeparation ? { ...references, separated: true } : references };
+  return {
+    ...verdict,
+    references: {
+      ...references,
+      ...(options.rowSeparation ? { separated: true } : {}),
+      ...(options.allowWrite ? {} : { readOnly: true }),
+    },
+  };
 }
 
 function namesAnything(references: StatementReferences): boolean {

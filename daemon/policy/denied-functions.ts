@@ -12,7 +12,7 @@ interface DeniedGroup {
   readonly prefixes: readonly string[];
 }
 
-/** Writes refused on read-only connections only. */
+/** Writes refused on read-only connections only (PostgreSQL's names, some of them in no list generated from pg_proc). */
 const SEQUENCE_WRITES: DeniedGroup = {
   does: 'writes to the database (a sequence, a transaction id or a notification)',
   always: false,
@@ -73,6 +73,9 @@ const GROUPS: readonly DeniedGroup[] = [
   },
   SEQUENCE_WRITES,
 ];
+
+/** PostgreSQL's functions refused on read-only connections as writes (txid_current, pg_current_xact_id, nextval, ...). */
+export const SEQUENCE_WRITE_NAMES: readonly string[] = SEQUENCE_WRITES.names;
 
 function groupOf(name: string): DeniedGroup | undefined {
   return GROUPS.find((g) => g.names.includes(name) || g.prefixes.some((p) => name.startsWith(p)));

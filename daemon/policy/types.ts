@@ -53,6 +53,12 @@ export interface StatementReferences {
    * either (a person's view over pg_stat_user_tables; executor-statistics.ts).
    */
   readonly separated?: boolean;
+  /**
+   * The connection is read-only: a built-in the names reach that only a writable connection runs
+   * (txid_current, gin_clean_pending_list, nextval) is refused too, as it is when called by name;
+   * a read-only transaction does not stop them all.
+   */
+  readonly readOnly?: boolean;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { SEQUENCE_WRITE_NAMES } from '../../policy/denied-functions.js';
 import { functionReferenceObjection, postgresReferencedFunction } from '../../policy/function-references.js';
 import * as generated from '../../policy/pg-functions.generated.js';
 import { PG_EXECUTOR_STATISTICS, PG_EXECUTOR_STATISTICS_VIEWS } from '../../policy/pg-functions.generated.js';
@@ -281,23 +282,39 @@ export function personPolicy(rel: string, judged: string): string {
 
 /**
  * The built-in function names a person's object may not call by OID (builtinObjection's refusals
- * and the executor's statistics functions), as the value of a bound name[] parameter: bound
+ * on a read-only connection, which hold those on every one: the walk then judges with the
+ * connection's mode; and the executor's statistics functions), as the value of a bound name[] parameter: bound
  * rather than written into the text as a constant, the server plans a check that holds it in a
  * fraction of the time. Compared with array_position rather than IN, as the planner estimates an
  * IN list element by element, which for these names costs more than the lookup itself.
  */
 let judgedFunctions: string | undefined;
 export function judgedFunctionNames(): string {
-  judgedFunctions ??= textArray([...new Set([...REFUSED_BUILTIN_NAMES, ...PG_EXECUTOR_STATISTICS])]);
+  judgedFunctions ??= textArray([...new Set([...READ_ONLY_REFUSED_BUILTIN_NAMES, ...PG_EXECUTOR_STATISTICS])]);
   return judgedFunctions;
 }
 
-/** The built-in function names builtinObjection refuses, as the value of a bound array parameter (as judgedFunctionNames): the walk's $8. */
+/**
+ * The built-in function names builtinObjection refuses on a connection of this mode, as the value
+ * of a bound array parameter (as judgedFunctionNames): the walk's $8. The read-only list holds the
+ * other, so a check that only decides whether to walk asks it.
+ */
 let refusedBuiltins: string | undefined;
-export function refusedBuiltinNames(): string {
+let readOnlyRefusedBuiltins: string | undefined;
+export function refusedBuiltinNames(readOnly = false): string {
+  if (readOnly) {
+    readOnlyRefusedBuiltins ??= textArray(READ_ONLY_REFUSED_BUILTIN_NAMES);
+    return readOnlyRefusedBuiltins;
+  }
   refusedBuiltins ??= textArray(REFUSED_BUILTIN_NAMES);
   return refusedBuiltins;
 }
+
+/**
+ * A function (pg_proc p) attribute notation can call, `(x).f` as f(x): one that takes one argument,
+ * or more whose others have defaults (ParseFuncOrColumn expands defaults for it).
+ */
+const ONE_ARGUMENT = `p.pronargs OPERATOR(pg_catalog.>=) 1 AND p.pronargs OPERATOR(pg_catalog.-) p.pronargdefaults OPERATOR(pg_catalog.<=) 1`;
 
 /**
  * `reach(root, kind, oid)`: each object the statement reaches (kind r relation, p function, o
@@ -315,7 +332,7 @@ export const REACH_CTE = `reach(root, kind, oid) AS (
   UNION SELECT pg_catalog.concat(p.proname, '()'), 'p', p.oid FROM pg_catalog.pg_proc p
    WHERE p.proname OPERATOR(pg_catalog.=) ANY ($2::pg_catalog.name[]) AND p.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
   UNION SELECT pg_catalog.concat(p.proname, '()'), 'p', p.oid FROM pg_catalog.pg_proc p
-   WHERE p.proname OPERATOR(pg_catalog.=) ANY ($3::pg_catalog.name[]) AND p.pronargs OPERATOR(pg_catalog.=) 1 AND p.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
+   WHERE p.proname OPERATOR(pg_catalog.=) ANY ($3::pg_catalog.name[]) AND ${ONE_ARGUMENT} AND p.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
   UNION SELECT pg_catalog.concat('operator ', o.oprname), 'o', o.oid FROM pg_catalog.pg_operator o
    WHERE o.oprname OPERATOR(pg_catalog.=) ANY ($4::pg_catalog.name[]) AND o.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
   UNION SELECT pg_catalog.concat('type ', t.typname), 't', t.oid FROM pg_catalog.pg_type t
@@ -535,18 +552,19 @@ export function statisticsFinding(): string {
 
 /**
  * The judgement of a built-in function a person's object calls: the statement check's own rule
- * for a function named as one an object calls (functionReferenceObjection), as on a writable
- * connection (a read-only transaction stops the rest). So a view or function a person created
- * cannot run for the agent what the agent could not call itself (pg_terminate_backend,
- * pg_stat_reset, pg_reload_conf, set_config, dblink, advisory locks, ...).
+ * for a function named as one an object calls (functionReferenceObjection), with the connection's
+ * mode: on a read-only connection what only a writable one runs is refused too (a read-only
+ * transaction does not stop txid_current, gin_clean_pending_list or brin_summarize_new_values).
+ * So a view or function a person created cannot run for the agent what the agent could not call
+ * itself (pg_terminate_backend, pg_stat_reset, pg_reload_conf, set_config, dblink, advisory locks, ...).
  */
-export function builtinObjection(name: string): Objection | undefined {
-  return functionReferenceObjection(name.toLowerCase(), postgresReferencedFunction, true);
+export function builtinObjection(name: string, allowWrite = true): Objection | undefined {
+  return functionReferenceObjection(name.toLowerCase(), postgresReferencedFunction, allowWrite);
 }
 
-/** Every built-in function name the classified server has, as the generated lists hold them. */
+/** Every built-in function name the classified server has, as the generated lists hold them, and the writes the token rules deny by name (txid_current). */
 function builtinNames(): string[] {
-  const names = new Set<string>(['set_config']);
+  const names = new Set<string>(['set_config', ...SEQUENCE_WRITE_NAMES]);
   for (const value of Object.values(generated)) {
     if (Array.isArray(value)) {
       for (const n of value) if (typeof n === 'string') names.add(n);
@@ -557,21 +575,32 @@ function builtinNames(): string[] {
   return [...names].filter((n) => /^[a-z_][a-z0-9_$]*$/.test(n));
 }
 
-/** The built-in function names builtinObjection refuses (bound as refusedBuiltinNames). */
+/** The built-in function names builtinObjection refuses on a writable connection, and on a read-only one (bound as refusedBuiltinNames). */
 const REFUSED_BUILTIN_NAMES = builtinNames()
   .filter((n) => builtinObjection(n) !== undefined)
   .sort();
+const READ_ONLY_REFUSED_BUILTIN_NAMES = builtinNames()
+  .filter((n) => builtinObjection(n, false) !== undefined)
+  .sort();
+const REFUSED_SET: ReadonlySet<string> = new Set(REFUSED_BUILTIN_NAMES);
+const READ_ONLY_REFUSED_SET: ReadonlySet<string> = new Set(READ_ONLY_REFUSED_BUILTIN_NAMES);
+
+/** True when refusedBuiltinFinding refuses the function `name` (as folded) on a connection of this mode. */
+export const isRefusedBuiltin = (name: string, readOnly: boolean): boolean => (readOnly ? READ_ONLY_REFUSED_SET : REFUSED_SET).has(name);
 
 /** The walk's bound list of refused built-ins ($8, refusedBuiltinNames), as text to compare names and words with. */
 const REFUSED_BUILTINS = '$8::pg_catalog.text[]';
 
 /**
- * What the walk found of a built-in function the policy refuses (builtinObjection), called by an
+ * What the walk found of a built-in function the policy refuses (builtinObjection, with the
+ * connection's mode: the list bound as $8), called by an
  * object created since initdb, as `B <root> calls <name>()`, or NULL: by OID in a view's rules or
  * a BEGIN ATOMIC body (pg_depend records nothing on what initdb pins, so the stored trees are
  * read), an extension's function the walk reached from another object (dblink_exec; one the
  * statement calls by name itself is the statement check's to judge, with its arguments:
- * crosstab with plain SQL text), or named as a word in a SQL or PL/pgSQL text body.
+ * crosstab with plain SQL text), or named as a word in a SQL or PL/pgSQL text body; and a name
+ * the statement writes after a dot ($3) that attribute notation would call as such a function,
+ * built-in or an extension's (`(x).pg_terminate_backend`), as `B .<name> calls <name>()`.
  */
 export function refusedBuiltinFinding(): string {
   return `COALESCE(
@@ -591,6 +620,11 @@ export function refusedBuiltinFinding(): string {
      CROSS JOIN LATERAL pg_catalog.regexp_split_to_table(p.prosrc, '[^[:alnum:]_$]+') AS x(w)
     WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND NOT p.prosecdef AND ${TEXT_LANGUAGE}
       AND pg_catalog.array_position(${REFUSED_BUILTINS}, pg_catalog.lower(x.w)) IS NOT NULL
+    LIMIT 1),
+  (SELECT pg_catalog.concat('B .', p.proname, ' calls ', p.proname, '()')
+     FROM pg_catalog.pg_proc p
+    WHERE p.proname OPERATOR(pg_catalog.=) ANY ($3::pg_catalog.name[]) AND ${ONE_ARGUMENT}
+      AND pg_catalog.array_position(${REFUSED_BUILTINS}, p.proname::pg_catalog.text) IS NOT NULL
     LIMIT 1))`;
 }
 

@@ -20,6 +20,8 @@ export async function postgresRefusedRead(run: CatalogExecutor, table: TableRef,
     relations: [`${quote(table.schema)}.${quote(table.table)}`],
     functions: [],
     ...(separated ? { separated } : {}),
+    // sample_rows only reads: what only a writable connection runs is refused when the relation reaches it.
+    readOnly: true,
   });
   const values = (step.values ?? []).map((value) => (typeof value === 'string' ? value : null));
   const [row] = await run(step.text, values, 1);

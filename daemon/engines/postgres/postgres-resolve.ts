@@ -11,6 +11,7 @@ import {
   configFinding,
   FIRST_NORMAL_OID,
   IMPLICIT_CODE,
+  isRefusedBuiltin,
   judgedFunctionNames,
   personIndexClass,
   personPolicy,
@@ -137,7 +138,8 @@ function boundNames(values: string[]): NameLists {
     }
     return parameter;
   };
-  return { policy: slot(judgedFunctionNames), builtins: slot(refusedBuiltinNames), relations: slot(judgedRelationNames) };
+  // The read-only list of refused built-ins holds the writable one: these questions only decide whether the walk runs.
+  return { policy: slot(judgedFunctionNames), builtins: slot(() => refusedBuiltinNames(true)), relations: slot(judgedRelationNames) };
 }
 
 /**
@@ -196,6 +198,12 @@ function routeConditions(references: StatementReferences, values: string[], into
     out.push(`EXISTS (SELECT FROM pg_catalog.pg_proc p
    WHERE p.proname OPERATOR(pg_catalog.=) ANY (${bind(named)}::pg_catalog.name[]) AND p.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID})`);
   }
+  // A name after a dot that attribute notation would call as a refused built-in: the walk judges it (refusedBuiltinFinding).
+  const attributes = (references.attributes ?? []).filter((name) => isRefusedBuiltin(name, references.readOnly === true));
+  if (attributes.length > 0) {
+    out.push(`EXISTS (SELECT FROM pg_catalog.pg_proc p
+   WHERE p.proname OPERATOR(pg_catalog.=) ANY (${bind(attributes)}::pg_catalog.name[]))`);
+  }
   if ((references.operators?.length ?? 0) > 0) {
     out.push(`EXISTS (SELECT FROM pg_catalog.pg_operator o
    WHERE o.oprname OPERATOR(pg_catalog.=) ANY (${bind(references.operators)}::pg_catalog.name[]) AND o.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID})`);
@@ -231,12 +239,21 @@ function walkStep(references: StatementReferences): BatchStep {
   const text = `WITH RECURSIVE ${REACH_CTE}
 SELECT CASE WHEN what IS NULL THEN 0 ELSE CAST(pg_catalog.concat('${RESOLVE_MARKER}', what) AS pg_catalog.int4) END
   FROM (SELECT ${findings(references)} AS what OFFSET 0) AS found`;
-  return { text, values: [...reachValues(references), contextFunctionBody(SCHEMA_MARK), writtenValue(references), refusedBuiltinNames()] };
+  return {
+    text,
+    values: [
+      ...reachValues(references),
+      contextFunctionBody(SCHEMA_MARK),
+      writtenValue(references),
+      refusedBuiltinNames(references.readOnly === true),
+    ],
+  };
 }
 
 /**
  * What the walk judges: on every connection, refused relations, SECURITY DEFINER functions,
- * foreign tables it cannot judge, refused built-ins and functions whose code it cannot judge
+ * foreign tables it cannot judge, refused built-ins (with the connection's mode: the list bound
+ * as $8) and functions whose code it cannot judge
  * before they run (runtimeCodeFinding); where rows are separated also the executor's statistics
  * and relations that read a table under row security with their owner's rights
  * (postgres-owner-rights.ts), sequences and views over pg_class's figures (postgres-row-figures.ts),
@@ -256,7 +273,15 @@ function findings(references: StatementReferences): string {
 export function walkFinding(references: StatementReferences): BatchStep {
   const text = `WITH RECURSIVE ${REACH_CTE}
 SELECT what FROM (SELECT ${findings(references)} AS what OFFSET 0) AS found`;
-  return { text, values: [...reachValues(references), contextFunctionBody(SCHEMA_MARK), writtenValue(references), refusedBuiltinNames()] };
+  return {
+    text,
+    values: [
+      ...reachValues(references),
+      contextFunctionBody(SCHEMA_MARK),
+      writtenValue(references),
+      refusedBuiltinNames(references.readOnly === true),
+    ],
+  };
 }
 
 /** The refusal a failed resolve step stands for (its error message carries RESOLVE_MARKER), or undefined. */
@@ -306,11 +331,20 @@ export function resolveRefusal(message: string): HanactlError | undefined {
   }
   if (kind === 'B') {
     const name = target.replace(/\(\)$/, '');
-    const inner = builtinObjection(name);
-    const why = inner ? inner.message.replace(/^Refused: /, '') : `${name}() is refused on every connection.`;
+    // Refused on every connection, else on read-only ones only (the walk judged with the connection's mode).
+    const always = builtinObjection(name);
+    const inner = always ?? builtinObjection(name, false);
+    const why = inner ? inner.message.replace(/^Refused: /, '') : `${name}() is refused on this connection.`;
+    if (root === `.${name}`) {
+      return new HanactlError(
+        'STATEMENT_REFUSED',
+        `Refused: PostgreSQL reads .${name} after a value or a table's name as the call ${name}(value) where no column has that name (attribute notation), and ${why}`,
+        { rule: inner?.rule ?? 'denied-function', hint: inner?.hint ?? `Remove .${name}.` },
+      );
+    }
     return new HanactlError(
       'STATEMENT_REFUSED',
-      `Refused: ${root} calls ${name}() through the objects it uses (views, functions, operators, casts, what a write fires), and hanactl does not run it for an agent on any connection: ${why}`,
+      `Refused: ${root} calls ${name}() through the objects it uses (views, functions, operators, casts, what a write fires), and hanactl does not run it for an agent ${always || !inner ? 'on any connection' : 'on a read-only connection'}: ${why}`,
       { rule: inner?.rule ?? 'denied-function', hint: inner?.hint ?? `Ask a person to run what needs ${name}() in a database client.` },
     );
   }

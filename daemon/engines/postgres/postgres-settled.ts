@@ -18,8 +18,9 @@ import { readsClassFigures } from './postgres-row-figures.js';
  * functions, operators and types initdb made (which the walk does not follow) is settled too: the
  * walk would reach those and stop. Every relation on the way is asked its name against all the
  * names any finding judges (refused, hanactl's keys, the executor's statistics), whoever made it.
- * A view whose stored tree calls by OID a built-in the policy refuses (builtinObjection;
- * pg_depend records nothing on what initdb pins) is not settled, nor, where rows are separated,
+ * A view whose stored tree calls by OID a built-in the policy refuses (builtinObjection, on a
+ * read-only connection: the walk then judges with the connection's mode; pg_depend records
+ * nothing on what initdb pins) is not settled, nor, where rows are separated,
  * one that calls a statistics function, or one that may read a table under row security with other
  * rights than the caller's (ownerRightsCandidate: a materialized view, or a view that is not
  * security_invoker, over such a table), one that is not security_barrier and reads a setting
