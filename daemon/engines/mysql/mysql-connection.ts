@@ -385,7 +385,7 @@ export class MysqlConnection implements DriverConnection {
         pending = pending.filter((item, index) => item.kind === 'routine' || kept.has(index));
         if (pending.length === 0) break;
       }
-      const query = definitionsQuery(pending);
+      const query = definitionsQuery(pending, { routinesAsOne: narrows });
       const outcome = await this.#statement(query.sql, query.values, { maxRows: MAX_REACHED + 1 }, watch);
       if (!outcome.ok) return outcome.error;
       if (outcome.capped) return tooFarRefusal();

@@ -88,6 +88,46 @@ describe('what a MySQL-family statement reaches', () => {
     expect(query.sql).toMatch(/SELECT 1 AS i, .*TABLE_SCHEMA = \? AND TABLE_NAME = \?/);
   });
 
+  it('asks for all routine names of a schema by one branch where the server has JSON_TABLE, whatever their number', () => {
+    const routine = (schema: string | undefined, name: string) => ({ kind: 'routine' as const, name: { schema, name } });
+    const lookups = [
+      routine(undefined, 'NOW'),
+      { kind: 'relation' as const, name: { schema: 'shop', name: 'v' } },
+      routine('shop', 'f'),
+      routine(undefined, 'k\u00edll_q"\\'),
+      routine(undefined, 'bad\ud800'),
+    ];
+    const query = definitionsQuery(lookups, { routinesAsOne: true });
+    const branches = query.sql.split('\nUNION ALL\n');
+    // One routine branch per schema, and the view its own.
+    expect(branches).toHaveLength(3);
+    const routines = branches.filter((b) => b.includes('information_schema.ROUTINES'));
+    expect(routines).toHaveLength(2);
+    for (const branch of routines) {
+      // Each row says which lookup it answers; the names compare as a call resolves them.
+      expect(branch).toMatch(
+        /JSON_TABLE\(\?, '\$\[\*\]' COLUMNS\(i INT PATH '\$\[0\]', n LONGTEXT CHARACTER SET utf8mb4 PATH '\$\[1\]'\)\)/,
+      );
+      expect(branch).toMatch(/r\.ROUTINE_NAME = c\.n COLLATE utf8mb4_general_ci/);
+      expect(branch).toMatch(/SELECT c\.i AS i, /);
+    }
+    expect(routines[0]).toMatch(/r\.ROUTINE_SCHEMA = DATABASE\(\)$/);
+    expect(routines[1]).toMatch(/r\.ROUTINE_SCHEMA = \?$/);
+    const [unqualified, shopNames, shop, viewSchema, view] = query.values;
+    // A lone surrogate is sent as the driver sends a bound string: U+FFFD.
+    expect(JSON.parse(unqualified as string)).toEqual([
+      [0, 'NOW'],
+      [3, 'k\u00edll_q"\\'],
+      [4, 'bad\ufffd'],
+    ]);
+    expect(JSON.parse(shopNames as string)).toEqual([[2, 'f']]);
+    expect([shop, viewSchema, view]).toEqual(['shop', 'shop', 'v']);
+    expect(branches[2]).toMatch(/SELECT 1 AS i, .*TABLE_SCHEMA = \? AND TABLE_NAME = \?/);
+    // The statement does not grow with the names.
+    const many = Array.from({ length: 50 }, (_, i) => routine(undefined, `f${i}`));
+    expect(definitionsQuery(many, { routinesAsOne: true }).sql).toBe(definitionsQuery(many.slice(0, 1), { routinesAsOne: true }).sql);
+  });
+
   it("asks whether the login sees every routine of a schema by the login's own grants", () => {
     const query = everyRoutineQuery('shop');
     expect(query.values).toEqual(['shop']);
