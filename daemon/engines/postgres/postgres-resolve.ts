@@ -241,13 +241,18 @@ SELECT CASE WHEN what IS NULL THEN 0 ELSE CAST(pg_catalog.concat('${RESOLVE_MARK
   FROM (SELECT ${findings(references)} AS what OFFSET 0) AS found`;
   return {
     text,
-    values: [
-      ...reachValues(references),
-      contextFunctionBody(SCHEMA_MARK),
-      writtenValue(references),
-      refusedBuiltinNames(references.readOnly === true),
-    ],
+    values: walkValues(references),
   };
+}
+
+/** The walk's bound values: what the statement names, hanactl's own function body, whether it writes, the refused built-ins for the connection's mode ($8). */
+function walkValues(references: StatementReferences): BatchStep['values'] {
+  return [
+    ...reachValues(references),
+    contextFunctionBody(SCHEMA_MARK),
+    writtenValue(references),
+    refusedBuiltinNames(references.readOnly === true),
+  ];
 }
 
 /**
@@ -275,12 +280,7 @@ export function walkFinding(references: StatementReferences): BatchStep {
 SELECT what FROM (SELECT ${findings(references)} AS what OFFSET 0) AS found`;
   return {
     text,
-    values: [
-      ...reachValues(references),
-      contextFunctionBody(SCHEMA_MARK),
-      writtenValue(references),
-      refusedBuiltinNames(references.readOnly === true),
-    ],
+    values: walkValues(references),
   };
 }
 
