@@ -30,9 +30,14 @@ const PARAMS: Partial<Record<Dialect, Record<string, Param[]>>> = {
 const isPlan = (sql: string): boolean =>
   /^\s*(EXPLAIN|ANALYZE|DESCRIBE|DESC)\b.*\b(SELECT|WITH|VALUES|INSERT|UPDATE|DELETE|MERGE|REPLACE|CREATE|DECLARE|EXECUTE)\b/is.test(sql);
 
-/** A read of the executor's statistics (pg_stat_* views and functions, status counters), refused where rows are separated. */
+/**
+ * A read of the executor's statistics (pg_stat_* views and functions, status counters) or of a
+ * relation's size (a partition's is its customer's share), refused where rows are separated.
+ */
 const readsCounters = (sql: string): boolean =>
-  /\bpg_stat(io)?_\w+|\b(SESSION|GLOBAL)_STATUS\b|\bSHOW\s+((GLOBAL|SESSION)\s+)?STATUS\b/i.test(sql);
+  /\bpg_stat(io)?_\w+|\bpg_(relation|table|indexes|total_relation)_size\b|\b(SESSION|GLOBAL)_STATUS\b|\bSHOW\s+((GLOBAL|SESSION)\s+)?STATUS\b/i.test(
+    sql,
+  );
 
 const casesFor = (dialect: Dialect): PolicyCase[] => POLICY_CORPUS.filter((c) => c.dialects === 'all' || c.dialects.includes(dialect));
 
