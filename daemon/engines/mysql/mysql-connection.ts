@@ -409,9 +409,9 @@ export class MysqlConnection implements DriverConnection {
           // A native function's name passes only where no stored function of that name can hide.
           const schema = item.name.schema;
           const native = item.unqualified === true && schema !== undefined && probablyNative({ schema: undefined, name: item.name.name });
-          const sees = native ? await seesEveryRoutine(schema) : false;
-          if (typeof sees !== 'boolean') return sees.error;
-          if (!sees) return unseenRefusal(item.name, item.path, user);
+          const visible = native ? await seesEveryRoutine(schema) : false;
+          if (typeof visible !== 'boolean') return visible.error;
+          if (!visible) return unseenRefusal(item.name, item.path, user);
         }
         for (const definition of matches) {
           const underDefiner = item.underDefiner || definition.security === 'DEFINER';
