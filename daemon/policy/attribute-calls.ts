@@ -36,7 +36,7 @@ export const opaqueAttributeObjection = (): Objection =>
  */
 export function attributeCallObjection(name: string, inner: Objection | undefined): Objection | undefined {
   if (!inner) return undefined;
-  const sentence = inner.message.slice(0, Math.max(0, inner.message.length - inner.hint.length - 1)).replace(/^Refused: /, '');
+  const sentence = inner.sentence.replace(/^Refused: /, '');
   return objection(
     inner.rule,
     `Refused: PostgreSQL reads .${name} after a value or a table's name as the call ${name}(value) where no column has that name (attribute notation: (x).${name}, t.${name}, t.column.${name}), and ${sentence}`,

@@ -5,7 +5,7 @@ const WRITABLE = 'ask a person to mark this connection writable with hanactl (--
 
 /** Builds a refusal; the message ends with the hint so it reads complete on its own. */
 export function objection(rule: string, sentence: string, hint: string): Objection {
-  return { ok: false, rule, message: `${sentence} ${hint}`, hint };
+  return { ok: false, rule, message: `${sentence} ${hint}`, sentence, hint };
 }
 
 /** A refusal that only a read-only connection makes. `what` finishes "Refused: ...". */

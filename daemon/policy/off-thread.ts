@@ -2,6 +2,7 @@ import { Worker } from 'node:worker_threads';
 import { HanactlError } from '../../shared/errors.js';
 import { checkOwner } from './check-owner.js';
 import { checkStatement } from './check-statement.js';
+import { objection } from './objections.js';
 import type { WorkerAnswer, WorkerRequest } from './policy-worker.js';
 import type { PolicyOptions, Verdict } from './types.js';
 
@@ -61,13 +62,11 @@ interface Slot {
 
 /** The refusal of a statement whose check ran past the deadline: it never runs. */
 function tooLong(deadlineMs: number): Verdict {
-  const hint = 'Send a shorter or simpler statement (fewer constants, less SQL nested inside strings), or split it into several.';
-  return {
-    ok: false,
-    rule: 'check-too-long',
-    message: `Refused: checking this statement took longer than ${deadlineMs} ms, the limit per statement, so it was not run. ${hint}`,
-    hint,
-  };
+  return objection(
+    'check-too-long',
+    `Refused: checking this statement took longer than ${deadlineMs} ms, the limit per statement, so it was not run.`,
+    'Send a shorter or simpler statement (fewer constants, less SQL nested inside strings), or split it into several.',
+  );
 }
 
 /**

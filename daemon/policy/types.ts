@@ -64,11 +64,12 @@ export interface StatementReferences {
 /**
  * The validator's answer. `kind` is `read` when the statement passes the read-only rules (even on a
  * writable connection), else `write`. A refusal names a stable kebab-case `rule`; `message` is
- * complete on its own (it ends with the hint), `hint` says what the agent may do instead.
+ * complete on its own (`sentence`, what is refused and why, then the hint), `hint` says what the
+ * agent may do instead.
  */
 export type Verdict =
   | { readonly ok: true; readonly kind: 'read' | 'write'; readonly references?: StatementReferences }
-  | { readonly ok: false; readonly rule: string; readonly message: string; readonly hint: string };
+  | { readonly ok: false; readonly rule: string; readonly message: string; readonly sentence: string; readonly hint: string };
 
 /** A refusal as the rules produce it. */
 export type Objection = Extract<Verdict, { ok: false }>;
