@@ -3,7 +3,7 @@ import type { DriverConnection } from '../../../../daemon/engines/driver.js';
 import { statementTimedOut } from '../../../../daemon/engines/stop-errors.js';
 import { asCheckOwner } from '../../../../daemon/policy/check-owner.js';
 import { Pool } from '../../../../daemon/pools/pool.js';
-import { poolOptions, sqliteFixture } from './fixtures.js';
+import { hold, poolOptions, sqliteFixture } from './fixtures.js';
 
 const fx = sqliteFixture();
 afterAll(() => fx.cleanup());
@@ -38,26 +38,6 @@ const timedOut = (pool: Pool, session: string) =>
       throw statementTimedOut(1000);
     }),
   );
-
-/** A call of `session` that holds its connection until `finish()`. */
-function hold(pool: Pool, session: string) {
-  let finish!: () => void;
-  let started!: () => void;
-  const finished = new Promise<void>((r) => {
-    finish = r;
-  });
-  const holding = new Promise<void>((r) => {
-    started = r;
-  });
-  const done = asCheckOwner(session, () =>
-    pool.use(async () => {
-      started();
-      await finished;
-    }),
-  );
-  done.catch(() => {});
-  return { holding, finish, done };
-}
 
 describe('a connection given up while its server session runs on', () => {
   it('counts against the pool until its close resolves, and the pool opens no more than its size', async () => {

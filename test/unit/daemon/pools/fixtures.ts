@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DriverConnection, ExecuteOptions } from '../../../../daemon/engines/driver.js';
 import { createSqliteDriver } from '../../../../daemon/engines/sqlite/index.js';
-import { DEFAULT_POOL_OPTIONS, type PoolOptions } from '../../../../daemon/pools/pool.js';
+import { asCheckOwner } from '../../../../daemon/policy/check-owner.js';
+import { DEFAULT_POOL_OPTIONS, type Pool, type PoolOptions } from '../../../../daemon/pools/pool.js';
 import { parseConnectionUrl } from '../../../../shared/connection-url.js';
 
 const require = createRequire(import.meta.url);
@@ -78,3 +79,23 @@ export function sqliteFixture(prefix = 'hanactl-pool-'): SqliteFixture {
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** A call of `session` that holds its connection until `finish()`; `holding` settles once it holds one. */
+export function hold(pool: Pool, session: string) {
+  let finish!: () => void;
+  let started!: () => void;
+  const finished = new Promise<void>((r) => {
+    finish = r;
+  });
+  const holding = new Promise<void>((r) => {
+    started = r;
+  });
+  const done = asCheckOwner(session, () =>
+    pool.use(async () => {
+      started();
+      await finished;
+    }),
+  );
+  done.catch(() => {});
+  return { holding, finish, done };
+}

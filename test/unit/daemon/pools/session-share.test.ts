@@ -1,30 +1,10 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { asCheckOwner } from '../../../../daemon/policy/check-owner.js';
 import { Pool, perSessionShare } from '../../../../daemon/pools/pool.js';
-import { poolOptions, sqliteFixture } from './fixtures.js';
+import { hold, poolOptions, sqliteFixture } from './fixtures.js';
 
 const fx = sqliteFixture();
 afterAll(() => fx.cleanup());
-
-/** A call of `session` that holds its connection until `finish()`; `started` settles once it holds one. */
-function hold(pool: Pool, session: string) {
-  let finish!: () => void;
-  let started!: () => void;
-  const finished = new Promise<void>((r) => {
-    finish = r;
-  });
-  const holding = new Promise<void>((r) => {
-    started = r;
-  });
-  const done = asCheckOwner(session, () =>
-    pool.use(async () => {
-      started();
-      await finished;
-    }),
-  );
-  done.catch(() => {});
-  return { holding, finish, done };
-}
 
 describe("one session's share of a pool", () => {
   it.each([
