@@ -6,39 +6,28 @@
  * once the backend left running has ended, never two server sessions at once. Runs straight through a pool and driver
  * (the statement check refuses this text before any connection is borrowed).
  */
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadDriverFactory } from '../../daemon/engines/index.js';
-import { DEFAULT_POOL_OPTIONS, Pool } from '../../daemon/pools/pool.js';
-import { parseConnectionUrl } from '../../shared/connection-url.js';
-import { PG_URL, serverAvailable } from '../helpers/engines.js';
+import type { Pool } from '../../daemon/pools/pool.js';
+import { serverAvailable } from '../helpers/engines.js';
+import { type MarkedPostgres, openMarkedPostgres } from '../helpers/marked-postgres.js';
 
 const available = await serverAvailable('postgres');
 /** Several seconds of scanning on this machine's PostgreSQL, which no cancel interrupts. */
 const STUCK = `SELECT 1 ${'/*'.repeat(24_000)}`;
 
 describe.skipIf(!available)('PostgreSQL: a cancel that does not take', () => {
+  let pg_: MarkedPostgres | undefined;
   let pool: Pool;
   let admin: pg.Client;
   const marker = `uncancellable_${process.pid}`;
 
   beforeAll(async () => {
-    const { target, password } = parseConnectionUrl(PG_URL);
-    const driver = (await loadDriverFactory('postgres'))(
-      { ...target, options: { ...target.options, application_name: marker } },
-      password !== undefined ? { password } : {},
-      { connectTimeoutMs: 5000 },
-    );
-    pool = new Pool(() => driver.connect(), { ...DEFAULT_POOL_OPTIONS, max: 1, min: 0 }, 'test');
-    admin = new pg.Client({ connectionString: PG_URL });
-    await admin.connect();
+    pg_ = await openMarkedPostgres(marker, { max: 1 });
+    ({ pool, admin } = pg_);
   });
 
-  afterAll(async () => {
-    await pool?.end();
-    await admin?.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [marker]).catch(() => {});
-    await admin?.end();
-  });
+  afterAll(() => pg_?.end());
 
   const run = async (sql: string, timeoutMs: number) => {
     const lease = await pool.acquire();

@@ -13,6 +13,7 @@ import { loadDriverFactory } from '../../daemon/engines/index.js';
 import { DEFAULT_POOL_OPTIONS, Pool } from '../../daemon/pools/pool.js';
 import { parseConnectionUrl } from '../../shared/connection-url.js';
 import { PG_URL, serverAvailable } from '../helpers/engines.js';
+import { type MarkedPostgres, openMarkedPostgres } from '../helpers/marked-postgres.js';
 import { PgBouncer, pgbouncerAvailable } from '../helpers/pgbouncer.js';
 import { callAs, expectPlaceKeptUntilGone } from './helpers/pool-ending.js';
 
@@ -43,28 +44,18 @@ async function calibratedStatement(client: pg.Client): Promise<string> {
 const TIMEOUT_MS = 1000;
 
 describe.skipIf(!available)('PostgreSQL: a backend left running past its call', () => {
+  let pg_: MarkedPostgres | undefined;
   let pool: Pool;
   let admin: pg.Client;
   const marker = `pool_ending_${process.pid}`;
 
   beforeAll(async () => {
-    const { target, password } = parseConnectionUrl(PG_URL);
-    const driver = (await loadDriverFactory('postgres'))(
-      { ...target, options: { ...target.options, application_name: marker } },
-      password !== undefined ? { password } : {},
-      { connectTimeoutMs: 5000 },
-    );
-    pool = new Pool(() => driver.connect(), { ...DEFAULT_POOL_OPTIONS, max: 2, min: 0, acquireTimeoutMillis: 30_000 }, 'test');
-    admin = new pg.Client({ connectionString: PG_URL });
-    await admin.connect();
+    pg_ = await openMarkedPostgres(marker, { max: 2, acquireTimeoutMillis: 30_000 });
+    ({ pool, admin } = pg_);
     STUCK ||= await calibratedStatement(admin);
   }, 60_000);
 
-  afterAll(async () => {
-    await pool?.end();
-    await admin?.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [marker]).catch(() => {});
-    await admin?.end();
-  });
+  afterAll(() => pg_?.end());
 
   const run = callAs(() => pool);
 
