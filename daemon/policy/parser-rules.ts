@@ -4,6 +4,7 @@ import { deniedFunctionName } from './denied-functions.js';
 import { sqlArgumentObjection } from './embedded-sql.js';
 import { pgStatisticsFunctionObjection, pgStatisticsRelationObjection } from './executor-statistics.js';
 import { functionReferenceObjection, postgresReferencedFunction } from './function-references.js';
+import { separatedNamedRelationObjection } from './named-relations.js';
 import { categoryObjection, contextSettingObjection, isContextSetting, objection } from './objections.js';
 import {
   deniedRelationObjection,
@@ -123,7 +124,10 @@ export function postgresParserObjection(
       const refused = sqlArgumentObjection(call.name, call.stringArgs[position], call.numberArgs[position] === true, embeddedCollecting);
       if (refused) return refused;
     }
-    const named = namedRelationObjection(call.name, call.argCount, (position) => call.stringArgs[position]);
+    const argument = (position: number): string | undefined => call.stringArgs[position];
+    const named =
+      namedRelationObjection(call.name, call.argCount, argument) ??
+      (options.rowSeparation ? separatedNamedRelationObjection(call.name, call.argCount, argument) : undefined);
     if (named) return named;
   }
   // A name after a dot (ColumnRef fields past the first, A_Indirection fields) is a call where no column has that name.

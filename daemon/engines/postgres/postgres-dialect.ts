@@ -1,6 +1,6 @@
 import { type DialectPolicy, ident, type LexicalSyntax, PLAIN_SYNTAX, str } from '../../policy/dialects.js';
-import { postgresStatisticsRule } from '../../policy/executor-statistics.js';
 import { postgresReferencedFunction } from '../../policy/function-references.js';
+import { postgresSeparatedRowsRule } from '../../policy/named-relations.js';
 import { postgresParserObjection } from '../../policy/parser-rules.js';
 import { postgresTokenObjection } from '../../policy/pg-functions.js';
 
@@ -22,7 +22,7 @@ export const POSTGRES_DIALECT: DialectPolicy = {
   reads: ['SELECT', 'WITH', 'VALUES', 'TABLE', 'EXPLAIN', 'SHOW'],
   explainNamesTable: false,
   catalogRules: postgresTokenObjection,
-  separatedRowsRules: postgresStatisticsRule,
+  separatedRowsRules: postgresSeparatedRowsRule,
   parserCheck: postgresParserObjection,
   colonEqualsAssigns: false,
   codeReachesContext: true,
