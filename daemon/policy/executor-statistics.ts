@@ -11,7 +11,7 @@ export const EXECUTOR_STATISTICS_HINT =
 export function executorStatisticsObjection(what: string): Objection {
   return objection(
     'executor-statistics',
-    `Refused: ${what} reports the executor's statistics or counters (rows, index entries and blocks read, calls, a sequence's last value), and on this connection they count the rows that context values hide from you, so comparing them before and after a query can reveal another caller's values.`,
+    `Refused: ${what} reports the executor's statistics or counters (rows, index entries and blocks read, calls, a sequence's last value, the database's size, WAL positions, transaction ids), and on this connection they count the rows that context values hide from you, so comparing them before and after a query can reveal another caller's values.`,
     EXECUTOR_STATISTICS_HINT,
   );
 }

@@ -404,6 +404,111 @@ const SECRET_RELATIONS = {
 };
 
 /**
+ * Server-wide counters: values that advance with any session's writes, the reason a sequence's
+ * last value is refused. 9.28 sizes of the database and a tablespace (pg_database_size,
+ * pg_tablespace_size: they grow as any caller inserts); 9.27.3 WAL positions
+ * (pg_current_wal_lsn, _insert_lsn, _flush_lsn, and a standby's pg_last_wal_receive_lsn and
+ * _replay_lsn: every write moves them); 9.27.1 transaction ids and snapshots (pg_current_snapshot,
+ * txid_current_snapshot and their xmin, xmax and xip: xmax is the next transaction id, one more
+ * for each writing transaction of any session; pg_current_xact_id_if_assigned,
+ * txid_current_if_assigned: this transaction's id, the count of writing transactions before it;
+ * pg_xact_status, txid_status: whether an id is in the past tells the counter apart;
+ * pg_last_committed_xact, pg_xact_commit_timestamp(_origin): the last commit of any session and
+ * when an id committed; mxid_age: the multixact counter minus a value); 9.27.10 pg_control_*
+ * (the checkpoint's next transaction id and OID, the control file's last change). Functions of
+ * this kind (SERVER_COUNTER_KIND) that are neither must be reviewed (SERVER_COUNTERS_REVIEWED_NOT).
+ */
+const SERVER_COUNTERS = [
+  'pg_database_size',
+  'pg_tablespace_size',
+  'pg_current_wal_lsn',
+  'pg_current_wal_insert_lsn',
+  'pg_current_wal_flush_lsn',
+  'pg_last_wal_receive_lsn',
+  'pg_last_wal_replay_lsn',
+  'pg_current_snapshot',
+  'pg_snapshot_xmin',
+  'pg_snapshot_xmax',
+  'pg_snapshot_xip',
+  'txid_current_snapshot',
+  'txid_snapshot_xmin',
+  'txid_snapshot_xmax',
+  'txid_snapshot_xip',
+  'pg_current_xact_id_if_assigned',
+  'txid_current_if_assigned',
+  'pg_xact_status',
+  'txid_status',
+  'pg_last_committed_xact',
+  'pg_xact_commit_timestamp',
+  'pg_xact_commit_timestamp_origin',
+  'mxid_age',
+  'pg_control_checkpoint',
+  'pg_control_system',
+  'pg_control_init',
+  'pg_control_recovery',
+];
+
+/**
+ * A built-in function that may report a server-wide counter: it returns a WAL position, a
+ * transaction id or a snapshot, or its name speaks of sizes, WAL positions, transaction ids,
+ * commits, ages or the control file. Each is reviewed: a counter (SERVER_COUNTERS) or not.
+ */
+const SERVER_COUNTER_TYPES = new Set(['pg_lsn', 'xid', 'xid8', 'txid_snapshot', 'pg_snapshot']);
+const SERVER_COUNTER_WORDS = /size|lsn|xid|xact|snapshot|commit|(^|_)age$|control/;
+
+/**
+ * Functions of that kind reviewed as no server-wide counter: values computed from their
+ * arguments alone (sizes of a value or text, LSN and xid arithmetic, conversions, comparisons),
+ * what is refused on every connection or by other rules (WAL switches and restore points, logical
+ * messages, replication origins, backups, relation sizes: executor statistics above), this
+ * transaction's own snapshot kept in a value (pg_visible_in_snapshot, txid_visible_in_snapshot:
+ * whether an id the caller gives is visible), the xid type's I/O and comparisons, advisory locks
+ * and the logical snapshot folder (refused on every connection), and the clock. age(xid) counts too, but shares its
+ * name with age(timestamp), which the rules cannot tell apart by name: not covered (SECURITY.md).
+ */
+const SERVER_COUNTERS_REVIEWED_NOT = [
+  'age',
+  'pg_column_size',
+  'pg_column_compression',
+  'pg_size_pretty',
+  'pg_size_bytes',
+  'pg_wal_lsn_diff',
+  'pg_lsn*',
+  'numeric_pl_pg_lsn',
+  'xid*',
+  'max',
+  'min',
+  'brin_minmax_multi_distance_pg_lsn',
+  'pg_notification_queue_usage',
+  'pg_switch_wal',
+  'pg_create_restore_point',
+  'pg_backup_start',
+  'pg_backup_stop',
+  'pg_logical_emit_message',
+  'pg_replication_origin_*',
+  'pg_relation_size',
+  'pg_table_size',
+  'pg_indexes_size',
+  'pg_total_relation_size',
+  'pg_visible_in_snapshot',
+  'txid_visible_in_snapshot',
+  'pg_current_xact_id',
+  'txid_current',
+  'pg_export_snapshot',
+  'pg_stat_clear_snapshot',
+  'pg_get_wal_*',
+  'pg_walfile_name*',
+  'pg_last_xact_replay_timestamp',
+  'pg_stat_get_snapshot_timestamp',
+  'pg_safe_snapshot_blocking_pids',
+  'pg_stat_reset_single_table_counters',
+  'pg_import_system_collations',
+  'pg_advisory_*',
+  'pg_try_advisory_*',
+  'pg_ls_logicalsnapdir',
+];
+
+/**
  * Executor statistics: what statements did, counted below row-level security, so on a connection
  * that separates rows a search on them recovers the rows it hides (refused there only). Docs 28.2:
  * the cumulative statistics functions (`pg_stat_get_*`: tuples and index entries read, blocks hit,
@@ -424,8 +529,9 @@ const SECRET_RELATIONS = {
  * caller's inserts; the sequence read as a relation is refused by the resolve step), and 9.28
  * relation sizes (pg_relation_size, pg_table_size, pg_indexes_size, pg_total_relation_size): of a
  * partition or a partial index made per customer they are that customer's share of the table,
- * as its row estimate is (pg_class.reltuples, refused there too). The database's and a
- * tablespace's size stay: one figure of everyone's data, moving by whole pages.
+ * as its row estimate is (pg_class.reltuples, refused there too). Server-wide counters that
+ * advance with every session's writes are the same oracle, only coarser: a count before and after
+ * a write the caller cannot see tells that it happened (SERVER_COUNTERS).
  */
 const EXECUTOR_STATISTICS = {
   names: [
@@ -442,6 +548,7 @@ const EXECUTOR_STATISTICS = {
     'pg_table_size',
     'pg_indexes_size',
     'pg_total_relation_size',
+    ...SERVER_COUNTERS,
   ],
   extensions: [
     'pg_stat_statements',
@@ -538,26 +645,20 @@ const STATISTICS_REVIEWED_NOT_COUNTERS = [
 /**
  * Built-in functions whose name or C symbol speaks of locks, blocks, snapshots or transactions
  * (LOCK_STATE_WORDS), reviewed as reporting no lock state another scan or session left: advisory
- * locks (refused on every connection), this transaction's own ids and snapshot and the snapshot
- * type's I/O and accessors, a transaction's fate or commit time by its id (a hidden row's ids are
- * not readable), the standby's replay time, replication origins (refused), the clock.
+ * locks (refused on every connection), this transaction's own id (refused as a write) and an
+ * exported snapshot (refused), the standby's replay time, replication origins (refused), the
+ * clock. Snapshots, a transaction's fate or commit time by its id and the last commit are
+ * server-wide counters (SERVER_COUNTERS).
  */
 const LOCK_STATE_REVIEWED_NOT_COUNTERS = [
   'clock_timestamp',
   'pg_advisory_*',
   'pg_try_advisory_*',
-  'pg_current_snapshot',
   'pg_current_xact_id',
-  'pg_current_xact_id_if_assigned',
   'pg_export_snapshot',
-  'pg_snapshot_*',
   'txid_*',
   'pg_visible_in_snapshot',
-  'pg_last_committed_xact',
   'pg_last_xact_replay_timestamp',
-  'pg_xact_commit_timestamp',
-  'pg_xact_commit_timestamp_origin',
-  'pg_xact_status',
   'pg_replication_origin_xact_*',
   'pg_prepared_statement',
 ];
@@ -605,6 +706,7 @@ async function readServer() {
         SELECT p.proname AS name, p.provolatile AS volatile, p.pronargs::int AS nargs, p.pronargdefaults::int AS ndefaults,
                p.provariadic <> 0 AS variadic, pg_catalog.oidvectortypes(p.proargtypes) AS types,
                p.proargnames AS argnames, p.proargmodes AS argmodes, l.lanname AS lang, p.prosrc,
+               pg_catalog.format_type(p.prorettype, NULL) AS returns,
                (SELECT e.extname FROM pg_catalog.pg_depend d JOIN pg_catalog.pg_extension e ON e.oid = d.refobjid
                  WHERE d.classid = 'pg_catalog.pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e') AS extension
           FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_language l ON l.oid = p.prolang
@@ -749,7 +851,8 @@ export function statementTextFunctions(functions) {
 /**
  * The executor statistics functions (EXECUTOR_STATISTICS) on this server, by name; and as problems,
  * every other function of the statistics system (a `pg_stat` name or C symbol) or built-in function
- * that may report lock state (LOCK_STATE_WORDS) nobody reviewed, and with `available` (the server's
+ * that may report lock state (LOCK_STATE_WORDS) or a server-wide counter (SERVER_COUNTER_TYPES,
+ * SERVER_COUNTER_WORDS) nobody reviewed, and with `available` (the server's
  * pg_available_extensions) every extension reviewed in neither list, so that a release's new
  * counters cannot pass unnoticed.
  */
@@ -758,6 +861,7 @@ export function executorStatistics(functions, available) {
   const extensions = new Set(EXECUTOR_STATISTICS.extensions);
   const reviewed = matcher(STATISTICS_REVIEWED_NOT_COUNTERS);
   const reviewedLocks = matcher(LOCK_STATE_REVIEWED_NOT_COUNTERS);
+  const reviewedServerCounters = matcher(SERVER_COUNTERS_REVIEWED_NOT);
   const names = new Set();
   const problems = new Set();
   for (const f of functions) {
@@ -769,6 +873,10 @@ export function executorStatistics(functions, available) {
     } else if (builtin && !f.extension && (LOCK_STATE_WORDS.test(f.name) || LOCK_STATE_WORDS.test(f.prosrc ?? ''))) {
       if (!reviewedLocks(f.name) && !/_(in|out|recv|send)$/.test(f.name))
         problems.add(`${f.name}(${f.types}) may report lock or transaction state and is not reviewed as executor statistics or not`);
+    }
+    if (builtin && !f.extension && !isCounter(f.name) && (SERVER_COUNTER_TYPES.has(f.returns) || SERVER_COUNTER_WORDS.test(f.name))) {
+      if (!reviewedServerCounters(f.name) && !/_(in|out|recv|send)$/.test(f.name))
+        problems.add(`${f.name}(${f.types}) may report a server-wide counter and is not reviewed as executor statistics or not`);
     }
   }
   for (const e of extensions)

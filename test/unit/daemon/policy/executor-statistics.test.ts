@@ -1,5 +1,8 @@
 import { describe, expect, test } from 'vitest';
+import { DIALECTS } from '../../../../daemon/engines/index.js';
+import { postgresStatisticsRule } from '../../../../daemon/policy/executor-statistics.js';
 import { checkStatement } from '../../../../daemon/policy/index.js';
+import { lex } from '../../../../daemon/policy/lexer.js';
 import { postgresParserObjection } from '../../../../daemon/policy/parser-rules.js';
 import { PG_EXECUTOR_STATISTICS, PG_EXECUTOR_STATISTICS_VIEWS } from '../../../../daemon/policy/pg-functions.generated.js';
 import type { PolicyOptions } from '../../../../daemon/policy/types.js';
@@ -105,7 +108,6 @@ describe('executor statistics on a connection that separates rows', () => {
 
   test.each([
     ['postgres', 'SELECT relname, relkind FROM pg_class'],
-    ['postgres', 'SELECT pg_size_pretty(pg_database_size(current_database()))'],
     ['postgres', 'SELECT * FROM orders WHERE status = $1'],
     ['postgres', "SELECT 'pg_stat_user_tables' AS name"],
     ['postgres', 'SELECT pg_stat_clear_snapshot()'],
@@ -141,10 +143,59 @@ describe('executor statistics on a connection that separates rows', () => {
       expect(PG_EXECUTOR_STATISTICS).toContain(name);
     for (const name of ['pg_relation_size', 'pg_table_size', 'pg_indexes_size', 'pg_total_relation_size'])
       expect(PG_EXECUTOR_STATISTICS).toContain(name);
-    expect(PG_EXECUTOR_STATISTICS).not.toContain('pg_database_size');
     for (const view of ['pg_stat_xact_user_tables', 'pg_stat_user_indexes', 'pg_statio_all_tables', 'pg_stat_database', 'pg_buffercache'])
       expect(Object.keys(PG_EXECUTOR_STATISTICS_VIEWS)).toContain(view);
   });
+});
+
+/**
+ * Server-wide counters advance with every caller's writes, as a sequence's last value does: read
+ * before and after a statement, or between two calls, they tell that a write the caller cannot see
+ * happened. Refused where rows are separated, by each check, and kept elsewhere.
+ */
+describe('server-wide counters where rows are separated', () => {
+  test.each([
+    'SELECT pg_database_size(current_database())',
+    "SELECT pg_size_pretty(pg_catalog.pg_database_size('postgres'))",
+    "SELECT pg_tablespace_size('pg_default')",
+    'SELECT pg_current_wal_lsn()',
+    'SELECT pg_current_wal_insert_lsn(), pg_current_wal_flush_lsn()',
+    'SELECT pg_last_wal_receive_lsn(), pg_last_wal_replay_lsn()',
+    'SELECT pg_current_snapshot()',
+    'SELECT pg_snapshot_xmax(pg_current_snapshot())',
+    "SELECT pg_snapshot_xmin('10:20:'::pg_snapshot)",
+    'SELECT txid_current_snapshot()',
+    'SELECT txid_snapshot_xmax(txid_current_snapshot())',
+    'SELECT next_xid, next_oid FROM pg_control_checkpoint()',
+    'SELECT * FROM pg_control_system()',
+    'SELECT * FROM pg_last_committed_xact()',
+    "SELECT pg_xact_commit_timestamp('800'::xid)",
+    "SELECT pg_xact_status('800'::xid8), txid_status(800)",
+    'SELECT pg_current_xact_id_if_assigned(), txid_current_if_assigned()',
+    'SELECT mxid_age(datminmxid) FROM pg_database',
+    'SELECT (d).pg_database_size FROM (SELECT datname AS d FROM pg_database) s',
+  ])('%s is refused by each check', (sql) => {
+    const tokens = lex(sql, DIALECTS.postgres.syntax).tokens;
+    expect(checkStatement(sql, on('postgres')), sql).toMatchObject({ ok: false, rule: 'executor-statistics' });
+    expect(postgresStatisticsRule(tokens), `tokens: ${sql}`).toMatchObject({ ok: false, rule: 'executor-statistics' });
+    expect(
+      postgresParserObjection(sql, on('postgres'), 'read', (inner) => checkStatement(inner, on('postgres'))),
+      `parser: ${sql}`,
+    ).toMatchObject({ ok: false, rule: 'executor-statistics' });
+    expect(checkStatement(sql, { dialect: 'postgres', allowWrite: false }), `plain: ${sql}`).toMatchObject({ ok: true });
+  });
+
+  test('the refusal says what the counter is', () => {
+    const verdict = checkStatement('SELECT pg_current_wal_lsn()', on('postgres'));
+    expect(verdict.ok ? '' : verdict.message).toMatch(/pg_current_wal_lsn\(\) reports .*WAL positions/);
+  });
+
+  test.each(['SELECT pg_size_pretty(1024::bigint)', "SELECT age(timestamp '2020-01-01')", "SELECT pg_wal_lsn_diff('0/2', '0/1')"])(
+    '%s (computed from its arguments) still answers',
+    (sql) => {
+      expect(checkStatement(sql, on('postgres')), sql).toMatchObject({ ok: true });
+    },
+  );
 });
 
 describe("PostgreSQL's parser, the second check, on its own", () => {

@@ -19,6 +19,7 @@ interface Fn {
   argnames: string[] | null;
   lang: string;
   prosrc: string;
+  returns?: string;
 }
 const fn = (name: string, types: string, more: Partial<Fn> = {}): Fn => ({
   name,
@@ -162,7 +163,7 @@ describe('scripts/policy/pg-functions.mjs executor statistics', () => {
     expect(names).toContain('pgrowlocks_fn');
     expect(names).not.toContain('pg_stat_clear_snapshot');
     expect(names).toContain('pg_relation_size');
-    expect(names).not.toContain('pg_database_size');
+    expect(names).toContain('pg_database_size');
     expect(problems).toEqual([
       'pg_stat_io_counts(oid) belongs to the statistics system and is not reviewed as executor statistics or not',
       'io_counts(oid) belongs to the statistics system and is not reviewed as executor statistics or not',
@@ -182,10 +183,50 @@ describe('scripts/policy/pg-functions.mjs executor statistics', () => {
       fn('waiters', 'integer', { prosrc: 'pg_blocking_waiters' }),
       fn('my_lock_helper', 'integer', { lang: 'sql', prosrc: 'SELECT 1' }),
     ]) as { names: string[]; problems: string[] };
-    expect(names).toEqual(['pg_blocking_pids', 'pg_isolation_test_session_is_blocked', 'pg_lock_status', 'pg_safe_snapshot_blocking_pids']);
+    expect(names).toEqual([
+      'pg_blocking_pids',
+      'pg_isolation_test_session_is_blocked',
+      'pg_lock_status',
+      'pg_safe_snapshot_blocking_pids',
+      'pg_xact_status',
+    ]);
     expect(problems.filter((p) => !p.startsWith('reviewed extension'))).toEqual([
       'pg_lock_waits(integer) may report lock or transaction state and is not reviewed as executor statistics or not',
       'waiters(integer) may report lock or transaction state and is not reviewed as executor statistics or not',
+    ]);
+  });
+
+  test("server-wide counters that advance with any session's writes by name; one of a new release must be reviewed", () => {
+    const { names, problems } = executorStatistics([
+      fn('pg_database_size', 'name'),
+      fn('pg_current_wal_lsn', '', { returns: 'pg_lsn' }),
+      fn('txid_current_snapshot', '', { returns: 'txid_snapshot' }),
+      fn('pg_snapshot_xmax', 'pg_snapshot', { returns: 'xid8' }),
+      fn('pg_control_checkpoint', '', { returns: 'record' }),
+      fn('mxid_age', 'xid', { returns: 'integer' }),
+      fn('pg_size_pretty', 'bigint', { returns: 'text' }),
+      fn('pg_wal_lsn_diff', 'pg_lsn, pg_lsn', { returns: 'numeric' }),
+      fn('age', 'timestamp with time zone', { returns: 'interval' }),
+      fn('btequalimage', 'oid', { returns: 'boolean' }),
+      fn('pg_current_wal_summary_lsn', '', { returns: 'pg_lsn' }),
+      fn('next_oid_counter', '', { returns: 'xid8' }),
+      fn('pg_cluster_size', '', { returns: 'bigint' }),
+      fn('my_size', '', { lang: 'sql', prosrc: 'SELECT 1', returns: 'bigint' }),
+    ]) as { names: string[]; problems: string[] };
+    for (const name of [
+      'pg_database_size',
+      'pg_current_wal_lsn',
+      'txid_current_snapshot',
+      'pg_snapshot_xmax',
+      'pg_control_checkpoint',
+      'mxid_age',
+    ])
+      expect(names).toContain(name);
+    for (const name of ['pg_size_pretty', 'pg_wal_lsn_diff', 'age', 'btequalimage']) expect(names).not.toContain(name);
+    expect(problems.filter((p) => !p.startsWith('reviewed extension'))).toEqual([
+      'pg_current_wal_summary_lsn() may report a server-wide counter and is not reviewed as executor statistics or not',
+      'next_oid_counter() may report a server-wide counter and is not reviewed as executor statistics or not',
+      'pg_cluster_size() may report a server-wide counter and is not reviewed as executor statistics or not',
     ]);
   });
 
