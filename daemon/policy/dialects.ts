@@ -51,6 +51,12 @@ export interface LexicalSyntax {
   readonly hexPrefixes: string;
   /** `$name(...)`, `@name`, `:name`, `#name` are parameters, Tcl-style (SQLite). */
   readonly tclVariables: boolean;
+  /**
+   * MariaDB's identifiers (sql_lex.cc): `$` starts one; a digit starts one unless the text is a
+   * number (MY_LEX_NUMBER_IDENT: `2v`, `1e`, `0x1g` are names, `1e5`, `0x1f`, `0b01` numbers); and
+   * after a dot the name is read as an identifier even of digits only (MY_LEX_IDENT_SEP: `db.123`).
+   */
+  readonly mariadbIdentifiers?: boolean;
 }
 
 /** Everything the policy knows about one engine. */

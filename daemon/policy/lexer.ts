@@ -61,6 +61,32 @@ function numberEnd(sql: string, i: number): number {
   return j;
 }
 
+const isHexDigit = (c: number): boolean => isDigit(c) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
+
+/**
+ * MariaDB's MY_LEX_NUMBER_IDENT (sql_lex.cc) at the digit `i`: where the number or the identifier
+ * starting there ends, and which it is. `0x` with hex digits, `0b` with binary digits, digits with
+ * an exponent (`1e5`, `1e+5`), and digits not followed by an identifier character are numbers;
+ * anything else that goes on with identifier characters (`2v`, `1e`, `0x1g`, `0X1F`) is a name.
+ */
+function mariadbNumberOrName(sql: string, i: number): { readonly end: number; readonly name: boolean } {
+  const c1 = sql[i + 1];
+  if (sql[i] === '0' && (c1 === 'x' || c1 === 'b')) {
+    let j = i + 2;
+    while (c1 === 'x' ? isHexDigit(code(sql, j)) : sql[j] === '0' || sql[j] === '1') j++;
+    if (j - i >= 3 && !isWordPart(code(sql, j))) return { end: j, name: false };
+    return { end: wordEnd(sql, i), name: true };
+  }
+  let j = i;
+  while (isDigit(code(sql, j))) j++;
+  if (!isWordPart(code(sql, j))) return { end: numberEnd(sql, i), name: false };
+  if ((sql[j] === 'e' || sql[j] === 'E') && (isDigit(code(sql, j + 1)) || (/[+-]/.test(sql[j + 1] ?? '') && isDigit(code(sql, j + 2))))) {
+    for (j += 2; isDigit(code(sql, j)); ) j++;
+    return { end: j, name: false };
+  }
+  return { end: wordEnd(sql, i), name: true };
+}
+
 /** The `$tag$` opening at `i` (PostgreSQL dolqdelim), or undefined. */
 function dollarTag(sql: string, i: number): string | undefined {
   let j = i + 1;
@@ -241,9 +267,10 @@ export function lex(sql: string, syntax: LexicalSyntax, maxTokens = Number.POSIT
   };
   // Word tokens of this text, shared like PUNCT: a long text repeats the same few words, and
   // tokens are never changed. Bounded, so a text of distinct words costs no more than without it.
-  const seen: [Map<string, Token>, Map<string, Token>] = [new Map(), new Map()];
+  // Numbers apart: on MariaDB a word may be all digits (`db.123`).
+  const seen: Map<string, Token>[] = [new Map(), new Map(), new Map(), new Map()];
   const wordToken = (word: string, before: boolean, kind: 'word' | 'number' = 'word'): Token => {
-    const cache = seen[before ? 1 : 0];
+    const cache = seen[(before ? 1 : 0) + (kind === 'number' ? 2 : 0)] as Map<string, Token>;
     let token = cache.get(word);
     if (!token) {
       token = { kind, text: kind === 'word' ? upperAscii(word) : word, shown: word, spaced: before, opaque: false };
@@ -365,6 +392,31 @@ export function lex(sql: string, syntax: LexicalSyntax, maxTokens = Number.POSIT
         i = end;
         continue;
       }
+    }
+    if (syntax.mariadbIdentifiers && c === '.') {
+      // MY_LEX_IDENT_SEP: a dot right after a name, or one not followed by a digit, is a
+      // separator, and the identifier characters right after it are a name, a keyword's or
+      // digits' too (`db.order`, `db.1e5v`); a dot before a digit elsewhere starts a number.
+      const afterName = !spaced && tokens.at(-1)?.kind === 'word';
+      if (afterName || !isDigit(code(sql, i + 1))) {
+        operators(i, i + 1);
+        tokens.push(punct('.', spaced));
+        spaced = false;
+        i++;
+        if (i < length && isWordPart(code(sql, i))) {
+          const end = wordEnd(sql, i);
+          tokens.push(wordToken(sql.slice(i, end), false));
+          i = end;
+        }
+        continue;
+      }
+    }
+    if (syntax.mariadbIdentifiers && (isDigit(code(sql, i)) || c === '$')) {
+      const { end, name } = c === '$' ? { end: wordEnd(sql, i), name: true } : mariadbNumberOrName(sql, i);
+      tokens.push(wordToken(sql.slice(i, end), spaced, name ? 'word' : 'number'));
+      spaced = false;
+      i = end;
+      continue;
     }
     if (isWordStart(code(sql, i))) {
       const end = wordEnd(sql, i);

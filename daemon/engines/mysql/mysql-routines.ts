@@ -64,11 +64,20 @@ const NOT_CALLS: ReadonlySet<string> = new Set(
  */
 const KEYWORD_CALLS: ReadonlySet<string> = new Set(['UNTIL', 'AGAINST', 'RETURNS']);
 
-/** The readings of a text the statement check makes (mysql-dialect.ts): names are taken under each. */
-function readings(): LexicalSyntax[] {
+/**
+ * The readings of a text the statement check makes (mysql-dialect.ts), each also under MariaDB's
+ * own identifier rules (`2v`, `$v`, `db.order`, `db.123` are names: LexicalSyntax
+ * mariadbIdentifiers): names are taken under each, and any reading's finding in a body holds. The
+ * statement check's reading splits `1sleep(` into `1` and `sleep(`, which refuses more; the
+ * server's reading is the one whose names it looks up.
+ */
+const READINGS: readonly LexicalSyntax[] = (() => {
   const base = [MYSQL_DIALECT.syntax, ...MYSQL_DIALECT.alternatives];
-  return [...base, ...base.map((syntax) => ({ ...syntax, executableComments: 'comment' as const }))];
-}
+  const all = [...base, ...base.map((syntax) => ({ ...syntax, executableComments: 'comment' as const }))];
+  return all.flatMap((syntax) => [{ ...syntax, mariadbIdentifiers: true }, syntax]);
+})();
+/** The readings a text needs that holds no backslash, double quote or comment: the first syntax, under both identifier rules. */
+const PLAIN_READINGS = 2;
 
 const nameText = (token: Token | undefined): string | undefined =>
   token && (token.kind === 'word' || token.kind === 'quoted') ? (token.kind === 'word' ? token.shown : token.text) : undefined;
@@ -114,7 +123,7 @@ function callsIn(tokens: readonly Token[]): ReachedName[] {
 
 /**
  * MariaDB's reserved words that cannot name a table unquoted (checked on 10.11: `SELECT * FROM w`
- * is a syntax error for each). Any other word may be a relation's name.
+ * is a syntax error for each), except after a dot. Any other word may be a relation's name.
  */
 const RESERVED: ReadonlySet<string> = new Set(
   [
@@ -139,7 +148,8 @@ function relationsIn(tokens: readonly Token[]): ReachedName[] {
   for (let k = 0; k < tokens.length; k++) {
     const token = tokens[k] as Token;
     if (token.kind !== 'word' && token.kind !== 'quoted') continue;
-    if (token.kind === 'word' && RESERVED.has(token.text)) continue;
+    // After a dot the server reads any word as a name (sql_lex.cc MY_LEX_IDENT_SEP): `db.order`.
+    if (token.kind === 'word' && RESERVED.has(token.text) && !isPunct(tokens[k - 1], '.')) continue;
     if (isPunct(tokens[k - 1], '@') || isPunct(tokens[k + 1], '(')) continue;
     const named = nameEndingAt(tokens, k);
     if (named && !(named.schema === undefined && named.name.toUpperCase() === 'DUAL')) out.push(named);
@@ -195,11 +205,11 @@ export function everyRoutineQuery(schema: string): { readonly sql: string; reado
 export function reachedBy(sql: string): Reached {
   const routines: ReachedName[] = [];
   const relations: ReachedName[] = [];
-  for (const syntax of readings()) {
+  for (const [n, syntax] of READINGS.entries()) {
     const { tokens } = lex(sql, syntax);
     routines.push(...callsIn(tokens));
     relations.push(...relationsIn(tokens));
-    if (!sql.includes('\\') && !sql.includes('/*')) break;
+    if (n + 1 >= PLAIN_READINGS && !sql.includes('\\') && !sql.includes('/*')) break;
   }
   return { routines: unique(routines), relations: unique(relations) };
 }
@@ -451,9 +461,9 @@ export function judgeDefinition(definition: Definition): Judged {
   // finding holds, and what any reading calls or reads is reached.
   const body = definition.body ?? '';
   const all: Judged[] = [];
-  for (const syntax of readings()) {
+  for (const [n, syntax] of READINGS.entries()) {
     all.push(judgeTokens(definition, lex(body, syntax).tokens));
-    if (!body.includes('\\') && !body.includes('"') && !body.includes('/*')) break;
+    if (n + 1 >= PLAIN_READINGS && !body.includes('\\') && !body.includes('"') && !body.includes('/*')) break;
   }
   const pick = <K extends 'does' | 'separatedDoes' | 'setsContext'>(key: K): Judged[K] => all.find((j) => j[key])?.[key];
   const does = pick('does');

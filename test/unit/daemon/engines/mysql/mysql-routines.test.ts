@@ -60,6 +60,34 @@ describe('what a MySQL-family statement reaches', () => {
     expect(names('SELECT @v, @@global.x, count(*) FROM DUAL WHERE 1 IS NOT NULL')).toEqual(['global.x']);
   });
 
+  it("takes names by MariaDB's identifier rules: a digit or $ may start one, and any word after a dot is one", () => {
+    const names = (sql: string) => reachedBy(sql).relations.map((r) => `${r.schema ?? ''}.${r.name}`);
+    // sql_lex.cc MY_LEX_NUMBER_IDENT: digits then an identifier character make an identifier,
+    // unless the text is a number (1e5, 0x1f, 0b01); `$` is an identifier character.
+    for (const name of ['2v', '9_', '1e', '0x1g', '0b1z', '0x', '0b2', '1e_', '$v', 'v$', '1ü', '2$'])
+      expect(names(`SELECT * FROM ${name}`), name).toContain(`.${name}`);
+    for (const sql of ['SELECT * FROM 1e5v', 'SELECT * FROM 0x1f', 'SELECT * FROM 0b01', 'SELECT 123'])
+      expect(names(sql), sql).not.toContain(`.${sql.split(' ').pop()}`);
+    // MY_LEX_IDENT_SEP: after a dot the server reads an identifier, of digits or a keyword too.
+    for (const name of ['1e5v', '123', '1e5', '0x1f', 'order', 'key', 'select', 'values', 'lock', 'rows', 'default'])
+      expect(names(`SELECT * FROM shop.${name}`), name).toContain(`shop.${name}`);
+    expect(names('SELECT * FROM shop .order')).toContain('shop.order');
+    expect(names('SELECT (SELECT l FROM 9_)')).toContain('.9_');
+    // The statement check's own reading (`1f(` as `1` and `f(`) is looked up too.
+    expect(reachedBy('SELECT 1f(), $f(), shop.1e5f(), 2x.9y()').routines).toEqual(
+      expect.arrayContaining([
+        { schema: undefined, name: '1f' },
+        { schema: undefined, name: '$f' },
+        { schema: 'shop', name: '1e5f' },
+        { schema: '2x', name: '9y' },
+      ]),
+    );
+    // A body is read by the same rules.
+    const { reached } = judgeDefinition(fn('BEGIN RETURN (SELECT l FROM 2v) + 1f() + (SELECT 1 FROM shop.order); END'));
+    expect(reached.relations).toEqual(expect.arrayContaining([{ schema: undefined, name: '2v' }, { schema: 'shop', name: 'order' }]));
+    expect(reached.routines).toContainEqual({ schema: undefined, name: '1f' });
+  });
+
   it('takes every name followed by ( as a possible stored function, a keyword-like one too', () => {
     expect(reachedBy('SELECT of(0), lateral(1), until (2)').routines.map((r) => r.name)).toEqual(['of', 'lateral', 'until']);
   });

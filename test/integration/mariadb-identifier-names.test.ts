@@ -1,0 +1,139 @@
+/**
+ * Names the routine judgement takes by MariaDB's own identifier rules, against the live server
+ * (sql_lex.cc: MY_LEX_NUMBER_IDENT, MY_LEX_IDENT_SEP). A view and a stored function of each name
+ * take a lock (refused on a read-only call): names starting with a digit or `$` in every form the
+ * scanner tells apart (number or name), and every word of the server's own keyword list
+ * (information_schema.KEYWORDS), which the server reads as a name after a dot. Each statement is
+ * run on the server directly first: wherever the server runs the view or function, the same
+ * statement through the driver is refused before it runs, written in the statement and inside an
+ * INVOKER routine's body.
+ */
+import { randomBytes } from 'node:crypto';
+import mysql from 'mysql2/promise';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { Driver, DriverConnection } from '../../daemon/engines/driver.js';
+import { loadDriverFactory } from '../../daemon/engines/index.js';
+import { parseConnectionUrl } from '../../shared/connection-url.js';
+import { MYSQL_URL, serverAvailable } from '../helpers/engines.js';
+
+const available = await serverAvailable('mysql');
+const db = `mdbi_${process.pid}_${randomBytes(3).toString('hex')}`;
+/** Every start the scanner tells apart: digits then a name character, number forms, `$`, and their neighbours. */
+const FORMS = [
+  ...['2v', '1f', '9_', '1e', '1E', '12e', '1e_', '1e5v', '1e5', '1e+5', '123', '0', '0x', '0x1g', '0x1f', '0X1F', '0xg'],
+  ...['0b', '0b1z', '0b2', '0b01', '0B1', '$v', '$', '$$', '$1', 'v$', '1ü', '2$', '0e0', '9.5'],
+];
+const quoted = (name: string): string => `\`${name.replaceAll('`', '``')}\``;
+
+describe.skipIf(!available)("names by MariaDB's identifier rules, on the live MariaDB", () => {
+  const u = new URL(MYSQL_URL);
+  let admin: mysql.Connection;
+  let driver: Driver;
+  let conn: DriverConnection;
+  let keywords: string[] = [];
+
+  const viaHanactl = async (sql: string): Promise<string> => {
+    if (conn.broken) conn = await driver.connect();
+    try {
+      const result = await conn.execute(sql, [], { maxRows: 1, timeoutMs: 5000, readOnly: true });
+      return `ran: ${JSON.stringify(result.rows[0] ?? null)}`;
+    } catch (error) {
+      const details = (error as { details?: { rule?: string } }).details;
+      return details?.rule === 'stored-routine' ? 'refused' : `failed: ${(error as Error).message.slice(0, 80)}`;
+    }
+  };
+  /** Whether the server itself runs `sql` (it parses, and the view or function runs). */
+  const serverRuns = (sql: string): Promise<boolean> =>
+    admin.query({ sql, timeout: 5000 }).then(
+      () => true,
+      () => false,
+    );
+  /**
+   * Of `statements`, those the server runs and hanactl does not refuse, directly and (`inBodies`)
+   * inside an INVOKER routine's body; `ran` counts the statements the server runs.
+   */
+  const missed = async (statements: readonly string[], inBodies: boolean): Promise<{ ran: number; missed: string[] }> => {
+    const out: string[] = [];
+    const ran: string[] = [];
+    for (const sql of statements) {
+      const outcome = await viaHanactl(sql);
+      // Refused or not, the server tells whether the statement runs the view or function at all.
+      if (!(await serverRuns(sql))) continue;
+      ran.push(sql);
+      if (outcome !== 'refused') out.push(`${sql}: ${outcome}`);
+    }
+    if (!inBodies) return { ran: ran.length, missed: out };
+    // The same statements as a routine body holds them, as written.
+    const wrapped = ran.map((sql, k) => `CREATE FUNCTION w_${k}() RETURNS INT SQL SECURITY INVOKER RETURN (SELECT COUNT(*) FROM (${sql}) AS x)`);
+    await admin.query(`${ran.map((_, k) => `DROP FUNCTION IF EXISTS w_${k}`).join(';\n')};\n${wrapped.join(';\n')}`);
+    for (const [k, sql] of ran.entries()) {
+      const outcome = await viaHanactl(`SELECT w_${k}() AS r`);
+      if (outcome !== 'refused') out.push(`in a body: ${sql}: ${outcome}`);
+    }
+    return { ran: ran.length, missed: out };
+  };
+
+  beforeAll(async () => {
+    admin = await mysql.createConnection({
+      host: u.hostname,
+      port: Number(u.port || 3306),
+      user: decodeURIComponent(u.username),
+      multipleStatements: true,
+    });
+    await admin.query(`CREATE DATABASE ${db}`);
+    await admin.query(`USE ${db}`);
+    await admin.query(`CREATE FUNCTION lock_it() RETURNS INT RETURN GET_LOCK('${db}', 0)`);
+    const [rows] = await admin.query('SELECT LOWER(WORD) AS w FROM information_schema.KEYWORDS');
+    keywords = (rows as { w: string }[]).map((r) => r.w).filter((w) => /^[a-z_][a-z0-9_]*$/.test(w));
+    const names = [...new Set([...FORMS, ...keywords])];
+    await admin.query(names.map((name) => `CREATE VIEW ${quoted(name)} AS SELECT lock_it() AS l`).join(';\n'));
+    // Routine names compare case-insensitively: one function per spelling.
+    const functions = [...new Map(FORMS.map((name) => [name.toLowerCase(), name])).values()];
+    await admin.query(functions.map((name) => `CREATE FUNCTION ${quoted(name)}() RETURNS INT RETURN lock_it()`).join(';\n'));
+    const url = new URL(MYSQL_URL);
+    url.pathname = `/${db}`;
+    const { target, password } = parseConnectionUrl(url.toString());
+    const factory = await loadDriverFactory(target.engine);
+    driver = factory(target, password !== undefined ? { password } : {}, { connectTimeoutMs: 5000 });
+    conn = await driver.connect();
+  }, 120_000);
+
+  afterAll(async () => {
+    await conn?.close();
+    await admin?.query(`DO RELEASE_ALL_LOCKS(); DROP DATABASE IF EXISTS ${db}`);
+    await admin?.end();
+  });
+
+  test('a view or function named as a number might be, in every form the server reads as a name, is refused', async () => {
+    const statements = FORMS.flatMap((name) => [
+      `SELECT * FROM ${name}`,
+      `SELECT * FROM ${db}.${name}`,
+      `SELECT * FROM ${db} .${name}`,
+      `SELECT (SELECT l FROM ${name}) AS r`,
+      `SELECT ${name}() AS r`,
+      `SELECT ${db}.${name}() AS r`,
+    ]);
+    const { ran, missed: left } = await missed(statements, true);
+    // The report's forms are among those the server runs.
+    for (const sql of [`SELECT * FROM 2v`, `SELECT * FROM 0x1g`, `SELECT * FROM $v`, `SELECT 1f() AS r`, `SELECT $v() AS r`])
+      expect(await serverRuns(sql), sql).toBe(true);
+    expect(await serverRuns(`SELECT * FROM ${db}.1e5v`)).toBe(true);
+    expect(await serverRuns(`SELECT * FROM ${db}.123`)).toBe(true);
+    expect(ran).toBeGreaterThan(60);
+    expect(left).toEqual([]);
+  }, 120_000);
+
+  test("a view named as any of the server's keywords is refused, after a dot and unqualified", async () => {
+    const statements = keywords.flatMap((word) => [`SELECT * FROM ${word}`, `SELECT * FROM ${db}.${word}`]);
+    const { ran, missed: left } = await missed(statements, false);
+    // In a body, the report's words and a few more (a body is read by the same rules).
+    const sample = ['order', 'key', 'group', 'index', 'range', 'rows', 'default', 'values', 'lock', 'select', 'union', 'where'];
+    left.push(...(await missed(sample.map((word) => `SELECT ${word}.l FROM ${db}.${word}`), true)).missed);
+    expect(keywords.length).toBeGreaterThan(600);
+    // Every keyword names the view after a dot.
+    expect(ran).toBeGreaterThan(keywords.length);
+    for (const word of ['order', 'key', 'group', 'index', 'range', 'rows', 'default', 'values', 'lock', 'select'])
+      expect(await serverRuns(`SELECT * FROM ${db}.${word}`), word).toBe(true);
+    expect(left).toEqual([]);
+  }, 300_000);
+});
