@@ -1,4 +1,5 @@
 import { REFERENCE_OPTIONS } from './function-references.js';
+import { OPERATOR_NODE_KEYS, operatorNames } from './pg-operator-names.js';
 import { parseRaw } from './pg-wasm.js';
 
 /** A function call anywhere in the parse tree. */
@@ -57,9 +58,11 @@ export type Parsed =
       readonly references: readonly string[];
       /**
        * Where the server may call a function the tree shows as no FuncCall, for the resolve step:
-       * operators by name (`###`, as written, unqualified), type names (casts, as folded), names
-       * after a dot (`o.peek` is peek(o) when no column is named so), and SQL/JSON keyword forms
-       * a server before PostgreSQL 16/17 reads as calls of functions of that name (json_scalar).
+       * operators by name, unqualified (`###` as written, and those a keyword form makes the
+       * server look up: BETWEEN's `>=` and `<=`, `IN (SELECT ...)`'s `=`, JOIN USING's `=`;
+       * pg-operator-names.ts), type names (casts, as folded), names after a dot (`o.peek` is
+       * peek(o) when no column is named so), and SQL/JSON keyword forms a server before
+       * PostgreSQL 16/17 reads as calls of functions of that name (json_scalar).
        */
       readonly operators: readonly string[];
       readonly types: readonly string[];
@@ -300,13 +303,9 @@ function strings(list: unknown): string[] {
 
 /** What the resolve step follows beyond calls and relations (Parsed's operators, types, attributes, keywordCalls). */
 function collectRoutes(key: string, node: Node, found: Found): void {
-  if (key === 'A_Expr' || key === 'SubLink' || key === 'SortBy') {
-    // x ### y, x ### ANY (SELECT ...), ORDER BY x USING ###.
-    const last = strings(key === 'A_Expr' ? node.name : key === 'SubLink' ? node.operName : node.useOp).at(-1);
-    if (last !== undefined) found.operators.add(last);
-  } else if (key === 'CaseExpr') {
-    // CASE x WHEN y compares with the `=` operator the server looks up by name, unwritten.
-    if (node.arg !== undefined) found.operators.add('=');
+  if (OPERATOR_KEYS.has(key)) {
+    // x ### y, BETWEEN's >= and <=, x IN (SELECT ...)'s =, JOIN USING's =, ORDER BY x USING ###.
+    for (const name of operatorNames(key, node)) found.operators.add(name);
   } else if (key === 'typeName' || key === 'TypeName') {
     const last = strings(node.names).at(-1);
     if (last !== undefined) found.types.add(last);
@@ -391,11 +390,10 @@ function walk(root: unknown, found: Found): boolean {
   return writes;
 }
 
+const OPERATOR_KEYS: ReadonlySet<string> = new Set(OPERATOR_NODE_KEYS);
+
 const ROUTE_KEYS: ReadonlySet<string> = new Set([
-  'A_Expr',
-  'CaseExpr',
-  'SubLink',
-  'SortBy',
+  ...OPERATOR_NODE_KEYS,
   'typeName',
   'TypeName',
   'ColumnRef',
