@@ -41,8 +41,9 @@ const OBJECTS = [
   `CREATE FUNCTION my_rows() RETURNS SETOF accounts LANGUAGE sql STABLE AS $$ SELECT * FROM accounts WHERE ${MINE} $$`,
   `CREATE FUNCTION my_rows_volatile() RETURNS SETOF accounts LANGUAGE sql VOLATILE AS $$ SELECT * FROM accounts WHERE ${MINE} $$`,
   `CREATE FUNCTION my_rows_plpgsql() RETURNS SETOF accounts LANGUAGE plpgsql STABLE AS $$ BEGIN RETURN QUERY SELECT * FROM accounts WHERE ${MINE}; END $$`,
-  // A view that reads a setting other than a context value is not a boundary between callers.
-  "CREATE VIEW with_zone AS SELECT id, current_setting('TimeZone') AS zone FROM accounts WHERE note <> current_setting('application_name')",
+  // A view that reads a setting and removes no rows hides nothing; one that filters by any setting hides rows.
+  "CREATE VIEW with_zone AS SELECT id, current_setting('TimeZone') AS zone FROM accounts",
+  "CREATE VIEW by_app_name AS SELECT * FROM accounts WHERE note <> current_setting('application_name')",
 ];
 
 describe.skipIf(!available)('views and functions that filter by context values on PostgreSQL', () => {
@@ -67,7 +68,7 @@ describe.skipIf(!available)('views and functions that filter by context values o
     }
     scratch = await scratchPgDatabase(TAG, [
       ...OBJECTS,
-      `GRANT SELECT ON my_accounts, my_accounts_b, my_accounts_over, my_accounts_outer, my_accounts_join, my_accounts_fn, my_accounts_fn_b, with_zone TO ${AGENT}`,
+      `GRANT SELECT ON my_accounts, my_accounts_b, my_accounts_over, my_accounts_outer, my_accounts_join, my_accounts_fn, my_accounts_fn_b, with_zone, by_app_name TO ${AGENT}`,
       // The table itself only through the functions (they run as the caller).
       `GRANT SELECT ON accounts TO ${AGENT}`,
     ]);
@@ -107,6 +108,7 @@ describe.skipIf(!available)('views and functions that filter by context values o
     ["SELECT * FROM my_accounts_join WHERE other <> 'mine' AND other::bool", 'my_accounts_join'],
     ["SELECT * FROM my_accounts_fn WHERE note <> 'mine' AND note::bool", 'my_accounts_fn'],
     ['SELECT * FROM my_accounts', 'my_accounts'],
+    ["SELECT * FROM by_app_name WHERE note <> 'mine' AND note::bool", 'by_app_name'],
   ])('refuses %s where rows are separated, naming %s and the remedy', async (sql, view) => {
     const result = await scoped.call('run_query', { sql });
     const text = textOf(result);

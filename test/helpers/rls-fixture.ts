@@ -144,6 +144,12 @@ export class RlsOwnerDatabase {
     });
   }
 
+  /** Runs `statements` in the database as the superuser, in order. */
+  async asSuperuser(statements: readonly string[]): Promise<void> {
+    if (!this.#scratch) throw new Error('RlsOwnerDatabase.setUp() has not run');
+    for (const sql of statements) await this.#scratch.db.query(sql);
+  }
+
   /** Drops the database and the roles; call after the daemon that used the agent has stopped. */
   async dispose(): Promise<void> {
     await this.#scratch?.drop();

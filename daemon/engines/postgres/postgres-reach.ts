@@ -642,7 +642,7 @@ const NAME_START = String.raw`A-Za-z_\x80-\U0010ffff`;
  * greedy), so E'...' is one string and not the name E. What this cannot read as the server does is
  * caught by UNREADABLE_TOKEN and DOLLAR_QUOTE, and the body is then judged on its raw text.
  */
-const TOKEN = literal(
+export const TOKEN = literal(
   String.raw`--[^\n\r]*|/\*(?:[^*]|\*+[^*/])*\*+/|[Ee]'(?:[^'\\]|\\.|'')*'|'(?:[^']|'')*'|"(?:[^"]|"")*"|[${NAME_START}][${NAME_START}0-9$]*|\s+|.`,
 );
 
@@ -651,11 +651,11 @@ const TOKEN = literal(
  * nests comments, so the real one ends later), a plain string holding a backslash (read with
  * escapes when standard_conforming_strings is off, so it may end elsewhere).
  */
-const UNREADABLE_TOKEN = `(t.m[1] LIKE '/*%' AND pg_catalog.strpos(pg_catalog.substr(t.m[1], 3), '/*') OPERATOR(pg_catalog.>) 0)
+export const UNREADABLE_TOKEN = `(t.m[1] LIKE '/*%' AND pg_catalog.strpos(pg_catalog.substr(t.m[1], 3), '/*') OPERATOR(pg_catalog.>) 0)
                   OR (t.m[1] LIKE '''%' AND pg_catalog.strpos(t.m[1], '\\') OPERATOR(pg_catalog.>) 0)`;
 
 /** A dollar quote's delimiter anywhere in the body (`$$`, `$tag$`; a name holding `$` counts too): TOKEN does not read them. */
-const DOLLAR_QUOTE = literal(String.raw`\$(?:[${NAME_START}][${NAME_START}0-9]*)?\$`);
+export const DOLLAR_QUOTE = literal(String.raw`\$(?:[${NAME_START}][${NAME_START}0-9]*)?\$`);
 
 /**
  * True when a SQL or PL/pgSQL body (pg_proc p) may run SQL text that is only known when it runs:

@@ -104,7 +104,7 @@ describe('views and functions that filter by context values without a barrier, w
   it('names the view and says how to set the barrier, with its rule', () => {
     const view = refusal('V my_accounts reads my_accounts');
     expect(view?.details).toMatchObject({ rule: 'context-barrier' });
-    expect(view?.message).toMatch(/^Refused: my_accounts is a view that filters rows by this call's context values/);
+    expect(view?.message).toMatch(/^Refused: my_accounts is a view that filters rows \(by a condition, a join, a sublink/);
     expect(view?.message).toContain('ALTER VIEW my_accounts SET (security_barrier = true)');
     expect(refusal('V outer_v reads my_accounts')?.message).toMatch(/^Refused: outer_v reads my_accounts: my_accounts is a view/);
   });
@@ -116,5 +116,9 @@ describe('views and functions that filter by context values without a barrier, w
     expect(fn?.message).toContain('security_barrier = true');
     expect(fn?.message).toContain('ALTER FUNCTION my_rows VOLATILE');
     expect(refusal('V v_rows calls my_rows()')?.message).toMatch(/^Refused: v_rows calls my_rows\(\): my_rows\(\) is/);
+    // Named by the statement unqualified, found qualified (off the search path).
+    const qualified = refusal('V my_rows() calls app.my_rows()')?.message;
+    expect(qualified).toMatch(/^Refused: app\.my_rows\(\) is a LANGUAGE sql/);
+    expect(qualified).toContain('ALTER FUNCTION app.my_rows VOLATILE');
   });
 });
