@@ -64,7 +64,9 @@ describe.skipIf(!available)("names by MariaDB's identifier rules, on the live Ma
     }
     if (!inBodies) return { ran: ran.length, missed: out };
     // The same statements as a routine body holds them, as written.
-    const wrapped = ran.map((sql, k) => `CREATE FUNCTION w_${k}() RETURNS INT SQL SECURITY INVOKER RETURN (SELECT COUNT(*) FROM (${sql}) AS x)`);
+    const wrapped = ran.map(
+      (sql, k) => `CREATE FUNCTION w_${k}() RETURNS INT SQL SECURITY INVOKER RETURN (SELECT COUNT(*) FROM (${sql}) AS x)`,
+    );
     await admin.query(`${ran.map((_, k) => `DROP FUNCTION IF EXISTS w_${k}`).join(';\n')};\n${wrapped.join(';\n')}`);
     for (const [k, sql] of ran.entries()) {
       const outcome = await viaHanactl(`SELECT w_${k}() AS r`);
@@ -128,7 +130,14 @@ describe.skipIf(!available)("names by MariaDB's identifier rules, on the live Ma
     const { ran, missed: left } = await missed(statements, false);
     // In a body, the report's words and a few more (a body is read by the same rules).
     const sample = ['order', 'key', 'group', 'index', 'range', 'rows', 'default', 'values', 'lock', 'select', 'union', 'where'];
-    left.push(...(await missed(sample.map((word) => `SELECT ${word}.l FROM ${db}.${word}`), true)).missed);
+    left.push(
+      ...(
+        await missed(
+          sample.map((word) => `SELECT ${word}.l FROM ${db}.${word}`),
+          true,
+        )
+      ).missed,
+    );
     expect(keywords.length).toBeGreaterThan(600);
     // Every keyword names the view after a dot.
     expect(ran).toBeGreaterThan(keywords.length);

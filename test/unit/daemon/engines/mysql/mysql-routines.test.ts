@@ -84,7 +84,12 @@ describe('what a MySQL-family statement reaches', () => {
     );
     // A body is read by the same rules.
     const { reached } = judgeDefinition(fn('BEGIN RETURN (SELECT l FROM 2v) + 1f() + (SELECT 1 FROM shop.order); END'));
-    expect(reached.relations).toEqual(expect.arrayContaining([{ schema: undefined, name: '2v' }, { schema: 'shop', name: 'order' }]));
+    expect(reached.relations).toEqual(
+      expect.arrayContaining([
+        { schema: undefined, name: '2v' },
+        { schema: 'shop', name: 'order' },
+      ]),
+    );
     expect(reached.routines).toContainEqual({ schema: undefined, name: '1f' });
   });
 
