@@ -16,11 +16,13 @@ import {
   everyRoutineQuery,
   existingNamesQuery,
   hiddenBodyRefusal,
+  isPackage,
   judgeDefinition,
   MAX_CANDIDATES,
   MAX_REACH_DEPTH,
   MAX_REACHED,
   narrowsNames,
+  packageRefusal,
   probablyNative,
   type ReachedName,
   reachedBy,
@@ -346,7 +348,7 @@ export class MysqlConnection implements DriverConnection {
     const narrows = narrowsNames(this.#deps.server.flavour, this.#deps.server.release);
     interface Pending {
       readonly name: ReachedName;
-      readonly kind: 'routine' | 'relation';
+      readonly kind: 'routine' | 'relation' | 'package';
       readonly path: readonly string[];
       readonly underDefiner: boolean;
       /** Written without a schema in the body that calls it. */
@@ -356,6 +358,7 @@ export class MysqlConnection implements DriverConnection {
     let pending: Pending[] = [
       ...first.routines.map((name) => ({ name, kind: 'routine' as const, path: [], underDefiner: false })),
       ...first.relations.map((name) => ({ name, kind: 'relation' as const, path: [], underDefiner: false })),
+      ...first.packages.map((name) => ({ name, kind: 'package' as const, path: [], underDefiner: false })),
     ];
     const seen = new Set<string>();
     // Whether the login sees every routine of a schema, asked once per schema and call.
@@ -382,7 +385,7 @@ export class MysqlConnection implements DriverConnection {
         if (!named.ok) return named.error;
         if (named.capped) return tooFarRefusal();
         const kept = new Set(named.result.rows.map((row) => Number(row.i)));
-        pending = pending.filter((item, index) => item.kind === 'routine' || kept.has(index));
+        pending = pending.filter((item, index) => item.kind !== 'relation' || kept.has(index));
         if (pending.length === 0) break;
       }
       const query = definitionsQuery(pending, { routinesAsOne: narrows });
@@ -420,6 +423,8 @@ export class MysqlConnection implements DriverConnection {
           if (seen.has(id)) continue;
           seen.add(id);
           if (seen.size > MAX_REACHED) return tooFarRefusal();
+          // A package's routines are written for sql_mode ORACLE: not judged, so not called.
+          if (isPackage(definition)) return packageRefusal(definition, item.path);
           if (!definition.body) {
             // A body that cannot be read cannot be judged, whatever its SQL SECURITY: an INVOKER
             // routine may call DEFINER ones, or KILL another caller's query on the same login.
@@ -437,6 +442,7 @@ export class MysqlConnection implements DriverConnection {
           for (const name of judged.reached.routines)
             next.push({ name: inSchema(name), kind: 'routine', path, underDefiner, unqualified: name.schema === undefined });
           for (const name of judged.reached.relations) next.push({ name: inSchema(name), kind: 'relation', path, underDefiner });
+          for (const name of judged.reached.packages) next.push({ name: inSchema(name), kind: 'package', path, underDefiner });
         }
       }
       const asked = new Set<string>();

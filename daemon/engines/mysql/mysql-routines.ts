@@ -26,10 +26,17 @@ export interface ReachedName {
   readonly name: string;
 }
 
-/** What a text names: functions called (and procedures, in a body), and relations read. */
+/** What a text names: functions called (and procedures, in a body), relations read, and packages whose members it may call. */
 export interface Reached {
   readonly routines: readonly ReachedName[];
   readonly relations: readonly ReachedName[];
+  /**
+   * The package each qualified call may name a member of: `db.pkg.f()` and `CALL db.pkg.p` call
+   * one of package db.pkg; `pkg.f()` one of package pkg of the current database where the
+   * statement is parsed under sql_mode ORACLE (`SET STATEMENT`, or a body created under it), and
+   * stored function f of database pkg otherwise.
+   */
+  readonly packages: readonly ReachedName[];
 }
 
 /** How deep routines and views are followed; past it the statement is refused (it cannot be judged). */
@@ -100,7 +107,7 @@ function nameEndingAt(tokens: readonly Token[], at: number): ReachedName | undef
  * as native (`trunc(1)`, `mbrcoveredby(1)`, `point()` on 10.11), and another release may differ;
  * the server's lookup says which exist, and each that does is judged. Procedures after CALL.
  */
-function callsIn(tokens: readonly Token[]): ReachedName[] {
+function callsIn(tokens: readonly Token[], packages: ReachedName[] = []): ReachedName[] {
   const out: ReachedName[] = [];
   for (let k = 0; k + 1 < tokens.length; k++) {
     const token = tokens[k] as Token;
@@ -109,6 +116,8 @@ function callsIn(tokens: readonly Token[]): ReachedName[] {
       while (isPunct(tokens[at + 1], '.')) at += 2;
       const called = nameEndingAt(tokens, at);
       if (called) out.push(called);
+      const member = packageOf(tokens, at);
+      if (member) packages.push(member);
       continue;
     }
     if (!isPunct(tokens[k + 1], '(')) continue;
@@ -117,8 +126,16 @@ function callsIn(tokens: readonly Token[]): ReachedName[] {
     if (token.kind === 'word' && !qualified && NOT_CALLS.has(token.text)) continue;
     const called = nameEndingAt(tokens, k);
     if (called) out.push(called);
+    const member = packageOf(tokens, k);
+    if (member) packages.push(member);
   }
   return out;
+}
+
+/** The package a call whose name ends at `at` may name a member of: `db.pkg.f` or `pkg.f`, else undefined. */
+function packageOf(tokens: readonly Token[], at: number): ReachedName | undefined {
+  if (!isPunct(tokens[at - 1], '.') || nameText(tokens[at - 2]) === undefined) return undefined;
+  return nameEndingAt(tokens, at - 2);
 }
 
 /**
@@ -205,18 +222,19 @@ export function everyRoutineQuery(schema: string): { readonly sql: string; reado
 export function reachedBy(sql: string): Reached {
   const routines: ReachedName[] = [];
   const relations: ReachedName[] = [];
+  const packages: ReachedName[] = [];
   for (const [n, syntax] of READINGS.entries()) {
     const { tokens } = lex(sql, syntax);
-    routines.push(...callsIn(tokens));
+    routines.push(...callsIn(tokens, packages));
     relations.push(...relationsIn(tokens));
     if (n + 1 >= PLAIN_READINGS && !sql.includes('\\') && !sql.includes('/*')) break;
   }
-  return { routines: unique(routines), relations: unique(relations) };
+  return { routines: unique(routines), relations: unique(relations), packages: unique(packages) };
 }
 
-/** A routine or view as the server records it. */
+/** A routine, package or view as the server records it. */
 export interface Definition {
-  readonly kind: 'FUNCTION' | 'PROCEDURE' | 'VIEW';
+  readonly kind: 'FUNCTION' | 'PROCEDURE' | 'VIEW' | 'PACKAGE' | 'PACKAGE BODY';
   readonly schema: string;
   readonly name: string;
   /** DEFINER or INVOKER. */
@@ -477,6 +495,7 @@ export function judgeDefinition(definition: Definition): Judged {
     reached: {
       routines: unique(all.flatMap((j) => j.reached.routines)),
       relations: unique(all.flatMap((j) => j.reached.relations)),
+      packages: unique(all.flatMap((j) => j.reached.packages)),
     },
   };
 }
@@ -503,13 +522,15 @@ function judgeTokens(definition: Definition, tokens: readonly Token[]): Judged {
     const word = keywordAt(tokens, k);
     return word === 'FROM' || word === 'JOIN' || (word === 'TABLE' && k === 0);
   });
-  const reached = { routines: unique(callsIn(tokens)), relations: unique(relationsIn(tokens)) };
+  const packages: ReachedName[] = [];
+  const reached = { routines: unique(callsIn(tokens, packages)), relations: unique(relationsIn(tokens)), packages: unique(packages) };
   const { schema: _schema, ...findings } = found;
   return { ...findings, readsTables, reached };
 }
 
 /** How a reached routine or view is shown: `schema.name()` for a routine. */
 export function shownName(definition: Pick<Definition, 'kind' | 'schema' | 'name'>): string {
+  if (isPackage(definition)) return `the package ${definition.schema}.${definition.name}`;
   return definition.kind === 'VIEW' ? `the view ${definition.schema}.${definition.name}` : `${definition.schema}.${definition.name}()`;
 }
 
@@ -518,7 +539,17 @@ function refusal(rule: string, sentence: string, hint: string): HanactlError {
   return new HanactlError('STATEMENT_REFUSED', `${sentence} ${hint}`, { rule, hint });
 }
 
-const KIND_WORD = { FUNCTION: 'stored function', PROCEDURE: 'stored procedure', VIEW: 'view' } as const;
+const KIND_WORD = {
+  FUNCTION: 'stored function',
+  PROCEDURE: 'stored procedure',
+  VIEW: 'view',
+  PACKAGE: 'package',
+  'PACKAGE BODY': 'package',
+} as const;
+
+/** Whether the server's record is a package or its body (MariaDB, created under sql_mode ORACLE). */
+export const isPackage = (definition: Pick<Definition, 'kind'>): boolean =>
+  definition.kind === 'PACKAGE' || definition.kind === 'PACKAGE BODY';
 
 /** `path` lists what led there, the statement's own name first: " (through db.f(), the view db.v)". */
 const through = (path: readonly string[]): string => (path.length > 0 ? ` (reached through ${path.join(', then ')})` : '');
@@ -587,6 +618,19 @@ export function setsContextRefusal(definition: Definition, path: readonly string
   );
 }
 
+/**
+ * The refusal of a call that may name a member of a package that exists: a package's routines are
+ * written under sql_mode ORACLE, whose reading the statement check does not make, so they are not
+ * judged.
+ */
+export function packageRefusal(definition: Definition, path: readonly string[]): HanactlError {
+  return refusal(
+    'stored-routine',
+    `Refused: the statement may call a routine of ${shownName(definition)}${through(path)}, and routines in a package are not judged, so what it does cannot be told.`,
+    'Ask a person to run it, or call stored functions and procedures that are not in a package.',
+  );
+}
+
 /** The refusal when routines and views reach further than is followed. */
 export function tooFarRefusal(): HanactlError {
   return refusal(
@@ -598,7 +642,8 @@ export function tooFarRefusal(): HanactlError {
 
 /** A name to look up: a routine, or a relation that may be a view. */
 export interface Lookup {
-  readonly kind: 'routine' | 'relation';
+  /** A package is one whose members a qualified call may name (Reached.packages). */
+  readonly kind: 'routine' | 'relation' | 'package';
   readonly name: ReachedName;
 }
 
@@ -640,10 +685,13 @@ export function definitionsQuery(
     }
     const schema = schemaOf(lookup.name);
     values.push(lookup.name.name);
+    const routine = `SELECT ${i} AS i, ROUTINE_TYPE AS kind, ROUTINE_SCHEMA AS s, ROUTINE_NAME AS n, SECURITY_TYPE AS sec, ROUTINE_DEFINITION AS body FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = ${schema} AND ROUTINE_NAME = CONVERT(? USING utf8mb4) COLLATE utf8mb4_general_ci`;
     parts.push(
       lookup.kind === 'routine'
-        ? `SELECT ${i} AS i, ROUTINE_TYPE AS kind, ROUTINE_SCHEMA AS s, ROUTINE_NAME AS n, SECURITY_TYPE AS sec, ROUTINE_DEFINITION AS body FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = ${schema} AND ROUTINE_NAME = CONVERT(? USING utf8mb4) COLLATE utf8mb4_general_ci`
-        : `SELECT ${i} AS i, 'VIEW' AS kind, TABLE_SCHEMA AS s, TABLE_NAME AS n, SECURITY_TYPE AS sec, VIEW_DEFINITION AS body FROM information_schema.VIEWS WHERE TABLE_SCHEMA = ${schema} AND TABLE_NAME = ?`,
+        ? routine
+        : lookup.kind === 'package'
+          ? `${routine} AND ROUTINE_TYPE IN ('PACKAGE', 'PACKAGE BODY')`
+          : `SELECT ${i} AS i, 'VIEW' AS kind, TABLE_SCHEMA AS s, TABLE_NAME AS n, SECURITY_TYPE AS sec, VIEW_DEFINITION AS body FROM information_schema.VIEWS WHERE TABLE_SCHEMA = ${schema} AND TABLE_NAME = ?`,
     );
   });
   const branches: string[] = [];

@@ -26,6 +26,7 @@ describe('what a MySQL-family statement reaches', () => {
         { schema: undefined, name: 'a' },
         { schema: undefined, name: 't' },
       ],
+      packages: [],
     });
     expect(reachedBy('SELECT count (*)').routines).toEqual([{ schema: undefined, name: 'count' }]);
     expect(reachedBy('SELECT concat(a)').routines).toEqual([{ schema: undefined, name: 'concat' }]);
@@ -91,6 +92,30 @@ describe('what a MySQL-family statement reaches', () => {
       ]),
     );
     expect(reached.routines).toContainEqual({ schema: undefined, name: '1f' });
+  });
+
+  it('takes each qualified call as a possible member of a package: db.pkg.f() and pkg.f() in the current database', () => {
+    expect(reachedBy('SELECT shop.pk.f(1), pk2.g(), h(), `shop`.`Pk3`.`f`()').packages).toEqual([
+      { schema: 'shop', name: 'pk' },
+      { schema: undefined, name: 'pk2' },
+      { schema: 'shop', name: 'Pk3' },
+    ]);
+    expect(reachedBy('CALL shop.pk.p()').packages).toEqual([{ schema: 'shop', name: 'pk' }]);
+    expect(reachedBy('CALL pk.p').packages).toEqual([{ schema: undefined, name: 'pk' }]);
+    expect(reachedBy('CALL p()').packages).toEqual([]);
+    // In a body, the routine's own schema.
+    expect(judgeDefinition(fn('RETURN pk.f() + shop.pk.g()')).reached.packages).toEqual([
+      { schema: undefined, name: 'pk' },
+      { schema: 'shop', name: 'pk' },
+    ]);
+  });
+
+  it('asks for a package by its own branch, the package and its body only', () => {
+    const query = definitionsQuery([{ kind: 'package', name: { schema: 'shop', name: 'pk' } }], { routinesAsOne: true });
+    expect(query.values).toEqual(['shop', 'pk']);
+    expect(query.sql).toMatch(
+      /ROUTINE_SCHEMA = \? AND ROUTINE_NAME = CONVERT\(\? USING utf8mb4\) COLLATE utf8mb4_general_ci AND ROUTINE_TYPE IN \('PACKAGE', 'PACKAGE BODY'\)/,
+    );
   });
 
   it('takes every name followed by ( as a possible stored function, a keyword-like one too', () => {
