@@ -89,7 +89,7 @@ const KIND_OF_CLASS = `CASE d.refclassid WHEN 'pg_catalog.pg_class'::pg_catalog.
          WHEN 'pg_catalog.pg_operator'::pg_catalog.regclass THEN 'o' WHEN 'pg_catalog.pg_type'::pg_catalog.regclass THEN 't' END`;
 
 /** The languages whose bodies are text the walk reads for names. */
-const TEXT_LANGUAGE = `p.prolang IN (SELECT l.oid FROM pg_catalog.pg_language l WHERE l.lanname IN ('sql', 'plpgsql'))`;
+export const TEXT_LANGUAGE = `p.prolang IN (SELECT l.oid FROM pg_catalog.pg_language l WHERE l.lanname IN ('sql', 'plpgsql'))`;
 
 /**
  * A function in language `internal` (its body names one of the server's own C functions): a person
@@ -491,7 +491,7 @@ export function reachFinding(exempt: string): string {
  * CHECK constraints; and for a written table its CHECK constraints, defaults and generated
  * columns, triggers' WHEN clauses and index expressions and predicates. One row per tree, `tree`.
  */
-const STORED_TREES = `
+export const STORED_TREES = `
        SELECT w.ev_action::pg_catalog.text AS tree FROM pg_catalog.pg_rewrite w
         WHERE r.kind OPERATOR(pg_catalog.=) 'r' AND w.ev_class OPERATOR(pg_catalog.=) r.oid
        UNION ALL SELECT ${POLICY_TREES} FROM ${LIVE_POLICIES}

@@ -1,30 +1,48 @@
 import { HanactlError } from '../../../shared/errors.js';
+import { PG_NAMES_RELATION } from '../../policy/pg-functions.generated.js';
 import { CATALOG_FIGURES_HINT, catalogFiguresObjection } from '../../policy/planner-figures.js';
-import { FIRST_NORMAL_OID } from './postgres-reach.js';
+import { FIRST_NORMAL_OID, STORED_TREES, TEXT_LANGUAGE } from './postgres-reach.js';
 
 /**
  * Where rows are separated: figures a relation keeps that count rows the caller cannot see, found
  * by the walk (postgres-reach.ts) wherever the statement reaches them. A sequence read as a relation
  * (`SELECT last_value FROM orders_id_seq`): its last value moves with every caller's inserts (its
- * function pg_sequence_last_value and the view pg_sequences are in the executor's statistics). A
- * view created since initdb whose rules read pg_class's figure columns (reltuples, relpages,
- * relallvisible: attribute numbers 10 to 12 in a rule that reads pg_class, OID 1259; a rule that
- * reads pg_class and another relation's 10th to 12th column is refused too): the figure of one
- * partition, or of an index over some rows, is one caller's row count. The statement's own reads of
- * pg_class are judged by the parser check (planner-figures.ts). currval and lastval report this
- * session's own nextval, and nextval what an INSERT's RETURNING shows: not refused; nor the
- * sequence a written table's default calls nextval on (the walk reaches it from the default), unless
- * the statement names it.
+ * function pg_sequence_last_value and the view pg_sequences are in the executor's statistics).
+ * pg_class's figure columns (reltuples, relpages, relallvisible) read by a person's code: the figure
+ * of one partition, or of an index over some rows, is one caller's row count. The same rule at every
+ * level the walk reaches: in the stored trees of objects created since initdb (a view's rules, a
+ * BEGIN ATOMIC body, a policy, a default argument, a domain's CHECK, what a write fires), a tree
+ * that reads pg_class (`:relid 1259`) and an attribute 10 to 12 or a whole row (attribute 0;
+ * coarse: another relation's in the same tree counts too), or that hands pg_class as a regclass
+ * constant to a function that reads a relation whole by name (table_to_xml and its family); and a
+ * SQL or PL/pgSQL text body that names pg_class at all (coarse: the text is not parsed, so a
+ * whole-row read cannot be told apart from a read of names). The statement's own reads of pg_class
+ * are judged by the parser check (planner-figures.ts, named-relations.ts). currval and lastval
+ * report this session's own nextval, and nextval what an INSERT's RETURNING shows: not refused; nor
+ * the sequence a written table's default calls nextval on (the walk reaches it from the default),
+ * unless the statement names it.
  */
 
 const G = 'pg_catalog';
 
-/** True when the rewrite rule `w` (pg_rewrite) reads pg_class's figure columns (its stored tree, as text). */
-export function readsClassFigures(w: string): string {
-  return `(${w}.ev_action::${G}.text OPERATOR(${G}.~) ':relid 1259 ' AND ${w}.ev_action::${G}.text OPERATOR(${G}.~) ':varattno 1[012] ')`;
+/** The functions that read a relation whole by its name (table_to_xml and its family), quoted for an IN list. */
+const READS_BY_NAME = Object.keys(PG_NAMES_RELATION)
+  .map((name) => `'${name}'`)
+  .join(', ');
+
+/**
+ * True when the stored tree `tree` (an expression of type text) reads pg_class's figure columns
+ * or its whole row, or names pg_class (OID 1259: bytes 235 4, printed as signed chars) as a
+ * regclass constant and calls a function that reads a relation whole by name.
+ */
+export function readsClassFigures(tree: string): string {
+  return `((${tree} OPERATOR(${G}.~) ':relid 1259 ' AND ${tree} OPERATOR(${G}.~) ':varattno (0|1[012]) ')
+     OR (${tree} OPERATOR(${G}.~) ':consttype 2205 [^{}]*:constvalue 4 \\[ -21 4 0 0 '
+         AND EXISTS (SELECT FROM ${G}.pg_proc f WHERE f.proname IN (${READS_BY_NAME})
+                      AND ${G}.strpos(${tree}, ${G}.concat(':funcid ', f.oid, ' ')) OPERATOR(${G}.>) 0)))`;
 }
 
-/** What the walk found of such figures, as `N <root> reads <relation>` (a sequence, or pg_class through a view), or NULL. */
+/** What the walk found of such figures, as `N <root> reads <relation>` (a sequence, or pg_class through a person's code), or NULL. */
 export function rowFiguresFinding(): string {
   return `COALESCE(
   (SELECT ${G}.concat('N ', r.root, ' reads ', c.relname)
@@ -36,8 +54,14 @@ export function rowFiguresFinding(): string {
                            WHERE q.root OPERATOR(${G}.=) r.root AND q.kind OPERATOR(${G}.=) 'w' AND d.refobjid OPERATOR(${G}.=) c.oid))
     LIMIT 1),
   (SELECT ${G}.concat('N ', r.root, ' reads pg_class')
-     FROM reach r JOIN ${G}.pg_rewrite w ON w.ev_class OPERATOR(${G}.=) r.oid
-    WHERE r.kind OPERATOR(${G}.=) 'r' AND r.oid OPERATOR(${G}.>=) ${FIRST_NORMAL_OID} AND ${readsClassFigures('w')}
+     FROM reach r CROSS JOIN LATERAL (${STORED_TREES}) AS t
+    WHERE r.oid OPERATOR(${G}.>=) ${FIRST_NORMAL_OID} AND ${readsClassFigures('t.tree')}
+    LIMIT 1),
+  (SELECT ${G}.concat('N ', r.root, ' reads pg_class')
+     FROM reach r JOIN ${G}.pg_proc p ON p.oid OPERATOR(${G}.=) r.oid
+    WHERE r.kind OPERATOR(${G}.=) 'p' AND p.oid OPERATOR(${G}.>=) ${FIRST_NORMAL_OID} AND ${TEXT_LANGUAGE} AND p.prosqlbody IS NULL
+      AND p.prosrc OPERATOR(${G}.~*) 'pg_class'
+      AND EXISTS (SELECT FROM ${G}.regexp_split_to_table(p.prosrc, '[^[:alnum:]_$]+') AS x(w) WHERE ${G}.lower(x.w) OPERATOR(${G}.=) 'pg_class')
     LIMIT 1))`;
 }
 

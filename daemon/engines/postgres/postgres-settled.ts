@@ -79,7 +79,7 @@ function plainRelation(oid: string, separated: boolean, lists: NameLists): strin
 
 /** Where rows are separated: a rule that reads pg_class's figure columns (postgres-row-figures.ts). */
 const FIGURES = `
-        OR ${readsClassFigures('w')}`;
+        OR ${readsClassFigures('w.ev_action::pg_catalog.text')}`;
 
 /**
  * True when the view `a` uses, in each of its rules, only plain relations (plainRelation; from
