@@ -273,6 +273,50 @@ describe.skipIf(!available)('stored routines a statement reaches on MariaDB are 
     expect(String(row?.v)).toBe(longQueryTime);
   });
 
+  it("follows names by the server's identifier rules, and refuses calls of a package's routines", async () => {
+    // A schema of its own, for views named exactly as keywords.
+    const kw = `hkw_${s}`;
+    const grants = (what: string) => ['%', 'localhost'].map((host) => `GRANT ${what} TO '${reader}'@'${host}'`);
+    const setup = [
+      `CREATE DATABASE ${kw}`,
+      ...['order', 'key', 'rows', '2v', '0x1g', '$v', '1e5v', '123'].map(
+        (name) => `CREATE SQL SECURITY DEFINER VIEW ${kw}.\`${name}\` AS SELECT ${db}.slow_${s}(0) AS sl`,
+      ),
+      `CREATE SQL SECURITY DEFINER VIEW \`9v_${s}\` AS SELECT slow_${s}(0) AS sl`,
+      `CREATE FUNCTION ${kw}.\`1f\`() RETURNS DOUBLE SQL SECURITY DEFINER RETURN ${db}.slow_${s}(0)`,
+      "SET SESSION sql_mode = 'ORACLE'",
+      `CREATE PACKAGE ${kw}.pk AS FUNCTION f RETURN INT; END`,
+      `CREATE PACKAGE BODY ${kw}.pk AS FUNCTION f RETURN INT AS BEGIN SET GLOBAL long_query_time = 7; RETURN 1; END; END`,
+      'SET SESSION sql_mode = DEFAULT',
+      ...grants(`SELECT, SHOW VIEW, EXECUTE ON ${kw}.*`),
+      ...grants(`SELECT, SHOW VIEW ON ${db}.\`9v_${s}\``),
+    ];
+    try {
+      for (const sql of setup) await root.query(sql);
+      for (const sql of [
+        `SELECT * FROM ${kw}.order`,
+        `SELECT * FROM ${kw}.key`,
+        `SELECT * FROM ${kw} .rows`,
+        `SELECT * FROM ${kw}.2v`,
+        `SELECT * FROM ${kw}.0x1g`,
+        `SELECT * FROM ${kw}.$v`,
+        `SELECT * FROM ${kw}.1e5v`,
+        `SELECT * FROM ${kw}.123`,
+        `SELECT * FROM 9v_${s}`,
+        `SELECT (SELECT sl FROM 9v_${s}) AS x`,
+        `SELECT ${kw}.1f() AS x`,
+      ])
+        refused(await rd.call('run_query', { sql }), /stored-routine/, /SET GLOBAL/);
+      refused(await rd.call('run_query', { sql: `SELECT ${kw}.pk.f() AS x` }), /stored-routine/, new RegExp(`package ${kw}\\.pk`));
+      const [[row]] = (await root.query('SELECT @@global.long_query_time AS v')) as unknown as [{ v: string }[]];
+      expect(String(row?.v)).toBe(longQueryTime);
+    } finally {
+      await root.query('SET SESSION sql_mode = DEFAULT');
+      await root.query(`DROP VIEW IF EXISTS \`9v_${s}\``);
+      await root.query(`DROP DATABASE IF EXISTS ${kw}`);
+    }
+  });
+
   it('hanactl test warns that the login may call DEFINER routines, and how many bodies of any routine it may not read', async () => {
     const count = Object.values(functions).filter((rest) => rest.includes('SECURITY DEFINER')).length;
     // Reading mysql.proc, rd sees every routine on the server, other schemas' too.
