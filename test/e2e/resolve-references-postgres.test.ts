@@ -31,6 +31,17 @@ describe.skipIf(!available)('run_query resolves what the names in a statement re
     await db.query('CREATE VIEW public.role_names2 AS SELECT * FROM public.role_names');
     await db.query('CREATE SCHEMA app');
     await db.query('CREATE VIEW app."Recent" AS SELECT r.rolname FROM public.role_names2 r');
+    // Names that are not one word, reached only from a text body (quoted, with a space, a dash, a quote).
+    await db.query('CREATE VIEW app."role list" AS SELECT r.rolname FROM public.role_names r');
+    await db.query(
+      `CREATE FUNCTION public.names_pl() RETURNS text LANGUAGE plpgsql AS $$ BEGIN RETURN (SELECT string_agg(rolname, ',') FROM app."role list"); END $$`,
+    );
+    await db.query(
+      `CREATE FUNCTION app."snoop-it.now"() RETURNS SETOF text LANGUAGE sql SECURITY DEFINER AS 'SELECT query FROM pg_catalog.pg_stat_activity'`,
+    );
+    await db.query(
+      `CREATE FUNCTION public.via_quoted() RETURNS SETOF text LANGUAGE plpgsql AS $$ BEGIN RETURN QUERY SELECT * FROM app."snoop-it.now"(); END $$`,
+    );
     await db.query(
       "CREATE FUNCTION public.peek() RETURNS SETOF text LANGUAGE sql SECURITY DEFINER AS 'SELECT query FROM pg_catalog.pg_stat_activity'",
     );
@@ -73,6 +84,8 @@ describe.skipIf(!available)('run_query resolves what the names in a statement re
     ['SELECT "Peek"()', /Refused: Peek\(\) is a SECURITY DEFINER function/],
     ['SELECT * FROM peeked', /Refused: .*peeked calls peek\(\)/],
     ["SELECT evil.context('x')", /Refused: context\(\) is a SECURITY DEFINER function/],
+    ['SELECT names_pl()', /Refused: names_pl\(\) reads pg_authid/],
+    ['SELECT * FROM via_quoted()', /Refused: via_quoted\(\) calls snoop-it.now\(\), a SECURITY DEFINER function/],
   ])('refuses %s', async (sql, message) => {
     const result = await shim.call('run_query', { sql });
     expect(result.isError, textOf(result)).toBe(true);

@@ -108,9 +108,47 @@ const INTERNAL_LANGUAGE = `p.prolang IN (SELECT l.oid FROM pg_catalog.pg_languag
 const WRITES = `pg_catalog.cardinality($7::pg_catalog.text[]) OPERATOR(pg_catalog.>) 0`;
 const WRITE_WORDS = `'\\m(insert|update|delete|merge|truncate)\\M'`;
 
-/** The words of a function's text body, as written and lower-cased. */
+/** A SQL string literal of `text` (standard_conforming_strings, as the walk is sent). */
+const literal = (text: string): string => `'${text.replaceAll("'", "''")}'`;
+
+/** A character PostgreSQL's scanner takes into a name: ASCII letters, `_` and every character past ASCII. */
+const NAME_START = String.raw`A-Za-z_\x80-\U0010ffff`;
+
+/**
+ * The tokens of a SQL or PL/pgSQL text body as PostgreSQL's scanner (which PL/pgSQL's uses) reads
+ * them, each match one token, left to right: a line comment, a block comment, an E'' string
+ * (backslash escapes), a '' string, a quoted name, a name or keyword, white space, any other
+ * character. Where two alternatives start at one place the longest is taken (an alternation is
+ * greedy), so E'...' is one string and not the name E. What this cannot read as the server does is
+ * caught by UNREADABLE_TOKEN and DOLLAR_QUOTE, and the body is then judged on its raw text.
+ */
+export const TOKEN = literal(
+  String.raw`--[^\n\r]*|/\*(?:[^*]|\*+[^*/])*\*+/|[Ee]'(?:[^'\\]|\\.|'')*'|'(?:[^']|'')*'|"(?:[^"]|"")*"|[${NAME_START}][${NAME_START}0-9$]*|\s+|.`,
+);
+
+/**
+ * A token whose reading depends on what TOKEN cannot know: a comment holding `/*` (the server
+ * nests comments, so the real one ends later), a plain string holding a backslash (read with
+ * escapes when standard_conforming_strings is off, so it may end elsewhere).
+ */
+export const UNREADABLE_TOKEN = `(t.m[1] LIKE '/*%' AND pg_catalog.strpos(pg_catalog.substr(t.m[1], 3), '/*') OPERATOR(pg_catalog.>) 0)
+                  OR (t.m[1] LIKE '''%' AND pg_catalog.strpos(t.m[1], '\\') OPERATOR(pg_catalog.>) 0)`;
+
+/** A dollar quote's delimiter anywhere in the body (`$$`, `$tag$`; a name holding `$` counts too): TOKEN does not read them. */
+export const DOLLAR_QUOTE = literal(String.raw`\$(?:[${NAME_START}][${NAME_START}0-9]*)?\$`);
+
+/**
+ * The names a function's text body may hold: its words, as written and lower-cased (a quoted name
+ * of one word among them), and each quoted name as the server reads it (TOKEN: `"role list"`,
+ * `"a-b"`, `""` for `"`), which no split into words yields. More than the body names (a word in a
+ * comment or a string counts too), never less. The body is tokenised only when a double quote
+ * encloses a character that is not one of a word's.
+ */
 const BODY_WORDS = `ARRAY(SELECT x.w FROM pg_catalog.regexp_split_to_table(p.prosrc, '[^[:alnum:]_$]+') AS x(w)
-        UNION SELECT pg_catalog.lower(x.w) FROM pg_catalog.regexp_split_to_table(p.prosrc, '[^[:alnum:]_$]+') AS x(w))`;
+        UNION SELECT pg_catalog.lower(x.w) FROM pg_catalog.regexp_split_to_table(p.prosrc, '[^[:alnum:]_$]+') AS x(w)
+        UNION SELECT pg_catalog.replace(pg_catalog.substr(t.m[1], 2, pg_catalog.length(t.m[1]) OPERATOR(pg_catalog.-) 2), '""', '"')
+                FROM pg_catalog.regexp_matches(p.prosrc, ${TOKEN}, 'g') AS t(m)
+               WHERE p.prosrc OPERATOR(pg_catalog.~) '"[^"]*[^[:alnum:]_$"]' AND t.m[1] LIKE '"%')`;
 
 /**
  * The operators a keyword form calls without its symbol in the text: `IN`, `CASE x WHEN`,
@@ -627,35 +665,6 @@ export function refusedBuiltinFinding(): string {
       AND pg_catalog.array_position(${REFUSED_BUILTINS}, p.proname::pg_catalog.text) IS NOT NULL
     LIMIT 1))`;
 }
-
-/** A SQL string literal of `text` (standard_conforming_strings, as the walk is sent). */
-const literal = (text: string): string => `'${text.replaceAll("'", "''")}'`;
-
-/** A character PostgreSQL's scanner takes into a name: ASCII letters, `_` and every character past ASCII. */
-const NAME_START = String.raw`A-Za-z_\x80-\U0010ffff`;
-
-/**
- * The tokens of a SQL or PL/pgSQL text body as PostgreSQL's scanner (which PL/pgSQL's uses) reads
- * them, each match one token, left to right: a line comment, a block comment, an E'' string
- * (backslash escapes), a '' string, a quoted name, a name or keyword, white space, any other
- * character. Where two alternatives start at one place the longest is taken (an alternation is
- * greedy), so E'...' is one string and not the name E. What this cannot read as the server does is
- * caught by UNREADABLE_TOKEN and DOLLAR_QUOTE, and the body is then judged on its raw text.
- */
-export const TOKEN = literal(
-  String.raw`--[^\n\r]*|/\*(?:[^*]|\*+[^*/])*\*+/|[Ee]'(?:[^'\\]|\\.|'')*'|'(?:[^']|'')*'|"(?:[^"]|"")*"|[${NAME_START}][${NAME_START}0-9$]*|\s+|.`,
-);
-
-/**
- * A token whose reading depends on what TOKEN cannot know: a comment holding `/*` (the server
- * nests comments, so the real one ends later), a plain string holding a backslash (read with
- * escapes when standard_conforming_strings is off, so it may end elsewhere).
- */
-export const UNREADABLE_TOKEN = `(t.m[1] LIKE '/*%' AND pg_catalog.strpos(pg_catalog.substr(t.m[1], 3), '/*') OPERATOR(pg_catalog.>) 0)
-                  OR (t.m[1] LIKE '''%' AND pg_catalog.strpos(t.m[1], '\\') OPERATOR(pg_catalog.>) 0)`;
-
-/** A dollar quote's delimiter anywhere in the body (`$$`, `$tag$`; a name holding `$` counts too): TOKEN does not read them. */
-export const DOLLAR_QUOTE = literal(String.raw`\$(?:[${NAME_START}][${NAME_START}0-9]*)?\$`);
 
 /**
  * True when a SQL or PL/pgSQL body (pg_proc p) may run SQL text that is only known when it runs:
