@@ -70,3 +70,51 @@ export function postgresStatisticsRule(tokens: readonly Token[]): Objection | un
   }
   return undefined;
 }
+
+/**
+ * Where a statement gets a transaction id (type xid or xid8) from: the system columns every row
+ * has, the catalogs' frozen and minimum ids, and a cast or conversion to the type. age(xid) is the
+ * server's next transaction id minus its argument, so it counts every session's writing
+ * transactions, as mxid_age (in the generated list) counts multixacts; age(timestamp) shares its
+ * name, so a call of age is judged with these words rather than by its name alone.
+ */
+const TRANSACTION_ID_SOURCES: ReadonlySet<string> = new Set([
+  'xmin',
+  'xmax',
+  'datfrozenxid',
+  'datminmxid',
+  'relfrozenxid',
+  'relminmxid',
+  'catalog_xmin',
+  'backend_xid',
+  'backend_xmin',
+  'xid',
+  'xid8',
+]);
+
+/**
+ * Where rows are separated on PostgreSQL: the refusal for a statement that calls age() (`calls`
+ * holds it) and names a transaction id source (`names`: columns, fields, types and calls, as
+ * folded), or undefined. Coarse: age(created_at) next to a column named xmin is refused too.
+ */
+export function transactionAgeObjection(calls: Iterable<string>, names: Iterable<string>): Objection | undefined {
+  if (![...calls].some((name) => name.toLowerCase() === 'age')) return undefined;
+  for (const name of names) {
+    const folded = name.toLowerCase();
+    if (TRANSACTION_ID_SOURCES.has(folded)) return executorStatisticsObjection(`age() of a transaction id (${folded})`);
+  }
+  return undefined;
+}
+
+/** The token rules' side: a call of age anywhere, and a word or quoted name among the sources anywhere. */
+export function postgresTransactionAgeRule(tokens: readonly Token[]): Objection | undefined {
+  const calls: string[] = [];
+  const names: string[] = [];
+  for (let k = 0; k < tokens.length; k++) {
+    const name = callName(tokens, k);
+    if (name !== undefined) calls.push(name);
+    const token = tokens[k] as Token;
+    if ((token.kind === 'word' || token.kind === 'quoted') && token.text.length <= MAX_IDENTIFIER_BYTES) names.push(token.text);
+  }
+  return transactionAgeObjection(calls, names);
+}

@@ -1,4 +1,4 @@
-import { pgStatisticsRelationObjection, postgresStatisticsRule } from './executor-statistics.js';
+import { pgStatisticsRelationObjection, postgresStatisticsRule, postgresTransactionAgeRule } from './executor-statistics.js';
 import { PG_NAMES_RELATION } from './pg-functions.generated.js';
 import { callArguments, literalArgument, matchParens } from './pg-functions.js';
 import { catalogFiguresObjection } from './planner-figures.js';
@@ -65,7 +65,10 @@ export function postgresNamedRelationRule(tokens: readonly Token[]): Objection |
   return undefined;
 }
 
-/** PostgreSQL's token rules where rows are separated: the executor's statistics by name, and the relations functions read by name. */
+/**
+ * PostgreSQL's token rules where rows are separated: the executor's statistics by name, the
+ * relations functions read by name, and age() of a transaction id.
+ */
 export function postgresSeparatedRowsRule(tokens: readonly Token[]): Objection | undefined {
-  return postgresStatisticsRule(tokens) ?? postgresNamedRelationRule(tokens);
+  return postgresStatisticsRule(tokens) ?? postgresNamedRelationRule(tokens) ?? postgresTransactionAgeRule(tokens);
 }

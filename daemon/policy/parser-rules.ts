@@ -2,7 +2,7 @@ import { capQuoted, isWhitespace, trimEndWhere } from '../../shared/linear-text.
 import { contextCodeObjection, contextDdlObjection } from './context-code.js';
 import { deniedFunctionName } from './denied-functions.js';
 import { sqlArgumentObjection } from './embedded-sql.js';
-import { pgStatisticsFunctionObjection, pgStatisticsRelationObjection } from './executor-statistics.js';
+import { pgStatisticsFunctionObjection, pgStatisticsRelationObjection, transactionAgeObjection } from './executor-statistics.js';
 import { functionReferenceObjection, postgresReferencedFunction } from './function-references.js';
 import { separatedNamedRelationObjection } from './named-relations.js';
 import { categoryObjection, contextSettingObjection, isContextSetting, objection } from './objections.js';
@@ -95,7 +95,12 @@ export function postgresParserObjection(
   if (options.allowWrite && options.unsignedContext && statement.notAllowed) return contextDdlObjection(statement.notAllowed, true);
   if (options.rowSeparation && statement.kind === 'ExplainStmt') return plannerFiguresObjection('EXPLAIN');
   if (options.rowSeparation) {
-    const figures = catalogFiguresRule(parsed);
+    const figures =
+      catalogFiguresRule(parsed) ??
+      transactionAgeObjection(
+        parsed.calls.map((call) => call.name),
+        [...parsed.columns, ...parsed.types, ...parsed.attributes, ...parsed.calls.map((call) => call.name)],
+      );
     if (figures) return figures;
   }
   // What SQL text handed to functions names, resolved with the statement's own (query_to_xml runs it in the same session).

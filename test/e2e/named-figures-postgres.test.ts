@@ -35,7 +35,10 @@ const OWNED = [
   "CREATE VIEW class_xml_view WITH (security_invoker = true) AS SELECT table_to_xml('pg_catalog.pg_class', true, false, '') AS x",
   'CREATE VIEW class_rows WITH (security_invoker = true) AS SELECT row_to_json(c)::text AS j FROM pg_class c',
   "CREATE VIEW sequences_xml WITH (security_invoker = true) AS SELECT table_to_xml('pg_catalog.pg_sequences', true, false, '') AS x",
-  "CREATE FUNCTION names_atomic() RETURNS SETOF name LANGUAGE sql STABLE BEGIN ATOMIC SELECT relname FROM pg_class WHERE relname LIKE 'invoices%'; END",
+  "CREATE FUNCTION names_atomic() RETURNS SETOF name LANGUAGE sql VOLATILE BEGIN ATOMIC SELECT relname FROM pg_class WHERE relname LIKE 'invoices%'; END",
+  'CREATE VIEW xid_ages WITH (security_invoker = true) AS SELECT datname, age(datfrozenxid) AS n FROM pg_database',
+  'CREATE FUNCTION xid_age() RETURNS int LANGUAGE sql STABLE BEGIN ATOMIC SELECT age(datfrozenxid) FROM pg_database WHERE datname = current_database(); END',
+  "CREATE VIEW created_ages WITH (security_invoker = true, security_barrier = true) AS SELECT age(timestamp '2020-01-01') AS n",
   // A policy whose answer depends on a partition's figure: which rows show tells the figure.
   'CREATE TABLE notes (customer_id int NOT NULL, item text NOT NULL)',
   "INSERT INTO notes VALUES (1, 'note-1')",
@@ -117,6 +120,26 @@ describe.skipIf(!available)("pg_class's figures and the server's counters by eve
     const result = await scoped.call('run_query', { sql: 'SELECT x FROM sequences_xml' });
     expect(result.isError, textOf(result)).toBe(true);
     expect(textOf(result)).toContain('(rule: executor-statistics)');
+  });
+
+  it.each([
+    'SELECT age(datfrozenxid) AS n FROM pg_database',
+    "SELECT age('3'::xid) AS n",
+    'SELECT n FROM xid_ages',
+    'SELECT xid_age() AS n',
+  ])('refuses %s, the transaction counter through age(xid), where rows are separated; keeps it elsewhere', async (sql) => {
+    const result = await scoped.call('run_query', { sql });
+    expect(result.isError, textOf(result)).toBe(true);
+    expect(textOf(result)).toContain('(rule: executor-statistics)');
+    const kept = await plain.call('run_query', { sql });
+    expect(kept.isError, textOf(kept)).toBeFalsy();
+  });
+
+  it('answers age() of a timestamp, in the statement and in a view', async () => {
+    for (const sql of ["SELECT age(timestamp '2020-01-01')::text AS n", 'SELECT n::text FROM created_ages']) {
+      const result = await scoped.call('run_query', { sql });
+      expect(result.isError, textOf(result)).toBeFalsy();
+    }
   });
 
   it("answers a person's function over pg_class's names, and the caller's own rows", async () => {

@@ -550,13 +550,16 @@ export const STORED_TREES = `
         WHERE r.kind OPERATOR(pg_catalog.=) 'w' AND i.indrelid OPERATOR(pg_catalog.=) r.oid AND (i.indexprs IS NOT NULL OR i.indpred IS NOT NULL)`;
 
 const STATISTICS_FUNCTIONS = quoted(PG_EXECUTOR_STATISTICS);
+
+/** age(xid): the next transaction id minus its argument, a counter of every session's writes; age(timestamp) shares its name, so it is judged by OID. */
+export const AGE_OF_XID = `'pg_catalog.age(pg_catalog.xid)'::pg_catalog.regprocedure`;
 const STATISTICS_VIEWS = quoted(Object.keys(PG_EXECUTOR_STATISTICS_VIEWS));
 
 /**
  * Where rows are separated: what the walk found of the executor's statistics (executor-statistics.ts),
  * as `S <root> reads|calls <what>`, or NULL. A view initdb or an extension made over them
- * (pg_stat_user_tables); a statistics function a view's rules or a BEGIN ATOMIC body call by OID
- * (pg_depend records nothing on what initdb pins, so the stored trees are read); an extension's
+ * (pg_stat_user_tables); a statistics function (or age(xid), AGE_OF_XID) a view's rules or a BEGIN
+ * ATOMIC body call by OID (pg_depend records nothing on what initdb pins, so the stored trees are read); an extension's
  * statistics function the walk reached (pgstattuple); and one named as a word in a SQL or
  * PL/pgSQL text body.
  */
@@ -574,7 +577,7 @@ export function statisticsFinding(): string {
      FROM reach r CROSS JOIN LATERAL (${STORED_TREES}) AS t
      CROSS JOIN LATERAL pg_catalog.regexp_matches(t.tree, ':(?:funcid|opfuncid|aggfnoid|winfnoid) (\\d+)', 'g') AS m
      JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) m[1]::pg_catalog.oid
-    WHERE r.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND p.proname IN (${STATISTICS_FUNCTIONS})
+    WHERE r.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND (p.proname IN (${STATISTICS_FUNCTIONS}) OR p.oid OPERATOR(pg_catalog.=) ${AGE_OF_XID})
     LIMIT 1),
   (SELECT pg_catalog.concat('S ', r.root, ' calls ', p.proname, '()')
      FROM reach r JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) r.oid

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { DIALECTS } from '../../../../daemon/engines/index.js';
-import { postgresStatisticsRule } from '../../../../daemon/policy/executor-statistics.js';
+import { postgresStatisticsRule, postgresTransactionAgeRule } from '../../../../daemon/policy/executor-statistics.js';
 import { checkStatement } from '../../../../daemon/policy/index.js';
 import { lex } from '../../../../daemon/policy/lexer.js';
 import { postgresParserObjection } from '../../../../daemon/policy/parser-rules.js';
@@ -196,6 +196,44 @@ describe('server-wide counters where rows are separated', () => {
       expect(checkStatement(sql, on('postgres')), sql).toMatchObject({ ok: true });
     },
   );
+});
+
+/**
+ * age(xid) is the next transaction id minus its argument: it moves with every session's writing
+ * transactions. age(timestamp) shares the name, so age is refused where the statement names a
+ * transaction id source (a system column, a catalog's frozen id, a cast to xid).
+ */
+describe('age() of a transaction id where rows are separated', () => {
+  const tokensAlone = (sql: string) => postgresTransactionAgeRule(lex(sql, DIALECTS.postgres.syntax).tokens);
+  const parserAlone = (sql: string) =>
+    postgresParserObjection(sql, on('postgres'), 'read', (inner) => checkStatement(inner, on('postgres')));
+
+  test.each([
+    'SELECT age(datfrozenxid) FROM pg_database',
+    'SELECT pg_catalog.age(d.datfrozenxid) FROM pg_catalog.pg_database d',
+    "SELECT age('3'::xid)",
+    "SELECT age(CAST('3' AS xid))",
+    "SELECT age(xid '3')",
+    'SELECT age(xmin) FROM orders',
+    'SELECT age(x) FROM (SELECT relfrozenxid AS x FROM pg_class) s',
+    'SELECT age(xid(pg_snapshot_xmin(s))) FROM (SELECT NULL::pg_snapshot AS s) q',
+  ])('%s is refused by each check', (sql) => {
+    expect(checkStatement(sql, on('postgres')), sql).toMatchObject({ ok: false, rule: 'executor-statistics' });
+    expect(tokensAlone(sql), `tokens: ${sql}`).toMatchObject({ ok: false, rule: 'executor-statistics' });
+    expect(parserAlone(sql), `parser: ${sql}`).toMatchObject({ ok: false, rule: 'executor-statistics' });
+    expect(checkStatement(sql, { dialect: 'postgres', allowWrite: false }), `plain: ${sql}`).toMatchObject({ ok: true });
+  });
+
+  test.each([
+    "SELECT age(timestamp '2020-01-01')",
+    'SELECT age(now(), created_at) FROM orders',
+    'SELECT xmin FROM orders',
+    'SELECT datname FROM pg_database',
+  ])('%s still answers', (sql) => {
+    expect(checkStatement(sql, on('postgres')), sql).toMatchObject({ ok: true });
+    expect(tokensAlone(sql), sql).toBeUndefined();
+    expect(parserAlone(sql), sql).toBeUndefined();
+  });
 });
 
 describe("PostgreSQL's parser, the second check, on its own", () => {
