@@ -94,6 +94,16 @@ describe.skipIf(!available)('run_query judges the operators a keyword form compa
     await expect(victim?.query('SELECT 1 AS alive')).resolves.toMatchObject({ rows: [{ alive: 1 }] });
   });
 
+  it.each(["SELECT m FROM app.moods WHERE m BETWEEN 'a' AND 'b'", "SELECT m FROM app.moods WHERE m IN (SELECT 'a'::app.mood)"])(
+    'explain_query refuses %s too, and the other session lives',
+    async (sql) => {
+      const result = await shim.call('explain_query', { sql });
+      expect(result.isError, textOf(result)).toBe(true);
+      expect(textOf(result)).toMatch(/Refused: operator (<=|>=|=) calls pg_terminate_backend\(\)/);
+      await expect(victim?.query('SELECT 1 AS alive')).resolves.toMatchObject({ rows: [{ alive: 1 }] });
+    },
+  );
+
   it('still answers a read of the table that compares through the type’s default class only', async () => {
     const result = await shim.call('run_query', { sql: 'SELECT m FROM app.moods ORDER BY m DESC' });
     expect(result.isError, textOf(result)).toBeFalsy();
