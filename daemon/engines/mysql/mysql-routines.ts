@@ -225,8 +225,9 @@ export function reachedBy(sql: string): Reached {
   const packages: ReachedName[] = [];
   for (const [n, syntax] of READINGS.entries()) {
     const { tokens } = lex(sql, syntax);
-    routines.push(...callsIn(tokens, packages));
-    relations.push(...relationsIn(tokens));
+    // Appended one by one: a long text names more than a spread's arguments may hold.
+    for (const name of callsIn(tokens, packages)) routines.push(name);
+    for (const name of relationsIn(tokens)) relations.push(name);
     if (n + 1 >= PLAIN_READINGS && !sql.includes('\\') && !sql.includes('/*')) break;
   }
   return { routines: unique(routines), relations: unique(relations), packages: unique(packages) };

@@ -118,6 +118,13 @@ describe('what a MySQL-family statement reaches', () => {
     );
   });
 
+  it('takes the names of a long text, more than a call may pass as arguments', () => {
+    const sql = `SELECT ${Array.from({ length: 200_000 }, (_, i) => `c${i % 100} + f${i % 50}(x)`).join(', ')} FROM t`;
+    const { routines, relations } = reachedBy(sql);
+    expect(routines).toHaveLength(50);
+    expect(relations).toHaveLength(102);
+  });
+
   it('takes every name followed by ( as a possible stored function, a keyword-like one too', () => {
     expect(reachedBy('SELECT of(0), lateral(1), until (2)').routines.map((r) => r.name)).toEqual(['of', 'lateral', 'until']);
   });
