@@ -69,6 +69,12 @@ const OWNED = (owner: string, agent: string): string[] => [
   'CREATE VIEW app.v_ledger_outer AS SELECT id, note FROM app.v_ledger',
   // A barrier over a view that filters without one: the caller's conditions stop at the barrier.
   'CREATE VIEW app.v_ledger_over WITH (security_barrier) AS SELECT * FROM app.v_ledger',
+  // A policy that reads a view that filters: the policy is a barrier, and the caller's conditions stay outside it.
+  'CREATE VIEW app.v_acl_open AS SELECT account_id FROM app.acl WHERE customer_id > 0',
+  'CREATE TABLE app.ledger_rls (id int, account_id int NOT NULL, note text NOT NULL)',
+  "INSERT INTO app.ledger_rls VALUES (1, 100, 'led-mine'), (2, 200, 'led-hidden-B'), (3, 200, '888')",
+  'ALTER TABLE app.ledger_rls ENABLE ROW LEVEL SECURITY',
+  'CREATE POLICY by_acl ON app.ledger_rls USING (account_id IN (SELECT account_id FROM app.v_acl_open))',
   // Inlinable set-returning SQL functions (run with the caller's rights) that filter, in a text body and a BEGIN ATOMIC body; one that only projects.
   'CREATE FUNCTION app.my_ledger() RETURNS TABLE (id int, note text) LANGUAGE sql STABLE AS $$ SELECT c.id, c.memo FROM app.v_ledger_cols c WHERE c.id IN (SELECT b.id FROM app.v_ledger_b b) $$',
   'CREATE FUNCTION app.my_ledger_atomic() RETURNS TABLE (id int, note text) LANGUAGE sql STABLE BEGIN ATOMIC SELECT c.id, c.memo FROM app.v_ledger_cols c WHERE c.id IN (SELECT b.id FROM app.v_ledger_b b); END',
@@ -169,6 +175,11 @@ describe.skipIf(!available)('views and functions that remove rows without a barr
     }
   });
 
+  it('refuses the view a policy reads where the statement names it', async () => {
+    const result = await scoped.call('run_query', { sql: 'SELECT * FROM app.v_acl_open WHERE account_id::text::bool' });
+    refused(result, 'app.v_acl_open');
+  });
+
   it('sample_rows refuses such a view too', async () => {
     const result = await scoped.call('sample_rows', { schema: 'app', table: 'v_ledger_join' });
     expect(result.isError, textOf(result)).toBe(true);
@@ -189,6 +200,9 @@ describe.skipIf(!available)('views and functions that remove rows without a barr
       '888',
     ]);
     expect(notesOf(await scoped.call('run_query', { sql: 'SELECT * FROM app.all_ledger() ORDER BY id' }))).toHaveLength(3);
+    expect(notesOf(await scoped.call('run_query', { sql: 'SELECT note FROM app.ledger_rls' }))).toEqual(['led-mine']);
+    const leaky = "SELECT note FROM app.ledger_rls WHERE CASE WHEN note = '888' THEN 1 / (length(note) - 3) ELSE 0 END = 1";
+    expect(notesOf(await scoped.call('run_query', { sql: leaky }))).toEqual([]);
   });
 
   it('keeps every view where no context names are declared', async () => {

@@ -106,9 +106,11 @@ const inlinable = (p: string): string =>
      AND NOT ${p}.prosecdef AND ${p}.proconfig IS NULL)`;
 
 /**
- * True when the view `v`, reached by the walk's row `r`, is held inside a security_barrier view:
- * the statement does not name it, every reached relation whose rules read it is a security_barrier
- * view (at least one), and nothing the same root reaches is an inlinable SQL function.
+ * True when the view `v`, reached by the walk's row `r`, is held inside a barrier: the statement
+ * does not name it, something reached from the same root reads it (a reached relation's rules, or
+ * a live row-level-security policy of one, which the server applies as a barrier), every reached
+ * relation whose rules read it is a security_barrier view, and nothing the same root reaches is
+ * an inlinable SQL function.
  */
 function shielded(r: string, v: string): string {
   const readers = `${G}.pg_rewrite w JOIN ${G}.pg_depend d
@@ -117,8 +119,13 @@ function shielded(r: string, v: string): string {
          JOIN reach q ON q.oid OPERATOR(${G}.=) w.ev_class AND q.root OPERATOR(${G}.=) ${r}.root AND q.kind OPERATOR(${G}.=) 'r'
          JOIN ${G}.pg_class c ON c.oid OPERATOR(${G}.=) w.ev_class
         WHERE w.ev_class OPERATOR(${G}.<>) ${v}.oid`;
+  const policies = `${G}.pg_policy y JOIN ${G}.pg_depend d
+           ON d.classid OPERATOR(${G}.=) '${G}.pg_policy'::${G}.regclass AND d.objid OPERATOR(${G}.=) y.oid
+          AND d.refclassid OPERATOR(${G}.=) '${G}.pg_class'::${G}.regclass AND d.refobjid OPERATOR(${G}.=) ${v}.oid
+         JOIN reach q ON q.oid OPERATOR(${G}.=) y.polrelid AND q.root OPERATOR(${G}.=) ${r}.root AND q.kind OPERATOR(${G}.=) 'r'
+         JOIN ${G}.pg_class c ON c.oid OPERATOR(${G}.=) y.polrelid AND c.relrowsecurity`;
   return `(${r}.root OPERATOR(${G}.<>) ${v}.oid::${G}.regclass::${G}.text
-      AND EXISTS (SELECT FROM ${readers})
+      AND (EXISTS (SELECT FROM ${readers}) OR EXISTS (SELECT FROM ${policies}))
       AND NOT EXISTS (SELECT FROM ${readers} AND NOT (c.relkind OPERATOR(${G}.=) 'v' AND ${barrier('c')}))
       AND NOT EXISTS (SELECT FROM reach q JOIN ${G}.pg_proc p ON p.oid OPERATOR(${G}.=) q.oid
                        WHERE q.root OPERATOR(${G}.=) ${r}.root AND q.kind OPERATOR(${G}.=) 'p' AND ${inlinable('p')}))`;
