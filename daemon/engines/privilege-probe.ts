@@ -10,4 +10,9 @@ export interface PrivilegeProbe {
   readonly sql: string;
   /** Sentences for a person, naming the login as `user`; empty when the login reads no credentials. */
   advice(row: StatementResult['rows'][number], user: string): string[];
+  /**
+   * Asked too when the connection separates rows by context values: where the login itself is not
+   * bound by what separates them (row-level security it bypasses). Its sentences name their own remedy.
+   */
+  readonly separation?: Omit<PrivilegeProbe, 'separation'>;
 }

@@ -1,23 +1,36 @@
 import type { Engine } from '../../shared/connection-url.js';
 import type { DriverConnection } from '../engines/driver.js';
 import { ENGINE_TABLE } from '../engines/index.js';
+import type { PrivilegeProbe } from '../engines/privilege-probe.js';
 
 const LEAST_PRIVILEGE =
   'hanactl refuses and masks credential reads on every connection, but agents are safer on a least-privilege role that reads only what they need: see "Least-privilege roles" in docs/security-model.md.';
 
 /**
  * Advice for a person registering or testing a connection whose login can read credentials
- * (the engine's `privilegeProbe`: a PostgreSQL superuser, global SELECT on MySQL, ...). Never throws: a server
+ * (the engine's `privilegeProbe`: a PostgreSQL superuser, global SELECT on MySQL, ...), and, with
+ * `separated` (the connection declares context names), whose login is not bound by what separates
+ * rows (its `separation` probe: PostgreSQL row-level security it bypasses). Never throws: a server
  * that does not answer the probe gets no advice rather than a failed test.
  */
-export async function privilegeAdvice(connection: DriverConnection, engine: Engine, name: string): Promise<string[]> {
+export async function privilegeAdvice(
+  connection: DriverConnection,
+  engine: Engine,
+  name: string,
+  { separated = false }: { separated?: boolean } = {},
+): Promise<string[]> {
   const probe = ENGINE_TABLE[engine].privilegeProbe;
   if (!probe) return [];
+  const credentials = (await ask(connection, probe, name)).map((sentence) => `${sentence} ${LEAST_PRIVILEGE}`);
+  return separated && probe.separation ? [...credentials, ...(await ask(connection, probe.separation, name))] : credentials;
+}
+
+/** The sentences of `probe` for the login of `connection`; none when the server does not answer it. */
+async function ask(connection: DriverConnection, probe: Omit<PrivilegeProbe, 'separation'>, name: string): Promise<string[]> {
   try {
     const result = await connection.execute(probe.sql, [], { maxRows: 1, timeoutMs: 5000, readOnly: true });
     const row = result.rows[0];
-    const found = row ? probe.advice(row, `"${name}"`) : [];
-    return found.map((sentence) => `${sentence} ${LEAST_PRIVILEGE}`);
+    return row ? probe.advice(row, `"${name}"`) : [];
   } catch {
     return [];
   }

@@ -309,7 +309,8 @@ export class QueryService {
 
   /**
    * Opens (or borrows) a connection for `record`, which need not be registered, and pings it.
-   * `advice` warns when the login can read credentials (a superuser, pg_read_all_data, SELECT on mysql.*).
+   * `advice` warns when the login can read credentials (a superuser, pg_read_all_data, SELECT on mysql.*),
+   * and with context names when row-level security does not bind it (a superuser, BYPASSRLS, a table's owner).
    */
   async testRecord(record: ConnectionRecord): Promise<{ latencyMs: number; serverVersion?: string; advice?: string[] }> {
     const started = performance.now();
@@ -318,7 +319,7 @@ export class QueryService {
       await connection.ping();
       const serverVersion = await connection.serverVersion();
       const latencyMs = Math.round((performance.now() - started) * 100) / 100;
-      const advice = await privilegeAdvice(connection, record.target.engine, record.name);
+      const advice = await privilegeAdvice(connection, record.target.engine, record.name, { separated: record.context.length > 0 });
       return { latencyMs, ...(serverVersion ? { serverVersion } : {}), ...(advice.length > 0 ? { advice } : {}) };
     });
   }

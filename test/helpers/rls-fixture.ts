@@ -13,7 +13,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import pg from 'pg';
 import { expect } from 'vitest';
 import { PG_URL, type ScratchPgDatabase, scratchPgDatabase } from './engines.js';
-import type { TestHome } from './hanactl-home.js';
+import type { CliResult, TestHome } from './hanactl-home.js';
 import { type ShimHandle, startShim, textOf } from './mcp-client.js';
 
 export type RlsRow = { customer_id: number; item: string };
@@ -135,13 +135,29 @@ export class RlsOwnerDatabase {
     ]);
   }
 
-  /** Registers connection `name` in `home` as the agent, password on stdin, with the `add` options `flags`. */
-  async addConnection(home: TestHome, name: string, flags: readonly string[] = []): Promise<void> {
+  /**
+   * Registers connection `name` in `home` as the agent (or `login`, a role of the same password),
+   * password on stdin, with the `add` options `flags`; untested unless `test`. What `add` printed.
+   */
+  async addConnection(
+    home: TestHome,
+    name: string,
+    flags: readonly string[] = [],
+    { login = this.agent, test = false }: { login?: string; test?: boolean } = {},
+  ): Promise<CliResult> {
+    const u = new URL(this.url);
+    return home.ok(
+      ['add', ...(test ? [] : ['--no-test']), name, `postgres://${login}@${u.host}${u.pathname}`, '--password-stdin', ...flags],
+      {
+        input: this.password,
+      },
+    );
+  }
+
+  /** The database's URL as the superuser that set it up. */
+  get url(): string {
     if (!this.#scratch) throw new Error('RlsOwnerDatabase.setUp() has not run');
-    const u = new URL(this.#scratch.url);
-    await home.ok(['add', '--no-test', name, `postgres://${this.agent}@${u.host}${u.pathname}`, '--password-stdin', ...flags], {
-      input: this.password,
-    });
+    return this.#scratch.url;
   }
 
   /** Runs `statements` in the database as the superuser, in order. */

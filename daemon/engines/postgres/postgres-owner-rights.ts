@@ -46,17 +46,40 @@ export function childRelation(a: string): string {
 }
 
 /**
- * True when the row security of relation `a` (pg_class) does not bind the caller: off, or on without
- * FORCE ROW LEVEL SECURITY for a caller with its owner's rights (a superuser has every role's).
+ * True when the current user has the privileges of role `role` (an OID expression), as the server
+ * tests it wherever it asks whose rights a user holds (has_privs_of_role: pg_has_role's `USAGE`):
+ * a superuser has every role's; a NOINHERIT member, or on PostgreSQL 16 a member by a grant WITH
+ * INHERIT FALSE, has them only after SET ROLE (which the statement check refuses, as it refuses a
+ * function's `SET role`), so `MEMBER` would count a role whose rights the statement never has.
  */
-const unenforced = (a: string): string =>
-  `(NOT ${a}.relrowsecurity OR (NOT ${a}.relforcerowsecurity AND ${G}.pg_has_role(${a}.relowner, 'USAGE'))
-        OR EXISTS (SELECT FROM ${G}.pg_roles o WHERE o.rolname OPERATOR(${G}.=) CURRENT_USER AND o.rolbypassrls))`;
+const hasPrivsOf = (user: string, role: string): string => `${G}.pg_has_role(${user}, ${role}, 'USAGE')`;
 
-/** True when the policy `y` (pg_policy) applies to the role `role` (an OID or a name): to PUBLIC, to it, or to a role it is a member of. */
+/**
+ * True when the row security of relation `a` (pg_class) does not bind the current user on a read,
+ * as the server's check_enable_rls (utils/misc/rls.c) decides it: row security on, a relation
+ * created since initdb, and the user a superuser or BYPASSRLS (its own attributes: neither is
+ * inherited), or with the privileges of the relation's owner (pg_class_ownercheck) while the relation is not
+ * FORCE ROW LEVEL SECURITY. The `row_security` setting changes nothing here: off, a read the policies
+ * would bind fails instead of answering (and the statement check refuses setting it).
+ */
+export function loginBypasses(a: string): string {
+  return `(${a}.relrowsecurity AND ${a}.oid OPERATOR(${G}.>=) ${FIRST_NORMAL_OID}
+        AND ((NOT ${a}.relforcerowsecurity AND ${hasPrivsOf('CURRENT_USER', `${a}.relowner`)})
+             OR EXISTS (SELECT FROM ${G}.pg_roles o WHERE o.rolname OPERATOR(${G}.=) CURRENT_USER AND (o.rolsuper OR o.rolbypassrls))))`;
+}
+
+/** Why the current user is not bound (loginBypasses): `s` a superuser, `y` BYPASSRLS, `o` the owner's privileges. */
+const BYPASS_REASON = `(SELECT CASE WHEN o.rolsuper THEN 's' WHEN o.rolbypassrls THEN 'y' ELSE 'o' END
+       FROM ${G}.pg_roles o WHERE o.rolname OPERATOR(${G}.=) CURRENT_USER)`;
+
+/**
+ * True when the policy `y` (pg_policy) applies to the role `role` (an OID or a name), as the server's
+ * check_role_for_policy (rewrite/rowsecurity.c) decides: to PUBLIC, or to a role whose privileges
+ * it has (hasPrivsOf), not to every member.
+ */
 const appliesTo = (y: string, role: string): string =>
   `(0::${G}.oid OPERATOR(${G}.=) ANY (${y}.polroles)
-     OR EXISTS (SELECT FROM ${G}.unnest(${y}.polroles) AS g(role) WHERE g.role OPERATOR(${G}.<>) 0 AND ${G}.pg_has_role(${role}, g.role, 'MEMBER')))`;
+     OR EXISTS (SELECT FROM ${G}.unnest(${y}.polroles) AS g(role) WHERE g.role OPERATOR(${G}.<>) 0 AND ${hasPrivsOf(role, 'g.role')}))`;
 
 /**
  * A view `v` (pg_class) that reads the table `t` (pg_class) under row security: the table's
@@ -72,28 +95,51 @@ const ownerSeesMore = (v: string, t: string): string =>
                ELSE ${appliesTo('y', 'CURRENT_USER')} AND NOT ${appliesTo('y', `${v}.relowner`)} END`;
 
 /**
+ * True when the walk's row `r` reaches the relation `c` (pg_class) as a child read through one of
+ * its parents: the same root reaches a parent. The server then applies the row security of the
+ * relation the statement reads to the children's rows, never the child's own.
+ */
+const throughParent = (r: string, c: string): string =>
+  `EXISTS (SELECT FROM reach q JOIN ${G}.pg_inherits i ON i.inhparent OPERATOR(${G}.=) q.oid
+            WHERE i.inhrelid OPERATOR(${G}.=) ${c}.oid AND q.root OPERATOR(${G}.=) ${r}.root AND q.kind OPERATOR(${G}.=) 'r')`;
+
+/**
  * What the walk (`reach`, postgres-reach.ts) found that reads a table under row security with other
  * rights than the caller's, as `O <root> reads <relation> over <table> as <v|m|f|c>` (or `as p
- * <+|-><policy>`), or NULL: a view created since initdb, not security_invoker, whose rules read
+ * <+|-><policy>`, `as b<s|y|o>`), or NULL: a table under row security that does not bind the login
+ * itself (loginBypasses; `as b` and why: a superuser, BYPASSRLS, its owner's privileges without
+ * FORCE), wherever it is reached but as a child read through its parent; a view created since initdb,
+ * not security_invoker, whose rules read
  * such a table and whose owner the table's policies do not bind (its owner or a role that has its
  * rights, without FORCE ROW LEVEL SECURITY; a superuser; BYPASSRLS), or bind less than the caller
  * (ownerSeesMore: a policy for SELECT that applies to the owner's roles and not the caller's, or a
  * restrictive one that applies to the caller's and not the owner's); a materialized view whose rules read such a table directly or
  * through views, to any depth; a foreign table (`over` its server); a partition or inheritance child
- * (at any depth) of a table under row security, whose own row security does not bind the caller
- * (`over` that ancestor, as `c`), when it is read other than through its parent: named, or reached
- * by a root that does not also reach one of its parents (reading the parent reaches its children,
- * and the parent's policies apply to their rows then).
+ * (at any depth) of a table under row security (`over` that ancestor, as `c`), whatever its own row
+ * security, when it is read other than through its parent: named, or reached by a root that does
+ * not also reach one of its parents (throughParent). Read directly, a child answers under its own
+ * policies, which need not be its parent's; whether two sets of policies show the same rows is not
+ * decidable from the catalogs (expressions, roles, commands, permissive and restrictive), while
+ * reading the parent, with a condition on the partition key where one helps, reads the same rows
+ * under the parent's policies, as intended. And the converse (`as u`, `over` the child): a table
+ * without row security read other than through a parent, with a partition or child at any depth
+ * that has it: the server applies the table's row security (none) to the children's rows, so the
+ * child's policies filter nothing then.
  */
 export function ownerRightsFinding(): string {
   return `COALESCE(
+  (SELECT ${G}.concat('O ', r.root, ' reads ', c.relname, ' over ', c.relname, ' as b', ${BYPASS_REASON})
+     FROM reach r JOIN ${G}.pg_class c ON c.oid OPERATOR(${G}.=) r.oid
+    WHERE r.kind OPERATOR(${G}.=) 'r' AND c.relkind IN ('r', 'p') AND ${loginBypasses('c')}
+      AND (r.root OPERATOR(${G}.=) c.oid::${G}.regclass::${G}.text OR NOT ${throughParent('r', 'c')})
+    LIMIT 1),
   (SELECT ${G}.concat('O ', r.root, ' reads ', v.relname, ' over ', t.relname, ' as v')
      FROM reach r JOIN ${G}.pg_class v ON v.oid OPERATOR(${G}.=) r.oid
      CROSS JOIN LATERAL (SELECT d.refobjid FROM ${ruleReads('v.oid')}) AS u
      JOIN ${G}.pg_class t ON t.oid OPERATOR(${G}.=) u.refobjid
     WHERE r.kind OPERATOR(${G}.=) 'r' AND v.relkind OPERATOR(${G}.=) 'v' AND v.oid OPERATOR(${G}.>=) ${FIRST_NORMAL_OID}
       AND t.relrowsecurity AND NOT ${invoker('v')}
-      AND ((${G}.pg_has_role(v.relowner, t.relowner, 'USAGE') AND NOT t.relforcerowsecurity)
+      AND ((${hasPrivsOf('v.relowner', 't.relowner')} AND NOT t.relforcerowsecurity)
            OR EXISTS (SELECT FROM ${G}.pg_roles o WHERE o.oid OPERATOR(${G}.=) v.relowner AND (o.rolsuper OR o.rolbypassrls)))
     LIMIT 1),
   (SELECT ${G}.concat('O ', r.root, ' reads ', v.relname, ' over ', t.relname, ' as p ', y.policy)
@@ -126,16 +172,24 @@ export function ownerRightsFinding(): string {
          SELECT i.inhparent FROM ${G}.pg_inherits i WHERE i.inhrelid OPERATOR(${G}.=) c.oid
          UNION SELECT i.inhparent FROM up JOIN ${G}.pg_inherits i ON i.inhrelid OPERATOR(${G}.=) up.oid)
        SELECT x.relname FROM up JOIN ${G}.pg_class x ON x.oid OPERATOR(${G}.=) up.oid WHERE x.relrowsecurity LIMIT 1) AS t
-    WHERE r.kind OPERATOR(${G}.=) 'r' AND c.relkind IN ('r', 'p') AND ${unenforced('c')}
-      AND (r.root OPERATOR(${G}.=) c.oid::${G}.regclass::${G}.text
-           OR NOT EXISTS (SELECT FROM reach q JOIN ${G}.pg_inherits i ON i.inhparent OPERATOR(${G}.=) q.oid
-                           WHERE i.inhrelid OPERATOR(${G}.=) c.oid AND q.root OPERATOR(${G}.=) r.root AND q.kind OPERATOR(${G}.=) 'r'))
+    WHERE r.kind OPERATOR(${G}.=) 'r' AND c.relkind IN ('r', 'p')
+      AND (r.root OPERATOR(${G}.=) c.oid::${G}.regclass::${G}.text OR NOT ${throughParent('r', 'c')})
+    LIMIT 1),
+  (SELECT ${G}.concat('O ', r.root, ' reads ', p.relname, ' over ', d.relname, ' as u')
+     FROM reach r JOIN ${G}.pg_class p ON p.oid OPERATOR(${G}.=) r.oid
+     CROSS JOIN LATERAL (
+       WITH RECURSIVE down(oid) AS (
+         SELECT i.inhrelid FROM ${G}.pg_inherits i WHERE i.inhparent OPERATOR(${G}.=) p.oid
+         UNION SELECT i.inhrelid FROM down JOIN ${G}.pg_inherits i ON i.inhparent OPERATOR(${G}.=) down.oid)
+       SELECT x.relname FROM down JOIN ${G}.pg_class x ON x.oid OPERATOR(${G}.=) down.oid WHERE x.relrowsecurity LIMIT 1) AS d
+    WHERE r.kind OPERATOR(${G}.=) 'r' AND p.relkind IN ('r', 'p') AND p.relhassubclass AND NOT p.relrowsecurity
+      AND (r.root OPERATOR(${G}.=) p.oid::${G}.regclass::${G}.text OR NOT ${throughParent('r', 'p')})
     LIMIT 1))`;
 }
 
 /** The refusal for a finding `O <what>` (what follows the kind), or undefined when it is not one. */
 export function ownerRightsRefusal(what: string): HanactlError | undefined {
-  const found = /^(.*) reads (.+?) over (.+?) as ([vmfc]|p [+-].*)$/s.exec(what);
+  const found = /^(.*) reads (.+?) over (.+?) as ([vmfcu]|b[syo]|p [+-].*)$/s.exec(what);
   if (!found) return undefined;
   const [, root, relation, table, kind] = found as unknown as [string, string, string, string, string];
   const through =
@@ -148,10 +202,34 @@ export function ownerRightsRefusal(what: string): HanactlError | undefined {
       { ...details, hint: 'Read local tables under row-level security instead.' },
     );
   }
+  if (kind.startsWith('b')) {
+    const why =
+      kind === 'bs'
+        ? "the connection's login is a superuser, which row-level security does not bind"
+        : kind === 'by'
+          ? "the connection's login has BYPASSRLS, which row-level security does not bind"
+          : `the connection's login owns ${relation} (or has its owner's privileges), and a table's policies do not bind its owner unless it is FORCE ROW LEVEL SECURITY`;
+    const remedy =
+      kind === 'bo'
+        ? `A person can run ALTER TABLE ${relation} FORCE ROW LEVEL SECURITY, or register the connection with a login that does not own ${relation} (nor inherit its owner's privileges).`
+        : 'A person can register the connection with a login that is neither a superuser nor BYPASSRLS.';
+    return new HanactlError(
+      'STATEMENT_REFUSED',
+      `Refused: ${through}${relation} is under row-level security, but ${why}, so a read returns every caller's rows and this call's context values separate nothing. ${remedy}`,
+      { ...details, hint: 'Ask a person to register this connection with a login that the row-level security of its tables binds.' },
+    );
+  }
+  if (kind === 'u') {
+    return new HanactlError(
+      'STATEMENT_REFUSED',
+      `Refused: ${through}${relation} has no row-level security, but its partition or inheritance child ${table} has: PostgreSQL applies the row security of the table a statement reads to its children's rows, so reading ${relation} returns every caller's rows of ${table}. Read ${table} directly. A person can give ${relation} row-level security and the policy (ALTER TABLE ${relation} ENABLE ROW LEVEL SECURITY), which then applies to the rows of all its children.`,
+      { ...details, hint: `Read ${table} directly; it shows the rows this call may see.` },
+    );
+  }
   if (kind === 'c') {
     return new HanactlError(
       'STATEMENT_REFUSED',
-      `Refused: ${through}${relation} is a partition or inheritance child of ${table}, a table under row-level security, and the policies of ${table} apply to its rows only when ${table} is read: read directly, ${relation} would return every caller's rows. Read ${table} instead. A person can give ${relation} row security of its own (ALTER TABLE ${relation} ENABLE ROW LEVEL SECURITY and the same policy on it), or grant only the parent (REVOKE SELECT ON ${relation} FROM the connection's role).`,
+      `Refused: ${through}${relation} is a partition or inheritance child of ${table}, a table under row-level security, and the policies of ${table} apply to its rows only when ${table} is read: read directly, ${relation} answers under its own policies (none unless a person made them), not those of ${table}. Read ${table} instead (a condition on its partition key reads the same part). A person can grant only the parent (REVOKE SELECT ON ${relation} FROM the connection's role).`,
       { ...details, hint: `Read ${table} directly; it shows the rows of ${relation} this call may see.` },
     );
   }

@@ -1,10 +1,56 @@
 import type { PrivilegeProbe } from '../privilege-probe.js';
+import { FIRST_NORMAL_OID } from './postgres-reach.js';
 
-/** A superuser or a member of pg_read_all_data reads every password hash and user mapping. */
+/** How many of the tables a login bypasses the separation warning names. */
+const NAMED_TABLES = 5;
+
+/**
+ * Tables under row-level security, created since initdb, that are not FORCE ROW LEVEL SECURITY and
+ * whose owner's privileges the login has (pg_has_role's USAGE, the server's has_privs_of_role): their
+ * policies do not bind it (check_enable_rls). As `FROM ... WHERE` over pg_class c.
+ */
+const OWNED_UNFORCED = `pg_catalog.pg_class c WHERE c.relrowsecurity AND NOT c.relforcerowsecurity AND c.relkind IN ('r', 'p')
+            AND c.oid >= ${FIRST_NORMAL_OID} AND pg_catalog.pg_has_role(c.relowner, 'USAGE')`;
+
+/**
+ * Where rows are separated: a login that row-level security does not bind (a superuser or BYPASSRLS,
+ * its own attributes; the owner of a table without FORCE, or a role with its owner's privileges)
+ * reads every caller's rows of such a table, and the resolve step refuses what reaches one
+ * (postgres-owner-rights.ts). Asked of the connection's database.
+ */
+const SEPARATION_PROBE: Omit<PrivilegeProbe, 'separation'> = {
+  sql: `SELECT r.rolsuper AS superuser, r.rolbypassrls AS bypassrls,
+          (SELECT count(*) FROM ${OWNED_UNFORCED})::int AS owned,
+          (SELECT pg_catalog.string_agg(t.name, ', ' ORDER BY t.name)
+             FROM (SELECT c.oid::pg_catalog.regclass::pg_catalog.text AS name FROM ${OWNED_UNFORCED}
+                   ORDER BY 1 LIMIT ${NAMED_TABLES}) AS t) AS owned_names
+        FROM pg_catalog.pg_roles r WHERE r.rolname = current_user`,
+  advice(row, user) {
+    const refused = 'hanactl refuses every statement that reaches a table under row-level security on this connection';
+    if (row.superuser === true || row.bypassrls === true) {
+      const what = row.superuser === true ? 'a PostgreSQL superuser' : 'a role with BYPASSRLS';
+      return [
+        `${user} separates rows by context values, but logs in as ${what}, which row-level security does not bind: ${refused}. Register it with a login that is neither a superuser nor BYPASSRLS.`,
+      ];
+    }
+    const owned = Number(row.owned);
+    if (!(owned > 0)) return [];
+    const more = owned > NAMED_TABLES ? `, and ${owned - NAMED_TABLES} more` : '';
+    return [
+      `${user} separates rows by context values, but its login owns ${owned} table${owned === 1 ? '' : 's'} under row-level security (or has the owner's privileges) without FORCE ROW LEVEL SECURITY, whose policies therefore do not bind it: ${String(row.owned_names)}${more}. hanactl refuses every statement that reaches ${owned === 1 ? 'it' : 'them'} on this connection. Run ALTER TABLE <table> FORCE ROW LEVEL SECURITY, or register the connection with a login that does not own ${owned === 1 ? 'it' : 'them'}.`,
+    ];
+  },
+};
+
+/**
+ * A superuser or a role with pg_read_all_data's privileges reads every password hash and user
+ * mapping: USAGE, as the server grants them (has_privs_of_role); a NOINHERIT member would need SET
+ * ROLE, which hanactl refuses. With context names, also SEPARATION_PROBE.
+ */
 export const POSTGRES_PRIVILEGE_PROBE: PrivilegeProbe = {
   sql: `SELECT r.rolsuper AS superuser,
           CASE WHEN to_regrole('pg_read_all_data') IS NULL THEN false
-               ELSE pg_has_role(current_user, 'pg_read_all_data', 'MEMBER') END AS read_all_data
+               ELSE pg_has_role(current_user, 'pg_read_all_data', 'USAGE') END AS read_all_data
         FROM pg_catalog.pg_roles r WHERE r.rolname = current_user`,
   advice(row, user) {
     if (row.superuser === true)
@@ -13,4 +59,5 @@ export const POSTGRES_PRIVILEGE_PROBE: PrivilegeProbe = {
       return [`${user} logs in as a member of pg_read_all_data, which can read pg_authid and every user mapping.`];
     return [];
   },
+  separation: SEPARATION_PROBE,
 };

@@ -4,7 +4,7 @@ import { PG_HANACTL_SECRET_RELATIONS, PG_REFUSED_RELATION_NAMES } from '../../po
 import type { StatementReferences } from '../../policy/types.js';
 import type { BatchStep } from './postgres-batch.js';
 import { contextBarrierFinding, contextBarrierRefusal } from './postgres-context-barrier.js';
-import { childRelation, ownerRightsFinding, ownerRightsRefusal } from './postgres-owner-rights.js';
+import { childRelation, loginBypasses, ownerRightsFinding, ownerRightsRefusal } from './postgres-owner-rights.js';
 import {
   builtinObjection,
   cascadesTo,
@@ -148,8 +148,8 @@ function boundNames(values: string[]): NameLists {
  * initdb that has rewrite rules (a view, a materialised view, a table with rules: relhasrules,
  * which the server itself reads before it looks for any, and sets with the first), is a foreign
  * table, has children, is hanactl's key table or has a column of a type created since (where
- * rows are separated, also one that is a partition or inheritance child, owner-rights, or a
- * sequence, postgres-row-figures.ts; with
+ * rows are separated, also one that is a partition or inheritance child or a table whose row
+ * security does not bind the login, owner-rights, or a sequence, postgres-row-figures.ts; with
  * `intoViews`, one that is not settled: postgres-settled.ts, where a view over plain tables and
  * built-ins only is); a written relation created since whose triggers, defaults, constraints or
  * indexes use a function, operator or type created since, or whose foreign keys' actions write to
@@ -175,7 +175,7 @@ function routeConditions(references: StatementReferences, values: string[], into
     const question = intoViews
       ? `NOT ${settledRelation('c', references.separated === true, lists)}`
       : references.separated
-        ? `(${leafRoot(lists)} OR c.relkind OPERATOR(pg_catalog.=) 'S' OR ${childRelation('c')})`
+        ? `(${leafRoot(lists)} OR c.relkind OPERATOR(pg_catalog.=) 'S' OR ${childRelation('c')} OR ${loginBypasses('c')})`
         : leafRoot(lists);
     out.push(`EXISTS (SELECT FROM pg_catalog.pg_class c
    WHERE c.oid OPERATOR(pg_catalog.=) ANY (ARRAY(SELECT pg_catalog.to_regclass(n.name) FROM pg_catalog.unnest(${roots}::pg_catalog.text[]) AS n(name)))

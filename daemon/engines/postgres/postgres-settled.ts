@@ -1,7 +1,7 @@
 import { PG_EXECUTOR_STATISTICS_VIEWS } from '../../policy/pg-functions.generated.js';
 import { PG_HANACTL_SECRET_RELATIONS, PG_REFUSED_RELATION_NAMES } from '../../policy/pg-functions.js';
 import { contextBarrierCandidate } from './postgres-context-barrier.js';
-import { childRelation, ownerRightsCandidate } from './postgres-owner-rights.js';
+import { childRelation, loginBypasses, ownerRightsCandidate } from './postgres-owner-rights.js';
 import { AGE_OF_XID, FIRST_NORMAL_OID, personIndexClass, personPolicy, textArray } from './postgres-reach.js';
 import { readsClassFigures } from './postgres-row-figures.js';
 
@@ -24,7 +24,8 @@ import { readsClassFigures } from './postgres-row-figures.js';
  * one that calls a statistics function, or one that may read a table under row security with other
  * rights than the caller's (ownerRightsCandidate: a materialized view, or a view that is not
  * security_invoker, over such a table), one that is not security_barrier and reads a setting
- * (contextBarrierCandidate, postgres-context-barrier.ts), nor one that names or reads a partition or inheritance child,
+ * (contextBarrierCandidate, postgres-context-barrier.ts), nor one that names or reads a partition or inheritance child
+ * or a table whose row security does not bind the login (loginBypasses),
  * a sequence, or pg_class's figure columns (postgres-row-figures.ts).
  *
  * Anything else (a view over a view, a function, operator or type created since, a relation with
@@ -61,10 +62,10 @@ const unjudged = (name: string, lists: NameLists): string => `pg_catalog.array_p
 
 /**
  * True for a relation (pg_class `a`) the walk reaches and stops at: no rules, not foreign, no children, no index of an operator class made since initdb (personIndexClass), no column of a type created since initdb;
- * with `separated`, not a partition or inheritance child (owner-rights) nor a sequence (postgres-row-figures.ts).
+ * with `separated`, not a partition or inheritance child nor a table whose row security does not bind the login (owner-rights), nor a sequence (postgres-row-figures.ts).
  */
 function leafRelation(a: string, separated: boolean, lists: NameLists): string {
-  return `NOT ${a}.relhasrules${separated ? ` AND ${a}.relkind OPERATOR(pg_catalog.<>) 'S' AND NOT ${childRelation(a)}` : ''} AND ${a}.relkind OPERATOR(pg_catalog.<>) 'f' AND NOT ${a}.relhassubclass
+  return `NOT ${a}.relhasrules${separated ? ` AND ${a}.relkind OPERATOR(pg_catalog.<>) 'S' AND NOT ${childRelation(a)} AND NOT ${loginBypasses(a)}` : ''} AND ${a}.relkind OPERATOR(pg_catalog.<>) 'f' AND NOT ${a}.relhassubclass
         AND NOT (${a}.relhasindex AND ${personIndexClass(`${a}.oid`)})
         AND NOT (${a}.relrowsecurity AND ${personPolicy(`${a}.oid`, lists.policy())})
         AND NOT EXISTS (SELECT FROM pg_catalog.pg_attribute t WHERE t.attrelid OPERATOR(pg_catalog.=) ${a}.oid
@@ -114,7 +115,7 @@ function viewReadsPlainly(a: string, separated: boolean, lists: NameLists): stri
  */
 export function settledRelation(a: string, separated: boolean, lists: NameLists): string {
   return `(${a}.oid OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID}
-     OR (${unjudged(`${a}.relname`, lists)} AND ${a}.relkind OPERATOR(pg_catalog.<>) 'f' AND NOT ${a}.relhassubclass${separated ? ` AND ${a}.relkind OPERATOR(pg_catalog.<>) 'S' AND NOT ${childRelation(a)}` : ''}
+     OR (${unjudged(`${a}.relname`, lists)} AND ${a}.relkind OPERATOR(pg_catalog.<>) 'f' AND NOT ${a}.relhassubclass${separated ? ` AND ${a}.relkind OPERATOR(pg_catalog.<>) 'S' AND NOT ${childRelation(a)} AND NOT ${loginBypasses(a)}` : ''}
          AND NOT (${a}.relhasindex AND ${personIndexClass(`${a}.oid`)})
          AND NOT (${a}.relrowsecurity AND ${personPolicy(`${a}.oid`, lists.policy())})
          AND NOT EXISTS (SELECT FROM pg_catalog.pg_attribute t WHERE t.attrelid OPERATOR(pg_catalog.=) ${a}.oid

@@ -89,6 +89,34 @@ describe('owner-rights relations where rows are separated', () => {
       /^Refused: archive is a foreign table \(server loopback\)/,
     );
   });
+
+  it('names a table whose row security does not bind the login, why, and the remedy', () => {
+    const owned = refusal('O orders reads orders over orders as bo');
+    expect(owned?.details).toMatchObject({ rule: 'owner-rights' });
+    expect(owned?.message).toMatch(/^Refused: orders is under row-level security, but the connection's login owns orders/);
+    expect(owned?.message).toContain('ALTER TABLE orders FORCE ROW LEVEL SECURITY');
+    expect(refusal('O mine reads orders over orders as bo')?.message).toMatch(
+      /^Refused: mine reads orders: orders is under row-level security/,
+    );
+    const superuser = refusal('O orders reads orders over orders as bs')?.message;
+    expect(superuser).toMatch(/login is a superuser, which row-level security does not bind/);
+    expect(superuser).toMatch(/neither a superuser nor BYPASSRLS/);
+    expect(superuser).not.toMatch(/FORCE/);
+    expect(refusal('O orders reads orders over orders as by')?.message).toMatch(/login has BYPASSRLS/);
+  });
+
+  it('names a child read apart from its parent, and a parent without row security over a child with it', () => {
+    const child = refusal('O inv_c2 reads inv_c2 over inv as c');
+    expect(child?.message).toMatch(/^Refused: inv_c2 is a partition or inheritance child of inv/);
+    expect(child?.message).toMatch(/Read inv instead/);
+    expect(child?.message).toMatch(/REVOKE SELECT ON inv_c2/);
+    const parent = refusal('O trips_view reads trips over trips_c1 as u');
+    expect(parent?.details).toMatchObject({ rule: 'owner-rights' });
+    expect(parent?.message).toMatch(
+      /^Refused: trips_view reads trips: trips has no row-level security, but its partition or inheritance child trips_c1 has/,
+    );
+    expect(parent?.message).toContain('ALTER TABLE trips ENABLE ROW LEVEL SECURITY');
+  });
 });
 
 describe('views and functions that filter by context values without a barrier, where rows are separated', () => {
