@@ -39,6 +39,8 @@ const OWNED = [
   'CREATE VIEW xid_ages WITH (security_invoker = true) AS SELECT datname, age(datfrozenxid) AS n FROM pg_database',
   'CREATE FUNCTION xid_age() RETURNS int LANGUAGE sql STABLE BEGIN ATOMIC SELECT age(datfrozenxid) FROM pg_database WHERE datname = current_database(); END',
   "CREATE VIEW created_ages WITH (security_invoker = true, security_barrier = true) AS SELECT age(timestamp '2020-01-01') AS n",
+  "CREATE VIEW authid_xml WITH (security_invoker = true) AS SELECT table_to_xml('pg_catalog.pg_authid', true, false, '') AS x",
+  "CREATE FUNCTION statistic_xml() RETURNS xml LANGUAGE sql STABLE BEGIN ATOMIC SELECT table_to_xmlschema('pg_statistic', true, false, ''); END",
   // A policy whose answer depends on a partition's figure: which rows show tells the figure.
   'CREATE TABLE notes (customer_id int NOT NULL, item text NOT NULL)',
   "INSERT INTO notes VALUES (1, 'note-1')",
@@ -141,6 +143,17 @@ describe.skipIf(!available)("pg_class's figures and the server's counters by eve
       expect(result.isError, textOf(result)).toBeFalsy();
     }
   });
+
+  it.each(['SELECT x FROM authid_xml', 'SELECT statistic_xml() AS x'])(
+    "the resolve step refuses %s, a person's code handing a credential catalog to table_to_xml, on every connection",
+    async (sql) => {
+      for (const shim of [scoped, plain]) {
+        const result = await shim.call('run_query', { sql });
+        expect(result.isError, textOf(result)).toBe(true);
+        expect(textOf(result)).toContain('(rule: credential-read)');
+      }
+    },
+  );
 
   it("answers a person's function over pg_class's names, and the caller's own rows", async () => {
     const names = await scoped.call('run_query', { sql: 'SELECT names_atomic() AS relname ORDER BY 1' });

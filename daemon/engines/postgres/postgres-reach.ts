@@ -16,7 +16,8 @@ import type { Objection, StatementReferences } from '../../policy/types.js';
  *   types, wherever in the rule: :relid, :funcid, :opfuncid, :aggfnoid, :winfnoid, casts); its
  *   inheritance and partition children (pg_inherits); the types of its columns. pg_depend
  *   records nothing on the catalogs initdb pins (pg_authid, pg_user_mapping, pg_statistic), so
- *   the relations a rule reads are also taken from its stored tree (`:relid`); and, when it has
+ *   the relations a rule reads are also taken from its stored tree (`:relid`, and a regclass constant
+ *   handed to table_to_xml or its family: namedByConstant); and, when it has
  *   row-level security on, what its policies' USING and WITH CHECK expressions use (pg_depend
  *   from pg_policy, the relations of their stored trees, and the built-ins those call by OID),
  *   which the server runs on every read and write of it unnamed;
@@ -313,6 +314,7 @@ export function personPolicy(rel: string, judged: string): string {
                             AND d.refobjid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND d.refobjid OPERATOR(pg_catalog.<>) ${rel})
                  OR EXISTS (SELECT FROM pg_catalog.regexp_matches(${POLICY_TREES}, ':relid (\\d+)', 'g') AS m
                              WHERE m[1]::pg_catalog.oid OPERATOR(pg_catalog.<>) ${rel})
+                 OR ${handsRelationByName(POLICY_TREES)}
                  OR EXISTS (SELECT FROM pg_catalog.regexp_matches(${POLICY_TREES}, ':(?:funcid|opfuncid|aggfnoid|winfnoid) (\\d+)', 'g') AS m
                              JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) m[1]::pg_catalog.oid
                             WHERE pg_catalog.array_position(${judged}, p.proname) IS NOT NULL)) OFFSET 0)`;
@@ -353,6 +355,43 @@ export function refusedBuiltinNames(readOnly = false): string {
  * or more whose others have defaults (ParseFuncOrColumn expands defaults for it).
  */
 const ONE_ARGUMENT = `p.pronargs OPERATOR(pg_catalog.>=) 1 AND p.pronargs OPERATOR(pg_catalog.-) p.pronargdefaults OPERATOR(pg_catalog.<=) 1`;
+
+/** The functions that read a relation whole by its name (table_to_xml and its family), quoted for an IN list. */
+const READS_BY_NAME = quoted(Object.keys(generated.PG_NAMES_RELATION));
+
+/** A signed byte of a stored constant's value, as the tree prints it, as its unsigned value. */
+const byte = (n: number, scale: number): string =>
+  `((m[${n}]::pg_catalog.int8 OPERATOR(pg_catalog.+) 256) OPERATOR(pg_catalog.%) 256 OPERATOR(pg_catalog.*) ${scale})`;
+
+/**
+ * The relations the stored tree `tree` (over the rows of `from`, filtered by `where`) names as
+ * regclass constants, when the tree calls a function that reads a relation whole by its name
+ * (`table_to_xml('pg_catalog.pg_authid', ...)` in a view or a BEGIN ATOMIC body): the server
+ * stores the name as the relation's OID, which neither `:relid` nor pg_depend shows for what
+ * initdb pins. The OID is read from the constant's four bytes (little-endian, as printed). As rows
+ * `('r', oid)` for the walk.
+ */
+function namedByConstant(tree: string, from: string, where: string): string {
+  return `SELECT 'r', (${byte(1, 1)} OPERATOR(pg_catalog.+) ${byte(2, 256)} OPERATOR(pg_catalog.+) ${byte(3, 65536)} OPERATOR(pg_catalog.+) ${byte(4, 16777216)})::pg_catalog.oid
+        FROM ${from} CROSS JOIN LATERAL pg_catalog.regexp_matches(${tree}, ':consttype 2205 [^{}]*:constvalue 4 \\[ (-?\\d+) (-?\\d+) (-?\\d+) (-?\\d+) ', 'g') AS m
+       WHERE ${where}
+         AND ${callsReadByName(tree)}`;
+}
+
+/** True when the stored tree `tree` calls a function that reads a relation whole by its name (namedByConstant). */
+function callsReadByName(tree: string): string {
+  return `EXISTS (SELECT FROM pg_catalog.pg_proc f WHERE f.proname IN (${READS_BY_NAME})
+                      AND pg_catalog.strpos(${tree}, pg_catalog.concat(':funcid ', f.oid, ' ')) OPERATOR(pg_catalog.>) 0)`;
+}
+
+/**
+ * True when the stored tree `tree` hands a regclass constant to a function that reads a relation
+ * whole by its name: the walk then goes on from that relation (namedByConstant), so the stages
+ * before it do not settle the object.
+ */
+export function handsRelationByName(tree: string): string {
+  return `(${tree} OPERATOR(pg_catalog.~) ':consttype 2205 ' AND ${callsReadByName(tree)})`;
+}
 
 /**
  * `reach(root, kind, oid)`: each object the statement reaches (kind r relation, p function, o
@@ -396,6 +435,9 @@ export const REACH_CTE = `reach(root, kind, oid) AS (
        WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.=) r.oid AND p.prosqlbody IS NOT NULL
       UNION ALL SELECT 'r', i.inhrelid FROM pg_catalog.pg_inherits i
        WHERE r.kind OPERATOR(pg_catalog.=) 'r' AND i.inhparent OPERATOR(pg_catalog.=) r.oid
+      UNION ALL ${namedByConstant('w.ev_action::pg_catalog.text', 'pg_catalog.pg_rewrite w', `r.kind OPERATOR(pg_catalog.=) 'r' AND w.ev_class OPERATOR(pg_catalog.=) r.oid`)}
+      UNION ALL ${namedByConstant('p.prosqlbody::pg_catalog.text', 'pg_catalog.pg_proc p', `r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.=) r.oid AND p.prosqlbody IS NOT NULL`)}
+      UNION ALL ${namedByConstant(POLICY_TREES, LIVE_POLICIES, `r.kind OPERATOR(pg_catalog.=) 'r' AND ${LIVE_POLICY}`)}
       UNION ALL SELECT ${KIND_OF_CLASS}, d.refobjid
         FROM ${LIVE_POLICIES} JOIN pg_catalog.pg_depend d
           ON d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_policy'::pg_catalog.regclass AND d.objid OPERATOR(pg_catalog.=) y.oid

@@ -2,7 +2,7 @@ import { PG_EXECUTOR_STATISTICS_VIEWS } from '../../policy/pg-functions.generate
 import { PG_HANACTL_SECRET_RELATIONS, PG_REFUSED_RELATION_NAMES } from '../../policy/pg-functions.js';
 import { contextBarrierCandidate } from './postgres-context-barrier.js';
 import { childRelation, loginBypasses, ownerRightsCandidate } from './postgres-owner-rights.js';
-import { AGE_OF_XID, FIRST_NORMAL_OID, personIndexClass, personPolicy, textArray } from './postgres-reach.js';
+import { AGE_OF_XID, FIRST_NORMAL_OID, handsRelationByName, personIndexClass, personPolicy, textArray } from './postgres-reach.js';
 import { readsClassFigures } from './postgres-row-figures.js';
 
 /**
@@ -94,7 +94,8 @@ function viewReadsPlainly(a: string, separated: boolean, lists: NameLists): stri
   const statistics = `
         OR EXISTS (SELECT FROM pg_catalog.regexp_matches(w.ev_action::pg_catalog.text, ':(?:funcid|opfuncid|aggfnoid|winfnoid) (\\d+)', 'g') AS m
                     JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) m[1]::pg_catalog.oid
-                   WHERE pg_catalog.array_position(${names}, p.proname) IS NOT NULL${separated ? ` OR p.oid OPERATOR(pg_catalog.=) ${AGE_OF_XID}` : ''})${separated ? FIGURES : ''}`;
+                   WHERE pg_catalog.array_position(${names}, p.proname) IS NOT NULL${separated ? ` OR p.oid OPERATOR(pg_catalog.=) ${AGE_OF_XID}` : ''})
+        OR ${handsRelationByName('w.ev_action::pg_catalog.text')}${separated ? FIGURES : ''}`;
   return `${a}.relkind IN ('v', 'm') AND NOT EXISTS (SELECT FROM pg_catalog.pg_rewrite w WHERE w.ev_class OPERATOR(pg_catalog.=) ${a}.oid AND (
         EXISTS (SELECT FROM pg_catalog.pg_depend d
                  WHERE d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_rewrite'::pg_catalog.regclass AND d.objid OPERATOR(pg_catalog.=) w.oid
