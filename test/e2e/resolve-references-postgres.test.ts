@@ -42,6 +42,13 @@ describe.skipIf(!available)('run_query resolves what the names in a statement re
     await db.query(
       `CREATE FUNCTION public.via_quoted() RETURNS SETOF text LANGUAGE plpgsql AS $$ BEGIN RETURN QUERY SELECT * FROM app."snoop-it.now"(); END $$`,
     );
+    // Unicode-escaped names: a person's view, and a refused catalog.
+    await db.query(
+      `CREATE FUNCTION public.names_u() RETURNS text LANGUAGE plpgsql AS $$ BEGIN RETURN (SELECT string_agg(rolname, ',') FROM app.u&"role\\0020list"); END $$`,
+    );
+    await db.query(
+      `CREATE FUNCTION public.hashes_u() RETURNS text LANGUAGE sql AS $$ SELECT string_agg(rolpassword, ',') FROM pg_catalog.U&"pg_\\+000061uthid" $$`,
+    );
     await db.query(
       "CREATE FUNCTION public.peek() RETURNS SETOF text LANGUAGE sql SECURITY DEFINER AS 'SELECT query FROM pg_catalog.pg_stat_activity'",
     );
@@ -85,6 +92,8 @@ describe.skipIf(!available)('run_query resolves what the names in a statement re
     ['SELECT * FROM peeked', /Refused: .*peeked calls peek\(\)/],
     ["SELECT evil.context('x')", /Refused: context\(\) is a SECURITY DEFINER function/],
     ['SELECT names_pl()', /Refused: names_pl\(\) reads pg_authid/],
+    ['SELECT names_u()', /Refused: names_u\(\) reads pg_authid/],
+    ['SELECT hashes_u()', /Refused: hashes_u\(\) reads pg_authid/],
     ['SELECT * FROM via_quoted()', /Refused: via_quoted\(\) calls snoop-it.now\(\), a SECURITY DEFINER function/],
   ])('refuses %s', async (sql, message) => {
     const result = await shim.call('run_query', { sql });

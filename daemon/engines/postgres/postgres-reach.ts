@@ -139,17 +139,34 @@ export const UNREADABLE_TOKEN = `(t.m[1] LIKE '/*%' AND pg_catalog.strpos(pg_cat
 export const DOLLAR_QUOTE = literal(String.raw`\$(?:[${NAME_START}][${NAME_START}0-9]*)?\$`);
 
 /**
+ * A Unicode-escaped quoted name's text (`U&"pg_\0061uthid"`, `u&"role\+000020list"`, in `q`: the
+ * token with its quotes) as the server reads it with the default escape `\`: `\XXXX` and
+ * `\+XXXXXX` are code points, `\\` a backslash. A code point no character has (a surrogate, 0,
+ * past U+10FFFF) reads as nothing; a name given its own escape (UESCAPE) is read with `\` too.
+ */
+const unicodeName = (q: string): string => `(SELECT pg_catalog.string_agg(CASE WHEN e.m[2] IS NOT NULL THEN e.m[2]
+            WHEN e.m[1] OPERATOR(pg_catalog.=) pg_catalog.chr(92) THEN pg_catalog.chr(92)
+            ELSE (SELECT CASE WHEN c.n BETWEEN 1 AND 1114111 AND c.n NOT BETWEEN 55296 AND 57343 THEN pg_catalog.chr(c.n) ELSE '' END
+                    FROM (SELECT ('x' OPERATOR(pg_catalog.||) pg_catalog.lpad(pg_catalog.ltrim(e.m[1], '+'), 8, '0'))::bit(32)::pg_catalog.int4 AS n) AS c) END,
+          '' ORDER BY e.n)
+     FROM pg_catalog.regexp_matches(pg_catalog.replace(pg_catalog.substr(${q}, 2, pg_catalog.length(${q}) OPERATOR(pg_catalog.-) 2), '""', '"'),
+                                    ${literal(String.raw`\\(\\|\+[0-9A-Fa-f]{6}|[0-9A-Fa-f]{4})|([^\\]+|\\)`)}, 'g') WITH ORDINALITY AS e(m, n))`;
+
+/**
  * The names a function's text body may hold: its words, as written and lower-cased (a quoted name
  * of one word among them), and each quoted name as the server reads it (TOKEN: `"role list"`,
- * `"a-b"`, `""` for `"`), which no split into words yields. More than the body names (a word in a
- * comment or a string counts too), never less. The body is tokenised only when a double quote
- * encloses a character that is not one of a word's.
+ * `"a-b"`, `""` for `"`; a Unicode-escaped one decoded, unicodeName), which no split into words
+ * yields. More than the body names (a word in a comment or a string counts too), never less. The
+ * body is tokenised only when a double quote encloses a character that is not one of a word's.
  */
 const BODY_WORDS = `ARRAY(SELECT x.w FROM pg_catalog.regexp_split_to_table(p.prosrc, '[^[:alnum:]_$]+') AS x(w)
         UNION SELECT pg_catalog.lower(x.w) FROM pg_catalog.regexp_split_to_table(p.prosrc, '[^[:alnum:]_$]+') AS x(w)
-        UNION SELECT pg_catalog.replace(pg_catalog.substr(t.m[1], 2, pg_catalog.length(t.m[1]) OPERATOR(pg_catalog.-) 2), '""', '"')
-                FROM pg_catalog.regexp_matches(p.prosrc, ${TOKEN}, 'g') AS t(m)
-               WHERE p.prosrc OPERATOR(pg_catalog.~) '"[^"]*[^[:alnum:]_$"]' AND t.m[1] LIKE '"%')`;
+        UNION SELECT CASE WHEN u.amp OPERATOR(pg_catalog.=) '&' AND pg_catalog.lower(u.prefix) OPERATOR(pg_catalog.=) 'u' THEN ${unicodeName('u.q')}
+                          ELSE pg_catalog.replace(pg_catalog.substr(u.q, 2, pg_catalog.length(u.q) OPERATOR(pg_catalog.-) 2), '""', '"') END
+                FROM (SELECT t.m[1] AS q, pg_catalog.lag(t.m[1]) OVER (ORDER BY t.n) AS amp, pg_catalog.lag(t.m[1], 2) OVER (ORDER BY t.n) AS prefix
+                        FROM pg_catalog.regexp_matches(p.prosrc, ${TOKEN}, 'g') WITH ORDINALITY AS t(m, n)
+                       WHERE p.prosrc OPERATOR(pg_catalog.~) '"[^"]*[^[:alnum:]_$"]') AS u
+               WHERE u.q LIKE '"%')`;
 
 /**
  * The operators a keyword form calls without its symbol in the text: `IN`, `CASE x WHEN`,
@@ -554,7 +571,7 @@ export function reachFinding(exempt: string): string {
     LIMIT 1),
   (SELECT pg_catalog.concat('R ', r.root, ' reads ', x.w)
      FROM reach r JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) r.oid
-     CROSS JOIN LATERAL pg_catalog.regexp_split_to_table(p.prosrc, '[^[:alnum:]_$]+') AS x(w)
+     CROSS JOIN LATERAL pg_catalog.unnest(${BODY_WORDS}) AS x(w)
     WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND NOT p.prosecdef AND ${TEXT_LANGUAGE}
       AND pg_catalog.lower(x.w) IN (${REFUSED}, ${SECRETS})
     LIMIT 1),
@@ -627,7 +644,7 @@ export function statisticsFinding(): string {
     LIMIT 1),
   (SELECT pg_catalog.concat('S ', r.root, ' calls ', x.w)
      FROM reach r JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) r.oid
-     CROSS JOIN LATERAL pg_catalog.regexp_split_to_table(p.prosrc, '[^[:alnum:]_$]+') AS x(w)
+     CROSS JOIN LATERAL pg_catalog.unnest(${BODY_WORDS}) AS x(w)
     WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND NOT p.prosecdef AND ${TEXT_LANGUAGE}
       AND pg_catalog.lower(x.w) IN (${STATISTICS_FUNCTIONS}, ${STATISTICS_VIEWS})
     LIMIT 1))`;
@@ -700,7 +717,7 @@ export function refusedBuiltinFinding(): string {
     LIMIT 1),
   (SELECT pg_catalog.concat('B ', r.root, ' calls ', x.w, '()')
      FROM reach r JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) r.oid
-     CROSS JOIN LATERAL pg_catalog.regexp_split_to_table(p.prosrc, '[^[:alnum:]_$]+') AS x(w)
+     CROSS JOIN LATERAL pg_catalog.unnest(${BODY_WORDS}) AS x(w)
     WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND NOT p.prosecdef AND ${TEXT_LANGUAGE}
       AND pg_catalog.array_position(${REFUSED_BUILTINS}, pg_catalog.lower(x.w)) IS NOT NULL
     LIMIT 1),
