@@ -23,6 +23,8 @@ const FORMS = [
   ...['2v', '1f', '9_', '1e', '1E', '12e', '1e_', '1e5v', '1e5', '1e+5', '123', '0', '0x', '0x1g', '0x1f', '0X1F', '0xg'],
   ...['0b', '0b1z', '0b2', '0b01', '0B1', '$v', '$', '$$', '$1', 'v$', '1ü', '2$', '0e0', '9.5'],
 ];
+/** What each keyword's stored function returns. */
+const MARKER = 424242;
 const quoted = (name: string): string => `\`${name.replaceAll('`', '``')}\``;
 
 describe.skipIf(!available)("names by MariaDB's identifier rules, on the live MariaDB", () => {
@@ -52,13 +54,23 @@ describe.skipIf(!available)("names by MariaDB's identifier rules, on the live Ma
    * Of `statements`, those the server runs and hanactl does not refuse, directly and (`inBodies`)
    * inside an INVOKER routine's body; `ran` counts the statements the server runs.
    */
-  const missed = async (statements: readonly string[], inBodies: boolean): Promise<{ ran: number; missed: string[] }> => {
+  /** Whether the server runs `sql` and its column r is the keyword functions' MARKER: the stored function ran, no native one. */
+  const serverCalls = (sql: string): Promise<boolean> =>
+    admin.query({ sql, timeout: 5000 }).then(
+      ([rows]) => Number((rows as { r?: unknown }[])[0]?.r) === MARKER,
+      () => false,
+    );
+  const missed = async (
+    statements: readonly string[],
+    inBodies: boolean,
+    runs: (sql: string) => Promise<boolean> = serverRuns,
+  ): Promise<{ ran: number; missed: string[] }> => {
     const out: string[] = [];
     const ran: string[] = [];
     for (const sql of statements) {
       const outcome = await viaHanactl(sql);
       // Refused or not, the server tells whether the statement runs the view or function at all.
-      if (!(await serverRuns(sql))) continue;
+      if (!(await runs(sql))) continue;
       ran.push(sql);
       if (outcome !== 'refused') out.push(`${sql}: ${outcome}`);
     }
@@ -143,6 +155,16 @@ describe.skipIf(!available)("names by MariaDB's identifier rules, on the live Ma
     expect(ran).toBeGreaterThan(keywords.length);
     for (const word of ['order', 'key', 'group', 'index', 'range', 'rows', 'default', 'values', 'lock', 'select'])
       expect(await serverRuns(`SELECT * FROM ${db}.${word}`), word).toBe(true);
+    expect(left).toEqual([]);
+  }, 300_000);
+
+  test("a stored function named as any of the server's keywords is refused wherever the server calls it", async () => {
+    // Created here, last: every routine lookup reads mysql.proc whole, so the other tests would pay for them.
+    await admin.query(keywords.map((word) => `CREATE FUNCTION ${quoted(word)}() RETURNS INT RETURN lock_it() + ${MARKER - 1}`).join(';\n'));
+    const statements = keywords.flatMap((word) => [`SELECT ${word}() AS r`, `SELECT ${db}.${word}() AS r`]);
+    const { ran, missed: left } = await missed(statements, false, serverCalls);
+    // Every keyword calls the stored function when qualified.
+    expect(ran).toBeGreaterThan(keywords.length);
     expect(left).toEqual([]);
   }, 300_000);
 });
