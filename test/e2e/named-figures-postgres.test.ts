@@ -41,6 +41,8 @@ const OWNED = [
   "CREATE VIEW created_ages WITH (security_invoker = true, security_barrier = true) AS SELECT age(timestamp '2020-01-01') AS n",
   "CREATE VIEW authid_xml WITH (security_invoker = true) AS SELECT table_to_xml('pg_catalog.pg_authid', true, false, '') AS x",
   "CREATE FUNCTION statistic_xml() RETURNS xml LANGUAGE sql STABLE BEGIN ATOMIC SELECT table_to_xmlschema('pg_statistic', true, false, ''); END",
+  'CREATE VIEW wal_position WITH (security_invoker = true, security_barrier = true) AS SELECT pg_current_wal_lsn()::text AS lsn, pg_database_size(current_database()) AS bytes',
+  'CREATE FUNCTION next_xid() RETURNS text LANGUAGE sql STABLE BEGIN ATOMIC SELECT pg_snapshot_xmax(pg_current_snapshot())::text; END',
   // A policy whose answer depends on a partition's figure: which rows show tells the figure.
   'CREATE TABLE notes (customer_id int NOT NULL, item text NOT NULL)',
   "INSERT INTO notes VALUES (1, 'note-1')",
@@ -154,6 +156,27 @@ describe.skipIf(!available)("pg_class's figures and the server's counters by eve
       }
     },
   );
+
+  it.each(['SELECT lsn FROM wal_position', 'SELECT next_xid() AS n'])(
+    "the resolve step refuses %s, a person's code over a server-wide counter, where rows are separated; keeps it elsewhere",
+    async (sql) => {
+      const result = await scoped.call('run_query', { sql });
+      expect(result.isError, textOf(result)).toBe(true);
+      expect(textOf(result)).toContain('(rule: executor-statistics)');
+      const kept = await plain.call('run_query', { sql });
+      expect(kept.isError, textOf(kept)).toBeFalsy();
+    },
+  );
+
+  it.each([
+    ['pg_class', 'planner-figures'],
+    ['pg_sequences', 'executor-statistics'],
+    ['pg_stat_xact_user_tables', 'executor-statistics'],
+  ])('sample_rows refuses pg_catalog.%s where rows are separated', async (table, rule) => {
+    const result = await scoped.call('sample_rows', { schema: 'pg_catalog', table });
+    expect(result.isError, textOf(result)).toBe(true);
+    expect(textOf(result)).toContain(`(rule: ${rule})`);
+  });
 
   it("answers a person's function over pg_class's names, and the caller's own rows", async () => {
     const names = await scoped.call('run_query', { sql: 'SELECT names_atomic() AS relname ORDER BY 1' });
