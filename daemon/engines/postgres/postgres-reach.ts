@@ -87,7 +87,44 @@ export function writtenValue(references: StatementReferences): string {
 }
 
 const KIND_OF_CLASS = `CASE d.refclassid WHEN 'pg_catalog.pg_class'::pg_catalog.regclass THEN 'r' WHEN 'pg_catalog.pg_proc'::pg_catalog.regclass THEN 'p'
-         WHEN 'pg_catalog.pg_operator'::pg_catalog.regclass THEN 'o' WHEN 'pg_catalog.pg_type'::pg_catalog.regclass THEN 't' END`;
+         WHEN 'pg_catalog.pg_operator'::pg_catalog.regclass THEN 'o' WHEN 'pg_catalog.pg_type'::pg_catalog.regclass THEN 't'
+         WHEN 'pg_catalog.pg_opclass'::pg_catalog.regclass THEN 'c' WHEN 'pg_catalog.pg_opfamily'::pg_catalog.regclass THEN 'f' END`;
+
+/** The catalogs whose objects are code the server runs (functions, operators, types, operator classes and families), as pg_depend's refclassid. */
+const CODE_CLASSES = `('pg_catalog.pg_proc'::pg_catalog.regclass, 'pg_catalog.pg_operator'::pg_catalog.regclass, 'pg_catalog.pg_type'::pg_catalog.regclass,
+          'pg_catalog.pg_opclass'::pg_catalog.regclass, 'pg_catalog.pg_opfamily'::pg_catalog.regclass)`;
+
+/**
+ * What the server keeps beside relation `rel` (an OID expression) and evaluates when it plans or
+ * reads it, as pg_depend's dependent (classid, oid): the relation's own row (a partition key's
+ * expressions and operator classes, recorded on the table), its indexes (expressions, predicates,
+ * operator classes: the relation cache folds the constant parts of expressions and predicates, an
+ * index scan calls the class's support functions), its constraints (a CHECK constraint exclusion
+ * folds and evaluates) and its extended statistics objects (expressions the planner folds). Each
+ * found by an index on its table.
+ */
+export function relationDefinitions(rel: string): string {
+  return `SELECT 'pg_catalog.pg_class'::pg_catalog.regclass AS classid, ${rel} AS oid
+          UNION ALL SELECT 'pg_catalog.pg_class'::pg_catalog.regclass, rdx.indexrelid FROM pg_catalog.pg_index rdx WHERE rdx.indrelid OPERATOR(pg_catalog.=) ${rel}
+          UNION ALL SELECT 'pg_catalog.pg_constraint'::pg_catalog.regclass, rdk.oid FROM pg_catalog.pg_constraint rdk WHERE rdk.conrelid OPERATOR(pg_catalog.=) ${rel}
+          UNION ALL SELECT 'pg_catalog.pg_statistic_ext'::pg_catalog.regclass, rds.oid FROM pg_catalog.pg_statistic_ext rds WHERE rds.stxrelid OPERATOR(pg_catalog.=) ${rel}`;
+}
+
+/**
+ * True when what the server keeps beside relation `a` (pg_class; relationDefinitions) uses code
+ * made since initdb, or `a` is a partition whose parent's key does (or is itself a partition): a
+ * read of `a` may then run it unnamed. Asked by the first check and the view stage, by index.
+ */
+export function personDefinitions(a: string): string {
+  return `(EXISTS (SELECT FROM (${relationDefinitions(`${a}.oid`)}) AS pdo JOIN pg_catalog.pg_depend pdd
+                  ON pdd.classid OPERATOR(pg_catalog.=) pdo.classid AND pdd.objid OPERATOR(pg_catalog.=) pdo.oid
+                 WHERE pdd.refclassid IN ${CODE_CLASSES} AND pdd.refobjid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} OFFSET 0)
+          OR (${a}.relispartition AND EXISTS (SELECT FROM pg_catalog.pg_inherits pdi JOIN pg_catalog.pg_class pdc ON pdc.oid OPERATOR(pg_catalog.=) pdi.inhparent
+                 WHERE pdi.inhrelid OPERATOR(pg_catalog.=) ${a}.oid
+                   AND (pdc.relispartition OR EXISTS (SELECT FROM pg_catalog.pg_depend pdp
+                         WHERE pdp.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass AND pdp.objid OPERATOR(pg_catalog.=) pdc.oid
+                           AND pdp.refclassid IN ${CODE_CLASSES} AND pdp.refobjid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID})))))`;
+}
 
 /** The languages whose bodies are text the walk reads for names. */
 export const TEXT_LANGUAGE = `p.prolang IN (SELECT l.oid FROM pg_catalog.pg_language l WHERE l.lanname IN ('sql', 'plpgsql'))`;
@@ -269,15 +306,17 @@ const IMPLICIT_ROOTS = `SELECT pg_catalog.concat('cast ', pg_catalog.format_type
 /**
  * True when the database holds any of IMPLICIT_ROOTS: asked by the first check on every call, each
  * a range scan of a small catalog's OID index that finds nothing in a database without them. An
- * operator added to a built-in family is not asked: the server calls it only where the statement
- * names it (an index scan's or join's operator), or for a sort through a default class, which is
- * asked; a named operator made since initdb goes to the walk already.
+ * operator added to a built-in family is asked too: the planner looks a family's members up by
+ * strategy and type without the statement naming them (a cross-type comparison it derives from an
+ * equivalence class, the test operator that proves an index predicate or a CHECK constraint, a
+ * partition bound's comparison) and runs them while it plans.
  */
 export const IMPLICIT_CODE = `(EXISTS (SELECT FROM pg_catalog.pg_cast k WHERE k.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND k.castfunc OPERATOR(pg_catalog.<>) 0
             AND k.castsource OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID} AND k.casttarget OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID})
      OR EXISTS (SELECT FROM pg_catalog.pg_opclass c WHERE c.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND c.opcdefault
                    AND c.opcintype OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID} AND c.opcmethod IN ${SORT_AND_HASH})
-     OR EXISTS (SELECT FROM pg_catalog.pg_amproc m WHERE m.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND m.amprocfamily OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID}))`;
+     OR EXISTS (SELECT FROM pg_catalog.pg_amproc m WHERE m.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND m.amprocfamily OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID})
+     OR EXISTS (SELECT FROM pg_catalog.pg_amop m WHERE m.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND m.amopfamily OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID}))`;
 
 /**
  * The operator classes of relation `rel`'s indexes (an OID expression) whose code is a person's:
@@ -477,6 +516,17 @@ export const REACH_CTE = `reach(root, kind, oid) AS (
       UNION ALL SELECT 'w', k.conrelid
         FROM pg_catalog.pg_depend d JOIN pg_catalog.pg_constraint k ON k.oid OPERATOR(pg_catalog.=) d.objid
        WHERE r.kind OPERATOR(pg_catalog.=) 'w' AND ${cascadesTo('r.oid')}
+      UNION ALL SELECT ${KIND_OF_CLASS}, d.refobjid
+        FROM (${relationDefinitions('r.oid')}) AS o JOIN pg_catalog.pg_depend d
+          ON d.classid OPERATOR(pg_catalog.=) o.classid AND d.objid OPERATOR(pg_catalog.=) o.oid
+       WHERE r.kind OPERATOR(pg_catalog.=) 'r' AND d.refclassid IN ${CODE_CLASSES}
+      UNION ALL SELECT ${KIND_OF_CLASS}, d.refobjid FROM pg_catalog.pg_depend d
+       WHERE r.kind OPERATOR(pg_catalog.=) 'k' AND d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+         AND d.objid OPERATOR(pg_catalog.=) r.oid AND d.refclassid IN ${CODE_CLASSES}
+      UNION ALL SELECT 'c', u FROM pg_catalog.pg_partitioned_table pt CROSS JOIN LATERAL pg_catalog.unnest(pt.partclass::pg_catalog.oid[]) AS u
+       WHERE r.kind IN ('r', 'k') AND pt.partrelid OPERATOR(pg_catalog.=) r.oid
+      UNION ALL SELECT 'k', i.inhparent FROM pg_catalog.pg_inherits i JOIN pg_catalog.pg_class ic ON ic.oid OPERATOR(pg_catalog.=) i.inhrelid
+       WHERE r.kind IN ('r', 'k') AND i.inhrelid OPERATOR(pg_catalog.=) r.oid AND ic.relispartition
       UNION ALL SELECT 'p', m.amproc FROM ${indexClasses('r.oid', 'amproc')} AND r.kind OPERATOR(pg_catalog.=) 'r'
       UNION ALL SELECT 'o', m.amopopr FROM ${indexClasses('r.oid', 'amop')} AND r.kind OPERATOR(pg_catalog.=) 'r'
       UNION ALL SELECT 't', a.atttypid FROM pg_catalog.pg_attribute a
@@ -504,6 +554,10 @@ export const REACH_CTE = `reach(root, kind, oid) AS (
       UNION ALL SELECT 'p', f::pg_catalog.oid FROM pg_catalog.pg_operator o
        CROSS JOIN LATERAL pg_catalog.unnest(ARRAY[o.oprcode, o.oprrest, o.oprjoin]) AS f
        WHERE r.kind OPERATOR(pg_catalog.=) 'o' AND o.oid OPERATOR(pg_catalog.=) r.oid
+      UNION ALL SELECT 'o', u FROM pg_catalog.pg_operator o CROSS JOIN LATERAL pg_catalog.unnest(ARRAY[o.oprnegate, o.oprcom]) AS u
+       WHERE r.kind OPERATOR(pg_catalog.=) 'o' AND o.oid OPERATOR(pg_catalog.=) r.oid
+      UNION ALL SELECT 'f', m.amopfamily FROM pg_catalog.pg_amop m
+       WHERE r.kind OPERATOR(pg_catalog.=) 'o' AND m.amopopr OPERATOR(pg_catalog.=) r.oid
       UNION ALL SELECT 'p', f::pg_catalog.oid FROM pg_catalog.pg_type t
        CROSS JOIN LATERAL pg_catalog.unnest(ARRAY[t.typinput, t.typoutput, t.typreceive, t.typsend, t.typmodin, t.typmodout, t.typanalyze, t.typsubscript]) AS f
        WHERE r.kind OPERATOR(pg_catalog.=) 't' AND t.oid OPERATOR(pg_catalog.=) r.oid
@@ -512,10 +566,23 @@ export const REACH_CTE = `reach(root, kind, oid) AS (
       UNION ALL SELECT 'p', f::pg_catalog.oid FROM pg_catalog.pg_range g
        CROSS JOIN LATERAL pg_catalog.unnest(ARRAY[g.rngcanonical, g.rngsubdiff]) AS f
        WHERE r.kind OPERATOR(pg_catalog.=) 't' AND g.rngtypid OPERATOR(pg_catalog.=) r.oid
-      UNION ALL SELECT 'p', m.amproc FROM pg_catalog.pg_opclass c JOIN pg_catalog.pg_amproc m ON m.amprocfamily OPERATOR(pg_catalog.=) c.opcfamily
+      UNION ALL SELECT 'f', c.opcfamily FROM pg_catalog.pg_opclass c
        WHERE r.kind OPERATOR(pg_catalog.=) 't' AND c.opcintype OPERATOR(pg_catalog.=) r.oid
-      UNION ALL SELECT 'o', m.amopopr FROM pg_catalog.pg_opclass c JOIN pg_catalog.pg_amop m ON m.amopfamily OPERATOR(pg_catalog.=) c.opcfamily
-       WHERE r.kind OPERATOR(pg_catalog.=) 't' AND c.opcintype OPERATOR(pg_catalog.=) r.oid
+      UNION ALL SELECT 'f', m.amopfamily FROM pg_catalog.pg_amop m
+       WHERE r.kind OPERATOR(pg_catalog.=) 't' AND (m.amoplefttype OPERATOR(pg_catalog.=) r.oid OR m.amoprighttype OPERATOR(pg_catalog.=) r.oid)
+      UNION ALL SELECT v.kind, v.oid FROM pg_catalog.pg_range g
+       CROSS JOIN LATERAL (VALUES ('t' COLLATE "C", g.rngsubtype), ('c', g.rngsubopc)) AS v(kind, oid)
+       WHERE r.kind OPERATOR(pg_catalog.=) 't' AND g.rngtypid OPERATOR(pg_catalog.=) r.oid
+      UNION ALL SELECT 't', g.rngtypid FROM pg_catalog.pg_range g
+       WHERE r.kind OPERATOR(pg_catalog.=) 't' AND g.rngmultitypid OPERATOR(pg_catalog.=) r.oid
+      UNION ALL SELECT 'f', c.opcfamily FROM pg_catalog.pg_opclass c
+       WHERE r.kind OPERATOR(pg_catalog.=) 'c' AND c.oid OPERATOR(pg_catalog.=) r.oid
+      UNION ALL SELECT 'o', m.amopopr FROM pg_catalog.pg_amop m
+       WHERE r.kind OPERATOR(pg_catalog.=) 'f' AND m.amopfamily OPERATOR(pg_catalog.=) r.oid
+      UNION ALL SELECT 'f', m.amopsortfamily FROM pg_catalog.pg_amop m
+       WHERE r.kind OPERATOR(pg_catalog.=) 'f' AND m.amopfamily OPERATOR(pg_catalog.=) r.oid AND m.amopsortfamily OPERATOR(pg_catalog.<>) 0
+      UNION ALL SELECT 'p', m.amproc FROM pg_catalog.pg_amproc m
+       WHERE r.kind OPERATOR(pg_catalog.=) 'f' AND m.amprocfamily OPERATOR(pg_catalog.=) r.oid
       UNION ALL SELECT 'r', t.typrelid FROM pg_catalog.pg_type t
        WHERE r.kind OPERATOR(pg_catalog.=) 't' AND t.oid OPERATOR(pg_catalog.=) r.oid
       UNION ALL SELECT 'p', k.castfunc FROM pg_catalog.pg_cast k

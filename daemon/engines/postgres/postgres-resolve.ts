@@ -13,6 +13,7 @@ import {
   IMPLICIT_CODE,
   isRefusedBuiltin,
   judgedFunctionNames,
+  personDefinitions,
   personIndexClass,
   personPolicy,
   REACH_CTE,
@@ -117,7 +118,7 @@ export function resolvesFurther(message: string): boolean {
 const leafRoot = (
   lists: NameLists,
 ): string => `(c.relhasrules OR c.relkind OPERATOR(pg_catalog.=) 'f' OR c.relhassubclass OR c.relname IN (${PG_HANACTL_SECRET_RELATIONS.map((n) => `'${n}'`).join(', ')})
-          OR (c.relhasindex AND ${personIndexClass('c.oid')})
+          OR (c.relhasindex AND ${personIndexClass('c.oid')}) OR ${personDefinitions('c')}
           OR (c.relrowsecurity AND ${personPolicy('c.oid', lists.policy())})
           OR EXISTS (SELECT FROM pg_catalog.pg_attribute a WHERE a.attrelid OPERATOR(pg_catalog.=) c.oid AND a.attnum OPERATOR(pg_catalog.>) 0
                       AND a.atttypid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}))`;

@@ -2,7 +2,7 @@ import { PG_EXECUTOR_STATISTICS_VIEWS } from '../../policy/pg-functions.generate
 import { PG_HANACTL_SECRET_RELATIONS, PG_REFUSED_RELATION_NAMES } from '../../policy/pg-functions.js';
 import { contextBarrierCandidate } from './postgres-context-barrier.js';
 import { childRelation, loginBypasses, ownerRightsCandidate } from './postgres-owner-rights.js';
-import { AGE_OF_XID, FIRST_NORMAL_OID, handsRelationByName, personIndexClass, personPolicy, textArray } from './postgres-reach.js';
+import { AGE_OF_XID, FIRST_NORMAL_OID, handsRelationByName, personDefinitions, personIndexClass, personPolicy, textArray } from './postgres-reach.js';
 import { readsClassFigures } from './postgres-row-figures.js';
 
 /**
@@ -66,7 +66,7 @@ const unjudged = (name: string, lists: NameLists): string => `pg_catalog.array_p
  */
 function leafRelation(a: string, separated: boolean, lists: NameLists): string {
   return `NOT ${a}.relhasrules${separated ? ` AND ${a}.relkind OPERATOR(pg_catalog.<>) 'S' AND NOT ${childRelation(a)} AND NOT ${loginBypasses(a)}` : ''} AND ${a}.relkind OPERATOR(pg_catalog.<>) 'f' AND NOT ${a}.relhassubclass
-        AND NOT (${a}.relhasindex AND ${personIndexClass(`${a}.oid`)})
+        AND NOT (${a}.relhasindex AND ${personIndexClass(`${a}.oid`)}) AND NOT ${personDefinitions(a)}
         AND NOT (${a}.relrowsecurity AND ${personPolicy(`${a}.oid`, lists.policy())})
         AND NOT EXISTS (SELECT FROM pg_catalog.pg_attribute t WHERE t.attrelid OPERATOR(pg_catalog.=) ${a}.oid
                          AND t.attnum OPERATOR(pg_catalog.>) 0 AND t.atttypid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID})`;
@@ -117,7 +117,7 @@ function viewReadsPlainly(a: string, separated: boolean, lists: NameLists): stri
 export function settledRelation(a: string, separated: boolean, lists: NameLists): string {
   return `(${a}.oid OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID}
      OR (${unjudged(`${a}.relname`, lists)} AND ${a}.relkind OPERATOR(pg_catalog.<>) 'f' AND NOT ${a}.relhassubclass${separated ? ` AND ${a}.relkind OPERATOR(pg_catalog.<>) 'S' AND NOT ${childRelation(a)} AND NOT ${loginBypasses(a)}` : ''}
-         AND NOT (${a}.relhasindex AND ${personIndexClass(`${a}.oid`)})
+         AND NOT (${a}.relhasindex AND ${personIndexClass(`${a}.oid`)}) AND NOT ${personDefinitions(a)}
          AND NOT (${a}.relrowsecurity AND ${personPolicy(`${a}.oid`, lists.policy())})
          AND NOT EXISTS (SELECT FROM pg_catalog.pg_attribute t WHERE t.attrelid OPERATOR(pg_catalog.=) ${a}.oid
                           AND t.attnum OPERATOR(pg_catalog.>) 0 AND t.atttypid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID})
