@@ -75,12 +75,17 @@ const OWNED = (owner: string, agent: string): string[] => [
   "INSERT INTO app.ledger_rls VALUES (1, 100, 'led-mine'), (2, 200, 'led-hidden-B'), (3, 200, '888')",
   'ALTER TABLE app.ledger_rls ENABLE ROW LEVEL SECURITY',
   'CREATE POLICY by_acl ON app.ledger_rls USING (account_id IN (SELECT account_id FROM app.v_acl_open))',
+  // Views that read as their caller: what they remove the caller may select itself, unless they read a view that filters.
+  "CREATE VIEW app.v_ledger_rls_inv WITH (security_invoker) AS SELECT l.note FROM app.ledger_rls l JOIN app.acl a USING (account_id) WHERE l.note <> 'x'",
+  'CREATE VIEW app.v_ledger_inv_over WITH (security_invoker) AS SELECT id, note FROM app.v_ledger WHERE id > 0',
   // Inlinable set-returning SQL functions (run with the caller's rights) that filter, in a text body and a BEGIN ATOMIC body; one that only projects.
   'CREATE FUNCTION app.my_ledger() RETURNS TABLE (id int, note text) LANGUAGE sql STABLE AS $$ SELECT c.id, c.memo FROM app.v_ledger_cols c WHERE c.id IN (SELECT b.id FROM app.v_ledger_b b) $$',
   'CREATE FUNCTION app.my_ledger_atomic() RETURNS TABLE (id int, note text) LANGUAGE sql STABLE BEGIN ATOMIC SELECT c.id, c.memo FROM app.v_ledger_cols c WHERE c.id IN (SELECT b.id FROM app.v_ledger_b b); END',
   'CREATE FUNCTION app.all_ledger() RETURNS TABLE (id int, note text) LANGUAGE sql STABLE BEGIN ATOMIC SELECT c.id, c.memo FROM app.v_ledger_cols c; END',
   `GRANT SELECT ON ALL TABLES IN SCHEMA app TO ${agent}`,
   `REVOKE SELECT ON app.ledger, app.acl, app.notes FROM ${agent}`,
+  // The security_invoker view reads acl as the caller, whom its policy binds.
+  `GRANT SELECT ON app.acl TO ${agent}`,
 ];
 
 describe.skipIf(!available)('views and functions that remove rows without a barrier on PostgreSQL', () => {
@@ -157,6 +162,13 @@ describe.skipIf(!available)('views and functions that remove rows without a barr
     expect(textOf(result)).toContain('app.v_ledger_outer reads app.v_ledger');
   });
 
+  it('refuses a security_invoker view over a view that filters, naming the inner one', async () => {
+    const result = await scoped.call('run_query', {
+      sql: "SELECT * FROM app.v_ledger_inv_over WHERE note <> 'led-mine' AND note::int > 0",
+    });
+    refused(result, 'app.v_ledger');
+  });
+
   it('refuses such a view where values are signed', async () => {
     refused(
       await signed.call('run_query', { sql: "SELECT * FROM app.v_ledger_signed WHERE note <> 'led-mine' AND note::int > 0" }),
@@ -201,6 +213,7 @@ describe.skipIf(!available)('views and functions that remove rows without a barr
     ]);
     expect(notesOf(await scoped.call('run_query', { sql: 'SELECT * FROM app.all_ledger() ORDER BY id' }))).toHaveLength(3);
     expect(notesOf(await scoped.call('run_query', { sql: 'SELECT note FROM app.ledger_rls' }))).toEqual(['led-mine']);
+    expect(notesOf(await scoped.call('run_query', { sql: 'SELECT note FROM app.v_ledger_rls_inv' }))).toEqual(['led-mine']);
     const leaky = "SELECT note FROM app.ledger_rls WHERE CASE WHEN note = '888' THEN 1 / (length(note) - 3) ELSE 0 END = 1";
     expect(notesOf(await scoped.call('run_query', { sql: leaky }))).toEqual([]);
   });

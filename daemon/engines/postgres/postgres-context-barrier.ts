@@ -1,4 +1,5 @@
 import { HanactlError } from '../../../shared/errors.js';
+import { invoker } from './postgres-owner-rights.js';
 import { DOLLAR_QUOTE, FIRST_NORMAL_OID, TOKEN, UNREADABLE_TOKEN } from './postgres-reach.js';
 
 /**
@@ -15,11 +16,15 @@ import { DOLLAR_QUOTE, FIRST_NORMAL_OID, TOKEN, UNREADABLE_TOKEN } from './postg
  * earlier), also over a view without one, which it holds inside; row-level security policies are
  * such barriers already.
  *
+ * A security_invoker view reads everything with the caller's rights, so the rows it removes are
+ * rows the caller may select itself; what it reads with other rights (a view without
+ * security_invoker) is judged on its own.
+ *
  * A view removes rows (filtersRows) unless its stored query is one SELECT over one relation with
  * no WHERE, no join, no sublink, no HAVING, no set operation, no LIMIT or OFFSET, no DISTINCT ON
  * and no TABLESAMPLE: it then only projects or renames columns. The walk (postgres-reach.ts) finds
  * such a view wherever the statement reaches it, and the resolve step refuses it (rule
- * `context-barrier`) unless it is `security_barrier`, or is reached only through
+ * `context-barrier`) unless it is `security_barrier` or `security_invoker`, or is reached only through
  * `security_barrier` views over it (not named by the statement, not read by another reached view
  * without one, nor under an inlinable SQL function); and an inlinable SQL function made since
  * initdb that removes rows, wherever reached (a BEGIN ATOMIC body by its stored query, a text body
@@ -69,10 +74,10 @@ function viewFilters(v: string): string {
 
 /**
  * The view stage's question (postgres-settled.ts): true for a view `a` (pg_class) that is not
- * security_barrier and removes rows (filtersRows).
+ * security_barrier nor security_invoker and removes rows (filtersRows).
  */
 export function contextBarrierCandidate(a: string): string {
-  return `(${a}.relkind OPERATOR(${G}.=) 'v' AND NOT ${barrier(a)} AND ${viewFilters(a)})`;
+  return `(${a}.relkind OPERATOR(${G}.=) 'v' AND NOT ${barrier(a)} AND NOT ${invoker(a)} AND ${viewFilters(a)})`;
 }
 
 /** The keywords with which a query's text removes rows of what it reads. */
@@ -142,7 +147,7 @@ export function contextBarrierFinding(): string {
   (SELECT ${G}.concat('V ', r.root, ' reads ', v.oid::${G}.regclass::${G}.text)
      FROM reach r JOIN ${G}.pg_class v ON v.oid OPERATOR(${G}.=) r.oid
     WHERE r.kind OPERATOR(${G}.=) 'r' AND v.relkind OPERATOR(${G}.=) 'v' AND v.oid OPERATOR(${G}.>=) ${FIRST_NORMAL_OID}
-      AND NOT ${barrier('v')} AND NOT ${shielded('r', 'v')} AND ${viewFilters('v')}
+      AND NOT ${barrier('v')} AND NOT ${invoker('v')} AND NOT ${shielded('r', 'v')} AND ${viewFilters('v')}
     LIMIT 1),
   (SELECT ${G}.concat('V ', r.root, ' calls ', p.oid::${G}.regproc::${G}.text, '()')
      FROM reach r JOIN ${G}.pg_proc p ON p.oid OPERATOR(${G}.=) r.oid

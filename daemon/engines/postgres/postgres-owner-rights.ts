@@ -20,7 +20,7 @@ import { FIRST_NORMAL_OID } from './postgres-reach.js';
 const G = 'pg_catalog';
 
 /** True when the view `v` (pg_class) runs its reads as the caller: security_invoker set to a true value, as the server's boolean parser reads it. */
-const invoker = (v: string): string =>
+export const invoker = (v: string): string =>
   `EXISTS (SELECT FROM ${G}.unnest(${v}.reloptions) AS o(opt) WHERE o.opt OPERATOR(${G}.~*) '^security_invoker=(t|tr|tru|true|y|ye|yes|on|1)$')`;
 
 /** The relations the rewrite rules of relation `rel` (an OID expression) read, as pg_depend rows `d`, joined by index. */
