@@ -20,6 +20,8 @@ export interface QuoteRule {
   readonly kind: 'string' | 'quoted';
   /** A backslash escapes the next character. */
   readonly backslash: boolean;
+  /** A doubled `]` closer is an escaped one (MariaDB's `[name]` under sql_mode MSSQL); other closers are always doubled. */
+  readonly doubled?: boolean;
 }
 
 /**

@@ -128,7 +128,7 @@ function quotedEnd(sql: string, i: number, rule: QuoteRule, single: boolean): nu
     const c = sql[j];
     if (rule.backslash && c === '\\') j++;
     else if (c === rule.close) {
-      if (!single && rule.close !== ']' && sql[j + 1] === rule.close) j++;
+      if (!single && (rule.close !== ']' || rule.doubled) && sql[j + 1] === rule.close) j++;
       else return j + 1;
     }
   }
@@ -295,7 +295,7 @@ export function lex(sql: string, syntax: LexicalSyntax, maxTokens = Number.POSIT
     const end = quotedEnd(sql, i, rule, opts.single ?? false);
     if (end < 0) return end;
     const body = sql.slice(i + 1, end - 1);
-    const text = rule.close === ']' || opts.single ? body : undouble(sql, i + 1, end - 1, rule.close);
+    const text = (rule.close === ']' && !rule.doubled) || opts.single ? body : undouble(sql, i + 1, end - 1, rule.close);
     const opaque = (opts.opaque ?? false) || (rule.backslash && body.includes('\\'));
     push(rule.kind, text, rule.kind === 'string' ? "''" : '""', opaque);
     return end;

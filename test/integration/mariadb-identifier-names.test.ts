@@ -158,6 +158,21 @@ describe.skipIf(!available)("names by MariaDB's identifier rules, on the live Ma
     expect(left).toEqual([]);
   }, 300_000);
 
+  test('a body created under sql_mode MSSQL reads [name] as a view: refused', async () => {
+    const names = ['order', '2v', 'select', '$v'];
+    await admin.query(
+      [
+        "SET SESSION sql_mode = 'MSSQL'",
+        ...names.map((name, k) => `CREATE FUNCTION ms_${k}() RETURNS INT SQL SECURITY INVOKER RETURN (SELECT COUNT(*) FROM [${name}])`),
+        'SET SESSION sql_mode = DEFAULT',
+      ].join(';\n'),
+    );
+    for (const k of names.keys()) {
+      expect(await serverRuns(`SELECT ms_${k}() AS r`)).toBe(true);
+      expect(await viaHanactl(`SELECT ms_${k}() AS r`), names[k]).toBe('refused');
+    }
+  });
+
   test("a stored function named as any of the server's keywords is refused wherever the server calls it", async () => {
     // Created here, last: every routine lookup reads mysql.proc whole, so the other tests would pay for them.
     await admin.query(keywords.map((word) => `CREATE FUNCTION ${quoted(word)}() RETURNS INT RETURN lock_it() + ${MARKER - 1}`).join(';\n'));

@@ -33,8 +33,8 @@ export interface Reached {
   /**
    * The package each qualified call may name a member of: `db.pkg.f()` and `CALL db.pkg.p` call
    * one of package db.pkg; `pkg.f()` one of package pkg of the current database where the
-   * statement is parsed under sql_mode ORACLE (`SET STATEMENT`, or a body created under it), and
-   * stored function f of database pkg otherwise.
+   * text is parsed under sql_mode ORACLE (a session or a body in that mode; `SET STATEMENT` does
+   * not change how its own statement is parsed), and stored function f of database pkg otherwise.
    */
   readonly packages: readonly ReachedName[];
 }
@@ -85,6 +85,27 @@ const READINGS: readonly LexicalSyntax[] = (() => {
 })();
 /** The readings a text needs that holds no backslash, double quote or comment: the first syntax, under both identifier rules. */
 const PLAIN_READINGS = 2;
+/**
+ * sql_mode MSSQL (ANSI_QUOTES among its flags) reads `[name]` as a quoted name, `]]` inside it a
+ * `]` (sql_lex.cc MY_LEX_CHAR): a body created in that mode, or a session whose server default it
+ * is, reads `[order]` or `[2 v]` as a view.
+ */
+const MSSQL_READING: LexicalSyntax = (() => {
+  const ansi = MYSQL_DIALECT.alternatives[1] ?? MYSQL_DIALECT.syntax;
+  return {
+    ...ansi,
+    quotes: { ...ansi.quotes, '[': { close: ']', kind: 'quoted', backslash: false, doubled: true } },
+    mariadbIdentifiers: true,
+  };
+})();
+
+/** The readings `text` needs: every one where a backslash, a comment (or, in a `body`, a double quote) may read otherwise. */
+function readingsOf(text: string, body: boolean): LexicalSyntax[] {
+  const every = text.includes('\\') || text.includes('/*') || (body && text.includes('"'));
+  const out = every ? [...READINGS] : READINGS.slice(0, PLAIN_READINGS);
+  if (text.includes('[')) out.push(MSSQL_READING);
+  return out;
+}
 
 const nameText = (token: Token | undefined): string | undefined =>
   token && (token.kind === 'word' || token.kind === 'quoted') ? (token.kind === 'word' ? token.shown : token.text) : undefined;
@@ -223,12 +244,11 @@ export function reachedBy(sql: string): Reached {
   const routines: ReachedName[] = [];
   const relations: ReachedName[] = [];
   const packages: ReachedName[] = [];
-  for (const [n, syntax] of READINGS.entries()) {
+  for (const syntax of readingsOf(sql, false)) {
     const { tokens } = lex(sql, syntax);
     // Appended one by one: a long text names more than a spread's arguments may hold.
     for (const name of callsIn(tokens, packages)) routines.push(name);
     for (const name of relationsIn(tokens)) relations.push(name);
-    if (n + 1 >= PLAIN_READINGS && !sql.includes('\\') && !sql.includes('/*')) break;
   }
   return { routines: unique(routines), relations: unique(relations), packages: unique(packages) };
 }
@@ -480,10 +500,7 @@ export function judgeDefinition(definition: Definition): Judged {
   // finding holds, and what any reading calls or reads is reached.
   const body = definition.body ?? '';
   const all: Judged[] = [];
-  for (const [n, syntax] of READINGS.entries()) {
-    all.push(judgeTokens(definition, lex(body, syntax).tokens));
-    if (n + 1 >= PLAIN_READINGS && !body.includes('\\') && !body.includes('"') && !body.includes('/*')) break;
-  }
+  for (const syntax of readingsOf(body, true)) all.push(judgeTokens(definition, lex(body, syntax).tokens));
   const pick = <K extends 'does' | 'separatedDoes' | 'setsContext'>(key: K): Judged[K] => all.find((j) => j[key])?.[key];
   const does = pick('does');
   const separatedDoes = pick('separatedDoes');

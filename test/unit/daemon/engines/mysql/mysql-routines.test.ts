@@ -118,6 +118,17 @@ describe('what a MySQL-family statement reaches', () => {
     );
   });
 
+  it('reads [name] as a name, as sql_mode MSSQL does, in a statement and in a body', () => {
+    const names = (relations: readonly { schema: string | undefined; name: string }[]) =>
+      relations.map((r) => `${r.schema ?? ''}.${r.name}`);
+    expect(names(reachedBy('SELECT * FROM [order], shop.[2 v]').relations)).toEqual(expect.arrayContaining(['.order', 'shop.2 v']));
+    const { reached } = judgeDefinition(fn('BEGIN RETURN (SELECT l FROM [order]) + (SELECT l FROM [a]]b]) + [1f](); END'));
+    expect(names(reached.relations)).toEqual(expect.arrayContaining(['.order', '.a]b']));
+    expect(reached.routines).toContainEqual({ schema: undefined, name: '1f' });
+    // A JSON path in a string is no name.
+    expect(names(reachedBy("SELECT JSON_VALUE(j, '$[0]') FROM t").relations)).toEqual(['.j', '.t']);
+  });
+
   it('takes the names of a long text, more than a call may pass as arguments', () => {
     const sql = `SELECT ${Array.from({ length: 200_000 }, (_, i) => `c${i % 100} + f${i % 50}(x)`).join(', ')} FROM t`;
     const { routines, relations } = reachedBy(sql);
