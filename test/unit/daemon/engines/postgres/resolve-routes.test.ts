@@ -129,6 +129,15 @@ describe('views and functions that filter by context values without a barrier, w
     expect(resolveStep(all, 'view')?.text).not.toContain('security_barrier');
   });
 
+  it('judges a view by its stored query, not by what its text calls', () => {
+    for (const stage of ['view', 'walk'] as const) {
+      const text = resolveStep({ ...all, separated: true }, stage)?.text ?? '';
+      expect(text).toContain('FROMEXPR :fromlist');
+      expect(text).toContain('hasDistinctOn true');
+      expect(text).not.toContain('pg_get_viewdef');
+    }
+  });
+
   it('names the view and says how to set the barrier, with its rule', () => {
     const view = refusal('V my_accounts reads my_accounts');
     expect(view?.details).toMatchObject({ rule: 'context-barrier' });
