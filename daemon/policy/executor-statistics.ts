@@ -78,7 +78,7 @@ export function postgresStatisticsRule(tokens: readonly Token[]): Objection | un
  * transactions, as mxid_age (in the generated list) counts multixacts; age(timestamp) shares its
  * name, so a call of age is judged with these words rather than by its name alone.
  */
-const TRANSACTION_ID_SOURCES: ReadonlySet<string> = new Set([
+export const TRANSACTION_ID_SOURCES: ReadonlySet<string> = new Set([
   'xmin',
   'xmax',
   'datfrozenxid',

@@ -38,6 +38,8 @@ const OWNED = [
   "CREATE FUNCTION names_atomic() RETURNS SETOF name LANGUAGE sql VOLATILE BEGIN ATOMIC SELECT relname FROM pg_class WHERE relname LIKE 'invoices%'; END",
   'CREATE VIEW xid_ages WITH (security_invoker = true) AS SELECT datname, age(datfrozenxid) AS n FROM pg_database',
   'CREATE FUNCTION xid_age() RETURNS int LANGUAGE sql STABLE BEGIN ATOMIC SELECT age(datfrozenxid) FROM pg_database WHERE datname = current_database(); END',
+  "CREATE FUNCTION xid_age_sql() RETURNS int LANGUAGE sql STABLE AS 'SELECT age(datfrozenxid) FROM pg_database LIMIT 1'",
+  'CREATE FUNCTION xid_age_plpgsql() RETURNS int LANGUAGE plpgsql STABLE AS $$ BEGIN RETURN (SELECT age(d.datfrozenxid) FROM pg_database d LIMIT 1); END $$',
   "CREATE VIEW created_ages WITH (security_invoker = true, security_barrier = true) AS SELECT age(timestamp '2020-01-01') AS n",
   "CREATE VIEW authid_xml WITH (security_invoker = true) AS SELECT table_to_xml('pg_catalog.pg_authid', true, false, '') AS x",
   "CREATE FUNCTION statistic_xml() RETURNS xml LANGUAGE sql STABLE BEGIN ATOMIC SELECT table_to_xmlschema('pg_statistic', true, false, ''); END",
@@ -131,6 +133,8 @@ describe.skipIf(!available)("pg_class's figures and the server's counters by eve
     "SELECT age('3'::xid) AS n",
     'SELECT n FROM xid_ages',
     'SELECT xid_age() AS n',
+    'SELECT xid_age_sql() AS n',
+    'SELECT xid_age_plpgsql() AS n',
   ])('refuses %s, the transaction counter through age(xid), where rows are separated; keeps it elsewhere', async (sql) => {
     const result = await scoped.call('run_query', { sql });
     expect(result.isError, textOf(result)).toBe(true);

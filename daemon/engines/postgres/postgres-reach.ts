@@ -1,4 +1,5 @@
 import { SEQUENCE_WRITE_NAMES } from '../../policy/denied-functions.js';
+import { TRANSACTION_ID_SOURCES } from '../../policy/executor-statistics.js';
 import { functionReferenceObjection, postgresReferencedFunction } from '../../policy/function-references.js';
 import * as generated from '../../policy/pg-functions.generated.js';
 import { PG_EXECUTOR_STATISTICS, PG_EXECUTOR_STATISTICS_VIEWS } from '../../policy/pg-functions.generated.js';
@@ -679,6 +680,9 @@ const STATISTICS_FUNCTIONS = quoted(PG_EXECUTOR_STATISTICS);
 
 /** age(xid): the next transaction id minus its argument, a counter of every session's writes; age(timestamp) shares its name, so it is judged by OID. */
 export const AGE_OF_XID = `'pg_catalog.age(pg_catalog.xid)'::pg_catalog.regprocedure`;
+
+/** The words a transaction id comes from (executor-statistics.ts): beside `age` in a text body, age(xid) is taken as called. */
+const TRANSACTION_ID_WORDS = quoted([...TRANSACTION_ID_SOURCES]);
 const STATISTICS_VIEWS = quoted(Object.keys(PG_EXECUTOR_STATISTICS_VIEWS));
 
 /**
@@ -686,8 +690,9 @@ const STATISTICS_VIEWS = quoted(Object.keys(PG_EXECUTOR_STATISTICS_VIEWS));
  * as `S <root> reads|calls <what>`, or NULL. A view initdb or an extension made over them
  * (pg_stat_user_tables); a statistics function (or age(xid), AGE_OF_XID) a view's rules or a BEGIN
  * ATOMIC body call by OID (pg_depend records nothing on what initdb pins, so the stored trees are read); an extension's
- * statistics function the walk reached (pgstattuple); and one named as a word in a SQL or
- * PL/pgSQL text body.
+ * statistics function the walk reached (pgstattuple); one named as a word in a SQL or PL/pgSQL
+ * text body; and, in such a body, the word age beside a transaction id source (coarse, as the
+ * statement check's rule: the text is not parsed).
  */
 export function statisticsFinding(): string {
   return `COALESCE(
@@ -714,6 +719,12 @@ export function statisticsFinding(): string {
      CROSS JOIN LATERAL pg_catalog.unnest(${BODY_WORDS}) AS x(w)
     WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND NOT p.prosecdef AND ${TEXT_LANGUAGE}
       AND pg_catalog.lower(x.w) IN (${STATISTICS_FUNCTIONS}, ${STATISTICS_VIEWS})
+    LIMIT 1),
+  (SELECT pg_catalog.concat('S ', r.root, ' calls age()')
+     FROM reach r JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) r.oid
+    WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND NOT p.prosecdef AND ${TEXT_LANGUAGE}
+      AND EXISTS (SELECT FROM pg_catalog.unnest(${BODY_WORDS}) AS x(w) WHERE pg_catalog.lower(x.w) OPERATOR(pg_catalog.=) 'age')
+      AND EXISTS (SELECT FROM pg_catalog.unnest(${BODY_WORDS}) AS x(w) WHERE pg_catalog.lower(x.w) IN (${TRANSACTION_ID_WORDS}))
     LIMIT 1))`;
 }
 
