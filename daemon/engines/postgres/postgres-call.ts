@@ -165,7 +165,7 @@ export function planCall(
   steps.push({ text: options.readOnly ? 'ROLLBACK' : 'COMMIT' }, { text: 'BEGIN' });
   for (const text of CLEANUP_STATEMENTS) steps.push({ text });
   // setseed() survives the transaction: a fresh seed, that no caller knows, for the next borrower.
-  steps.push({ text: 'SELECT pg_catalog.setseed($1::float8)', values: [freshSeed()] });
+  steps.push({ text: 'SELECT pg_catalog.setseed($1::pg_catalog.float8)', values: [freshSeed()] });
   if (pooled) steps.push({ text: REMOTE_DISCONNECT_ALL });
   const cleaned = steps.length;
   steps.push({ text: 'COMMIT' });

@@ -26,7 +26,8 @@ export const CLEANUP_STATEMENTS: readonly string[] = [
  * cached one per server and user mapping) outlive transactions and are closed by
  * `REMOTE_DISCONNECT_ALL` only where one is, so that databases without them pay nothing more.
  */
-export const REMOTE_LINKS_PRESENT = "SELECT EXISTS (SELECT FROM pg_catalog.pg_extension WHERE extname IN ('dblink', 'postgres_fdw'))";
+export const REMOTE_LINKS_PRESENT =
+  "SELECT EXISTS (SELECT FROM pg_catalog.pg_extension WHERE extname OPERATOR(pg_catalog.=) ANY ('{dblink,postgres_fdw}'::pg_catalog.name[]))";
 
 /**
  * Closes every dblink connection the session holds, named (`dblink_get_connections()`) and
@@ -34,11 +35,14 @@ export const REMOTE_LINKS_PRESENT = "SELECT EXISTS (SELECT FROM pg_catalog.pg_ex
  * postgres_fdw connection (`postgres_fdw_disconnect_all()`, PostgreSQL 14 and later; a
  * connection a transaction still uses is kept, so this runs after the call's transaction ends).
  * A role that may not call these functions cannot have opened a connection through them either.
+ * The block first pins search_path to pg_catalog for its own transaction, so that nothing it
+ * names (a variable's type, an operator, a function) resolves to a person's object of that name.
  */
 export const REMOTE_DISCONNECT_ALL = `DO $hanactl$
-DECLARE s text; c text;
+DECLARE s pg_catalog.text; c pg_catalog.text;
 BEGIN
-  SELECT n.nspname INTO s FROM pg_catalog.pg_extension e JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'dblink';
+  PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+  SELECT n.nspname INTO s FROM pg_catalog.pg_extension e JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) e.extnamespace WHERE e.extname OPERATOR(pg_catalog.=) 'dblink';
   IF s IS NOT NULL THEN
     BEGIN
       FOR c IN EXECUTE pg_catalog.format('SELECT pg_catalog.unnest(%I.dblink_get_connections())', s) LOOP
@@ -51,7 +55,7 @@ BEGIN
     EXCEPTION WHEN insufficient_privilege THEN NULL;
     END;
   END IF;
-  SELECT n.nspname INTO s FROM pg_catalog.pg_extension e JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'postgres_fdw';
+  SELECT n.nspname INTO s FROM pg_catalog.pg_extension e JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) e.extnamespace WHERE e.extname OPERATOR(pg_catalog.=) 'postgres_fdw';
   IF s IS NOT NULL THEN
     BEGIN
       EXECUTE pg_catalog.format('SELECT %I.postgres_fdw_disconnect_all()', s);

@@ -32,6 +32,11 @@ const ENDING_KEEPALIVE_MS = 10_000;
 /** A check asked to resolve further (#call); execute makes the call again at the next stage. */
 const RESOLVE_FURTHER = new Error('The statement names what needs a further resolve stage.');
 
+/** Cancels the statement a backend runs, from a second session (cancel). */
+export const CANCEL_BACKEND = 'SELECT pg_catalog.pg_cancel_backend($1)';
+/** Ends the backend of a connection given up on, from a second session (#abandon). */
+export const TERMINATE_BACKEND = 'SELECT pg_catalog.pg_terminate_backend($1)';
+
 /** Opens a second, short-lived client; used to cancel a statement from outside. */
 export type PgSideChannel = () => Promise<PgClient>;
 
@@ -340,7 +345,7 @@ export class PostgresConnection implements DriverConnection {
     let side: PgClient | undefined;
     try {
       side = await this.#sideChannel();
-      await side.query('SELECT pg_catalog.pg_terminate_backend($1)', [pid]);
+      await side.query(TERMINATE_BACKEND, [pid]);
     } catch {
       // The backend ends the statement first; close() then ends the session.
     } finally {
@@ -363,7 +368,7 @@ export class PostgresConnection implements DriverConnection {
     let side: PgClient | undefined;
     try {
       side = await this.#sideChannel();
-      await side.query('SELECT pg_cancel_backend($1)', [pid]);
+      await side.query(CANCEL_BACKEND, [pid]);
     } catch {
       this.#broken = true;
     } finally {

@@ -77,12 +77,13 @@ interface SessionFacts {
   readonly checksClient: boolean;
 }
 
+/** The first round trip of a new session: the backend's own pid and the server's version. */
+export const SESSION_FACTS = "SELECT pg_catalog.pg_backend_pid() AS pid, pg_catalog.current_setting('server_version_num')::int AS version";
+
 /** One round trip per new connection: the backend's own pid and the server's version. */
 async function sessionFacts(client: PgClient, secrets: readonly string[]): Promise<SessionFacts> {
   try {
-    const { rows } = await client.query(
-      "SELECT pg_catalog.pg_backend_pid() AS pid, pg_catalog.current_setting('server_version_num')::int AS version",
-    );
+    const { rows } = await client.query(SESSION_FACTS);
     return { pooled: Number(rows[0]?.pid) !== client.processID, checksClient: Number(rows[0]?.version) >= 140000 };
   } catch (err) {
     await client.end().catch(() => {});

@@ -9,8 +9,8 @@ const NAMED_TABLES = 5;
  * whose owner's privileges the login has (pg_has_role's USAGE, the server's has_privs_of_role): their
  * policies do not bind it (check_enable_rls). As `FROM ... WHERE` over pg_class c.
  */
-const OWNED_UNFORCED = `pg_catalog.pg_class c WHERE c.relrowsecurity AND NOT c.relforcerowsecurity AND c.relkind IN ('r', 'p')
-            AND c.oid >= ${FIRST_NORMAL_OID} AND pg_catalog.pg_has_role(c.relowner, 'USAGE')`;
+const OWNED_UNFORCED = `pg_catalog.pg_class c WHERE c.relrowsecurity AND NOT c.relforcerowsecurity AND c.relkind OPERATOR(pg_catalog.=) ANY ('{r,p}'::pg_catalog."char"[])
+            AND c.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND pg_catalog.pg_has_role(c.relowner, 'USAGE')`;
 
 /**
  * Where rows are separated: a login that row-level security does not bind (a superuser or BYPASSRLS,
@@ -20,11 +20,11 @@ const OWNED_UNFORCED = `pg_catalog.pg_class c WHERE c.relrowsecurity AND NOT c.r
  */
 const SEPARATION_PROBE: Omit<PrivilegeProbe, 'separation'> = {
   sql: `SELECT r.rolsuper AS superuser, r.rolbypassrls AS bypassrls,
-          (SELECT count(*) FROM ${OWNED_UNFORCED})::int AS owned,
+          (SELECT pg_catalog.count(*) FROM ${OWNED_UNFORCED})::int AS owned,
           (SELECT pg_catalog.string_agg(t.name, ', ' ORDER BY t.name)
              FROM (SELECT c.oid::pg_catalog.regclass::pg_catalog.text AS name FROM ${OWNED_UNFORCED}
                    ORDER BY 1 LIMIT ${NAMED_TABLES}) AS t) AS owned_names
-        FROM pg_catalog.pg_roles r WHERE r.rolname = current_user`,
+        FROM pg_catalog.pg_roles r WHERE r.rolname OPERATOR(pg_catalog.=) CURRENT_USER`,
   advice(row, user) {
     const refused = 'hanactl refuses every statement that reaches a table under row-level security on this connection';
     if (row.superuser === true || row.bypassrls === true) {
@@ -49,9 +49,9 @@ const SEPARATION_PROBE: Omit<PrivilegeProbe, 'separation'> = {
  */
 export const POSTGRES_PRIVILEGE_PROBE: PrivilegeProbe = {
   sql: `SELECT r.rolsuper AS superuser,
-          CASE WHEN to_regrole('pg_read_all_data') IS NULL THEN false
-               ELSE pg_has_role(current_user, 'pg_read_all_data', 'USAGE') END AS read_all_data
-        FROM pg_catalog.pg_roles r WHERE r.rolname = current_user`,
+          CASE WHEN pg_catalog.to_regrole('pg_read_all_data') IS NULL THEN false
+               ELSE pg_catalog.pg_has_role(CURRENT_USER, 'pg_read_all_data', 'USAGE') END AS read_all_data
+        FROM pg_catalog.pg_roles r WHERE r.rolname OPERATOR(pg_catalog.=) CURRENT_USER`,
   advice(row, user) {
     if (row.superuser === true)
       return [`${user} logs in as a PostgreSQL superuser, which can read every password hash and stored password on the server.`];
