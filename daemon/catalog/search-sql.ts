@@ -10,7 +10,21 @@ import { type Binder, capInfo, name, text } from './catalog-sql.js';
  */
 export type SearchBranches = Partial<Record<ObjectKind, (labels: boolean) => string>>;
 
-const ORDER = `CASE kind WHEN 'table' THEN 1 WHEN 'view' THEN 2 WHEN 'routine' THEN 3 ELSE 4 END`;
+/**
+ * How an engine writes the search's ranking of kinds and its count: PostgreSQL names its
+ * operators and functions by schema (a login's search_path may put a person's `=` first).
+ */
+export interface SearchWords {
+  /** An expression over the `kind` column: 1 for tables, 2 views, 3 routines, 4 columns. */
+  readonly order: string;
+  /** The count of all rows, as a window function's call (`COUNT(*)`). */
+  readonly count: string;
+}
+
+const PLAIN_WORDS: SearchWords = {
+  order: `CASE kind WHEN 'table' THEN 1 WHEN 'view' THEN 2 WHEN 'routine' THEN 3 ELSE 4 END`,
+  count: 'COUNT(*)',
+};
 const LABELS = ['kind', 'schema_name', 'object_name', 'parent_name', 'detail'] as const;
 
 /** Labels five select-list expressions as the search columns (or leaves them as they are). */
@@ -23,16 +37,16 @@ export function searchColumns(labels: boolean, ...expressions: [string, string, 
  * columns, each by schema and name, with the match count in `total`. Null when the engine has
  * no branch for any requested kind (SQLite has no routines).
  */
-export function searchSql(branches: SearchBranches, kinds: readonly ObjectKind[]): string | null {
+export function searchSql(branches: SearchBranches, kinds: readonly ObjectKind[], words: SearchWords = PLAIN_WORDS): string | null {
   const parts = [...new Set(kinds)].flatMap((k) => {
     const branch = branches[k];
     return branch ? [branch] : [];
   });
   if (parts.length === 0) return null;
   const union = parts.map((branch, i) => branch(i === 0)).join('\nUNION ALL\n');
-  return `SELECT kind, schema_name, object_name, parent_name, detail, COUNT(*) OVER () AS total
+  return `SELECT kind, schema_name, object_name, parent_name, detail, ${words.count} OVER () AS total
 FROM (${union}) hits
-ORDER BY ${ORDER}, schema_name, parent_name, object_name`;
+ORDER BY ${words.order}, schema_name, parent_name, object_name`;
 }
 
 /** Maps search rows (keys in lower case) to hits. */
@@ -53,7 +67,7 @@ export const NO_HITS: SearchResult = { hits: [], total: 0, truncated: false };
 /**
  * Runs `search_objects` over an engine's `branches`, whose patterns bind into `b` as they are
  * built: NO_HITS when no branch serves the requested kinds, else the hits (rows read through
- * `row` first: HANA answers its labels in upper case).
+ * `row` first: HANA answers its labels in upper case), ranked and counted in the engine's `words`.
  */
 export async function runSearch(
   run: CatalogExecutor,
@@ -61,8 +75,9 @@ export async function runSearch(
   b: Binder,
   query: { readonly kinds: readonly ObjectKind[]; readonly limit: number },
   row: (r: CatalogRow) => CatalogRow = (r) => r,
+  words: SearchWords = PLAIN_WORDS,
 ): Promise<SearchResult> {
-  const sql = searchSql(branches, query.kinds);
+  const sql = searchSql(branches, query.kinds, words);
   if (!sql) return NO_HITS;
   return searchHits((await run(sql, b.params, query.limit)).map(row));
 }

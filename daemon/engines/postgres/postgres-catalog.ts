@@ -1,16 +1,40 @@
 import type { ExplainResult, ObjectKind, RoutineList, SearchResult, TableList } from '../../../shared/catalog-schemas.js';
 import type { BoundStatement, Catalog, CatalogExecutor, ListQuery, TableRef } from '../../catalog/catalog.js';
-import { binder, capInfo, LIKE_ESCAPE, likePattern, name, num, quoteWith, text } from '../../catalog/catalog-sql.js';
-import { runSearch, type SearchBranches, searchColumns } from '../../catalog/search-sql.js';
-import { describePostgresTable } from './postgres-describe.js';
+import { binder, capInfo, likePattern, name, num, quoteWith, text } from '../../catalog/catalog-sql.js';
+import { runSearch, type SearchBranches, type SearchWords, searchColumns } from '../../catalog/search-sql.js';
+import { describedAs, describePostgresTable } from './postgres-describe.js';
 import { postgresPlanText, withoutFigures } from './postgres-plan.js';
 import { postgresRefusedRead } from './postgres-reads.js';
 
-const KIND = `CASE c.relkind WHEN 'v' THEN 'view' WHEN 'm' THEN 'materialized view' WHEN 'f' THEN 'foreign table' ELSE 'table' END`;
+/*
+ * Every function, operator, type and collation these statements name is pg_catalog's, and no
+ * keyword form that finds an operator by its symbol is used (IN, LIKE, CASE x WHEN): the login's
+ * search_path may name a schema before pg_catalog (`public, pg_catalog`), whose objects of the
+ * same name would otherwise be the ones called, with hanactl's statement, outside every check.
+ */
+
+/** `column` is one of the relkinds listed (`'rpvmf'`). */
+const relkindIn = (column: string, kinds: string) =>
+  `${column} OPERATOR(pg_catalog.=) ANY ('{${[...kinds].join(',')}}'::pg_catalog."char"[])`;
+const relkindIs = (kind: string) => `c.relkind OPERATOR(pg_catalog.=) '${kind}'`;
+const KIND = `CASE WHEN ${relkindIs('v')} THEN 'view' WHEN ${relkindIs('m')} THEN 'materialized view' WHEN ${relkindIs('f')} THEN 'foreign table' ELSE 'table' END`;
+const ROUTINE_KIND = `CASE WHEN p.prokind OPERATOR(pg_catalog.=) 'p' THEN 'procedure' WHEN p.prokind OPERATOR(pg_catalog.=) 'a' THEN 'aggregate'
+           WHEN p.prokind OPERATOR(pg_catalog.=) 'w' THEN 'window' ELSE 'function' END`;
 /** Schemas an agent never needs to see unless it names them. */
-const USER_SCHEMA = `n.nspname !~ '^pg_' AND n.nspname <> 'information_schema' AND has_schema_privilege(n.oid, 'USAGE')`;
-const RELKINDS = `c.relkind IN ('r', 'p', 'v', 'm', 'f') AND NOT c.relispartition`;
-const RELATIONS = 'pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace';
+const USER_SCHEMA = `n.nspname OPERATOR(pg_catalog.!~) '^pg_' AND n.nspname OPERATOR(pg_catalog.<>) 'information_schema' AND pg_catalog.has_schema_privilege(n.oid, 'USAGE')`;
+const RELKINDS = `${relkindIn('c.relkind', 'rpvmf')} AND NOT c.relispartition`;
+const RELATIONS = 'pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace';
+const TOTAL = 'pg_catalog.count(*) OVER () AS total';
+/** The comment on relation c, as obj_description reads it (which before PostgreSQL 14 compares by name on the search_path). */
+const COMMENT = describedAs('c.oid', '0');
+/** `column` lower-cased matches the agent's bound LIKE pattern (likePattern), `!` its escape. */
+/** search_objects' ranking and count in pg_catalog's names (search-sql.ts). */
+const PINNED_SEARCH: SearchWords = {
+  order: `CASE WHEN kind OPERATOR(pg_catalog.=) 'table' THEN 1 WHEN kind OPERATOR(pg_catalog.=) 'view' THEN 2 WHEN kind OPERATOR(pg_catalog.=) 'routine' THEN 3 ELSE 4 END`,
+  count: 'pg_catalog.count(*)',
+};
+const likeBound = (column: string, pattern: string) =>
+  `pg_catalog.lower(${column}) OPERATOR(pg_catalog.~~) pg_catalog.like_escape(${pattern}::pg_catalog.text, '!')`;
 
 /** PostgreSQL from pg_catalog (cheaper and more complete than information_schema). */
 export class PostgresCatalog implements Catalog {
@@ -19,15 +43,15 @@ export class PostgresCatalog implements Catalog {
   readonly quoteIdentifier = quoteWith('"');
 
   async currentSchema(run: CatalogExecutor): Promise<string | null> {
-    const [row] = await run('SELECT current_schema() AS name', [], 1);
+    const [row] = await run('SELECT pg_catalog.current_schema() AS name', [], 1);
     return row ? text(row, 'name') : null;
   }
 
   async listSchemas(run: CatalogExecutor, query: { pattern?: string; limit: number }) {
     const b = binder('dollar');
-    const filter = query.pattern ? ` AND lower(n.nspname) LIKE ${b.bind(likePattern(query.pattern))} ${LIKE_ESCAPE}` : '';
+    const filter = query.pattern ? ` AND ${likeBound('n.nspname', b.bind(likePattern(query.pattern)))}` : '';
     const rows = await run(
-      `SELECT n.nspname AS name, COUNT(*) OVER () AS total FROM pg_catalog.pg_namespace n WHERE ${USER_SCHEMA}${filter} ORDER BY n.nspname`,
+      `SELECT n.nspname AS name, ${TOTAL} FROM pg_catalog.pg_namespace n WHERE ${USER_SCHEMA}${filter} ORDER BY n.nspname`,
       b.params,
       query.limit,
     );
@@ -37,12 +61,12 @@ export class PostgresCatalog implements Catalog {
   async listTables(run: CatalogExecutor, query: ListQuery): Promise<TableList> {
     const b = binder('dollar');
     const schema = b.bind(query.schema);
-    const filter = query.pattern ? ` AND lower(c.relname) LIKE ${b.bind(likePattern(query.pattern))} ${LIKE_ESCAPE}` : '';
+    const filter = query.pattern ? ` AND ${likeBound('c.relname', b.bind(likePattern(query.pattern)))}` : '';
     const rows = await run(
       `SELECT c.relname AS name, ${KIND} AS kind,
-         CASE WHEN c.relkind IN ('r', 'm') AND c.reltuples >= 0 THEN c.reltuples::bigint END AS row_estimate,
-         obj_description(c.oid, 'pg_class') AS comment, COUNT(*) OVER () AS total
-       FROM ${RELATIONS} WHERE n.nspname = ${schema} AND ${RELKINDS}${filter} ORDER BY c.relname`,
+         CASE WHEN ${relkindIn('c.relkind', 'rm')} AND c.reltuples OPERATOR(pg_catalog.>=) 0 THEN c.reltuples::bigint END AS row_estimate,
+         ${COMMENT} AS comment, ${TOTAL}
+       FROM ${RELATIONS} WHERE n.nspname OPERATOR(pg_catalog.=) ${schema} AND ${RELKINDS}${filter} ORDER BY c.relname`,
       b.params,
       query.limit,
     );
@@ -57,8 +81,10 @@ export class PostgresCatalog implements Catalog {
 
   async findTables(run: CatalogExecutor, schema: string, table: string): Promise<TableRef[]> {
     const rows = await run(
-      `SELECT n.nspname AS schema_name, c.relname AS name, ${KIND} AS kind, obj_description(c.oid, 'pg_class') AS comment, c.oid::bigint AS oid
-       FROM ${RELATIONS} WHERE lower(n.nspname) = lower($1) AND lower(c.relname) = lower($2) AND c.relkind IN ('r', 'p', 'v', 'm', 'f')`,
+      `SELECT n.nspname AS schema_name, c.relname AS name, ${KIND} AS kind, ${COMMENT} AS comment, c.oid::bigint AS oid
+       FROM ${RELATIONS}
+       WHERE pg_catalog.lower(n.nspname) OPERATOR(pg_catalog.=) pg_catalog.lower($1::pg_catalog.text)
+         AND pg_catalog.lower(c.relname) OPERATOR(pg_catalog.=) pg_catalog.lower($2::pg_catalog.text) AND ${relkindIn('c.relkind', 'rpvmf')}`,
       [schema, table],
       20,
     );
@@ -78,13 +104,13 @@ export class PostgresCatalog implements Catalog {
   async listRoutines(run: CatalogExecutor, query: ListQuery): Promise<RoutineList> {
     const b = binder('dollar');
     const schema = b.bind(query.schema);
-    const filter = query.pattern ? ` AND lower(p.proname) LIKE ${b.bind(likePattern(query.pattern))} ${LIKE_ESCAPE}` : '';
+    const filter = query.pattern ? ` AND ${likeBound('p.proname', b.bind(likePattern(query.pattern)))}` : '';
     const rows = await run(
       `SELECT p.proname AS name,
-         CASE p.prokind WHEN 'p' THEN 'procedure' WHEN 'a' THEN 'aggregate' WHEN 'w' THEN 'window' ELSE 'function' END AS kind,
-         pg_get_function_identity_arguments(p.oid) AS arguments, pg_get_function_result(p.oid) AS returns, COUNT(*) OVER () AS total
-       FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
-       WHERE n.nspname = ${schema}${filter} ORDER BY p.proname, 3`,
+         ${ROUTINE_KIND} AS kind,
+         pg_catalog.pg_get_function_identity_arguments(p.oid) AS arguments, pg_catalog.pg_get_function_result(p.oid) AS returns, ${TOTAL}
+       FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) p.pronamespace
+       WHERE n.nspname OPERATOR(pg_catalog.=) ${schema}${filter} ORDER BY p.proname, 3`,
       b.params,
       query.limit,
     );
@@ -99,22 +125,22 @@ export class PostgresCatalog implements Catalog {
 
   async search(run: CatalogExecutor, query: { pattern: string; kinds: readonly ObjectKind[]; limit: number }): Promise<SearchResult> {
     const b = binder('dollar');
-    const like = (column: string) => `lower(${column}) LIKE ${b.bind(likePattern(query.pattern))} ${LIKE_ESCAPE}`;
-    const relation = (kinds: string) => `${USER_SCHEMA} AND c.relkind IN (${kinds}) AND NOT c.relispartition`;
+    const like = (column: string) => likeBound(column, b.bind(likePattern(query.pattern)));
+    const relation = (kinds: string) => `${USER_SCHEMA} AND ${relkindIn('c.relkind', kinds)} AND NOT c.relispartition`;
     const branches: SearchBranches = {
       table: (l) =>
-        `SELECT ${searchColumns(l, "'table'", 'n.nspname', 'c.relname', 'NULL', 'NULL')} FROM ${RELATIONS} WHERE ${relation("'r', 'p', 'f'")} AND ${like('c.relname')}`,
+        `SELECT ${searchColumns(l, "'table'", 'n.nspname', 'c.relname', 'NULL', 'NULL')} FROM ${RELATIONS} WHERE ${relation('rpf')} AND ${like('c.relname')}`,
       view: (l) =>
-        `SELECT ${searchColumns(l, "'view'", 'n.nspname', 'c.relname', 'NULL', 'NULL')} FROM ${RELATIONS} WHERE ${relation("'v', 'm'")} AND ${like('c.relname')}`,
+        `SELECT ${searchColumns(l, "'view'", 'n.nspname', 'c.relname', 'NULL', 'NULL')} FROM ${RELATIONS} WHERE ${relation('vm')} AND ${like('c.relname')}`,
       routine: (l) =>
-        `SELECT ${searchColumns(l, "'routine'", 'n.nspname', 'p.proname', 'NULL', "CASE p.prokind WHEN 'p' THEN 'procedure' ELSE 'function' END")}
-         FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace WHERE ${USER_SCHEMA} AND ${like('p.proname')}`,
+        `SELECT ${searchColumns(l, "'routine'", 'n.nspname', 'p.proname', 'NULL', "CASE WHEN p.prokind OPERATOR(pg_catalog.=) 'p' THEN 'procedure' ELSE 'function' END")}
+         FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) p.pronamespace WHERE ${USER_SCHEMA} AND ${like('p.proname')}`,
       column: (l) =>
-        `SELECT ${searchColumns(l, "'column'", 'n.nspname', 'a.attname', 'c.relname', 'format_type(a.atttypid, a.atttypmod)')}
-         FROM pg_catalog.pg_attribute a JOIN ${RELATIONS} ON c.oid = a.attrelid
-         WHERE ${relation("'r', 'p', 'v', 'm', 'f'")} AND a.attnum > 0 AND NOT a.attisdropped AND ${like('a.attname')}`,
+        `SELECT ${searchColumns(l, "'column'", 'n.nspname', 'a.attname', 'c.relname', 'pg_catalog.format_type(a.atttypid, a.atttypmod)')}
+         FROM pg_catalog.pg_attribute a JOIN ${RELATIONS} ON c.oid OPERATOR(pg_catalog.=) a.attrelid
+         WHERE ${relation('rpvmf')} AND a.attnum OPERATOR(pg_catalog.>) 0 AND NOT a.attisdropped AND ${like('a.attname')}`,
     };
-    return runSearch(run, branches, b, query);
+    return runSearch(run, branches, b, query, undefined, PINNED_SEARCH);
   }
 
   async refusedRead(run: CatalogExecutor, table: TableRef, separated = false): Promise<string | undefined> {
