@@ -106,7 +106,7 @@ function functionFilters(p: string): string {
 
 /** True for a function `p` (pg_proc) the planner may inline into the statement's FROM (inline_set_returning_function). */
 const inlinable = (p: string): string =>
-  `(${p}.prolang IN (SELECT l.oid FROM ${G}.pg_language l WHERE l.lanname OPERATOR(${G}.=) 'sql')
+  `(${p}.prolang OPERATOR(${G}.=) ANY (SELECT l.oid FROM ${G}.pg_language l WHERE l.lanname OPERATOR(${G}.=) 'sql')
      AND ${p}.prokind OPERATOR(${G}.=) 'f' AND ${p}.proretset AND NOT ${p}.proisstrict AND ${p}.provolatile OPERATOR(${G}.<>) 'v'
      AND NOT ${p}.prosecdef AND ${p}.proconfig IS NULL)`;
 

@@ -90,7 +90,7 @@ const appliesTo = (y: string, role: string): string =>
  */
 const ownerSeesMore = (v: string, t: string): string =>
   `SELECT ${G}.concat(CASE WHEN y.polpermissive THEN '+' ELSE '-' END, y.polname) AS policy FROM ${G}.pg_policy y
-    WHERE y.polrelid OPERATOR(${G}.=) ${t}.oid AND y.polcmd IN ('r', '*')
+    WHERE y.polrelid OPERATOR(${G}.=) ${t}.oid AND y.polcmd OPERATOR(${G}.=) ANY ('{r,*}'::${G}."char"[])
       AND CASE WHEN y.polpermissive THEN ${appliesTo('y', `${v}.relowner`)} AND NOT ${appliesTo('y', 'CURRENT_USER')}
                ELSE ${appliesTo('y', 'CURRENT_USER')} AND NOT ${appliesTo('y', `${v}.relowner`)} END`;
 
@@ -130,7 +130,7 @@ export function ownerRightsFinding(): string {
   return `COALESCE(
   (SELECT ${G}.concat('O ', r.root, ' reads ', c.relname, ' over ', c.relname, ' as b', ${BYPASS_REASON})
      FROM reach r JOIN ${G}.pg_class c ON c.oid OPERATOR(${G}.=) r.oid
-    WHERE r.kind OPERATOR(${G}.=) 'r' AND c.relkind IN ('r', 'p') AND ${loginBypasses('c')}
+    WHERE r.kind OPERATOR(${G}.=) 'r' AND c.relkind OPERATOR(${G}.=) ANY ('{r,p}'::${G}."char"[]) AND ${loginBypasses('c')}
       AND (r.root OPERATOR(${G}.=) c.oid::${G}.regclass::${G}.text OR NOT ${throughParent('r', 'c')})
     LIMIT 1),
   (SELECT ${G}.concat('O ', r.root, ' reads ', v.relname, ' over ', t.relname, ' as v')
@@ -172,7 +172,7 @@ export function ownerRightsFinding(): string {
          SELECT i.inhparent FROM ${G}.pg_inherits i WHERE i.inhrelid OPERATOR(${G}.=) c.oid
          UNION SELECT i.inhparent FROM up JOIN ${G}.pg_inherits i ON i.inhrelid OPERATOR(${G}.=) up.oid)
        SELECT x.relname FROM up JOIN ${G}.pg_class x ON x.oid OPERATOR(${G}.=) up.oid WHERE x.relrowsecurity LIMIT 1) AS t
-    WHERE r.kind OPERATOR(${G}.=) 'r' AND c.relkind IN ('r', 'p')
+    WHERE r.kind OPERATOR(${G}.=) 'r' AND c.relkind OPERATOR(${G}.=) ANY ('{r,p}'::${G}."char"[])
       AND (r.root OPERATOR(${G}.=) c.oid::${G}.regclass::${G}.text OR NOT ${throughParent('r', 'c')})
     LIMIT 1),
   (SELECT ${G}.concat('O ', r.root, ' reads ', p.relname, ' over ', d.relname, ' as u')
@@ -182,7 +182,7 @@ export function ownerRightsFinding(): string {
          SELECT i.inhrelid FROM ${G}.pg_inherits i WHERE i.inhparent OPERATOR(${G}.=) p.oid
          UNION SELECT i.inhrelid FROM down JOIN ${G}.pg_inherits i ON i.inhparent OPERATOR(${G}.=) down.oid)
        SELECT x.relname FROM down JOIN ${G}.pg_class x ON x.oid OPERATOR(${G}.=) down.oid WHERE x.relrowsecurity LIMIT 1) AS d
-    WHERE r.kind OPERATOR(${G}.=) 'r' AND p.relkind IN ('r', 'p') AND p.relhassubclass AND NOT p.relrowsecurity
+    WHERE r.kind OPERATOR(${G}.=) 'r' AND p.relkind OPERATOR(${G}.=) ANY ('{r,p}'::${G}."char"[]) AND p.relhassubclass AND NOT p.relrowsecurity
       AND (r.root OPERATOR(${G}.=) p.oid::${G}.regclass::${G}.text OR NOT ${throughParent('r', 'p')})
     LIMIT 1))`;
 }

@@ -87,13 +87,20 @@ export function writtenValue(references: StatementReferences): string {
   return textArray(references.written);
 }
 
-const KIND_OF_CLASS = `CASE d.refclassid WHEN 'pg_catalog.pg_class'::pg_catalog.regclass THEN 'r' WHEN 'pg_catalog.pg_proc'::pg_catalog.regclass THEN 'p'
-         WHEN 'pg_catalog.pg_operator'::pg_catalog.regclass THEN 'o' WHEN 'pg_catalog.pg_type'::pg_catalog.regclass THEN 't'
-         WHEN 'pg_catalog.pg_opclass'::pg_catalog.regclass THEN 'c' WHEN 'pg_catalog.pg_opfamily'::pg_catalog.regclass THEN 'f' END`;
+const KIND_OF_CLASS = `CASE ${[
+  ['pg_class', 'r'],
+  ['pg_proc', 'p'],
+  ['pg_operator', 'o'],
+  ['pg_type', 't'],
+  ['pg_opclass', 'c'],
+  ['pg_opfamily', 'f'],
+]
+  .map(([catalog, kind]) => `WHEN d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.${catalog}'::pg_catalog.regclass THEN '${kind}'`)
+  .join('\n         ')} END`;
 
 /** The catalogs whose objects are code the server runs (functions, operators, types, operator classes and families), as pg_depend's refclassid. */
-const CODE_CLASSES = `('pg_catalog.pg_proc'::pg_catalog.regclass, 'pg_catalog.pg_operator'::pg_catalog.regclass, 'pg_catalog.pg_type'::pg_catalog.regclass,
-          'pg_catalog.pg_opclass'::pg_catalog.regclass, 'pg_catalog.pg_opfamily'::pg_catalog.regclass)`;
+const CODE_CLASSES = `(ARRAY['pg_catalog.pg_proc'::pg_catalog.regclass, 'pg_catalog.pg_operator'::pg_catalog.regclass, 'pg_catalog.pg_type'::pg_catalog.regclass,
+          'pg_catalog.pg_opclass'::pg_catalog.regclass, 'pg_catalog.pg_opfamily'::pg_catalog.regclass])`;
 
 /**
  * What the server keeps beside relation `rel` (an OID expression) and evaluates when it plans or
@@ -119,23 +126,23 @@ export function relationDefinitions(rel: string): string {
 export function personDefinitions(a: string): string {
   return `(EXISTS (SELECT FROM (${relationDefinitions(`${a}.oid`)}) AS pdo JOIN pg_catalog.pg_depend pdd
                   ON pdd.classid OPERATOR(pg_catalog.=) pdo.classid AND pdd.objid OPERATOR(pg_catalog.=) pdo.oid
-                 WHERE pdd.refclassid IN ${CODE_CLASSES} AND pdd.refobjid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} OFFSET 0)
+                 WHERE pdd.refclassid OPERATOR(pg_catalog.=) ANY ${CODE_CLASSES} AND pdd.refobjid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} OFFSET 0)
           OR (${a}.relispartition AND EXISTS (SELECT FROM pg_catalog.pg_inherits pdi JOIN pg_catalog.pg_class pdc ON pdc.oid OPERATOR(pg_catalog.=) pdi.inhparent
                  WHERE pdi.inhrelid OPERATOR(pg_catalog.=) ${a}.oid
                    AND (pdc.relispartition OR EXISTS (SELECT FROM pg_catalog.pg_depend pdp
                          WHERE pdp.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass AND pdp.objid OPERATOR(pg_catalog.=) pdc.oid
-                           AND pdp.refclassid IN ${CODE_CLASSES} AND pdp.refobjid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID})))))`;
+                           AND pdp.refclassid OPERATOR(pg_catalog.=) ANY ${CODE_CLASSES} AND pdp.refobjid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID})))))`;
 }
 
 /** The languages whose bodies are text the walk reads for names. */
-export const TEXT_LANGUAGE = `p.prolang IN (SELECT l.oid FROM pg_catalog.pg_language l WHERE l.lanname IN ('sql', 'plpgsql'))`;
+export const TEXT_LANGUAGE = `p.prolang OPERATOR(pg_catalog.=) ANY (SELECT l.oid FROM pg_catalog.pg_language l WHERE l.lanname OPERATOR(pg_catalog.=) ANY ('{sql,plpgsql}'::pg_catalog.name[]))`;
 
 /**
  * A function in language `internal` (its body names one of the server's own C functions): a person
  * can point one at any built-in, so the walk follows it to the built-in of that body, which the
  * findings then judge by name as one the statement calls (pg_cancel_backend under another name).
  */
-const INTERNAL_LANGUAGE = `p.prolang IN (SELECT l.oid FROM pg_catalog.pg_language l WHERE l.lanname OPERATOR(pg_catalog.=) 'internal')`;
+const INTERNAL_LANGUAGE = `p.prolang OPERATOR(pg_catalog.=) ANY (SELECT l.oid FROM pg_catalog.pg_language l WHERE l.lanname OPERATOR(pg_catalog.=) 'internal')`;
 
 /**
  * The statement writes ($7 names a relation), so the functions it reaches may write too (a
@@ -170,8 +177,8 @@ export const TOKEN = literal(
  * nests comments, so the real one ends later), a plain string holding a backslash (read with
  * escapes when standard_conforming_strings is off, so it may end elsewhere).
  */
-export const UNREADABLE_TOKEN = `(t.m[1] LIKE '/*%' AND pg_catalog.strpos(pg_catalog.substr(t.m[1], 3), '/*') OPERATOR(pg_catalog.>) 0)
-                  OR (t.m[1] LIKE '''%' AND pg_catalog.strpos(t.m[1], '\\') OPERATOR(pg_catalog.>) 0)`;
+export const UNREADABLE_TOKEN = `(t.m[1] OPERATOR(pg_catalog.~~) '/*%' AND pg_catalog.strpos(pg_catalog.substr(t.m[1], 3), '/*') OPERATOR(pg_catalog.>) 0)
+                  OR (t.m[1] OPERATOR(pg_catalog.~~) '''%' AND pg_catalog.strpos(t.m[1], '\\') OPERATOR(pg_catalog.>) 0)`;
 
 /** A dollar quote's delimiter anywhere in the body (`$$`, `$tag$`; a name holding `$` counts too): TOKEN does not read them. */
 export const DOLLAR_QUOTE = literal(String.raw`\$(?:[${NAME_START}][${NAME_START}0-9]*)?\$`);
@@ -184,7 +191,8 @@ export const DOLLAR_QUOTE = literal(String.raw`\$(?:[${NAME_START}][${NAME_START
  */
 const unicodeName = (q: string): string => `(SELECT pg_catalog.string_agg(CASE WHEN e.m[2] IS NOT NULL THEN e.m[2]
             WHEN e.m[1] OPERATOR(pg_catalog.=) pg_catalog.chr(92) THEN pg_catalog.chr(92)
-            ELSE (SELECT CASE WHEN c.n BETWEEN 1 AND 1114111 AND c.n NOT BETWEEN 55296 AND 57343 THEN pg_catalog.chr(c.n) ELSE '' END
+            ELSE (SELECT CASE WHEN c.n OPERATOR(pg_catalog.>=) 1 AND c.n OPERATOR(pg_catalog.<=) 1114111
+                             AND (c.n OPERATOR(pg_catalog.<) 55296 OR c.n OPERATOR(pg_catalog.>) 57343) THEN pg_catalog.chr(c.n) ELSE '' END
                     FROM (SELECT ('x' OPERATOR(pg_catalog.||) pg_catalog.lpad(pg_catalog.ltrim(e.m[1], '+'), 8, '0'))::bit(32)::pg_catalog.int4 AS n) AS c) END,
           '' ORDER BY e.n)
      FROM pg_catalog.regexp_matches(pg_catalog.replace(pg_catalog.substr(${q}, 2, pg_catalog.length(${q}) OPERATOR(pg_catalog.-) 2), '""', '"'),
@@ -204,7 +212,7 @@ const BODY_WORDS = `ARRAY(SELECT x.w FROM pg_catalog.regexp_split_to_table(p.pro
                 FROM (SELECT t.m[1] AS q, pg_catalog.lag(t.m[1]) OVER (ORDER BY t.n) AS amp, pg_catalog.lag(t.m[1], 2) OVER (ORDER BY t.n) AS prefix
                         FROM pg_catalog.regexp_matches(p.prosrc, ${TOKEN}, 'g') WITH ORDINALITY AS t(m, n)
                        WHERE p.prosrc OPERATOR(pg_catalog.~) '"[^"]*[^[:alnum:]_$"]') AS u
-               WHERE u.q LIKE '"%')`;
+               WHERE u.q OPERATOR(pg_catalog.~~) '"%')`;
 
 /**
  * The operators a keyword form calls without its symbol in the text: `IN`, `CASE x WHEN`,
@@ -217,7 +225,7 @@ const KEYWORD_OPERATORS = `'{=,<>,<,>,<=,>=,~~,~~*,!~~,!~~*,~,!~}'::pg_catalog.n
  * precision` float8, `character varying` varchar, `timestamp with time zone` timestamptz, ...), by
  * the OIDs initdb fixes (pg_type.dat): an explicit cast to one is taken as named wherever it occurs.
  */
-const ALIASED_TYPES = `(16, 20, 21, 23, 700, 701, 1042, 1043, 1083, 1114, 1184, 1266, 1560, 1562, 1700)`;
+const ALIASED_TYPES = `'{16,20,21,23,700,701,1042,1043,1083,1114,1184,1266,1560,1562,1700}'::pg_catalog.oid[]`;
 
 /**
  * What a SQL or PL/pgSQL text body (pg_proc p, not BEGIN ATOMIC, whose dependencies pg_depend
@@ -232,13 +240,13 @@ const ALIASED_TYPES = `(16, 20, 21, 23, 700, 701, 1042, 1043, 1083, 1114, 1184, 
  * types, a composite type's fields. An over-approximation: a database holds few of each, and a
  * text body is read only when the walk reaches it.
  */
-const TEXT_BODY_UNNAMED = `SELECT 'o' COLLATE "C" AS kind, o.oid FROM pg_catalog.pg_operator o
+const TEXT_BODY_UNNAMED = `SELECT 'o' COLLATE pg_catalog."C" AS kind, o.oid FROM pg_catalog.pg_operator o
          WHERE o.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
            AND (pg_catalog.strpos(p.prosrc, o.oprname::pg_catalog.text) OPERATOR(pg_catalog.>) 0
                 OR pg_catalog.array_position(${KEYWORD_OPERATORS}, o.oprname) IS NOT NULL)
         UNION ALL SELECT 'p', k.castfunc FROM pg_catalog.pg_cast k JOIN pg_catalog.pg_type kt ON kt.oid OPERATOR(pg_catalog.=) k.casttarget
          WHERE k.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND k.castfunc OPERATOR(pg_catalog.<>) 0
-           AND (k.castcontext OPERATOR(pg_catalog.<>) 'e' OR k.casttarget IN ${ALIASED_TYPES}
+           AND (k.castcontext OPERATOR(pg_catalog.<>) 'e' OR k.casttarget OPERATOR(pg_catalog.=) ANY (${ALIASED_TYPES})
                 OR kt.typname OPERATOR(pg_catalog.=) ANY ((${BODY_WORDS})::pg_catalog.name[]))
         UNION ALL SELECT 't', y.oid FROM pg_catalog.pg_type y
          WHERE y.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
@@ -267,11 +275,11 @@ export function writeFires(rel: string): string {
 export function cascadesTo(rel: string): string {
   return `d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass AND d.refobjid OPERATOR(pg_catalog.=) ${rel}
          AND d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_constraint'::pg_catalog.regclass AND k.contype OPERATOR(pg_catalog.=) 'f'
-         AND k.confrelid OPERATOR(pg_catalog.=) ${rel} AND (k.confdeltype IN ('c', 'n', 'd') OR k.confupdtype IN ('c', 'n', 'd'))`;
+         AND k.confrelid OPERATOR(pg_catalog.=) ${rel} AND (k.confdeltype OPERATOR(pg_catalog.=) ANY ('{c,n,d}'::pg_catalog."char"[]) OR k.confupdtype OPERATOR(pg_catalog.=) ANY ('{c,n,d}'::pg_catalog."char"[]))`;
 }
 
 /** The index access methods whose default operator classes a sort, DISTINCT, GROUP BY, merge or hash join uses without naming them: btree and hash, whose OIDs initdb fixes (pg_am.dat). */
-const SORT_AND_HASH = `(403, 405)`;
+const SORT_AND_HASH = `'{403,405}'::pg_catalog.oid[]`;
 
 /**
  * A person's code the server may call for any statement, whatever it names: a cast between two
@@ -283,7 +291,7 @@ const SORT_AND_HASH = `(403, 405)`;
  * (IMPLICIT_CODE asks the same for the first check, explicit casts included).
  */
 const IMPLICIT_ROOTS = `SELECT pg_catalog.concat('cast ', pg_catalog.format_type(k.castsource, NULL), ' AS ', pg_catalog.format_type(k.casttarget, NULL)) AS root,
-         'p' COLLATE "C" AS kind, k.castfunc AS oid
+         'p' COLLATE pg_catalog."C" AS kind, k.castfunc AS oid
     FROM pg_catalog.pg_cast k
    WHERE k.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND k.castfunc OPERATOR(pg_catalog.<>) 0
      AND k.castsource OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID} AND k.casttarget OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID}
@@ -292,11 +300,11 @@ const IMPLICIT_ROOTS = `SELECT pg_catalog.concat('cast ', pg_catalog.format_type
   UNION ALL SELECT pg_catalog.concat('operator class ', c.opcname), 'p', m.amproc
     FROM pg_catalog.pg_opclass c JOIN pg_catalog.pg_amproc m ON m.amprocfamily OPERATOR(pg_catalog.=) c.opcfamily
    WHERE c.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND c.opcdefault AND c.opcintype OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID}
-     AND c.opcmethod IN ${SORT_AND_HASH}
+     AND c.opcmethod OPERATOR(pg_catalog.=) ANY (${SORT_AND_HASH})
   UNION ALL SELECT pg_catalog.concat('operator class ', c.opcname), 'o', m.amopopr
     FROM pg_catalog.pg_opclass c JOIN pg_catalog.pg_amop m ON m.amopfamily OPERATOR(pg_catalog.=) c.opcfamily
    WHERE c.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND c.opcdefault AND c.opcintype OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID}
-     AND c.opcmethod IN ${SORT_AND_HASH}
+     AND c.opcmethod OPERATOR(pg_catalog.=) ANY (${SORT_AND_HASH})
   UNION ALL SELECT pg_catalog.concat('operator family ', f.opfname), 'p', m.amproc
     FROM pg_catalog.pg_amproc m JOIN pg_catalog.pg_opfamily f ON f.oid OPERATOR(pg_catalog.=) m.amprocfamily
    WHERE m.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND m.amprocfamily OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID}
@@ -315,7 +323,7 @@ const IMPLICIT_ROOTS = `SELECT pg_catalog.concat('cast ', pg_catalog.format_type
 export const IMPLICIT_CODE = `(EXISTS (SELECT FROM pg_catalog.pg_cast k WHERE k.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND k.castfunc OPERATOR(pg_catalog.<>) 0
             AND k.castsource OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID} AND k.casttarget OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID})
      OR EXISTS (SELECT FROM pg_catalog.pg_opclass c WHERE c.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND c.opcdefault
-                   AND c.opcintype OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID} AND c.opcmethod IN ${SORT_AND_HASH})
+                   AND c.opcintype OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID} AND c.opcmethod OPERATOR(pg_catalog.=) ANY (${SORT_AND_HASH}))
      OR EXISTS (SELECT FROM pg_catalog.pg_amproc m WHERE m.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND m.amprocfamily OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID})
      OR EXISTS (SELECT FROM pg_catalog.pg_amop m WHERE m.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND m.amopfamily OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID}))`;
 
@@ -437,7 +445,7 @@ function namedByConstant(tree: string, from: string, where: string): string {
 
 /** True when the stored tree `tree` calls a function that reads a relation whole by its name (namedByConstant). */
 function callsReadByName(tree: string): string {
-  return `EXISTS (SELECT FROM pg_catalog.pg_proc f WHERE f.proname IN (${READS_BY_NAME})
+  return `EXISTS (SELECT FROM pg_catalog.pg_proc f WHERE f.proname OPERATOR(pg_catalog.=) ANY (ARRAY[${READS_BY_NAME}]::pg_catalog.name[])
                       AND pg_catalog.strpos(${tree}, pg_catalog.concat(':funcid ', f.oid, ' ')) OPERATOR(pg_catalog.>) 0)`;
 }
 
@@ -457,7 +465,7 @@ export function handsRelationByName(tree: string): string {
  * as writtenValue. Set semantics (UNION) end the recursion on cycles.
  */
 export const REACH_CTE = `reach(root, kind, oid) AS (
-  SELECT r::pg_catalog.text, 'r' COLLATE "C", r::pg_catalog.oid
+  SELECT r::pg_catalog.text, 'r' COLLATE pg_catalog."C", r::pg_catalog.oid
     FROM pg_catalog.unnest($1::pg_catalog.text[]) AS n(name) CROSS JOIN LATERAL pg_catalog.to_regclass(n.name) AS r
    WHERE r IS NOT NULL
   UNION SELECT w::pg_catalog.text, 'w', w::pg_catalog.oid
@@ -480,14 +488,14 @@ export const REACH_CTE = `reach(root, kind, oid) AS (
   UNION
   SELECT r.root, e.kind, e.oid
     FROM reach r CROSS JOIN LATERAL (
-      SELECT ${KIND_OF_CLASS} COLLATE "C" AS kind, d.refobjid AS oid
+      SELECT ${KIND_OF_CLASS} COLLATE pg_catalog."C" AS kind, d.refobjid AS oid
         FROM pg_catalog.pg_rewrite w JOIN pg_catalog.pg_depend d
           ON d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_rewrite'::pg_catalog.regclass AND d.objid OPERATOR(pg_catalog.=) w.oid
        WHERE r.kind OPERATOR(pg_catalog.=) 'r' AND w.ev_class OPERATOR(pg_catalog.=) r.oid AND d.refobjid OPERATOR(pg_catalog.<>) r.oid
       UNION ALL SELECT 'r', m[1]::pg_catalog.oid
         FROM pg_catalog.pg_rewrite w CROSS JOIN LATERAL pg_catalog.regexp_matches(w.ev_action::pg_catalog.text, ':relid (\\d+)', 'g') AS m
        WHERE r.kind OPERATOR(pg_catalog.=) 'r' AND w.ev_class OPERATOR(pg_catalog.=) r.oid
-      UNION ALL SELECT CASE WHEN ${WRITES} AND p.prosqlbody::pg_catalog.text ~ ':commandType [2-5] ' THEN 'w' ELSE 'r' END, m[1]::pg_catalog.oid
+      UNION ALL SELECT CASE WHEN ${WRITES} AND p.prosqlbody::pg_catalog.text OPERATOR(pg_catalog.~) ':commandType [2-5] ' THEN 'w' ELSE 'r' END, m[1]::pg_catalog.oid
         FROM pg_catalog.pg_proc p CROSS JOIN LATERAL pg_catalog.regexp_matches(p.prosqlbody::pg_catalog.text, ':relid (\\d+)', 'g') AS m
        WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.=) r.oid AND p.prosqlbody IS NOT NULL
       UNION ALL SELECT 'r', i.inhrelid FROM pg_catalog.pg_inherits i
@@ -520,14 +528,14 @@ export const REACH_CTE = `reach(root, kind, oid) AS (
       UNION ALL SELECT ${KIND_OF_CLASS}, d.refobjid
         FROM (${relationDefinitions('r.oid')}) AS o JOIN pg_catalog.pg_depend d
           ON d.classid OPERATOR(pg_catalog.=) o.classid AND d.objid OPERATOR(pg_catalog.=) o.oid
-       WHERE r.kind OPERATOR(pg_catalog.=) 'r' AND d.refclassid IN ${CODE_CLASSES}
+       WHERE r.kind OPERATOR(pg_catalog.=) 'r' AND d.refclassid OPERATOR(pg_catalog.=) ANY ${CODE_CLASSES}
       UNION ALL SELECT ${KIND_OF_CLASS}, d.refobjid FROM pg_catalog.pg_depend d
        WHERE r.kind OPERATOR(pg_catalog.=) 'k' AND d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
-         AND d.objid OPERATOR(pg_catalog.=) r.oid AND d.refclassid IN ${CODE_CLASSES}
+         AND d.objid OPERATOR(pg_catalog.=) r.oid AND d.refclassid OPERATOR(pg_catalog.=) ANY ${CODE_CLASSES}
       UNION ALL SELECT 'c', u FROM pg_catalog.pg_partitioned_table pt CROSS JOIN LATERAL pg_catalog.unnest(pt.partclass::pg_catalog.oid[]) AS u
-       WHERE r.kind IN ('r', 'k') AND pt.partrelid OPERATOR(pg_catalog.=) r.oid
+       WHERE r.kind OPERATOR(pg_catalog.=) ANY ('{r,k}'::pg_catalog.text[]) AND pt.partrelid OPERATOR(pg_catalog.=) r.oid
       UNION ALL SELECT 'k', i.inhparent FROM pg_catalog.pg_inherits i JOIN pg_catalog.pg_class ic ON ic.oid OPERATOR(pg_catalog.=) i.inhrelid
-       WHERE r.kind IN ('r', 'k') AND i.inhrelid OPERATOR(pg_catalog.=) r.oid AND ic.relispartition
+       WHERE r.kind OPERATOR(pg_catalog.=) ANY ('{r,k}'::pg_catalog.text[]) AND i.inhrelid OPERATOR(pg_catalog.=) r.oid AND ic.relispartition
       UNION ALL SELECT 'p', m.amproc FROM ${indexClasses('r.oid', 'amproc')} AND r.kind OPERATOR(pg_catalog.=) 'r'
       UNION ALL SELECT 'o', m.amopopr FROM ${indexClasses('r.oid', 'amop')} AND r.kind OPERATOR(pg_catalog.=) 'r'
       UNION ALL SELECT 't', a.atttypid FROM pg_catalog.pg_attribute a
@@ -572,7 +580,7 @@ export const REACH_CTE = `reach(root, kind, oid) AS (
       UNION ALL SELECT 'f', m.amopfamily FROM pg_catalog.pg_amop m
        WHERE r.kind OPERATOR(pg_catalog.=) 't' AND (m.amoplefttype OPERATOR(pg_catalog.=) r.oid OR m.amoprighttype OPERATOR(pg_catalog.=) r.oid)
       UNION ALL SELECT v.kind, v.oid FROM pg_catalog.pg_range g
-       CROSS JOIN LATERAL (VALUES ('t' COLLATE "C", g.rngsubtype), ('c', g.rngsubopc)) AS v(kind, oid)
+       CROSS JOIN LATERAL (VALUES ('t' COLLATE pg_catalog."C", g.rngsubtype), ('c', g.rngsubopc)) AS v(kind, oid)
        WHERE r.kind OPERATOR(pg_catalog.=) 't' AND g.rngtypid OPERATOR(pg_catalog.=) r.oid
       UNION ALL SELECT 't', g.rngtypid FROM pg_catalog.pg_range g
        WHERE r.kind OPERATOR(pg_catalog.=) 't' AND g.rngmultitypid OPERATOR(pg_catalog.=) r.oid
@@ -599,7 +607,7 @@ export const REACH_CTE = `reach(root, kind, oid) AS (
        WHERE r.kind OPERATOR(pg_catalog.=) 't' AND k.contypid OPERATOR(pg_catalog.=) r.oid AND d.refobjid OPERATOR(pg_catalog.<>) r.oid
     ) AS e
    WHERE r.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND e.kind IS NOT NULL
-     AND (e.kind IN ('r', 'w') OR e.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
+     AND (e.kind OPERATOR(pg_catalog.=) ANY ('{r,w}'::pg_catalog.text[]) OR e.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
           OR (e.kind OPERATOR(pg_catalog.=) 'p' AND e.oid OPERATOR(pg_catalog.<>) 0))
 )`;
 
@@ -616,32 +624,32 @@ export function reachFinding(exempt: string): string {
   (SELECT pg_catalog.concat('R ', r.root, ' reads ', c.relname)
      FROM reach r JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) r.oid
     WHERE r.kind OPERATOR(pg_catalog.=) 'r'
-      AND ((c.relname IN (${REFUSED})
+      AND ((c.relname OPERATOR(pg_catalog.=) ANY (ARRAY[${REFUSED}]::pg_catalog.name[])
             AND (c.oid OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID}
                  OR EXISTS (SELECT FROM pg_catalog.pg_depend d
                              WHERE d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
                                AND d.objid OPERATOR(pg_catalog.=) c.oid AND d.deptype OPERATOR(pg_catalog.=) 'e')))
-           OR (c.relname IN (${SECRETS}) AND c.relkind IN ('r', 'p')))
+           OR (c.relname OPERATOR(pg_catalog.=) ANY (ARRAY[${SECRETS}]::pg_catalog.name[]) AND c.relkind OPERATOR(pg_catalog.=) ANY ('{r,p}'::pg_catalog."char"[])))
     LIMIT 1),
   (SELECT CASE WHEN s.fdwname OPERATOR(pg_catalog.<>) 'postgres_fdw' THEN pg_catalog.concat('F ', r.root, ' reads ', c.relname)
                ELSE pg_catalog.concat('R ', r.root, ' reads ', s.remote) END
      FROM reach r JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) r.oid
      CROSS JOIN LATERAL (
        SELECT w.fdwname,
-              COALESCE((SELECT pg_catalog.substr(o, 12) FROM pg_catalog.unnest(ft.ftoptions) AS o WHERE o LIKE 'table\\_name=%' LIMIT 1), c.relname::pg_catalog.text) AS remote,
-              (SELECT pg_catalog.substr(o, 13) FROM pg_catalog.unnest(ft.ftoptions) AS o WHERE o LIKE 'schema\\_name=%' LIMIT 1) AS remote_schema
+              COALESCE((SELECT pg_catalog.substr(o, 12) FROM pg_catalog.unnest(ft.ftoptions) AS o WHERE o OPERATOR(pg_catalog.~~) 'table\\_name=%' LIMIT 1), c.relname::pg_catalog.text) AS remote,
+              (SELECT pg_catalog.substr(o, 13) FROM pg_catalog.unnest(ft.ftoptions) AS o WHERE o OPERATOR(pg_catalog.~~) 'schema\\_name=%' LIMIT 1) AS remote_schema
          FROM pg_catalog.pg_foreign_table ft JOIN pg_catalog.pg_foreign_server fs ON fs.oid OPERATOR(pg_catalog.=) ft.ftserver
          JOIN pg_catalog.pg_foreign_data_wrapper w ON w.oid OPERATOR(pg_catalog.=) fs.srvfdw
         WHERE ft.ftrelid OPERATOR(pg_catalog.=) c.oid) AS s
     WHERE r.kind OPERATOR(pg_catalog.=) 'r' AND c.relkind OPERATOR(pg_catalog.=) 'f'
-      AND (s.fdwname OPERATOR(pg_catalog.<>) 'postgres_fdw' OR pg_catalog.lower(s.remote) IN (${REFUSED}, ${SECRETS})
-           OR s.remote_schema IN ('pg_catalog', 'information_schema'))
+      AND (s.fdwname OPERATOR(pg_catalog.<>) 'postgres_fdw' OR pg_catalog.lower(s.remote) OPERATOR(pg_catalog.=) ANY (ARRAY[${REFUSED}, ${SECRETS}]::pg_catalog.text[])
+           OR s.remote_schema OPERATOR(pg_catalog.=) ANY ('{pg_catalog,information_schema}'::pg_catalog.text[]))
     LIMIT 1),
   (SELECT pg_catalog.concat('R ', r.root, ' reads ', x.w)
      FROM reach r JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) r.oid
      CROSS JOIN LATERAL pg_catalog.unnest(${BODY_WORDS}) AS x(w)
     WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND NOT p.prosecdef AND ${TEXT_LANGUAGE}
-      AND pg_catalog.lower(x.w) IN (${REFUSED}, ${SECRETS})
+      AND pg_catalog.lower(x.w) OPERATOR(pg_catalog.=) ANY (ARRAY[${REFUSED}, ${SECRETS}]::pg_catalog.text[])
     LIMIT 1),
   (SELECT pg_catalog.concat('D ', r.root, ' calls ', p.proname, '()')
      FROM reach r JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) r.oid
@@ -698,7 +706,7 @@ export function statisticsFinding(): string {
   return `COALESCE(
   (SELECT pg_catalog.concat('S ', r.root, ' reads ', c.relname)
      FROM reach r JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) r.oid
-    WHERE r.kind OPERATOR(pg_catalog.=) 'r' AND c.relname IN (${STATISTICS_VIEWS})
+    WHERE r.kind OPERATOR(pg_catalog.=) 'r' AND c.relname OPERATOR(pg_catalog.=) ANY (ARRAY[${STATISTICS_VIEWS}]::pg_catalog.name[])
       AND (c.oid OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID}
            OR EXISTS (SELECT FROM pg_catalog.pg_depend d
                        WHERE d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
@@ -708,17 +716,17 @@ export function statisticsFinding(): string {
      FROM reach r CROSS JOIN LATERAL (${STORED_TREES}) AS t
      CROSS JOIN LATERAL pg_catalog.regexp_matches(t.tree, ':(?:funcid|opfuncid|aggfnoid|winfnoid) (\\d+)', 'g') AS m
      JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) m[1]::pg_catalog.oid
-    WHERE r.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND (p.proname IN (${STATISTICS_FUNCTIONS}) OR p.oid OPERATOR(pg_catalog.=) ${AGE_OF_XID})
+    WHERE r.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND (p.proname OPERATOR(pg_catalog.=) ANY (ARRAY[${STATISTICS_FUNCTIONS}]::pg_catalog.name[]) OR p.oid OPERATOR(pg_catalog.=) ${AGE_OF_XID})
     LIMIT 1),
   (SELECT pg_catalog.concat('S ', r.root, ' calls ', p.proname, '()')
      FROM reach r JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) r.oid
-    WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND p.proname IN (${STATISTICS_FUNCTIONS})
+    WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND p.proname OPERATOR(pg_catalog.=) ANY (ARRAY[${STATISTICS_FUNCTIONS}]::pg_catalog.name[])
     LIMIT 1),
   (SELECT pg_catalog.concat('S ', r.root, ' calls ', x.w)
      FROM reach r JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) r.oid
      CROSS JOIN LATERAL pg_catalog.unnest(${BODY_WORDS}) AS x(w)
     WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND NOT p.prosecdef AND ${TEXT_LANGUAGE}
-      AND pg_catalog.lower(x.w) IN (${STATISTICS_FUNCTIONS}, ${STATISTICS_VIEWS})
+      AND pg_catalog.lower(x.w) OPERATOR(pg_catalog.=) ANY (ARRAY[${STATISTICS_FUNCTIONS}, ${STATISTICS_VIEWS}]::pg_catalog.text[])
     LIMIT 1),
   (SELECT pg_catalog.concat('S ', r.root, ' calls age()')
      FROM reach r JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) r.oid
@@ -821,7 +829,7 @@ const RUNS_TEXT = `p.prosrc OPERATOR(pg_catalog.~*) 'execute|do\\M'
                                      FROM pg_catalog.regexp_matches(p.prosrc, ${TOKEN}, 'g') WITH ORDINALITY AS t(m, n)
                                     WHERE t.m[1] OPERATOR(pg_catalog.!~) '^(\\s|--|/\\*)') AS k
                        WHERE k.word OPERATOR(pg_catalog.=) 'execute'
-                          OR (k.word OPERATOR(pg_catalog.=) 'do' AND k.next IS DISTINCT FROM 'nothing' AND k.next IS DISTINCT FROM 'update')))`;
+                          OR (k.word OPERATOR(pg_catalog.=) 'do' AND (k.next IS NULL OR k.next OPERATOR(pg_catalog.<>) ALL ('{nothing,update}'::pg_catalog.text[])))))`;
 
 /**
  * The settings a function's SET clauses (pg_proc.proconfig) may give it and still be judged as
@@ -850,7 +858,7 @@ export function configFinding(): string {
      CROSS JOIN LATERAL pg_catalog.unnest(p.proconfig) AS g(setting)
      CROSS JOIN LATERAL (SELECT pg_catalog.lower(pg_catalog.split_part(g.setting, '=', 1)) AS name) AS s
     WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND p.proconfig IS NOT NULL
-      AND pg_catalog.array_position(${CONFIG_KEPT}, s.name) IS NULL AND s.name NOT LIKE 'enable\\_%'
+      AND pg_catalog.array_position(${CONFIG_KEPT}, s.name) IS NULL AND s.name OPERATOR(pg_catalog.!~~) 'enable\\_%'
     LIMIT 1)`;
 }
 
@@ -874,7 +882,7 @@ export function runtimeCodeFinding(): string {
      FROM reach r JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) r.oid
      JOIN pg_catalog.pg_language l ON l.oid OPERATOR(pg_catalog.=) p.prolang
     WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
-      AND l.lanname NOT IN ('sql', 'plpgsql', 'internal')
+      AND l.lanname OPERATOR(pg_catalog.<>) ALL ('{sql,plpgsql,internal}'::pg_catalog.name[])
       AND NOT EXISTS (SELECT FROM pg_catalog.pg_depend d
                        WHERE d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass
                          AND d.objid OPERATOR(pg_catalog.=) p.oid AND d.deptype OPERATOR(pg_catalog.=) 'e')

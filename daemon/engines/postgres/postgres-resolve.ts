@@ -117,7 +117,7 @@ export function resolvesFurther(message: string): boolean {
 /** A relation the walk goes on from, unless it is a view that reads plainly (settledRelation, asked at the `view` stage). */
 const leafRoot = (
   lists: NameLists,
-): string => `(c.relhasrules OR c.relkind OPERATOR(pg_catalog.=) 'f' OR c.relhassubclass OR c.relname IN (${PG_HANACTL_SECRET_RELATIONS.map((n) => `'${n}'`).join(', ')})
+): string => `(c.relhasrules OR c.relkind OPERATOR(pg_catalog.=) 'f' OR c.relhassubclass OR c.relname OPERATOR(pg_catalog.=) ANY ('{${PG_HANACTL_SECRET_RELATIONS.join(',')}}'::pg_catalog.name[])
           OR (c.relhasindex AND ${personIndexClass('c.oid')}) OR ${personDefinitions('c')}
           OR (c.relrowsecurity AND ${personPolicy('c.oid', lists.policy())})
           OR EXISTS (SELECT FROM pg_catalog.pg_attribute a WHERE a.attrelid OPERATOR(pg_catalog.=) c.oid AND a.attnum OPERATOR(pg_catalog.>) 0
@@ -189,7 +189,7 @@ function routeConditions(references: StatementReferences, values: string[], into
      AND c.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
      AND (EXISTS (SELECT FROM (${writeFires('c.oid')}) AS o JOIN pg_catalog.pg_depend d
                    ON d.classid OPERATOR(pg_catalog.=) o.classid AND d.objid OPERATOR(pg_catalog.=) o.oid
-                  WHERE d.refclassid IN ('pg_catalog.pg_proc'::pg_catalog.regclass, 'pg_catalog.pg_operator'::pg_catalog.regclass, 'pg_catalog.pg_type'::pg_catalog.regclass)
+                  WHERE d.refclassid OPERATOR(pg_catalog.=) ANY (ARRAY['pg_catalog.pg_proc'::pg_catalog.regclass, 'pg_catalog.pg_operator'::pg_catalog.regclass, 'pg_catalog.pg_type'::pg_catalog.regclass])
                     AND d.refobjid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID})
           OR EXISTS (SELECT FROM pg_catalog.pg_depend d JOIN pg_catalog.pg_constraint k ON k.oid OPERATOR(pg_catalog.=) d.objid
                       WHERE ${cascadesTo('c.oid')})))`);

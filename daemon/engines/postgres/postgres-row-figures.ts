@@ -38,7 +38,7 @@ const READS_BY_NAME = Object.keys(PG_NAMES_RELATION)
 export function readsClassFigures(tree: string): string {
   return `((${tree} OPERATOR(${G}.~) ':relid 1259 ' AND ${tree} OPERATOR(${G}.~) ':varattno (0|1[012]) ')
      OR (${tree} OPERATOR(${G}.~) ':consttype 2205 [^{}]*:constvalue 4 \\[ -21 4 0 0 '
-         AND EXISTS (SELECT FROM ${G}.pg_proc f WHERE f.proname IN (${READS_BY_NAME})
+         AND EXISTS (SELECT FROM ${G}.pg_proc f WHERE f.proname OPERATOR(${G}.=) ANY (ARRAY[${READS_BY_NAME}]::${G}.name[])
                       AND ${G}.strpos(${tree}, ${G}.concat(':funcid ', f.oid, ' ')) OPERATOR(${G}.>) 0)))`;
 }
 

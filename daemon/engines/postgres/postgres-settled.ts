@@ -2,7 +2,15 @@ import { PG_EXECUTOR_STATISTICS_VIEWS } from '../../policy/pg-functions.generate
 import { PG_HANACTL_SECRET_RELATIONS, PG_REFUSED_RELATION_NAMES } from '../../policy/pg-functions.js';
 import { contextBarrierCandidate } from './postgres-context-barrier.js';
 import { childRelation, loginBypasses, ownerRightsCandidate } from './postgres-owner-rights.js';
-import { AGE_OF_XID, FIRST_NORMAL_OID, handsRelationByName, personDefinitions, personIndexClass, personPolicy, textArray } from './postgres-reach.js';
+import {
+  AGE_OF_XID,
+  FIRST_NORMAL_OID,
+  handsRelationByName,
+  personDefinitions,
+  personIndexClass,
+  personPolicy,
+  textArray,
+} from './postgres-reach.js';
 import { readsClassFigures } from './postgres-row-figures.js';
 
 /**
@@ -96,14 +104,14 @@ function viewReadsPlainly(a: string, separated: boolean, lists: NameLists): stri
                     JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) m[1]::pg_catalog.oid
                    WHERE pg_catalog.array_position(${names}, p.proname) IS NOT NULL${separated ? ` OR p.oid OPERATOR(pg_catalog.=) ${AGE_OF_XID}` : ''})
         OR ${handsRelationByName('w.ev_action::pg_catalog.text')}${separated ? FIGURES : ''}`;
-  return `${a}.relkind IN ('v', 'm') AND NOT EXISTS (SELECT FROM pg_catalog.pg_rewrite w WHERE w.ev_class OPERATOR(pg_catalog.=) ${a}.oid AND (
+  return `${a}.relkind OPERATOR(pg_catalog.=) ANY ('{v,m}'::pg_catalog."char"[]) AND NOT EXISTS (SELECT FROM pg_catalog.pg_rewrite w WHERE w.ev_class OPERATOR(pg_catalog.=) ${a}.oid AND (
         EXISTS (SELECT FROM pg_catalog.pg_depend d
                  WHERE d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_rewrite'::pg_catalog.regclass AND d.objid OPERATOR(pg_catalog.=) w.oid
                    AND d.refobjid OPERATOR(pg_catalog.<>) ${a}.oid
-                   AND CASE d.refclassid WHEN 'pg_catalog.pg_class'::pg_catalog.regclass THEN NOT ${plainRelation('d.refobjid', separated, lists)}
-                        WHEN 'pg_catalog.pg_proc'::pg_catalog.regclass THEN d.refobjid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
-                        WHEN 'pg_catalog.pg_operator'::pg_catalog.regclass THEN d.refobjid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
-                        WHEN 'pg_catalog.pg_type'::pg_catalog.regclass THEN d.refobjid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
+                   AND CASE WHEN d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass THEN NOT ${plainRelation('d.refobjid', separated, lists)}
+                        WHEN d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass THEN d.refobjid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
+                        WHEN d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_operator'::pg_catalog.regclass THEN d.refobjid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
+                        WHEN d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_type'::pg_catalog.regclass THEN d.refobjid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
                         ELSE false END)
         OR EXISTS (SELECT FROM pg_catalog.regexp_matches(w.ev_action::pg_catalog.text, ':relid (\\d+)', 'g') AS m
                     WHERE m[1]::pg_catalog.oid OPERATOR(pg_catalog.<>) ${a}.oid AND NOT ${plainRelation('m[1]::pg_catalog.oid', separated, lists)})${statistics}))`;
