@@ -732,7 +732,7 @@ export function statisticsFinding(): string {
      FROM reach r JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) r.oid
     WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND NOT p.prosecdef AND ${TEXT_LANGUAGE}
       AND EXISTS (SELECT FROM pg_catalog.unnest(${BODY_WORDS}) AS x(w) WHERE pg_catalog.lower(x.w) OPERATOR(pg_catalog.=) 'age')
-      AND EXISTS (SELECT FROM pg_catalog.unnest(${BODY_WORDS}) AS x(w) WHERE pg_catalog.lower(x.w) IN (${TRANSACTION_ID_WORDS}))
+      AND EXISTS (SELECT FROM pg_catalog.unnest(${BODY_WORDS}) AS x(w) WHERE pg_catalog.lower(x.w) OPERATOR(pg_catalog.=) ANY (ARRAY[${TRANSACTION_ID_WORDS}]::pg_catalog.text[]))
     LIMIT 1))`;
 }
 
