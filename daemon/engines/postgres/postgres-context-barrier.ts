@@ -158,7 +158,7 @@ export function contextBarrierFinding(): string {
 
 /** The refusal for a finding `V <root> reads <view>` or `V <root> calls <function>()` (what follows the kind), or undefined. */
 export function contextBarrierRefusal(what: string): HanactlError | undefined {
-  const found = /^(.*) (reads|calls) ([^ ]+)$/s.exec(what);
+  const found = /^(.*?) (reads|calls) (.+)$/s.exec(what);
   if (!found) return undefined;
   const [, root, verb, target] = found as unknown as [string, string, string, string];
   const details = { rule: 'context-barrier' };

@@ -144,6 +144,10 @@ describe('views and functions that filter by context values without a barrier, w
     expect(view?.message).toMatch(/^Refused: my_accounts is a view that filters rows \(by a condition, a join, a sublink/);
     expect(view?.message).toContain('ALTER VIEW my_accounts SET (security_barrier = true)');
     expect(refusal('V outer_v reads my_accounts')?.message).toMatch(/^Refused: outer_v reads my_accounts: my_accounts is a view/);
+    // A view whose name holds a space, found as the server quotes it.
+    const spaced = refusal('V app."my accounts" reads app."my accounts"');
+    expect(spaced?.details).toMatchObject({ rule: 'context-barrier' });
+    expect(spaced?.message).toContain('ALTER VIEW app."my accounts" SET (security_barrier = true)');
   });
 
   it('names an inlinable function and how to keep it from being inlined', () => {
