@@ -30,11 +30,20 @@ import type { Objection, StatementReferences } from '../../policy/types.js';
  *   symbol, casts, domains) (a text body is not parsed; SQL text it runs, EXECUTE or DO, is refused by
  *   runtimeCodeFinding rather than followed); for a function in language `internal`, the built-in
  *   its body names;
- * - an operator: its function and its planner estimators (pg_operator);
+ * - an operator: its function, its planner estimators, its negator and commutator (pg_operator:
+ *   left out of pg_depend, yet the planner swaps the negator in for NOT and an estimator calls the
+ *   commutator), and every operator family it belongs to (kind f: all its pg_amop operators and
+ *   pg_amproc functions, which a merge join, a sort USING it or a hash join calls unnamed);
+ * - what the server keeps beside a relation it reads (relationDefinitions): the functions,
+ *   operators, types and operator classes (kind c, then its family) that its partition key (and,
+ *   for a partition, its ancestors' keys: kind k), its indexes' expressions, predicates and
+ *   classes, its constraints and its statistics objects use (pg_depend), which the planner and
+ *   the relation cache evaluate or fold for a statement naming only the relation;
  * - a type: its input, output, send, receive, modifier, analyse and subscript functions, a
  *   domain's base type and CHECK constraints (pg_constraint, through pg_depend), its element and
- *   row types, a range's canonical and difference functions (pg_range), the support functions
- *   and operators of its operator classes (comparisons a sort, DISTINCT or join makes unnamed),
+ *   row types, a range's canonical and difference functions, subtype and subtype class, a
+ *   multirange's range (pg_range), every operator family with a class or member for it
+ *   (comparisons a sort, DISTINCT or join makes unnamed),
  *   every cast to it, and its implicit and assignment casts from it (pg_cast); an
  *   explicit cast from it is followed when the statement names the target type (as is a cast
  *   between two types the statement names).
