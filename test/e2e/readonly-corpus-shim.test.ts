@@ -35,7 +35,7 @@ const isPlan = (sql: string): boolean =>
  * relation's size (a partition's is its customer's share), refused where rows are separated.
  */
 const readsCounters = (sql: string): boolean =>
-  /\bpg_stat(io)?_\w+|\bpg_(relation|table|indexes|total_relation)_size\b|\b(SESSION|GLOBAL)_STATUS\b|\bSHOW\s+((GLOBAL|SESSION)\s+)?STATUS\b/i.test(
+  /\bpg_stat(io)?_\w+|\bpg_(relation|table|indexes|total_relation|database|tablespace)_size\b|\b(SESSION|GLOBAL)_STATUS\b|\bSHOW\s+((GLOBAL|SESSION)\s+)?STATUS\b/i.test(
     sql,
   );
 
