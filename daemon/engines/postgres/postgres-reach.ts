@@ -291,12 +291,27 @@ export function cascadesTo(rel: string): string {
 const SORT_AND_HASH = `'{403,405}'::pg_catalog.oid[]`;
 
 /**
+ * A person's operator o (made since initdb) that a built-in operator b names as its negator or
+ * commutator, as `FROM ... WHERE` over both. CREATE OPERATOR fills an empty negator or commutator
+ * of the operator it names with the new one's OID (OperatorUpd; PostgreSQL 15.20 asks for
+ * ownership of that operator, a superuser or an older server does not), and DROP OPERATOR
+ * empties it again; the planner then swaps o in for NOT over b (negate_clause), commutes a clause
+ * of b into o, and estimators call it, for a statement that names only b, in a view, a function's
+ * body or a policy as well. The link is written in both rows, so it is found from o's side, by a
+ * range scan of the OID index (pg_operator has no index on the links), and b's row confirms it.
+ */
+const BUILTIN_LINKED = `pg_catalog.pg_operator o JOIN pg_catalog.pg_operator b
+      ON b.oid OPERATOR(pg_catalog.=) ANY (ARRAY[o.oprnegate, o.oprcom]) AND o.oid OPERATOR(pg_catalog.=) ANY (ARRAY[b.oprnegate, b.oprcom])
+   WHERE o.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND b.oid OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID}`;
+
+/**
  * A person's code the server may call for any statement, whatever it names: a cast between two
  * built-in types through a function, made since initdb (the server picks an implicit or
  * assignment one while it resolves a built-in function's or operator's arguments; an explicit one
  * is followed when the statement names its target type, $5); a default btree or hash operator class for a built-in type (what a
- * sort, DISTINCT, GROUP BY or join of that type compares with); and a member added since initdb
- * to a built-in operator family. Each as `(root, kind, oid)`, found by the catalog's OID index
+ * sort, DISTINCT, GROUP BY or join of that type compares with); a member added since initdb
+ * to a built-in operator family; and an operator a built-in one names as its negator or commutator
+ * (BUILTIN_LINKED), rooted at the built-in's name. Each as `(root, kind, oid)`, found by the catalog's OID index
  * (IMPLICIT_CODE asks the same for the first check, explicit casts included).
  */
 const IMPLICIT_ROOTS = `SELECT pg_catalog.concat('cast ', pg_catalog.format_type(k.castsource, NULL), ' AS ', pg_catalog.format_type(k.casttarget, NULL)) AS root,
@@ -319,7 +334,8 @@ const IMPLICIT_ROOTS = `SELECT pg_catalog.concat('cast ', pg_catalog.format_type
    WHERE m.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND m.amprocfamily OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID}
   UNION ALL SELECT pg_catalog.concat('operator family ', f.opfname), 'o', m.amopopr
     FROM pg_catalog.pg_amop m JOIN pg_catalog.pg_opfamily f ON f.oid OPERATOR(pg_catalog.=) m.amopfamily
-   WHERE m.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND m.amopfamily OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID}`;
+   WHERE m.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND m.amopfamily OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID}
+  UNION ALL SELECT pg_catalog.concat('operator ', b.oprname), 'o', o.oid FROM ${BUILTIN_LINKED}`;
 
 /**
  * True when the database holds any of IMPLICIT_ROOTS: asked by the first check on every call, each
@@ -327,14 +343,17 @@ const IMPLICIT_ROOTS = `SELECT pg_catalog.concat('cast ', pg_catalog.format_type
  * operator added to a built-in family is asked too: the planner looks a family's members up by
  * strategy and type without the statement naming them (a cross-type comparison it derives from an
  * equivalence class, the test operator that proves an index predicate or a CHECK constraint, a
- * partition bound's comparison) and runs them while it plans.
+ * partition bound's comparison) and runs them while it plans. So is a person's operator linked
+ * from a built-in one (BUILTIN_LINKED): the built-in may be reached by name, keyword form, view,
+ * body or policy alike.
  */
 export const IMPLICIT_CODE = `(EXISTS (SELECT FROM pg_catalog.pg_cast k WHERE k.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND k.castfunc OPERATOR(pg_catalog.<>) 0
             AND k.castsource OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID} AND k.casttarget OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID})
      OR EXISTS (SELECT FROM pg_catalog.pg_opclass c WHERE c.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND c.opcdefault
                    AND c.opcintype OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID} AND c.opcmethod OPERATOR(pg_catalog.=) ANY (${SORT_AND_HASH}))
      OR EXISTS (SELECT FROM pg_catalog.pg_amproc m WHERE m.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND m.amprocfamily OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID})
-     OR EXISTS (SELECT FROM pg_catalog.pg_amop m WHERE m.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND m.amopfamily OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID}))`;
+     OR EXISTS (SELECT FROM pg_catalog.pg_amop m WHERE m.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND m.amopfamily OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID})
+     OR EXISTS (SELECT FROM ${BUILTIN_LINKED}))`;
 
 /**
  * The operator classes of relation `rel`'s indexes (an OID expression) whose code is a person's:
