@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ScratchPgDatabase, scratchPgDatabase, serverAvailable } from '../helpers/engines.js';
 import { TestHome } from '../helpers/hanactl-home.js';
@@ -129,6 +130,8 @@ describe.skipIf(!available)('the resolve step follows the catalog links the plan
       ['SELECT id, v FROM app.plain WHERE id = 20', [{ id: 20, v: 200 }]],
       ['SELECT id FROM app.t WHERE id = 2', [{ id: 2 }]],
       ['SELECT id FROM app.t ORDER BY id LIMIT 1', [{ id: 1 }]],
+      // NOT over a built-in whose negator is built-in: the planner swaps in <>, which runs nothing of a person's.
+      ['SELECT id FROM app.t WHERE NOT (id = 2) ORDER BY id LIMIT 1', [{ id: 1 }]],
     ] as const) {
       const result = await shim.call('run_query', { sql });
       expect(result.isError, `${sql}: ${textOf(result)}`).toBeFalsy();
@@ -136,3 +139,81 @@ describe.skipIf(!available)('the resolve step follows the catalog links the plan
     }
   });
 });
+
+const VICTIM = `${TAG}_victim`;
+
+/** Ends every session of the victim's application name: what the person's operators below run. */
+const TERMINATE = `PERFORM pg_catalog.pg_terminate_backend(s.pid) FROM pg_catalog.pg_stat_activity s WHERE s.application_name OPERATOR(pg_catalog.=) '${VICTIM}';`;
+
+/**
+ * A person's operator written into a built-in operator's row as its negator or commutator
+ * (CREATE OPERATOR fills an empty link of the operator it names; PostgreSQL 15.20 asks for
+ * ownership of that operator, which the server's own user has here). The planner swaps the negator
+ * in for NOT over the built-in `@>`, and commutes a clause of the built-in `^@`, for a statement
+ * that names only the built-in. In a scratch database: pg_operator is per database.
+ */
+/** Every statement of such a database is walked from both links: the refusal names the first it meets. */
+const LINKED_REFUSAL = /Refused: operator (@>|\^@) (reads pg_stat_activity|calls pg_terminate_backend\(\))/;
+
+const LINKED = [
+  'CREATE SCHEMA app',
+  'CREATE TABLE app.a (v int[], t text)',
+  "INSERT INTO app.a VALUES ('{1,2}', 'abc'), ('{3}', 'xyz')",
+  'ANALYZE app.a',
+  `CREATE FUNCTION app.noisy_fn(anyarray, anyarray) RETURNS boolean LANGUAGE plpgsql AS $$ BEGIN ${TERMINATE} RETURN false; END $$`,
+  'CREATE OPERATOR app.!@> (leftarg = anyarray, rightarg = anyarray, function = app.noisy_fn, negator = OPERATOR(pg_catalog.@>))',
+  `CREATE FUNCTION app.noisy_t(text, text) RETURNS boolean LANGUAGE plpgsql AS $$ BEGIN ${TERMINATE} RETURN false; END $$`,
+  'CREATE OPERATOR app.@^ (leftarg = text, rightarg = text, function = app.noisy_t, commutator = OPERATOR(pg_catalog.^@))',
+];
+
+describe.skipIf(!available)(
+  "the resolve step follows a person's operator a built-in names as its negator or commutator",
+  { timeout: 300_000 },
+  () => {
+    const home = new TestHome();
+    let scratch: ScratchPgDatabase | undefined;
+    let shim: ShimHandle;
+    let victim: pg.Client | undefined;
+
+    beforeAll(async () => {
+      scratch = await scratchPgDatabase(`${TAG}_b`, LINKED);
+      await home.ok(['add', '--no-test', '--no-password', 'pglinked', scratch.url]);
+      shim = await startShim(home.env, ['--connection', 'pglinked']);
+      victim = new pg.Client({ connectionString: scratch.url, application_name: VICTIM });
+      // Ended from outside, the client reports the error on itself.
+      victim.on('error', () => {});
+      await victim.connect();
+    });
+
+    afterAll(async () => {
+      await victim?.end().catch(() => {});
+      await shim?.close();
+      await home.dispose();
+      await scratch?.drop();
+    });
+
+    it.each([
+      ['run_query', 'SELECT v FROM app.a WHERE NOT (v @> ARRAY[2])', LINKED_REFUSAL],
+      ['explain_query', 'SELECT v FROM app.a WHERE NOT (v @> ARRAY[2])', LINKED_REFUSAL],
+      ['run_query', "SELECT t FROM app.a WHERE 'ab' ^@ t", LINKED_REFUSAL],
+      ['run_query', "SELECT t FROM app.a WHERE t ^@ 'ab'", LINKED_REFUSAL],
+    ])('%s refuses %s, and the other session lives', async (tool, sql, message) => {
+      const result = await shim.call(tool, { sql });
+      expect(result.isError, textOf(result)).toBe(true);
+      expect(textOf(result)).toMatch(/Refused: /);
+      expect(textOf(result)).toMatch(message);
+      const alive = await victim?.query('SELECT 1 AS one');
+      expect(alive?.rows).toEqual([{ one: 1 }]);
+    });
+
+    it('answers again once the operators are dropped, which clears the built-in rows', async () => {
+      await scratch?.db.query('DROP OPERATOR app.!@> (anyarray, anyarray)');
+      await scratch?.db.query('DROP OPERATOR app.@^ (text, text)');
+      const result = await shim.call('run_query', { sql: "SELECT v FROM app.a WHERE NOT (v @> ARRAY[2]) AND t ^@ 'x'" });
+      expect(result.isError, textOf(result)).toBeFalsy();
+      expect(result.structuredContent).toMatchObject({ rows: [{ v: [3] }] });
+      const alive = await victim?.query('SELECT 1 AS one');
+      expect(alive?.rows).toEqual([{ one: 1 }]);
+    });
+  },
+);
