@@ -52,7 +52,8 @@ import type { Objection, StatementReferences } from '../../policy/types.js';
  *   calls for a statement naming only the table and built-in operators (indexClasses);
  * - on every walk, what the server may call for any statement without its name (IMPLICIT_ROOTS):
  *   a cast between built-in types through a function made since initdb, a default btree or hash
- *   operator class made since for a built-in type, a member added since to a built-in family.
+ *   operator class made since for a built-in type, a member added since to a built-in family,
+ *   an operator made since that a built-in operator names as its negator or commutator.
  * - a relation the statement writes (INSERT, UPDATE, DELETE, MERGE, COPY ... FROM): all a read
  *   of it follows, and what a write to it fires, from the server's records of its own rows:
  *   what its triggers (row, statement, constraint; their functions and WHEN clauses), defaults

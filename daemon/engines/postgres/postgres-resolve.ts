@@ -161,8 +161,8 @@ function boundNames(values: string[]): NameLists {
  * created since, or a cast to a named type through a function created since. A named relation
  * with an index of an operator class made since initdb goes to the walk too (personIndexClass),
  * and so does every statement of a database that holds a person's cast between built-in types,
- * default sort or hash class for one, or member of a built-in family (IMPLICIT_CODE), which the
- * server calls without their names.
+ * default sort or hash class for one, member of a built-in family, or operator a built-in one
+ * names as its negator or commutator (IMPLICIT_CODE), which the server calls without their names.
  */
 function routeConditions(references: StatementReferences, values: string[], intoViews: boolean): string[] {
   const out: string[] = [IMPLICIT_CODE];
