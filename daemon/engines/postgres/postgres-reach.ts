@@ -44,9 +44,12 @@ import type { Objection, StatementReferences } from '../../policy/types.js';
  *   row types, a range's canonical and difference functions, subtype and subtype class, a
  *   multirange's range (pg_range), every operator family with a class or member for it
  *   (comparisons a sort, DISTINCT or join makes unnamed),
- *   every cast to it, and its implicit and assignment casts from it (pg_cast); an
- *   explicit cast from it is followed when the statement names the target type (as is a cast
- *   between two types the statement names).
+ *   every cast to it and every cast from it, explicit ones too (pg_cast): the server's own code
+ *   looks a cast up for a type made since initdb that the statement never names (to_json,
+ *   to_jsonb, row_to_json, json_agg, json_build_object and the rest of their family call a
+ *   type's explicit cast to json or jsonb for each value, at any depth: through a domain's base
+ *   type, an array's element, a composite's fields, a range's subtype), and a cast between two
+ *   types the statement names is followed as well.
  * - a relation's indexes of an operator class made since initdb (or of a family that was, or
  *   gained a member since): the class's support functions and operators, which an index scan
  *   calls for a statement naming only the table and built-in operators (indexClasses);
@@ -624,12 +627,9 @@ export const REACH_CTE = `reach(root, kind, oid) AS (
       UNION ALL SELECT 'r', t.typrelid FROM pg_catalog.pg_type t
        WHERE r.kind OPERATOR(pg_catalog.=) 't' AND t.oid OPERATOR(pg_catalog.=) r.oid
       UNION ALL SELECT 'p', k.castfunc FROM pg_catalog.pg_cast k
-       WHERE r.kind OPERATOR(pg_catalog.=) 't'
-         AND (k.casttarget OPERATOR(pg_catalog.=) r.oid
-              OR (k.castsource OPERATOR(pg_catalog.=) r.oid
-                  AND (k.castcontext OPERATOR(pg_catalog.<>) 'e'
-                       OR EXISTS (SELECT FROM pg_catalog.pg_type u WHERE u.oid OPERATOR(pg_catalog.=) k.casttarget
-                                   AND u.typname OPERATOR(pg_catalog.=) ANY ($5::pg_catalog.name[])))))
+       WHERE r.kind OPERATOR(pg_catalog.=) 't' AND k.casttarget OPERATOR(pg_catalog.=) r.oid
+      UNION ALL SELECT 'p', k.castfunc FROM pg_catalog.pg_cast k
+       WHERE r.kind OPERATOR(pg_catalog.=) 't' AND k.castsource OPERATOR(pg_catalog.=) r.oid
       UNION ALL SELECT ${KIND_OF_CLASS}, d.refobjid
         FROM pg_catalog.pg_constraint k JOIN pg_catalog.pg_depend d
           ON d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_constraint'::pg_catalog.regclass AND d.objid OPERATOR(pg_catalog.=) k.oid
