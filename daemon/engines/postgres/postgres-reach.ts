@@ -47,9 +47,11 @@ import type { Objection, StatementReferences } from '../../policy/types.js';
  *   every cast to it and every cast from it, explicit ones too (pg_cast): the server's own code
  *   looks a cast up for a type made since initdb that the statement never names (to_json,
  *   to_jsonb, row_to_json, json_agg, json_build_object and the rest of their family call a
- *   type's explicit cast to json or jsonb for each value, at any depth: through a domain's base
- *   type, an array's element, a composite's fields, a range's subtype), and a cast between two
- *   types the statement names is followed as well.
+ *   type's explicit cast to json for each value, to_jsonb and jsonb_agg too, at any depth: a
+ *   domain's base type, an array's element, a composite's fields; json.c and jsonb.c,
+ *   json_categorize_type), and an extension may look one up as well: so every cast of a type the
+ *   walk follows is, whoever looks it up. A cast between two types the statement names is followed
+ *   as well.
  * - a relation's indexes of an operator class made since initdb (or of a family that was, or
  *   gained a member since): the class's support functions and operators, which an index scan
  *   calls for a statement naming only the table and built-in operators (indexClasses);
