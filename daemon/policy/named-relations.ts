@@ -1,5 +1,6 @@
 import { pgStatisticsRelationObjection, postgresStatisticsRule, postgresTransactionAgeRule } from './executor-statistics.js';
 import { PG_NAMES_RELATION } from './pg-functions.generated.js';
+import { postgresSystemColumnRule } from './system-columns.js';
 import { callArguments, literalArgument, matchParens } from './pg-functions.js';
 import { catalogFiguresObjection } from './planner-figures.js';
 import { callName } from './tokens.js';
@@ -67,8 +68,14 @@ export function postgresNamedRelationRule(tokens: readonly Token[]): Objection |
 
 /**
  * PostgreSQL's token rules where rows are separated: the executor's statistics by name, the
- * relations functions read by name, and age() of a transaction id.
+ * relations functions read by name, age() of a transaction id, and the system columns that are
+ * a row's physical or transaction coordinates (and TABLESAMPLE).
  */
 export function postgresSeparatedRowsRule(tokens: readonly Token[]): Objection | undefined {
-  return postgresStatisticsRule(tokens) ?? postgresNamedRelationRule(tokens) ?? postgresTransactionAgeRule(tokens);
+  return (
+    postgresStatisticsRule(tokens) ??
+    postgresNamedRelationRule(tokens) ??
+    postgresTransactionAgeRule(tokens) ??
+    postgresSystemColumnRule(tokens)
+  );
 }

@@ -16,6 +16,7 @@ import {
 } from './pg-functions.js';
 import { MAX_PARSE_TREE_CHARS, megabytes, parsePostgres } from './pg-parser.js';
 import { catalogFiguresRule, plannerFiguresObjection } from './planner-figures.js';
+import { PG_COORDINATE_COLUMNS, systemColumnNameObjection, systemColumnObjection } from './system-columns.js';
 import type { Objection, PolicyOptions, StatementReferences, Verdict } from './types.js';
 
 const DISAGREE_HINT = 'Write the statement plainly, without unusual quoting or comments, and send it again.';
@@ -102,6 +103,8 @@ export function postgresParserObjection(
         [...parsed.columns, ...parsed.types, ...parsed.attributes, ...parsed.calls.map((call) => call.name)],
       );
     if (figures) return figures;
+    const coordinates = systemColumnsObjection(parsed);
+    if (coordinates) return coordinates;
   }
   // What SQL text handed to functions names, resolved with the statement's own (query_to_xml runs it in the same session).
   const inner: StatementReferences[] = [];
@@ -165,6 +168,24 @@ export function postgresParserObjection(
         ...inner,
       ]),
     );
+  }
+  return undefined;
+}
+
+/**
+ * Where rows are separated: a system column that is a row's physical or transaction coordinate,
+ * in every form the server reads as one (a column reference's any part: ctid, o.ctid; a name
+ * after an indirection: (o).ctid, (o.*).xmin; functional notation with one argument: ctid(o)),
+ * and any TABLESAMPLE (system-columns.ts).
+ */
+function systemColumnsObjection(parsed: Extract<ReturnType<typeof parsePostgres>, { ok: true }>): Objection | undefined {
+  if (parsed.samples.length > 0) return systemColumnObjection('TABLESAMPLE');
+  for (const name of [...parsed.columns, ...parsed.attributes]) {
+    const refused = systemColumnNameObjection(name);
+    if (refused) return refused;
+  }
+  for (const call of parsed.calls) {
+    if (call.argCount === 1 && PG_COORDINATE_COLUMNS.has(call.folded)) return systemColumnObjection(call.folded);
   }
   return undefined;
 }

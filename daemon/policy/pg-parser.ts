@@ -68,6 +68,8 @@ export type Parsed =
       readonly types: readonly string[];
       readonly attributes: readonly string[];
       readonly keywordCalls: readonly string[];
+      /** The sampling method of each TABLESAMPLE (RangeTableSample), as folded. */
+      readonly samples: readonly string[];
     }
   | {
       readonly ok: false;
@@ -265,6 +267,7 @@ interface Found {
   readonly types: Set<string>;
   readonly attributes: Set<string>;
   readonly keywordCalls: Set<string>;
+  readonly samples: string[];
 }
 
 /**
@@ -360,6 +363,7 @@ function walk(root: unknown, found: Found): boolean {
         if (Array.isArray(child.fields) && child.fields.some((f) => isNode(f) && f.A_Star !== undefined))
           found.stars.add(fields.at(-1) ?? '');
       }
+      if (key === 'RangeTableSample') found.samples.push(strings(child.method).at(-1) ?? '');
       if (key === 'RangeVar' && typeof child.relname === 'string') {
         const alias = isNode(child.alias) ? child.alias : undefined;
         found.ranges.push({
@@ -415,6 +419,7 @@ const SPECIAL_KEYS: ReadonlySet<string> = new Set([
   'lockingClause',
   'FuncCall',
   'RangeVar',
+  'RangeTableSample',
   'VariableSetStmt',
   'setstmt',
   // collectReferences
@@ -471,6 +476,7 @@ export function parsePostgres(sql: string): Parsed {
     types: new Set(),
     attributes: new Set(),
     keywordCalls: new Set(),
+    samples: [],
   };
   const statements = stmts.map((raw: unknown) => {
     const stmt = isNode(raw) && isNode(raw.stmt) ? raw.stmt : {};
