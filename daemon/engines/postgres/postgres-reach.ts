@@ -220,7 +220,7 @@ const unicodeName = (q: string): string => `(SELECT pg_catalog.string_agg(CASE W
  * yields. More than the body names (a word in a comment or a string counts too), never less. The
  * body is tokenised only when a double quote encloses a character that is not one of a word's.
  */
-const BODY_WORDS = `ARRAY(SELECT x.w FROM pg_catalog.regexp_split_to_table(p.prosrc, '[^[:alnum:]_$]+') AS x(w)
+export const BODY_WORDS = `ARRAY(SELECT x.w FROM pg_catalog.regexp_split_to_table(p.prosrc, '[^[:alnum:]_$]+') AS x(w)
         UNION SELECT pg_catalog.lower(x.w) FROM pg_catalog.regexp_split_to_table(p.prosrc, '[^[:alnum:]_$]+') AS x(w)
         UNION SELECT CASE WHEN u.amp OPERATOR(pg_catalog.=) '&' AND pg_catalog.lower(u.prefix) OPERATOR(pg_catalog.=) 'u' THEN ${unicodeName('u.q')}
                           ELSE pg_catalog.replace(pg_catalog.substr(u.q, 2, pg_catalog.length(u.q) OPERATOR(pg_catalog.-) 2), '""', '"') END

@@ -28,6 +28,7 @@ import {
   writtenValue,
 } from './postgres-reach.js';
 import { rowFiguresFinding, rowFiguresRefusal } from './postgres-row-figures.js';
+import { systemColumnFinding, systemColumnRefusal } from './postgres-system-columns.js';
 import { judgedRelationNames, type NameLists, settledRelation } from './postgres-settled.js';
 import { contextFunctionBody } from './postgres-signed-context.js';
 
@@ -268,7 +269,7 @@ function walkValues(references: StatementReferences): BatchStep['values'] {
  */
 function findings(references: StatementReferences): string {
   return references.separated
-    ? `COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${refusedBuiltinFinding()}, ${runtimeCodeFinding()}, ${configFinding()}, ${statisticsFinding()}, ${ownerRightsFinding()}, ${rowFiguresFinding()}, ${contextBarrierFinding()})`
+    ? `COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${refusedBuiltinFinding()}, ${runtimeCodeFinding()}, ${configFinding()}, ${statisticsFinding()}, ${systemColumnFinding()}, ${ownerRightsFinding()}, ${rowFiguresFinding()}, ${contextBarrierFinding()})`
     : `COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${refusedBuiltinFinding()}, ${runtimeCodeFinding()}, ${configFinding()})`;
 }
 
@@ -324,6 +325,10 @@ export function resolveRefusal(message: string): HanactlError | undefined {
   }
   if (kind === 'N') {
     const refusal = rowFiguresRefusal(what);
+    if (refusal) return refusal;
+  }
+  if (kind === 'Y') {
+    const refusal = systemColumnRefusal(what);
     if (refusal) return refusal;
   }
   if (kind === 'S') {
