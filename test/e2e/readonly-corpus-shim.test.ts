@@ -39,6 +39,9 @@ const readsCounters = (sql: string): boolean =>
     sql,
   );
 
+/** A read of a system column that is a row's coordinate (ctid, xmin, ...) or a TABLESAMPLE, refused where rows are separated. */
+const readsCoordinates = (sql: string): boolean => /\b(ctid|xmin|xmax|cmin|cmax|TABLESAMPLE)\b/i.test(sql);
+
 const casesFor = (dialect: Dialect): PolicyCase[] => POLICY_CORPUS.filter((c) => c.dialects === 'all' || c.dialects.includes(dialect));
 
 /** One tool call; a protocol fault (thrown) reads like an `isError` result. */
@@ -119,6 +122,9 @@ for (const dialect of ['sqlite', 'postgres', 'mysql'] as const) {
       } else if (readsCounters(c.sql) && text.includes('(rule: executor-statistics)')) {
         // The executor's statistics count rows hidden from this caller, as a plan's figures do.
         tally.countersRefused++;
+      } else if (readsCoordinates(c.sql) && text.includes('(rule: system-column)')) {
+        // A tuple's position and transaction ids count rows hidden from this caller too.
+        tally.countersRefused++;
       } else if (!isError) {
         tally.ran++;
       } else if (text.startsWith('STATEMENT_REFUSED') && !text.includes('(rule: engine-read-only)')) {
@@ -143,7 +149,7 @@ for (const dialect of ['sqlite', 'postgres', 'mysql'] as const) {
       console.log(
         [
           `[${dialect}] shim: ${tally.refused} refused statements refused (${tally.namedRule} naming their rule); ${allowed} reads: ${tally.ran} ran, ` +
-            `${tally.plansRefused} plans and ${tally.countersRefused} statistics reads refused (rows are separated here), ${tally.falselyRefused.length} falsely refused, ${failed} failed on the engine; database changed after ${tally.changed.length}.`,
+            `${tally.plansRefused} plans and ${tally.countersRefused} statistics and system-column reads refused (rows are separated here), ${tally.falselyRefused.length} falsely refused, ${failed} failed on the engine; database changed after ${tally.changed.length}.`,
           ...tally.falselyRefused.map((f) => `  FALSELY REFUSED ${f}`),
           ...groups,
         ].join('\n'),

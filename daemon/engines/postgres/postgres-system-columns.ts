@@ -14,8 +14,8 @@ import { BODY_WORDS, FIRST_NORMAL_OID, STORED_TREES, TEXT_LANGUAGE } from './pos
 
 const G = 'pg_catalog';
 
-/** The names by attribute number, as a CASE over the matched digit. */
-const NAME_OF_ATTNUM = `CASE m[1] ${PG_COORDINATE_ATTNUMS.map((n) => `WHEN '${-n}' THEN '${['', 'ctid', 'xmin', 'cmin', 'xmax', 'cmax'][-n]}'`).join(' ')} END`;
+/** The names by attribute number (minus it, as the matched digits), by subscript: a CASE would look up = by name. */
+const NAME_OF_ATTNUM = `(ARRAY[${PG_COORDINATE_ATTNUMS.map((n) => `'${['', 'ctid', 'xmin', 'cmin', 'xmax', 'cmax'][-n]}'`).join(', ')}]::${G}.text[])[m[1]::${G}.int4]`;
 
 const WORDS = [...PG_COORDINATE_COLUMNS, 'tablesample'].map((w) => `'${w}'`).join(', ');
 
