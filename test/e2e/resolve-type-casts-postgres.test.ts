@@ -130,6 +130,22 @@ describe.skipIf(!available)("a person's cast to json that to_json calls unnamed"
     await alive();
   });
 
+  it.each(['shipments', 'comp', 'arr'])('sample_rows refuses s.%s, and the other session lives', async (table) => {
+    const result = await readOnly.call('sample_rows', { schema: 's', table });
+    expect(result.isError, textOf(result)).toBe(true);
+    expect(textOf(result)).toMatch(/Refused: .*(calls pg_terminate_backend\(\)|reads pg_catalog\."pg_stat_activity")/);
+    await alive();
+  });
+
+  it('refuses a function of a person whose body converts its argument to json', async () => {
+    await scratch?.db.query('CREATE FUNCTION s.label(x s.status) RETURNS text LANGUAGE sql AS $$ SELECT pg_catalog.to_json(x)::text $$');
+    await scratch?.db.query(`GRANT EXECUTE ON FUNCTION s.label(s.status) TO ${AGENT}`);
+    const result = await readOnly.call('run_query', { sql: "SELECT s.label('new')" });
+    expect(result.isError, textOf(result)).toBe(true);
+    expect(textOf(result)).toMatch(/Refused: label\(\) .*(calls pg_terminate_backend\(\)|reads pg_stat_activity)/);
+    await alive();
+  });
+
   it.each([
     'SELECT to_json(t) FROM s.tiers',
     'SELECT to_json(x) FROM s.tiers x',
