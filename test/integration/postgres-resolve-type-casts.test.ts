@@ -53,6 +53,8 @@ const OBJECTS = [
   'CREATE VIEW app.shipments_text AS SELECT id, st::text AS st FROM app.shipments',
   // Controls: a person's type with no cast, and built-in types only.
   "CREATE TYPE app.plain_enum AS ENUM ('x', 'y')",
+  // An I/O conversion cast runs the type's own output and input functions: nothing else to follow.
+  'CREATE CAST (app.plain_enum AS json) WITH INOUT',
   'CREATE TABLE app.plain_typed (id int, e app.plain_enum, a app.plain_enum[])',
   'CREATE TABLE app.builtin (id int, v text, j jsonb)',
   'CREATE VIEW app.builtin_v AS SELECT id, v FROM app.builtin',
@@ -122,7 +124,7 @@ describe.skipIf(!available)("PostgreSQL resolve step: every cast of a person's t
     expect(await answer(refs(['tiers'], ['to_json']), 'walk')).toMatch(/tier_json.*SECURITY DEFINER/);
   });
 
-  it("finds nothing for a person's type with no cast, nor for built-in types", async () => {
+  it("finds nothing for a person's type with no cast or an I/O conversion cast, nor for built-in types", async () => {
     expect(await answer(refs(['plain_typed'], ['to_json', 'json_agg']), 'walk')).toBe('nothing');
     expect(await answer(refs(['builtin'], ['to_json', 'row_to_json']), 'first')).toBe('nothing');
     expect(await answer(refs(['builtin_v'], ['to_json']), 'view')).toBe('nothing');
