@@ -1,14 +1,7 @@
-/**
- * The resolve step on its own judges a name after a dot (attribute notation: `(x).f` is f(x)) as
- * the call it may be, against the built-ins and extensions' functions the policy refuses and not
- * only functions created since initdb, and judges what only a writable connection runs with the
- * connection's mode.
- */
-import type pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FURTHER_MARKER, type ResolveStage, resolveRefusal, resolveStep } from '../../daemon/engines/postgres/postgres-resolve.js';
+import { describe, expect, it } from 'vitest';
 import type { StatementReferences } from '../../daemon/policy/types.js';
-import { type ScratchPgDatabase, scratchPgDatabase, serverAvailable } from '../helpers/engines.js';
+import { serverAvailable } from '../helpers/engines.js';
+import { resolveScratch } from '../helpers/resolve-scratch.js';
 
 const available = await serverAvailable('postgres');
 const TAG = `hanactl_rattr_${process.pid}`;
@@ -25,31 +18,7 @@ const OBJECTS = [
 
 // The walk is planned on every call, which on a busy server takes seconds.
 describe.skipIf(!available)('PostgreSQL resolve step: attribute notation and the connection mode', { timeout: 180_000 }, () => {
-  let scratch: ScratchPgDatabase | undefined;
-  let db: pg.Client | undefined;
-
-  beforeAll(async () => {
-    scratch = await scratchPgDatabase(TAG, OBJECTS);
-    db = scratch.db;
-  });
-
-  afterAll(async () => {
-    await scratch?.drop();
-  });
-
-  /** What the step at `stage` answers: nothing found, further, or the refusal's message. */
-  async function answer(references: StatementReferences, stage: ResolveStage): Promise<string> {
-    const step = resolveStep(references, stage);
-    if (!step || !db) throw new Error('no step');
-    try {
-      await db.query(step.text, step.values as string[]);
-      return 'nothing';
-    } catch (err) {
-      const message = (err as Error).message;
-      if (message.includes(FURTHER_MARKER)) return 'further';
-      return resolveRefusal(message)?.message ?? message;
-    }
-  }
+  const { answer } = resolveScratch(TAG, OBJECTS);
 
   const attributes = (names: string[], extra: Partial<StatementReferences> = {}): StatementReferences => ({
     relations: ['"public"."orders"'],

@@ -1,17 +1,7 @@
-/**
- * The resolve step follows what the planner and executor reach through catalog links rather than
- * through a name in the statement: an operator's negator and commutator, every operator family an
- * operator belongs to (a merge join's ordering operator, a sort's comparator, a hash join's hash
- * function), a range type's subtype operator class, and what depends on a relation it reads: a
- * partition key's class and expressions, a child's CHECK constraint, an index's expressions and
- * predicate, a statistics object's expressions (the planner or the relation cache evaluates their
- * constant parts).
- */
-import type pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FURTHER_MARKER, type ResolveStage, resolveRefusal, resolveStep } from '../../daemon/engines/postgres/postgres-resolve.js';
+import { describe, expect, it } from 'vitest';
 import type { StatementReferences } from '../../daemon/policy/types.js';
-import { type ScratchPgDatabase, scratchPgDatabase, serverAvailable } from '../helpers/engines.js';
+import { serverAvailable } from '../helpers/engines.js';
+import { resolveScratch } from '../helpers/resolve-scratch.js';
 
 const available = await serverAvailable('postgres');
 const TAG = `hanactl_rlinks_${process.pid}`;
@@ -75,31 +65,7 @@ const OBJECTS = [
 ];
 
 describe.skipIf(!available)('PostgreSQL resolve step: catalog links the planner and executor follow', { timeout: 180_000 }, () => {
-  let scratch: ScratchPgDatabase | undefined;
-  let db: pg.Client | undefined;
-
-  beforeAll(async () => {
-    scratch = await scratchPgDatabase(TAG, OBJECTS);
-    db = scratch.db;
-  });
-
-  afterAll(async () => {
-    await scratch?.drop();
-  });
-
-  /** What the step at `stage` answers: nothing found, further, or the refusal's message. */
-  async function answer(references: StatementReferences, stage: ResolveStage): Promise<string> {
-    const step = resolveStep(references, stage);
-    if (!step || !db) throw new Error('no step');
-    try {
-      await db.query(step.text, step.values as string[]);
-      return 'nothing';
-    } catch (err) {
-      const message = (err as Error).message;
-      if (message.includes(FURTHER_MARKER)) return 'further';
-      return resolveRefusal(message)?.message ?? message;
-    }
-  }
+  const { answer } = resolveScratch(TAG, OBJECTS);
 
   const refs = (relations: string[], operators: string[] = [], extra: Partial<StatementReferences> = {}): StatementReferences => ({
     relations: relations.map((r) => `"app"."${r}"`),
@@ -169,30 +135,7 @@ const LINKED = [
 ];
 
 describe.skipIf(!available)('PostgreSQL resolve step: a person operator linked from a built-in', { timeout: 180_000 }, () => {
-  let scratch: ScratchPgDatabase | undefined;
-  let db: pg.Client | undefined;
-
-  beforeAll(async () => {
-    scratch = await scratchPgDatabase(`${TAG}_b`, LINKED);
-    db = scratch.db;
-  });
-
-  afterAll(async () => {
-    await scratch?.drop();
-  });
-
-  async function answer(references: StatementReferences, stage: ResolveStage): Promise<string> {
-    const step = resolveStep(references, stage);
-    if (!step || !db) throw new Error('no step');
-    try {
-      await db.query(step.text, step.values as string[]);
-      return 'nothing';
-    } catch (err) {
-      const message = (err as Error).message;
-      if (message.includes(FURTHER_MARKER)) return 'further';
-      return resolveRefusal(message)?.message ?? message;
-    }
-  }
+  const { db, answer } = resolveScratch(`${TAG}_b`, LINKED);
 
   const refs = (operators: string[], extra: Partial<StatementReferences> = {}): StatementReferences => ({
     relations: ['"app"."a"'],
@@ -203,7 +146,7 @@ describe.skipIf(!available)('PostgreSQL resolve step: a person operator linked f
   });
 
   const links = async (): Promise<{ negate: string; com: string }> => {
-    const r = await db?.query(
+    const r = await db().query(
       `SELECT (SELECT oprnegate::regoperator::text FROM pg_catalog.pg_operator WHERE oid = '@>(anyarray,anyarray)'::regoperator) AS negate,
               (SELECT oprcom::regoperator::text FROM pg_catalog.pg_operator WHERE oid = '^@(text,text)'::regoperator) AS com`,
     );
@@ -230,20 +173,20 @@ describe.skipIf(!available)('PostgreSQL resolve step: a person operator linked f
     const [name, args] = signature.split('(') as [string, string];
     const types = args.replace(')', '').split(', ');
     const params = types.map((t, i) => `a${i} ${t}`).join(', ');
-    await db?.query(
+    await db().query(
       `CREATE OR REPLACE FUNCTION app.${name}(${params}) RETURNS boolean LANGUAGE plpgsql AS $$ BEGIN ${CANCEL} RETURN false; END $$`,
     );
     try {
       expect(await answer(refs(operators), 'first')).toBe('further');
       expect(await answer(refs(operators), 'walk')).toMatch(message);
     } finally {
-      await db?.query(`CREATE OR REPLACE FUNCTION app.${name}(${params}) RETURNS boolean LANGUAGE sql IMMUTABLE AS 'SELECT false'`);
+      await db().query(`CREATE OR REPLACE FUNCTION app.${name}(${params}) RETURNS boolean LANGUAGE sql IMMUTABLE AS 'SELECT false'`);
     }
   });
 
   it('answers again once the operators are dropped: DROP OPERATOR clears the built-in rows', async () => {
-    await db?.query('DROP OPERATOR app.!@> (anyarray, anyarray)');
-    await db?.query('DROP OPERATOR app.@^ (text, text)');
+    await db().query('DROP OPERATOR app.!@> (anyarray, anyarray)');
+    await db().query('DROP OPERATOR app.@^ (text, text)');
     expect(await links()).toEqual({ negate: '0', com: '0' });
     expect(await answer(refs(['@>', '^@']), 'first')).toBe('nothing');
     expect(await answer(refs(['@>', '^@']), 'walk')).toBe('nothing');

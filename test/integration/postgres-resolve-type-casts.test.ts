@@ -1,16 +1,7 @@
-/**
- * The resolve step follows every cast of a person's type, whichever way and in whatever context:
- * the server's own code looks casts up for a type that the statement never names. to_json and
- * its family (to_jsonb, row_to_json, json_agg, json_build_object, ...) categorise each value by
- * its base type and, for a type made since initdb, call its explicit cast to json or jsonb, at any
- * depth: a column of the type, a domain over it, a range of it, an array of it, a composite with
- * a field of it, and the same through a view.
- */
-import type pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FURTHER_MARKER, type ResolveStage, resolveRefusal, resolveStep } from '../../daemon/engines/postgres/postgres-resolve.js';
+import { describe, expect, it } from 'vitest';
 import type { StatementReferences } from '../../daemon/policy/types.js';
-import { type ScratchPgDatabase, scratchPgDatabase, serverAvailable } from '../helpers/engines.js';
+import { serverAvailable } from '../helpers/engines.js';
+import { resolveScratch } from '../helpers/resolve-scratch.js';
 
 const available = await serverAvailable('postgres');
 const TAG = `hanactl_rcasts_${process.pid}`;
@@ -62,31 +53,7 @@ const OBJECTS = [
 ];
 
 describe.skipIf(!available)("PostgreSQL resolve step: every cast of a person's type", { timeout: 180_000 }, () => {
-  let scratch: ScratchPgDatabase | undefined;
-  let db: pg.Client | undefined;
-
-  beforeAll(async () => {
-    scratch = await scratchPgDatabase(TAG, OBJECTS);
-    db = scratch.db;
-  });
-
-  afterAll(async () => {
-    await scratch?.drop();
-  });
-
-  /** What the step at `stage` answers: nothing found, further, or the refusal's message. */
-  async function answer(references: StatementReferences, stage: ResolveStage): Promise<string> {
-    const step = resolveStep(references, stage);
-    if (!step || !db) throw new Error('no step');
-    try {
-      await db.query(step.text, step.values as string[]);
-      return 'nothing';
-    } catch (err) {
-      const message = (err as Error).message;
-      if (message.includes(FURTHER_MARKER)) return 'further';
-      return resolveRefusal(message)?.message ?? message;
-    }
-  }
+  const { db, answer } = resolveScratch(TAG, OBJECTS);
 
   const refs = (relations: string[], functions: string[] = [], extra: Partial<StatementReferences> = {}): StatementReferences => ({
     relations: relations.map((r) => `"app"."${r}"`),
@@ -132,9 +99,9 @@ describe.skipIf(!available)("PostgreSQL resolve step: every cast of a person's t
   });
 
   it('the server itself runs the cast function for to_json of the column', async () => {
-    const r = await db?.query('SELECT pg_catalog.to_json(st)::text AS j FROM app.shipments');
+    const r = await db().query('SELECT pg_catalog.to_json(st)::text AS j FROM app.shipments');
     expect(r?.rows[0].j).toBe('"new"');
-    const calls = await db?.query("SELECT pg_catalog.to_json('new'::app.status)::text AS j");
+    const calls = await db().query("SELECT pg_catalog.to_json('new'::app.status)::text AS j");
     expect(calls?.rows[0].j).toBe('"new"');
   });
 });

@@ -1,5 +1,4 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { asCheckOwner } from '../../../../daemon/policy/check-owner.js';
 import { Pool, perSessionShare } from '../../../../daemon/pools/pool.js';
 import { hold, poolOptions, sqliteFixture } from './fixtures.js';
 
