@@ -1,4 +1,5 @@
 import { mysqlCredentialObjection } from '../../policy/credential-reads.js';
+import { mysqlDefaultValueObjection } from '../../policy/mysql-default-value.js';
 import { type DialectPolicy, ident, type LexicalSyntax, PLAIN_SYNTAX, str } from '../../policy/dialects.js';
 import { mysqlSystemTableObjection } from '../../policy/mysql-system-tables.js';
 import { mysqlStatusCountersRule } from '../../policy/status-counters.js';
@@ -23,7 +24,9 @@ export const MYSQL_DIALECT: DialectPolicy = {
   reads: ['SELECT', 'WITH', 'VALUES', 'TABLE', 'EXPLAIN', 'DESCRIBE', 'DESC', 'SHOW'],
   explainNamesTable: true,
   catalogRules: (tokens, allowWrite, database) =>
-    mysqlCredentialObjection(tokens, allowWrite, database) ?? mysqlSystemTableObjection(tokens, database),
+    mysqlCredentialObjection(tokens, allowWrite, database) ??
+    mysqlSystemTableObjection(tokens, database) ??
+    (allowWrite ? undefined : mysqlDefaultValueObjection(tokens)),
   separatedRowsRules: mysqlStatusCountersRule,
   colonEqualsAssigns: true,
   codeReachesContext: true,
