@@ -51,6 +51,9 @@ describe.skipIf(!available)('stored routines a statement reaches on MariaDB are 
     // Created under NO_BACKSLASH_ESCAPES, as a Windows path needs: the server parses it that way.
     [`pk_${s}`]: `(i BIGINT) RETURNS VARCHAR(20) SQL SECURITY DEFINER BEGIN DECLARE d VARCHAR(20) DEFAULT 'C:\\'; KILL QUERY i; SET d = 'D:\\'; RETURN d; END`,
     [`stop_${s}`]: `(i BIGINT) RETURNS INT SQL SECURITY INVOKER BEGIN KILL QUERY i; RETURN 1; END`,
+    // DEFAULT(col) evaluates the column's default, which may be NEXT VALUE FOR a sequence; here a constant.
+    [`def_${s}`]: `() RETURNS BIGINT SQL SECURITY DEFINER READS SQL DATA RETURN (SELECT DEFAULT(b) FROM td_${s} LIMIT 1)`,
+    [`decl_${s}`]: `() RETURNS INT SQL SECURITY DEFINER BEGIN DECLARE x INT DEFAULT (2 + 3); RETURN x; END`,
   };
 
   beforeAll(async () => {
@@ -59,6 +62,8 @@ describe.skipIf(!available)('stored routines a statement reaches on MariaDB are 
     longQueryTime = String(row?.v);
     await root.query(`CREATE TABLE t_${s} (a INT)`);
     await root.query(`INSERT INTO t_${s} VALUES (1), (2), (3)`);
+    await root.query(`CREATE TABLE td_${s} (id INT, b BIGINT DEFAULT 5)`);
+    await root.query(`INSERT INTO td_${s} (id) VALUES (1)`);
     for (const [name, rest] of Object.entries(functions)) {
       if (name.startsWith('pk_')) await root.query(`SET SESSION sql_mode = CONCAT(@@sql_mode, ',NO_BACKSLASH_ESCAPES')`);
       await root.query(`CREATE FUNCTION ${name}${rest}`);
@@ -66,6 +71,7 @@ describe.skipIf(!available)('stored routines a statement reaches on MariaDB are 
     }
     await root.query(`CREATE SQL SECURITY DEFINER VIEW dump_v_${s} AS SELECT dump_${s}() AS d`);
     await root.query(`CREATE SQL SECURITY DEFINER VIEW slow_v_${s} AS SELECT slow_${s}(0) AS sl`);
+    await root.query(`CREATE SQL SECURITY DEFINER VIEW def_v_${s} AS SELECT DEFAULT(b) AS d FROM td_${s}`);
     // The context recipe (docs/context-parameters.md): a DEFINER function returning the value, a TEMPTABLE view filtering by it.
     await root.query(`CREATE TABLE o_${s} (customer_id INT, item VARCHAR(20))`);
     await root.query(`INSERT INTO o_${s} VALUES (1, 'a'), (1, 'b'), (2, 'c')`);
@@ -85,6 +91,8 @@ describe.skipIf(!available)('stored routines a statement reaches on MariaDB are 
           await root.query(`GRANT SELECT, SHOW VIEW ON ${db}.dump_v_${s} TO '${login}'@'${host}'`);
           await root.query(`GRANT SELECT, SHOW VIEW ON ${db}.slow_v_${s} TO '${login}'@'${host}'`);
           await root.query(`GRANT SELECT, SHOW VIEW ON ${db}.mine_${s} TO '${login}'@'${host}'`);
+          await root.query(`GRANT SELECT, SHOW VIEW ON ${db}.def_v_${s} TO '${login}'@'${host}'`);
+          await root.query(`GRANT SELECT ON ${db}.td_${s} TO '${login}'@'${host}'`);
         }
       }
     const add = (name: string, login: string, ...more: string[]) =>
@@ -107,6 +115,8 @@ describe.skipIf(!available)('stored routines a statement reaches on MariaDB are 
       `DROP VIEW IF EXISTS dump_v_${s}`,
       `DROP VIEW IF EXISTS slow_v_${s}`,
       `DROP VIEW IF EXISTS mine_${s}`,
+      `DROP VIEW IF EXISTS def_v_${s}`,
+      `DROP TABLE IF EXISTS td_${s}`,
       `DROP TABLE IF EXISTS o_${s}`,
       ...Object.keys(functions).map((name) => `DROP FUNCTION IF EXISTS ${name}`),
       `DROP TABLE IF EXISTS t_${s}`,
@@ -194,6 +204,16 @@ describe.skipIf(!available)('stored routines a statement reaches on MariaDB are 
     expect(first(await rd.call('run_query', { sql: `SELECT inv_${s}() AS n` }), 'n')).toBe(3);
     // Without context values a DEFINER function may read tables: the login's rows are not separated.
     expect(first(await rd.call('run_query', { sql: `SELECT cnt_${s}() AS n` }), 'n')).toBe(3);
+  });
+
+  it("refuses DEFAULT(col), which evaluates a column's default (a sequence's next value), in a body, a view and the statement", async () => {
+    refused(await rd.call('run_query', { sql: `SELECT def_${s}() AS d` }), new RegExp(`def_${s}`), /DEFAULT\(column\)/, /stored-routine/);
+    refused(await rd.call('run_query', { sql: `SELECT d FROM def_v_${s}` }), new RegExp(`def_v_${s}`), /DEFAULT\(column\)/);
+    refused(await rd.call('sample_rows', { table: `def_v_${s}` }), new RegExp(`def_v_${s}`), /DEFAULT\(column\)/);
+    refused(await rd.call('run_query', { sql: `SELECT DEFAULT(b) AS d FROM td_${s}` }), /DEFAULT\(column\)/, /read-only/);
+    // A variable's declared default is not the call.
+    expect(first(await rd.call('run_query', { sql: `SELECT decl_${s}() AS v` }), 'v')).toBe(5);
+    expect(first(await rd.call('run_query', { sql: `SELECT b FROM td_${s}` }), 'b')).toBe(5);
   });
 
   it('refuses an INVOKER function whose body the login may not read: what it calls cannot be judged', async () => {
