@@ -53,6 +53,9 @@ describe.skipIf(!available)('stored routines a statement reaches on MariaDB are 
     [`stop_${s}`]: `(i BIGINT) RETURNS INT SQL SECURITY INVOKER BEGIN KILL QUERY i; RETURN 1; END`,
     // DEFAULT(col) evaluates the column's default, which may be NEXT VALUE FOR a sequence; here a constant.
     [`def_${s}`]: `() RETURNS BIGINT SQL SECURITY DEFINER READS SQL DATA RETURN (SELECT DEFAULT(b) FROM td_${s} LIMIT 1)`,
+    // Session and user variables outlive the call; a local one does not.
+    [`sm_${s}`]: `() RETURNS INT SQL SECURITY INVOKER BEGIN SET sql_mode = 'ANSI_QUOTES'; RETURN 1; END`,
+    [`uv_${s}`]: `() RETURNS INT SQL SECURITY DEFINER BEGIN DECLARE v INT; SET v = 1, @uv_${s} = 2; RETURN v; END`,
     [`decl_${s}`]: `() RETURNS INT SQL SECURITY DEFINER BEGIN DECLARE x INT DEFAULT (2 + 3); RETURN x; END`,
   };
 
@@ -214,6 +217,15 @@ describe.skipIf(!available)('stored routines a statement reaches on MariaDB are 
     // A variable's declared default is not the call.
     expect(first(await rd.call('run_query', { sql: `SELECT decl_${s}() AS v` }), 'v')).toBe(5);
     expect(first(await rd.call('run_query', { sql: `SELECT b FROM td_${s}` }), 'b')).toBe(5);
+  });
+
+  it('refuses a function that assigns a session or user variable, on read-only and context connections', async () => {
+    for (const shim of [rd, rdctx]) {
+      refused(await shim.call('run_query', { sql: `SELECT sm_${s}() AS v` }), new RegExp(`sm_${s}`), /sql_mode/, /session-change/);
+      refused(await shim.call('run_query', { sql: `SELECT uv_${s}() AS v` }), new RegExp(`uv_${s}`), new RegExp(`@uv_${s}`));
+    }
+    // Locals are the body's own: a function that sets only them runs.
+    expect(first(await rd.call('run_query', { sql: `SELECT plus_${s}(1) AS v` }), 'v')).toBe(2);
   });
 
   it('refuses an INVOKER function whose body the login may not read: what it calls cannot be judged', async () => {

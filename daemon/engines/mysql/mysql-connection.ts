@@ -27,6 +27,7 @@ import {
   type ReachedName,
   reachedBy,
   routineRefusal,
+  sessionChangeRefusal,
   setsContextRefusal,
   shownName,
   statisticsRefusal,
@@ -434,6 +435,7 @@ export class MysqlConnection implements DriverConnection {
           const judged = judgeDefinition(definition);
           if (judged.setsContext && separated) return setsContextRefusal(definition, item.path, judged.setsContext);
           if (judged.does && readOnly) return routineRefusal(definition, item.path, judged.does);
+          if (judged.changesSession && (readOnly || separated)) return sessionChangeRefusal(definition, item.path, judged.changesSession);
           if (judged.separatedDoes && separated) return statisticsRefusal(definition, item.path, judged.separatedDoes);
           if (separated && underDefiner && judged.readsTables && definition.kind !== 'VIEW')
             return definerReadsRefusal(definition, item.path);

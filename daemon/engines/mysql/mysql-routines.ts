@@ -272,6 +272,11 @@ export interface Judged {
   readonly separatedDoes?: string;
   /** It assigns a context variable (`@mcp_...`). */
   readonly setsContext?: string;
+  /**
+   * A session or user variable it assigns (`sql_mode`, `@x`), which outlives the call: any target
+   * of SET, `:=`, INTO or GET DIAGNOSTICS that is not a local variable the body declares.
+   */
+  readonly changesSession?: string;
   /** Its text reads a table (FROM, JOIN, TABLE). */
   readonly readsTables: boolean;
   /** What it calls and reads, unqualified names in its own schema. */
@@ -313,11 +318,12 @@ function expressionObjection(tokens: readonly Token[]): Objection | undefined {
 }
 
 /** `INTO a, b` targets from `at` (the INTO); returns the index after them, noting a context variable. */
-function intoTargets(tokens: readonly Token[], at: number, found: { setsContext?: string }): number {
+function intoTargets(tokens: readonly Token[], at: number, found: { setsContext?: string; changesSession?: string }): number {
   let j = at + 1;
   for (;;) {
     if (isPunct(tokens[j], '@')) {
       if (isContextVariable(tokens, j)) found.setsContext ??= `@${nameText(tokens[j + 1]) ?? tokens[j + 1]?.text}`;
+      found.changesSession ??= userVariable(tokens, j);
       j += 2;
     } else if (nameText(tokens[j]) !== undefined) j++;
     else break;
@@ -331,6 +337,9 @@ function intoTargets(tokens: readonly Token[], at: number, found: { setsContext?
 interface Found {
   does?: string;
   setsContext?: string;
+  changesSession?: string;
+  /** The local variables the body declares (DECLARE, FOR), upper case. */
+  readonly locals: ReadonlySet<string>;
   separatedDoes?: string;
   /** The schema the body's unqualified names are in. */
   readonly schema: string;
@@ -429,8 +438,11 @@ function judgeStatement(tokens: readonly Token[], found: Found): void {
         // FETCH c INTO targets; GET DIAGNOSTICS target = item.
         const into = findWord(tokens, i, ['INTO']);
         if (into < tokens.length) intoTargets(tokens, into, found);
-        for (let k = i; k < tokens.length; k++)
+        for (let k = i; k < tokens.length; k++) {
           if (isContextVariable(tokens, k) && isPunct(tokens[k + 2], '=')) found.setsContext ??= `@${nameText(tokens[k + 1])}`;
+          if (word === 'GET' && isPunct(tokens[k], '@') && !isPunct(tokens[k - 1], '@') && !isPunct(tokens[k + 1], '@') && isPunct(tokens[k + 2], '='))
+            found.changesSession ??= userVariable(tokens, k);
+        }
         return;
       }
       default: {
@@ -484,7 +496,55 @@ function judgeSet(tokens: readonly Token[], at: number, found: Found): void {
       return;
     }
     if (isContextVariable(tokens, k)) found.setsContext ??= `@${nameText(tokens[k + 1]) ?? tokens[k + 1]?.text}`;
+    found.changesSession ??= sessionTarget(tokens, k, found.locals);
   }
+}
+
+/** `@name` at `k` as shown, a user variable. */
+const userVariable = (tokens: readonly Token[], k: number): string =>
+  `@${nameText(tokens[k + 1]) ?? tokens[k + 1]?.text ?? ''}`;
+
+/**
+ * The variable a SET target at `k` changes outside the call, or undefined for a local variable:
+ * the server resolves a bare name to a local variable (or parameter) first, then to a system
+ * variable (sql_yacc.yy option_value_following_option_type, set_var); `SESSION`/`LOCAL name`,
+ * `@@name`, `@@session.name` are system variables, `@name` a user variable, `NAMES` and
+ * `CHARACTER SET` the connection's character sets. A parameter cannot be told from a system
+ * variable without the parameter list, so assigning one is refused too.
+ */
+function sessionTarget(tokens: readonly Token[], k: number, locals: ReadonlySet<string>): string | undefined {
+  if (isPunct(tokens[k], '@')) {
+    if (!isPunct(tokens[k + 1], '@')) return userVariable(tokens, k);
+    const scoped = isWord(tokens[k + 2], 'SESSION', 'LOCAL') && isPunct(tokens[k + 3], '.');
+    return nameText(tokens[k + (scoped ? 4 : 2)]) ?? '@@';
+  }
+  if (isWord(tokens[k], 'SESSION', 'LOCAL') && nameText(tokens[k + 1]) !== undefined && !isPunct(tokens[k + 1], '=')) {
+    return nameText(tokens[k + 1]);
+  }
+  const name = nameText(tokens[k]);
+  if (name === undefined) return undefined;
+  if (isWord(tokens[k], 'NAMES', 'CHARSET') || (isWord(tokens[k], 'CHARACTER') && isWord(tokens[k + 1], 'SET'))) return name;
+  return locals.has(name.toUpperCase()) ? undefined : name;
+}
+
+/** The local variables a body declares: `DECLARE a, b T` (not a handler, cursor or condition) and `FOR i IN`. */
+function localsOf(tokens: readonly Token[]): Set<string> {
+  const locals = new Set<string>();
+  for (let k = 0; k < tokens.length; k++) {
+    if (keywordAt(tokens, k) === 'FOR' && nameText(tokens[k + 1]) !== undefined && isWord(tokens[k + 2], 'IN'))
+      locals.add((nameText(tokens[k + 1]) as string).toUpperCase());
+    if (keywordAt(tokens, k) !== 'DECLARE') continue;
+    const names: string[] = [];
+    let j = k + 1;
+    while (nameText(tokens[j]) !== undefined) {
+      names.push((nameText(tokens[j]) as string).toUpperCase());
+      if (!isPunct(tokens[j + 1], ',')) break;
+      j += 2;
+    }
+    if (isWord(tokens[j + 1], 'CURSOR', 'CONDITION', 'HANDLER') || isWord(tokens[k + 1], 'CONTINUE', 'EXIT', 'UNDO')) continue;
+    for (const n of names) locals.add(n);
+  }
+  return locals;
 }
 
 /**
@@ -501,14 +561,16 @@ export function judgeDefinition(definition: Definition): Judged {
   const body = definition.body ?? '';
   const all: Judged[] = [];
   for (const syntax of readingsOf(body, true)) all.push(judgeTokens(definition, lex(body, syntax).tokens));
-  const pick = <K extends 'does' | 'separatedDoes' | 'setsContext'>(key: K): Judged[K] => all.find((j) => j[key])?.[key];
+  const pick = <K extends 'does' | 'separatedDoes' | 'setsContext' | 'changesSession'>(key: K): Judged[K] => all.find((j) => j[key])?.[key];
   const does = pick('does');
   const separatedDoes = pick('separatedDoes');
   const setsContext = pick('setsContext');
+  const changesSession = pick('changesSession');
   return {
     ...(does ? { does } : {}),
     ...(separatedDoes ? { separatedDoes } : {}),
     ...(setsContext ? { setsContext } : {}),
+    ...(changesSession ? { changesSession } : {}),
     readsTables: all.some((j) => j.readsTables),
     reached: {
       routines: unique(all.flatMap((j) => j.reached.routines)),
@@ -520,13 +582,15 @@ export function judgeDefinition(definition: Definition): Judged {
 
 /** judgeDefinition under one reading of the body. */
 function judgeTokens(definition: Definition, tokens: readonly Token[]): Judged {
-  const found: Found = { schema: definition.schema };
+  const found: Found = { schema: definition.schema, locals: localsOf(tokens) };
   const anywhere =
     deniedFunction(tokens, false) ?? hostAccessAnywhere(tokens) ?? MYSQL_DIALECT.catalogRules?.(tokens, false, definition.schema);
   if (anywhere) found.does = phrase(anywhere);
   for (let k = 0; k + 2 < tokens.length; k++) {
     if (isContextVariable(tokens, k) && isPunct(tokens[k + 2], ':') && isPunct(tokens[k + 3], '='))
       found.setsContext ??= `@${nameText(tokens[k + 1])}`;
+    if (isPunct(tokens[k], '@') && !isPunct(tokens[k - 1], '@') && isPunct(tokens[k + 2], ':') && isPunct(tokens[k + 3], '='))
+      found.changesSession ??= userVariable(tokens, k);
   }
   if (!found.does && definition.kind !== 'VIEW') {
     for (const statement of splitStatements(tokens)) {
@@ -542,7 +606,7 @@ function judgeTokens(definition: Definition, tokens: readonly Token[]): Judged {
   });
   const packages: ReachedName[] = [];
   const reached = { routines: unique(callsIn(tokens, packages)), relations: unique(relationsIn(tokens)), packages: unique(packages) };
-  const { schema: _schema, ...findings } = found;
+  const { schema: _schema, locals: _locals, ...findings } = found;
   return { ...findings, readsTables, reached };
 }
 
@@ -633,6 +697,15 @@ export function setsContextRefusal(definition: Definition, path: readonly string
     'session-change',
     `Refused: the statement runs ${shownName(definition)}${through(path)}, which assigns ${variable}, a context value that only hanactl sets, for each call.`,
     'Call routines that only read context values.',
+  );
+}
+
+/** The refusal of a routine whose body changes a session or user variable, which outlives the call. */
+export function sessionChangeRefusal(definition: Definition, path: readonly string[], variable: string): HanactlError {
+  return refusal(
+    'session-change',
+    `Refused: the statement runs ${shownName(definition)}${through(path)}, which assigns ${variable}, a session or user variable that outlives the call, and a call changes nothing in the session.`,
+    'Ask a person to change the routine so that it assigns only local variables it DECLAREs.',
   );
 }
 

@@ -378,3 +378,40 @@ describe('a procedure body statement judged by its lead', () => {
     expect(status.separatedDoes).toMatch(/SHOW SESSION STATUS/);
   });
 });
+
+describe('a body that changes the session', () => {
+  const changes = (body: string): string | undefined => judgeDefinition(fn(body)).changesSession;
+  it.each([
+    ["BEGIN SET sql_mode = 'ANSI_QUOTES'; RETURN 1; END", 'sql_mode'],
+    ["BEGIN SET SESSION sql_mode = ''; RETURN 1; END", 'sql_mode'],
+    ['BEGIN SET LOCAL sql_log_off = 1; RETURN 1; END', 'sql_log_off'],
+    ["BEGIN SET @@sql_mode = ''; RETURN 1; END", 'sql_mode'],
+    ["BEGIN SET @@session.sql_mode = ''; RETURN 1; END", 'sql_mode'],
+    ['BEGIN DECLARE s INT; SET s = 1, sql_log_off = 1; RETURN s; END', 'sql_log_off'],
+    ['BEGIN DECLARE s INT; SET s = 1, tx_read_only = 0; RETURN s; END', 'tx_read_only'],
+    ['BEGIN DECLARE s INT; SET s = 1, @mcp_customer_id = 2; RETURN s; END', '@mcp_customer_id'],
+    ['BEGIN SET @x = 1; RETURN 1; END', '@x'],
+    ["BEGIN SET @`y z` = 1; RETURN 1; END", '@y z'],
+    ['BEGIN DECLARE s INT; SET s = (SELECT 1), @x := 2; RETURN s; END', '@x'],
+    ['BEGIN SELECT 1 INTO @x; RETURN 1; END', '@x'],
+    ['BEGIN DECLARE s INT; SELECT 1, 2 INTO s, @x; RETURN s; END', '@x'],
+    ['RETURN (SELECT @x := 5)', '@x'],
+    ['BEGIN GET DIAGNOSTICS @n = ROW_COUNT; RETURN 1; END', '@n'],
+    ['BEGIN SET NAMES latin1; RETURN 1; END', 'NAMES'],
+    ['BEGIN SET STATEMENT max_statement_time = 1 FOR SET @x = 1; RETURN 1; END', '@x'],
+  ])('%s changes %s', (body, variable) => {
+    expect(changes(body)).toBe(variable);
+  });
+
+  it.each([
+    'BEGIN DECLARE s INT DEFAULT 0; SET s = s + 1; RETURN s; END',
+    'BEGIN DECLARE a, b INT; SET a = 1, b = 2; RETURN a + b; END',
+    'BEGIN DECLARE `q` INT; SET Q = 1; RETURN q; END',
+    'BEGIN DECLARE s INT; SELECT 1 INTO s; RETURN s + @x + @@sql_mode; END',
+    'BEGIN DECLARE s INT; FOR i IN 1 .. 3 DO SET s = i; END FOR; RETURN s; END',
+    'BEGIN DECLARE s INT; SET STATEMENT max_statement_time = 1 FOR SELECT 1 INTO s; RETURN s; END',
+    'RETURN @x = 1',
+  ])('%s changes nothing outside the call', (body) => {
+    expect(changes(body)).toBeUndefined();
+  });
+});
