@@ -36,7 +36,6 @@ const FILTERING: Record<string, string> = {
   v_ledger_having: 'SELECT account_id, max(note) AS note FROM app.ledger GROUP BY account_id HAVING account_id = 100',
   v_ledger_limit: 'SELECT * FROM app.ledger ORDER BY id LIMIT 1',
   v_ledger_distinct_on: 'SELECT DISTINCT ON (account_id) * FROM app.ledger ORDER BY account_id, id',
-  v_ledger_sample: 'SELECT * FROM app.ledger TABLESAMPLE SYSTEM (50)',
   // Through a function of a person's that reads the value in spellings a pattern over its text misses.
   v_notes_plpgsql: 'SELECT * FROM app.notes WHERE customer_id = app.cust_plpgsql()',
   v_notes_comment: 'SELECT * FROM app.notes WHERE customer_id = app.cust_comment()',
@@ -61,6 +60,7 @@ const OWNED = (owner: string, agent: string): string[] => [
   `CREATE FUNCTION app.cust_plpgsql() RETURNS int LANGUAGE plpgsql STABLE AS $$ BEGIN RETURN nullif(pg_catalog."current_setting"('mcp.customer_id',true),'')::int; END $$`,
   "CREATE FUNCTION app.cust_comment() RETURNS int LANGUAGE sql STABLE AS $$ SELECT nullif(current_setting /* ctx */ ('mcp.customer_id',true),'')::int $$",
   ...Object.entries(FILTERING).map(([name, sql]) => `CREATE VIEW app.${name} AS ${sql}`),
+  'CREATE VIEW app.v_ledger_sample AS SELECT * FROM app.ledger TABLESAMPLE SYSTEM (50)',
   `CREATE VIEW app.v_ledger_b WITH (security_barrier) AS ${FILTERING.v_ledger}`,
   // Projections: a renaming view over one relation, and a plain view over the barrier view.
   'CREATE VIEW app.v_ledger_cols AS SELECT id, note AS memo FROM app.ledger',
@@ -154,6 +154,20 @@ describe.skipIf(!available)('views and functions that remove rows without a barr
     const leaky = view.startsWith('v_notes') ? "note <> 'n-mine' AND note::int > 0" : "note <> 'led-mine' AND note::int > 0";
     refused(await scoped.call('run_query', { sql: `SELECT * FROM app.${view} WHERE ${leaky}` }), `app.${view}`);
     refused(await scoped.call('run_query', { sql: `SELECT * FROM app.${view}` }), `app.${view}`);
+  });
+
+  it('refuses a view that samples its rows, for the pages the sample reads (rule system-column)', async () => {
+    for (const sql of [
+      "SELECT * FROM app.v_ledger_sample WHERE note <> 'led-mine' AND note::int > 0",
+      'SELECT * FROM app.v_ledger_sample',
+    ]) {
+      const result = await scoped.call('run_query', { sql });
+      const text = textOf(result);
+      expect(result.isError, text).toBe(true);
+      expect(text).toContain('(rule: system-column)');
+      expect(text).toContain('app.v_ledger_sample');
+      expect(text).not.toMatch(HIDDEN);
+    }
   });
 
   it('refuses a projection over a view that filters, naming the inner one', async () => {
