@@ -489,7 +489,31 @@ function callsReadByName(tree: string): string {
  * before it do not settle the object.
  */
 export function handsRelationByName(tree: string): string {
-  return `(${tree} OPERATOR(pg_catalog.~) ':consttype 2205 ' AND ${callsReadByName(tree)})`;
+  return callsReadByName(tree);
+}
+
+/**
+ * True when the stored tree `tree` calls a function that reads a relation whole by its name with
+ * a first argument that is no regclass constant (a parameter, a variable, a column's value, or an
+ * expression such as to_regclass('x') or c.oid::regclass): the relation is chosen only when the
+ * statement runs, so the walk cannot follow it (namedByConstant follows constants only). A call's
+ * fields up to its arguments hold no braces, so its first argument is the node after `:args (`.
+ */
+function handsRelationAtRunTime(tree: string): string {
+  return `EXISTS (SELECT FROM pg_catalog.regexp_matches(${tree}, ':funcid (\\d+) [^{}]*:args \\((\\{CONST :consttype 2205 )?', 'g') AS m
+                   JOIN pg_catalog.pg_proc f ON f.oid OPERATOR(pg_catalog.=) m[1]::pg_catalog.oid
+                  WHERE m[2] IS NULL AND f.proname OPERATOR(pg_catalog.=) ANY (ARRAY[${READS_BY_NAME}]::pg_catalog.name[]))`;
+}
+
+/**
+ * True when the SQL or PL/pgSQL text body `body` calls a function that reads a relation whole by
+ * its name with anything but one plain string literal as its first argument (`table_to_xml(t,
+ * ...)`, `table_to_xml(to_regclass(x), ...)`), or names such a function without a call the text
+ * shows: each occurrence of the name must be followed by `(`, the literal and a comma.
+ */
+function textHandsRelationAtRunTime(body: string): string {
+  return `EXISTS (SELECT FROM pg_catalog.regexp_matches(${body}, '\\m(table_to_xml\\w*)\\M("?\\s*\\(\\s*''(?:[^'']|'''')*''\\s*,)?', 'gi') AS m
+                  WHERE m[2] IS NULL AND pg_catalog.lower(m[1]) OPERATOR(pg_catalog.=) ANY (ARRAY[${READS_BY_NAME}]::pg_catalog.text[]))`;
 }
 
 /**
@@ -904,6 +928,18 @@ export function configFinding(): string {
  */
 export function runtimeCodeFinding(): string {
   return `COALESCE(
+  (SELECT pg_catalog.concat('Q ', r.root, ' calls ', CASE WHEN r.kind OPERATOR(pg_catalog.=) 'p' THEN pg_catalog.concat(p.proname, '()') ELSE c.relname::pg_catalog.text END)
+     FROM reach r CROSS JOIN LATERAL (${STORED_TREES}) AS t
+     LEFT JOIN pg_catalog.pg_proc p ON r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.=) r.oid
+     LEFT JOIN pg_catalog.pg_class c ON r.kind OPERATOR(pg_catalog.<>) 'p' AND c.oid OPERATOR(pg_catalog.=) r.oid
+    WHERE r.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND ${handsRelationAtRunTime('t.tree')}
+    LIMIT 1),
+  (SELECT pg_catalog.concat('Q ', r.root, ' calls ', p.proname, '()')
+     FROM reach r JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) r.oid
+    WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND ${TEXT_LANGUAGE}
+      AND p.prosqlbody IS NULL AND p.prosrc OPERATOR(pg_catalog.~*) 'table_to_xml'
+      AND CASE WHEN ${textHandsRelationAtRunTime('p.prosrc')} THEN true ELSE false END
+    LIMIT 1),
   (SELECT pg_catalog.concat('X ', r.root, ' calls ', p.proname, '()')
      FROM reach r JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) r.oid
     WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND ${TEXT_LANGUAGE}

@@ -354,6 +354,17 @@ export function resolveRefusal(message: string): HanactlError | undefined {
       { rule: inner?.rule ?? 'denied-function', hint: inner?.hint ?? `Ask a person to run what needs ${name}() in a database client.` },
     );
   }
+  if (kind === 'Q') {
+    const through = root === target || root === `${target.replace(/\(\)$/, '')}()` ? target : `${root} calls ${target}, which`;
+    return new HanactlError(
+      'STATEMENT_REFUSED',
+      `Refused: ${through} hands table_to_xml (or its family) a relation chosen only when it runs (a parameter, a variable, a column's value or an expression rather than a constant name), so it runs text this statement does not show, which hanactl cannot check before it runs.`,
+      {
+        rule: 'dynamic-sql',
+        hint: "Call table_to_xml('schema.table', ...) with the table's name as one plain string literal, or select from the table directly.",
+      },
+    );
+  }
   if (kind === 'X' || kind === 'L') {
     const direct = root === target;
     const why =
