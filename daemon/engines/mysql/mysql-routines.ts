@@ -338,8 +338,8 @@ interface Found {
   does?: string;
   setsContext?: string;
   changesSession?: string;
-  /** The local variables the body declares (DECLARE, FOR), upper case. */
-  readonly locals: ReadonlySet<string>;
+  /** The local variables in scope at each token of the body (scopesOf), upper case. */
+  readonly locals: ReadonlyMap<Token, ReadonlySet<string>>;
   separatedDoes?: string;
   /** The schema the body's unqualified names are in. */
   readonly schema: string;
@@ -426,6 +426,8 @@ function judgeStatement(tokens: readonly Token[], found: Found): void {
         judgeSet(tokens, i, found);
         return;
       case 'CALL':
+        callArguments(tokens, i, found);
+        return;
       case 'OPEN':
       case 'CLOSE':
       case 'LEAVE':
@@ -440,7 +442,13 @@ function judgeStatement(tokens: readonly Token[], found: Found): void {
         if (into < tokens.length) intoTargets(tokens, into, found);
         for (let k = i; k < tokens.length; k++) {
           if (isContextVariable(tokens, k) && isPunct(tokens[k + 2], '=')) found.setsContext ??= `@${nameText(tokens[k + 1])}`;
-          if (word === 'GET' && isPunct(tokens[k], '@') && !isPunct(tokens[k - 1], '@') && !isPunct(tokens[k + 1], '@') && isPunct(tokens[k + 2], '='))
+          if (
+            word === 'GET' &&
+            isPunct(tokens[k], '@') &&
+            !isPunct(tokens[k - 1], '@') &&
+            !isPunct(tokens[k + 1], '@') &&
+            isPunct(tokens[k + 2], '=')
+          )
             found.changesSession ??= userVariable(tokens, k);
         }
         return;
@@ -496,13 +504,25 @@ function judgeSet(tokens: readonly Token[], at: number, found: Found): void {
       return;
     }
     if (isContextVariable(tokens, k)) found.setsContext ??= `@${nameText(tokens[k + 1]) ?? tokens[k + 1]?.text}`;
-    found.changesSession ??= sessionTarget(tokens, k, found.locals);
+    found.changesSession ??= sessionTarget(tokens, k, found.locals.get(tokens[k] as Token) ?? new Set());
+  }
+}
+
+/**
+ * `CALL p(...)` in a body: a user variable passed as an argument is assigned when an OUT or INOUT
+ * parameter takes it (sql_yacc.yy; `CALL p(@q)` sets @q however it is quoted), so every `@name`
+ * in the argument list counts as assigned.
+ */
+function callArguments(tokens: readonly Token[], at: number, found: Found): void {
+  for (let k = at + 1; k < tokens.length; k++) {
+    if (!isPunct(tokens[k], '@') || isPunct(tokens[k - 1], '@') || isPunct(tokens[k + 1], '@') || tokens[k + 1] === undefined) continue;
+    if (isContextVariable(tokens, k)) found.setsContext ??= userVariable(tokens, k);
+    found.changesSession ??= userVariable(tokens, k);
   }
 }
 
 /** `@name` at `k` as shown, a user variable. */
-const userVariable = (tokens: readonly Token[], k: number): string =>
-  `@${nameText(tokens[k + 1]) ?? tokens[k + 1]?.text ?? ''}`;
+const userVariable = (tokens: readonly Token[], k: number): string => `@${nameText(tokens[k + 1]) ?? tokens[k + 1]?.text ?? ''}`;
 
 /**
  * The variable a SET target at `k` changes outside the call, or undefined for a local variable:
@@ -527,24 +547,86 @@ function sessionTarget(tokens: readonly Token[], k: number, locals: ReadonlySet<
   return locals.has(name.toUpperCase()) ? undefined : name;
 }
 
-/** The local variables a body declares: `DECLARE a, b T` (not a handler, cursor or condition) and `FOR i IN`. */
-function localsOf(tokens: readonly Token[]): Set<string> {
-  const locals = new Set<string>();
-  for (let k = 0; k < tokens.length; k++) {
-    if (keywordAt(tokens, k) === 'FOR' && nameText(tokens[k + 1]) !== undefined && isWord(tokens[k + 2], 'IN'))
-      locals.add((nameText(tokens[k + 1]) as string).toUpperCase());
-    if (keywordAt(tokens, k) !== 'DECLARE') continue;
-    const names: string[] = [];
-    let j = k + 1;
-    while (nameText(tokens[j]) !== undefined) {
-      names.push((nameText(tokens[j]) as string).toUpperCase());
-      if (!isPunct(tokens[j + 1], ',')) break;
-      j += 2;
-    }
-    if (isWord(tokens[j + 1], 'CURSOR', 'CONDITION', 'HANDLER') || isWord(tokens[k + 1], 'CONTINUE', 'EXIT', 'UNDO')) continue;
-    for (const n of names) locals.add(n);
+/** The names `DECLARE` at `k` makes local variables: `DECLARE a, b T`, not a handler, cursor or condition. */
+function declaredAt(tokens: readonly Token[], k: number): string[] {
+  const names: string[] = [];
+  let j = k + 1;
+  while (nameText(tokens[j]) !== undefined) {
+    names.push((nameText(tokens[j]) as string).toUpperCase());
+    if (!isPunct(tokens[j + 1], ',')) break;
+    j += 2;
   }
-  return locals;
+  if (isWord(tokens[j + 1], 'CURSOR', 'CONDITION', 'HANDLER') || isWord(tokens[k + 1], 'CONTINUE', 'EXIT', 'UNDO')) return [];
+  return names;
+}
+
+/**
+ * The local variables in scope at each token of a body, as the server resolves a name by lexical
+ * scope (sp_pcontext): a DECLAREd name from its DECLARE to the END of the BEGIN block that holds it
+ * (a handler's block too), a FOR loop's variable from FOR to its END FOR. A name outside them is the
+ * system variable. `END IF`, `END LOOP`, `END WHILE`, `END REPEAT` close no scope, and a CASE (an
+ * expression or a statement) is closed by its own END. Under sql_mode ORACLE a DECLARE section
+ * before BEGIN belongs to that BEGIN's block.
+ */
+function scopesOf(tokens: readonly Token[]): Map<Token, ReadonlySet<string>> {
+  type Frame = { kind: 'block' | 'declare' | 'for' | 'case'; readonly names: Set<string> };
+  const stack: Frame[] = [{ kind: 'block', names: new Set() }];
+  const out = new Map<Token, ReadonlySet<string>>();
+  let current: ReadonlySet<string> = new Set();
+  const refresh = (): void => {
+    current = new Set(stack.flatMap((frame) => [...frame.names]));
+  };
+  const pop = (kind: Frame['kind']): void => {
+    // A DECLARE section no BEGIN took ends with the block that holds it.
+    if (kind === 'block') while (stack.length > 1 && stack.at(-1)?.kind === 'declare') stack.pop();
+    if (stack.length > 1 && stack.at(-1)?.kind === kind) stack.pop();
+    refresh();
+  };
+  // The lead word of the statement before the one at hand, and of the one at hand.
+  let previousLead: string | undefined;
+  let lead: string | undefined;
+  for (let k = 0; k < tokens.length; k++) {
+    const token = tokens[k] as Token;
+    out.set(token, current);
+    if (isPunct(token, ';')) {
+      previousLead = lead;
+      lead = undefined;
+      continue;
+    }
+    const word = keywordAt(tokens, k);
+    lead ??= word ?? '';
+    if (word === 'BEGIN') {
+      const top = stack.at(-1) as Frame;
+      if (top.kind === 'declare') top.kind = 'block';
+      else stack.push({ kind: 'block', names: new Set() });
+      previousLead = 'BEGIN';
+      lead = undefined;
+      if (isWord(tokens[k + 1], 'NOT') && isWord(tokens[k + 2], 'ATOMIC')) {
+        out.set(tokens[k + 1] as Token, current);
+        out.set(tokens[k + 2] as Token, current);
+        k += 2;
+      }
+    } else if (word === 'CASE') stack.push({ kind: 'case', names: new Set() });
+    else if (word === 'END') {
+      if (isWord(tokens[k + 1], 'FOR')) pop('for');
+      else if (isWord(tokens[k + 1], 'CASE')) pop('case');
+      else if (!isWord(tokens[k + 1], 'IF', 'LOOP', 'WHILE', 'REPEAT')) pop(stack.at(-1)?.kind === 'case' ? 'case' : 'block');
+      if (isWord(tokens[k + 1])) {
+        out.set(tokens[k + 1] as Token, current);
+        k++;
+      }
+    } else if (word === 'FOR' && nameText(tokens[k + 1]) !== undefined && isWord(tokens[k + 2], 'IN')) {
+      stack.push({ kind: 'for', names: new Set([(nameText(tokens[k + 1]) as string).toUpperCase()]) });
+      refresh();
+    } else if (word === 'DECLARE' && lead === 'DECLARE') {
+      // A declaration after BEGIN or another DECLARE is its block's; any other opens an ORACLE section.
+      if (previousLead !== 'BEGIN' && previousLead !== 'DECLARE' && stack.at(-1)?.kind !== 'declare')
+        stack.push({ kind: 'declare', names: new Set() });
+      for (const name of declaredAt(tokens, k)) (stack.at(-1) as Frame).names.add(name);
+      refresh();
+    }
+  }
+  return out;
 }
 
 /**
@@ -582,7 +664,7 @@ export function judgeDefinition(definition: Definition): Judged {
 
 /** judgeDefinition under one reading of the body. */
 function judgeTokens(definition: Definition, tokens: readonly Token[]): Judged {
-  const found: Found = { schema: definition.schema, locals: localsOf(tokens) };
+  const found: Found = { schema: definition.schema, locals: scopesOf(tokens) };
   const anywhere =
     deniedFunction(tokens, false) ?? hostAccessAnywhere(tokens) ?? MYSQL_DIALECT.catalogRules?.(tokens, false, definition.schema);
   if (anywhere) found.does = phrase(anywhere);

@@ -314,6 +314,8 @@ describe('a routine body judged by the statement check', () => {
       "RETURN (@mcp_customer_id := '2')",
       'BEGIN FETCH c INTO @mcp_customer_id; RETURN 1; END',
       'BEGIN GET DIAGNOSTICS @mcp_customer_id = NUMBER; RETURN 1; END',
+      'BEGIN CALL pz(@mcp_customer_id); RETURN 1; END',
+      'BEGIN CALL pz(1, @`mcp_customer_id`); RETURN 1; END',
     ])
       expect(judgeDefinition(fn(body)).setsContext, body).toMatch(/^@mcp_customer_id$/i);
     expect(judgeDefinition(fn('RETURN @mcp_customer_id')).setsContext).toBeUndefined();
@@ -391,7 +393,7 @@ describe('a body that changes the session', () => {
     ['BEGIN DECLARE s INT; SET s = 1, tx_read_only = 0; RETURN s; END', 'tx_read_only'],
     ['BEGIN DECLARE s INT; SET s = 1, @mcp_customer_id = 2; RETURN s; END', '@mcp_customer_id'],
     ['BEGIN SET @x = 1; RETURN 1; END', '@x'],
-    ["BEGIN SET @`y z` = 1; RETURN 1; END", '@y z'],
+    ['BEGIN SET @`y z` = 1; RETURN 1; END', '@y z'],
     ['BEGIN DECLARE s INT; SET s = (SELECT 1), @x := 2; RETURN s; END', '@x'],
     ['BEGIN SELECT 1 INTO @x; RETURN 1; END', '@x'],
     ['BEGIN DECLARE s INT; SELECT 1, 2 INTO s, @x; RETURN s; END', '@x'],
@@ -399,6 +401,33 @@ describe('a body that changes the session', () => {
     ['BEGIN GET DIAGNOSTICS @n = ROW_COUNT; RETURN 1; END', '@n'],
     ['BEGIN SET NAMES latin1; RETURN 1; END', 'NAMES'],
     ['BEGIN SET STATEMENT max_statement_time = 1 FOR SET @x = 1; RETURN 1; END', '@x'],
+    // A name is local only within the block that declares it (sp_pcontext): outside, the system variable.
+    ["BEGIN BEGIN DECLARE sql_mode INT; END; SET sql_mode = 'ANSI_QUOTES'; RETURN @@sql_mode; END", 'sql_mode'],
+    [
+      'BEGIN DECLARE CONTINUE HANDLER FOR SQLEXCEPTION BEGIN DECLARE max_error_count INT; END; SET max_error_count = 7; RETURN 1; END',
+      'max_error_count',
+    ],
+    [
+      "BEGIN FOR optimizer_switch IN 1 .. 1 DO BEGIN END; END FOR; SET optimizer_switch = 'condition_pushdown_for_derived=on'; RETURN 1; END",
+      'optimizer_switch',
+    ],
+    ['BEGIN l: BEGIN DECLARE sql_log_off INT; END l; SET sql_log_off = 1; RETURN 1; END', 'sql_log_off'],
+    ['BEGIN IF 1 THEN BEGIN DECLARE sql_log_off INT; SET sql_log_off = 1; END; END IF; SET sql_log_off = 1; RETURN 1; END', 'sql_log_off'],
+    ['BEGIN WHILE 0 DO BEGIN DECLARE sql_log_off INT; END; END WHILE; SET sql_log_off = 1; RETURN 1; END', 'sql_log_off'],
+    [
+      'BEGIN DECLARE s INT; BEGIN DECLARE sql_log_off INT; SET s = CASE WHEN 1 THEN 2 ELSE 3 END; END; SET sql_log_off = 1; RETURN s; END',
+      'sql_log_off',
+    ],
+    ['BEGIN CASE WHEN 1 THEN BEGIN DECLARE sql_log_off INT; END; END CASE; SET sql_log_off = 1; RETURN 1; END', 'sql_log_off'],
+    ['BEGIN FOR sql_log_off IN 1 .. 2 DO SET sql_log_off = 1; END FOR; SET sql_log_off = 1; RETURN 1; END', 'sql_log_off'],
+    ['BEGIN BEGIN NOT ATOMIC DECLARE sql_log_off INT; END; SET sql_log_off = 1; RETURN 1; END', 'sql_log_off'],
+    // An OUT or INOUT argument assigns the user variable passed to it, however it is quoted.
+    ["BEGIN CALL pz(@q); RETURN COALESCE(@q, 'q is NULL'); END", '@q'],
+    ['BEGIN CALL pz(1, @`q`); RETURN 1; END', '@q'],
+    ["BEGIN CALL pz(@'q'); RETURN 1; END", '@q'],
+    ['BEGIN CALL pz(@"q"); RETURN 1; END', '@q'],
+    ['BEGIN CALL shop.pz((@q)); RETURN 1; END', '@q'],
+    ['BEGIN IF 1 THEN CALL pz(@mcp_customer_id); END IF; RETURN 1; END', '@mcp_customer_id'],
   ])('%s changes %s', (body, variable) => {
     expect(changes(body)).toBe(variable);
   });
@@ -411,6 +440,11 @@ describe('a body that changes the session', () => {
     'BEGIN DECLARE s INT; FOR i IN 1 .. 3 DO SET s = i; END FOR; RETURN s; END',
     'BEGIN DECLARE s INT; SET STATEMENT max_statement_time = 1 FOR SELECT 1 INTO s; RETURN s; END',
     'RETURN @x = 1',
+    'BEGIN DECLARE s INT; BEGIN DECLARE t INT; SET s = 1, t = 2; BEGIN SET s = 3, t = 4; END; END; SET s = 5; RETURN s; END',
+    'BEGIN DECLARE CONTINUE HANDLER FOR SQLEXCEPTION BEGIN DECLARE e INT; SET e = 1; END; RETURN 1; END',
+    'BEGIN FOR i IN 1 .. 3 DO SET i = 2; BEGIN SET i = 3; END; END FOR; RETURN 1; END',
+    'BEGIN DECLARE s INT; IF 1 THEN SET s = 1; END IF; l: LOOP SET s = 2; LEAVE l; END LOOP l; SET s = CASE WHEN 1 THEN 1 END; SET s = 3; RETURN s; END',
+    'BEGIN DECLARE s INT; CALL pz(s, @@sql_mode, 1); RETURN s; END',
   ])('%s changes nothing outside the call', (body) => {
     expect(changes(body)).toBeUndefined();
   });
