@@ -7,7 +7,10 @@ import type { Objection, Token } from './types.js';
 function variable(tokens: readonly Token[], at: number): string {
   const token = tokens[at];
   if (token?.kind === 'string') return `'${token.text}'`;
-  return isPunct(token, '@') ? `@${tokens[at + 1]?.shown ?? ''}` : (token?.shown ?? '');
+  if (!isPunct(token, '@')) return token?.shown ?? '';
+  // A quoted name (@`q`, @'q', @"q") is shown by its text, as the server names the variable.
+  const name = tokens[at + 1];
+  return `@${name === undefined ? '' : name.kind === 'word' ? name.shown : name.text}`;
 }
 
 /**

@@ -88,4 +88,13 @@ describe('a writable connection', () => {
   ])('still refuses %j (%s) under rule %s', (sql, dialect, rule) => {
     expect(checkStatement(sql, writable(dialect))).toMatchObject({ ok: false, rule });
   });
+
+  test.each(['CALL pn(@`q`)', "CALL pn(@'q')", 'CALL pn(@q)', 'EXECUTE s USING @`q`'])(
+    'names the variable %s assigns, however it is quoted',
+    (sql) => {
+      const verdict = checkStatement(sql, writable('mysql'));
+      expect(verdict).toMatchObject({ ok: false, rule: 'session-change' });
+      expect(JSON.stringify(verdict)).toMatch(/@q\b/);
+    },
+  );
 });
