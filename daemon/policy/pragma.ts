@@ -34,3 +34,30 @@ export function pragmaObjection(tokens: readonly Token[]): Objection | undefined
   }
   return readOnly('pragma-write', `PRAGMA ${name || 'without a name'} is not one of the read-only pragmas`, INSTEAD);
 }
+
+/**
+ * `pragma_<name>` in any form SQLite resolves to a table (a word, a quoted identifier, or a
+ * string, schema-qualified or not, with or without arguments). pragma.c makes every pragma that
+ * returns a result an eponymous virtual table, and `pragma_x(a)` or `WHERE arg = a` runs
+ * `PRAGMA x = a`: `pragma_optimize(65538)` runs ANALYZE, `pragma_user_version(5)` sets it. On a
+ * read-only connection only the reporting pragmas pass, whatever their argument; every other
+ * name, a setting or one unknown here, is refused (a setting is read with `PRAGMA name`).
+ */
+export function pragmaTableObjection(tokens: readonly Token[], allowWrite: boolean): Objection | undefined {
+  if (allowWrite) return undefined;
+  for (const token of tokens) {
+    if (token.kind !== 'word' && token.kind !== 'quoted' && token.kind !== 'string') continue;
+    const text = token.text.toLowerCase();
+    // A string is a table name only as a whole name; a value that mentions one is not.
+    if (!text.startsWith('pragma_') || (token.kind === 'string' && !/^pragma_[a-z0-9_]*$/.test(text))) continue;
+    const name = text.slice('pragma_'.length);
+    if (REPORTING.has(name)) continue;
+    const instead = SETTINGS.has(name) ? `Read the setting with PRAGMA ${name} alone` : INSTEAD;
+    return readOnly(
+      'pragma-write',
+      `pragma_${name} runs PRAGMA ${name || '(no name)'}, which is not one of the read-only pragmas`,
+      instead,
+    );
+  }
+  return undefined;
+}

@@ -124,6 +124,53 @@ describe('SQLite: tokenize.c is the reference', () => {
     expect(verdict('PRAGMA main.table_info(t)', 'sqlite')).toEqual({ ok: true, kind: 'read' });
     expect(verdict('PRAGMA [main].journal_mode', 'sqlite')).toEqual({ ok: true, kind: 'read' });
   });
+
+  test('pragma_<name> table-valued functions run the pragma with their argument: only reporting ones are reads', () => {
+    // pragma.c: every pragma with a result is an eponymous virtual table; pragma_x(a) or
+    // WHERE arg = a runs PRAGMA x = a, so pragma_optimize(65538) runs ANALYZE.
+    const acting = [
+      'SELECT * FROM pragma_optimize(65538)',
+      'SELECT * FROM pragma_optimize',
+      'SELECT * FROM main.pragma_optimize(65538)',
+      'SELECT * FROM "pragma_optimize"(65538)',
+      'SELECT * FROM [pragma_optimize]',
+      'SELECT * FROM `main`.`pragma_optimize`',
+      "SELECT * FROM 'pragma_optimize'",
+      'SELECT * FROM PRAGMA_OPTIMIZE(1)',
+      'SELECT * FROM Pragma_Wal_Checkpoint',
+      'SELECT * FROM pragma_incremental_vacuum(10)',
+      'SELECT * FROM pragma_shrink_memory',
+      'SELECT * FROM pragma_user_version(5)',
+      'SELECT * FROM pragma_user_version WHERE arg = 5',
+      "SELECT * FROM pragma_journal_mode('delete')",
+      'SELECT * FROM pragma_query_only(0)',
+      'SELECT * FROM pragma_wal_autocheckpoint',
+      'SELECT * FROM pragma_some_future_pragma',
+      'SELECT (SELECT count(*) FROM pragma_optimize) AS n',
+      'WITH x AS (SELECT * FROM pragma_optimize) SELECT * FROM x',
+      'SELECT * FROM t JOIN pragma_optimize ON 1',
+    ];
+    for (const sql of acting) expect(verdict(sql, 'sqlite'), sql).toMatchObject({ ok: false, rule: 'pragma-write' });
+    const reporting = [
+      "SELECT * FROM pragma_table_info('t')",
+      "SELECT name FROM main.pragma_table_xinfo('t')",
+      "SELECT * FROM PRAGMA_INDEX_LIST('t', 'main')",
+      'SELECT * FROM "pragma_table_list"',
+      'SELECT * FROM pragma_integrity_check(10)',
+      'SELECT * FROM pragma_foreign_key_check',
+      'SELECT name FROM pragma_function_list',
+      'SELECT * FROM pragma_database_list',
+      'SELECT m.name, p.name FROM sqlite_schema m JOIN pragma_table_info(m.name) p',
+    ];
+    for (const sql of reporting) expect(verdict(sql, 'sqlite'), sql).toEqual({ ok: true, kind: 'read' });
+    // A writable connection runs it, as the write it is.
+    expect(checkStatement('SELECT * FROM pragma_optimize(65538)', { dialect: 'sqlite', allowWrite: true })).toMatchObject({
+      ok: true,
+      kind: 'write',
+    });
+    // A string value is not a table name.
+    expect(verdict("SELECT 'pragma_optimize is a pragma' AS note", 'sqlite')).toEqual({ ok: true, kind: 'read' });
+  });
 });
 
 describe('HANA', () => {
