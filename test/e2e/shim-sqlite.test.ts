@@ -147,6 +147,31 @@ describe('the shim over stdio, on SQLite, through a real daemon', () => {
     expect(records.some((r: { tool?: string }) => r.tool === 'run_query')).toBe(true);
   });
 
+  it('refuses a pragma_ table that acts on a read-only file, in any spelling, and still serves reporting ones', async () => {
+    for (const sql of [
+      'SELECT * FROM pragma_optimize(65538)',
+      'SELECT * FROM main."PRAGMA_OPTIMIZE"',
+      'SELECT * FROM pragma_user_version(7)',
+      'SELECT * FROM [pragma_user_version] WHERE arg = 7',
+    ]) {
+      const refused = await a.call('run_query', { sql });
+      expect(refused.isError, sql).toBe(true);
+      expect(textOf(refused), sql).toMatch(
+        /pragma_(optimize|user_version) runs PRAGMA (optimize|user_version), which is not one of the read-only pragmas/,
+      );
+    }
+    const db = new Database(join(home.dir, 'one.db'), { readonly: true });
+    try {
+      expect(db.pragma('user_version', { simple: true })).toBe(0);
+      expect(db.prepare("SELECT count(*) AS c FROM sqlite_schema WHERE name LIKE 'sqlite_stat%'").get()).toEqual({ c: 0 });
+    } finally {
+      db.close();
+    }
+    const info = await a.call('run_query', { sql: "SELECT name FROM pragma_table_info('items') ORDER BY cid" });
+    expect(info.isError).toBeFalsy();
+    expect(info.structuredContent).toMatchObject({ rows: [{ name: 'id' }, { name: 'label' }] });
+  });
+
   it('shows both sessions in hanactl status', async () => {
     const status = JSON.parse((await home.ok(['status', '--json'])).stdout);
     const clients = status.sessions.map((s: { client: { name: string } }) => s.client.name);
