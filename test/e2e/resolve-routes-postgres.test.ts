@@ -47,6 +47,12 @@ const OBJECTS = [
   // A person's view or invoker function over built-ins the agent may not call itself: another
   // session ended, statistics reset, configuration reloaded, a context value set.
   'CREATE VIEW public.v_kill AS SELECT pg_catalog.pg_terminate_backend(0) AS k',
+  // A relation handed to table_to_xml that is only chosen when the statement runs.
+  "CREATE FUNCTION public.export_table(t regclass) RETURNS xml LANGUAGE sql STABLE AS $$ SELECT table_to_xml(t, true, false, '') $$",
+  "CREATE FUNCTION public.export_pl(t regclass) RETURNS xml LANGUAGE plpgsql STABLE AS $$ BEGIN RETURN table_to_xml(t, true, false, ''); END $$",
+  "CREATE FUNCTION public.export_atomic(t regclass) RETURNS xml LANGUAGE sql STABLE BEGIN ATOMIC SELECT table_to_xml(t, true, false, ''); END",
+  "CREATE VIEW public.xml_all WITH (security_barrier) AS SELECT table_to_xml(to_regclass('acts_v'), true, false, '') AS d",
+  "CREATE VIEW public.table_exports AS SELECT c.relname, table_to_xml(c.oid::regclass, true, false, '') AS doc FROM pg_catalog.pg_class c",
   'CREATE VIEW public.v_reset AS SELECT 1 AS r FROM (SELECT pg_catalog.pg_stat_reset()) AS s',
   'CREATE VIEW public.v_reload AS SELECT pg_catalog.pg_reload_conf() AS r',
   'CREATE FUNCTION public.f_logmem() RETURNS boolean LANGUAGE sql AS $$ SELECT pg_log_backend_memory_contexts(0) $$',
@@ -125,6 +131,21 @@ describe.skipIf(!available)('run_query resolves every route from a statement to 
     ["SELECT query_to_xml('SELECT * FROM acts_v', true, true, '')", /Refused: .*acts_v.* reads pg_stat_activity/],
     ["SELECT query_to_xml('SELECT 1 ### 2', true, true, '')", /Refused: operator ### calls peek2\(\)/],
     ["SELECT reverse(table_to_xml('acts_v', true, false, '')::text)", /Refused: .*acts_v.* reads pg_stat_activity/],
+    ["SELECT reverse(export_table('acts_v')::text)", /Refused: export_table\(\) hands table_to_xml .*a relation chosen only when it runs/],
+    ["SELECT reverse(export_pl('v_kill')::text)", /Refused: export_pl\(\) hands table_to_xml .*a relation chosen only when it runs/],
+    [
+      "SELECT reverse(export_atomic('acts_v')::text)",
+      /Refused: export_atomic\(\) hands table_to_xml .*a relation chosen only when it runs/,
+    ],
+    [
+      "SELECT reverse(export_table(c.oid::regclass)::text) FROM pg_catalog.pg_class c WHERE c.relname = 'acts_v'",
+      /Refused: export_table\(\) hands table_to_xml .*a relation chosen only when it runs/,
+    ],
+    ['SELECT reverse(d::text) FROM xml_all', /Refused: .*xml_all.* hands table_to_xml .*a relation chosen only when it runs/],
+    [
+      "SELECT reverse(doc::text) FROM table_exports WHERE relname = 'acts_v'",
+      /Refused: .*table_exports.* hands table_to_xml .*chosen only when it runs/,
+    ],
     ["SELECT length(database_to_xml(true, false, '')::text)", /Refused: database_to_xml\(\) reads every relation/],
     ["SELECT reverse(schema_to_xml('public', true, false, '')::text)", /Refused: schema_to_xml\(\) reads every relation/],
     ["SELECT rolname, substr(rolpassword, 2) FROM inh_parent WHERE rolname = 'x'", /Refused: .*inh_parent.* reads pg_authid/],
@@ -160,6 +181,8 @@ describe.skipIf(!available)('run_query resolves every route from a statement to 
     ['v_fn', /Refused: .*v_fn.* reads .*pg_stat_activity/],
     ['v_kill', /Refused: .*v_kill.* calls pg_terminate_backend\(\)/],
     ['v_killagg', /Refused: .*v_killagg.* calls pg_cancel_backend\(\)/],
+    ['table_exports', /Refused: .*table_exports.* hands table_to_xml .*chosen only when it runs/],
+    ['xml_all', /Refused: .*xml_all.* hands table_to_xml .*chosen only when it runs/],
   ])('sample_rows refuses %s', async (name, message) => {
     const [schema, table] = name.includes('.') ? name.split('.') : ['public', name];
     const result = await shim.call('sample_rows', { schema, table });
