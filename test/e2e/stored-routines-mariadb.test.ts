@@ -57,6 +57,10 @@ describe.skipIf(!available)('stored routines a statement reaches on MariaDB are 
     [`sm_${s}`]: `() RETURNS INT SQL SECURITY INVOKER BEGIN SET sql_mode = 'ANSI_QUOTES'; RETURN 1; END`,
     [`uv_${s}`]: `() RETURNS INT SQL SECURITY DEFINER BEGIN DECLARE v INT; SET v = 1, @uv_${s} = 2; RETURN v; END`,
     [`decl_${s}`]: `() RETURNS INT SQL SECURITY DEFINER BEGIN DECLARE x INT DEFAULT (2 + 3); RETURN x; END`,
+    // A name declared in an inner block is the system variable outside it.
+    [`sv1_${s}`]: `() RETURNS VARCHAR(300) SQL SECURITY INVOKER BEGIN BEGIN DECLARE sql_mode INT; END; SET sql_mode = 'ANSI_QUOTES'; RETURN @@sql_mode; END`,
+    // An OUT argument assigns the user variable passed to it.
+    [`fo_${s}`]: `() RETURNS VARCHAR(64) SQL SECURITY INVOKER BEGIN CALL pz_${s}(@q_${s}); RETURN COALESCE(@q_${s}, 'q is NULL'); END`,
   };
 
   beforeAll(async () => {
@@ -72,6 +76,7 @@ describe.skipIf(!available)('stored routines a statement reaches on MariaDB are 
       await root.query(`CREATE FUNCTION ${name}${rest}`);
       await root.query('SET SESSION sql_mode = DEFAULT');
     }
+    await root.query(`CREATE PROCEDURE pz_${s}(OUT x VARCHAR(64)) BEGIN END`);
     await root.query(`CREATE SQL SECURITY DEFINER VIEW dump_v_${s} AS SELECT dump_${s}() AS d`);
     await root.query(`CREATE SQL SECURITY DEFINER VIEW slow_v_${s} AS SELECT slow_${s}(0) AS sl`);
     await root.query(`CREATE SQL SECURITY DEFINER VIEW def_v_${s} AS SELECT DEFAULT(b) AS d FROM td_${s}`);
@@ -122,6 +127,7 @@ describe.skipIf(!available)('stored routines a statement reaches on MariaDB are 
       `DROP TABLE IF EXISTS td_${s}`,
       `DROP TABLE IF EXISTS o_${s}`,
       ...Object.keys(functions).map((name) => `DROP FUNCTION IF EXISTS ${name}`),
+      `DROP PROCEDURE IF EXISTS pz_${s}`,
       `DROP TABLE IF EXISTS t_${s}`,
       ...[reader, hidden].flatMap((login) => [`DROP USER IF EXISTS '${login}'@'%'`, `DROP USER IF EXISTS '${login}'@'localhost'`]),
     ])
@@ -223,6 +229,8 @@ describe.skipIf(!available)('stored routines a statement reaches on MariaDB are 
     for (const shim of [rd, rdctx]) {
       refused(await shim.call('run_query', { sql: `SELECT sm_${s}() AS v` }), new RegExp(`sm_${s}`), /sql_mode/, /session-change/);
       refused(await shim.call('run_query', { sql: `SELECT uv_${s}() AS v` }), new RegExp(`uv_${s}`), new RegExp(`@uv_${s}`));
+      refused(await shim.call('run_query', { sql: `SELECT sv1_${s}() AS v` }), new RegExp(`sv1_${s}`), /sql_mode/, /session-change/);
+      refused(await shim.call('run_query', { sql: `SELECT fo_${s}() AS v` }), new RegExp(`fo_${s}`), new RegExp(`@q_${s}`));
     }
     // Locals are the body's own: a function that sets only them runs.
     expect(first(await rd.call('run_query', { sql: `SELECT plus_${s}(1) AS v` }), 'v')).toBe(2);
