@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { filtersRows } from '../../daemon/engines/postgres/postgres-context-barrier.js';
 import type { StatementReferences } from '../../daemon/policy/types.js';
 import { serverAvailable } from '../helpers/engines.js';
 import { resolveScratch } from '../helpers/resolve-scratch.js';
@@ -19,13 +20,19 @@ const OBJECTS = [
   "CREATE VIEW public.xml_orders AS SELECT table_to_xml('public.orders', true, false, '') AS d",
   "CREATE FUNCTION public.export_orders() RETURNS xml LANGUAGE sql STABLE AS $$ SELECT table_to_xml('public.orders', true, false, '') $$",
   "CREATE FUNCTION public.export_orders_atomic() RETURNS xml LANGUAGE sql STABLE BEGIN ATOMIC SELECT table_to_xml('public.orders', true, false, ''); END",
+  'CREATE VIEW public.no_from AS SELECT 1 AS d',
+  'CREATE VIEW public.no_from_where AS SELECT 1 AS d WHERE pg_catalog.random() > 0.5',
+  'CREATE VIEW public.no_from_limit AS SELECT 1 AS d LIMIT 0',
+  'CREATE VIEW public.no_from_sublink AS SELECT (SELECT item FROM public.orders WHERE id = 1) AS d',
+  'CREATE VIEW public.plain_orders AS SELECT id, item FROM public.orders',
+  'CREATE VIEW public.where_orders AS SELECT id, item FROM public.orders WHERE id > 1',
 ];
 
 const RUN_TIME = /hands table_to_xml \(or its family\) a relation chosen only when it runs.*runs text this statement does not show/;
 
 // The walk is planned on every call, which on a busy server takes seconds.
 describe.skipIf(!available)('PostgreSQL resolve step: a relation handed to table_to_xml at run time', { timeout: 180_000 }, () => {
-  const { answer } = resolveScratch(TAG, OBJECTS);
+  const { answer, db } = resolveScratch(TAG, OBJECTS);
 
   const fn = (name: string): StatementReferences => ({ relations: [], functions: [name] });
   const view = (name: string): StatementReferences => ({ relations: [`"public"."${name}"`], functions: [] });
@@ -47,5 +54,20 @@ describe.skipIf(!available)('PostgreSQL resolve step: a relation handed to table
     expect(await answer(view('xml_orders'), 'walk')).toBe('nothing');
     expect(await answer(fn('export_orders'), 'walk')).toBe('nothing');
     expect(await answer(fn('export_orders_atomic'), 'walk')).toBe('nothing');
+  });
+
+  it.each([
+    ['no_from', false],
+    ['plain_orders', false],
+    ['no_from_where', true],
+    ['no_from_limit', true],
+    ['no_from_sublink', true],
+    ['where_orders', true],
+  ])('judges whether the view %s filters rows: %s', async (name, filters) => {
+    const { rows } = await db().query(
+      `SELECT ${filtersRows('w.ev_action::pg_catalog.text')} AS f FROM pg_catalog.pg_rewrite w WHERE w.ev_class OPERATOR(pg_catalog.=) $1::pg_catalog.regclass`,
+      [`public.${name}`],
+    );
+    expect(rows).toEqual([{ f: filters }]);
   });
 });

@@ -41,10 +41,11 @@ export const barrier = (v: string): string =>
   `EXISTS (SELECT FROM ${G}.unnest(${v}.reloptions) AS o(opt) WHERE o.opt OPERATOR(${G}.~*) '^security_barrier=(t|tr|tru|true|y|ye|yes|on|1)$')`;
 
 /**
- * The jointree of a query that reads one relation and keeps all its rows, as the server writes a
- * stored Query (outfuncs.c): one range-table reference and no condition.
+ * The jointree of a query that reads at most one relation and keeps all its rows, as the server
+ * writes a stored Query (outfuncs.c): one range-table reference, or none (`SELECT f(x) AS d`), and
+ * no condition.
  */
-const ONE_RELATION = literal(String.raw`\{FROMEXPR :fromlist \(\{RANGETBLREF :rtindex [0-9]+\}\) :quals <>\}`);
+const ONE_RELATION = literal(String.raw`\{FROMEXPR :fromlist (\(\{RANGETBLREF :rtindex [0-9]+\}\)|<>) :quals <>\}`);
 
 /** The nodes a second query or a join would add to a stored tree; and a query's own. */
 const NODES = literal(String.raw`\{(QUERY|FROMEXPR|JOINEXPR) `);
