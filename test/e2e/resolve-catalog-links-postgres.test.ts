@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { catalogLinkObjects } from '../helpers/catalog-links-postgres.js';
 import { type ScratchPgDatabase, scratchPgDatabase, serverAvailable } from '../helpers/engines.js';
 import { TestHome } from '../helpers/hanactl-home.js';
 import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
@@ -7,72 +8,8 @@ import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
 const available = await serverAvailable('postgres');
 const TAG = `hanactl_links_${process.pid}`;
 
-/** A body that ends another session's statement: pid 0 is none, so it is harmless here, and refused by name. */
-const CANCEL = 'PERFORM pg_catalog.pg_cancel_backend(0);';
-
-/**
- * A person's code the planner or executor runs for a statement that never names it, reached
- * through a catalog link: an operator's negator (NOT a <<< b becomes a >>>= b), its commutator
- * (the estimator of 50 <~ id calls it on the column's statistics), the members of its operator
- * family (a merge join's ordering operator, a sort's comparator, a hash join's hash function), a
- * range's subtype class, a person's default class for a person's type (DISTINCT, ORDER BY), and
- * what the server keeps beside a table it reads: a partition key's class and expression, a child's
- * CHECK (constraint exclusion), an index's predicate and expression and a statistics object's
- * expression (the relation cache and the planner fold their constant calls).
- */
-const OBJECTS = [
-  'CREATE SCHEMA app',
-  'CREATE TABLE app.t (id int)',
-  'INSERT INTO app.t SELECT g FROM generate_series(1, 100) AS g',
-  'ANALYZE app.t',
-  `CREATE FUNCTION app.evil_bool(a int, b int) RETURNS boolean LANGUAGE plpgsql AS $$ BEGIN ${CANCEL} RETURN a <= b; END $$`,
-  `CREATE FUNCTION app.evil_cmp(a int, b int) RETURNS int LANGUAGE plpgsql IMMUTABLE AS $$ BEGIN ${CANCEL} RETURN pg_catalog.btint4cmp(a, b); END $$`,
-  `CREATE FUNCTION app.evil_hash(a int) RETURNS int LANGUAGE plpgsql IMMUTABLE AS $$ BEGIN ${CANCEL} RETURN pg_catalog.hashint4(a); END $$`,
-  `CREATE FUNCTION app.lim(n int) RETURNS int LANGUAGE plpgsql IMMUTABLE AS $$ BEGIN ${CANCEL} RETURN n; END $$`,
-  "CREATE FUNCTION app.gt_f(a int, b int) RETURNS boolean LANGUAGE sql IMMUTABLE AS 'SELECT a > b'",
-  "CREATE FUNCTION app.lt_f(a int, b int) RETURNS boolean LANGUAGE sql IMMUTABLE AS 'SELECT a < b'",
-  "CREATE FUNCTION app.eq_f(a int, b int) RETURNS boolean LANGUAGE sql IMMUTABLE AS 'SELECT a = b'",
-  'CREATE OPERATOR app.<<< (leftarg = int, rightarg = int, function = app.gt_f)',
-  'CREATE OPERATOR app.>>>= (leftarg = int, rightarg = int, function = app.evil_bool, negator = OPERATOR(app.<<<))',
-  'CREATE OPERATOR app.<~ (leftarg = int, rightarg = int, function = app.lt_f, restrict = scalarltsel)',
-  'CREATE OPERATOR app.~> (leftarg = int, rightarg = int, function = app.evil_bool, commutator = OPERATOR(app.<~))',
-  'CREATE OPERATOR app.<# (leftarg = int, rightarg = int, function = app.evil_bool)',
-  'CREATE OPERATOR app.=# (leftarg = int, rightarg = int, function = app.eq_f, merges)',
-  'CREATE OPERATOR CLASS app.m_ops FOR TYPE int4 USING btree AS OPERATOR 1 app.<#, OPERATOR 2 <=, OPERATOR 3 app.=#, OPERATOR 4 >=, OPERATOR 5 >, FUNCTION 1 pg_catalog.btint4cmp(int4, int4)',
-  'CREATE OPERATOR app.<^ (leftarg = int, rightarg = int, function = app.lt_f)',
-  'CREATE OPERATOR CLASS app.s_ops FOR TYPE int4 USING btree AS OPERATOR 1 app.<^, OPERATOR 2 <=, OPERATOR 3 =, OPERATOR 4 >=, OPERATOR 5 >, FUNCTION 1 app.evil_cmp(int4, int4)',
-  'CREATE OPERATOR app.=% (leftarg = int, rightarg = int, function = app.eq_f, hashes)',
-  'CREATE OPERATOR CLASS app.h_ops FOR TYPE int4 USING hash AS OPERATOR 1 app.=%, FUNCTION 1 app.evil_hash(int4)',
-  'CREATE OPERATOR CLASS app.evil_int_ops FOR TYPE int4 USING btree AS OPERATOR 1 <, OPERATOR 2 <=, OPERATOR 3 =, OPERATOR 4 >=, OPERATOR 5 >, FUNCTION 1 app.evil_cmp(int4, int4)',
-  'CREATE TYPE app.irange AS RANGE (subtype = int4, subtype_opclass = app.evil_int_ops)',
-  'CREATE TABLE app.pt (id int, v text) PARTITION BY RANGE (id app.evil_int_ops)',
-  'CREATE TABLE app.pt1 PARTITION OF app.pt FOR VALUES FROM (0) TO (10)',
-  'CREATE TABLE app.pt2 PARTITION OF app.pt FOR VALUES FROM (10) TO (20)',
-  'CREATE TABLE app.pe (id int) PARTITION BY RANGE ((id + app.lim(0)))',
-  'CREATE TABLE app.pe1 PARTITION OF app.pe FOR VALUES FROM (0) TO (100)',
-  'CREATE TABLE app.par (id int)',
-  'CREATE TABLE app.ch (CHECK (id < app.lim(100))) INHERITS (app.par)',
-  'CREATE TABLE app.t3 (id int)',
-  'CREATE INDEX t3_part ON app.t3 (id) WHERE id > app.lim(10)',
-  'CREATE VIEW app.v3 AS SELECT id FROM app.t3',
-  'CREATE TABLE app.t5 (id int)',
-  'CREATE INDEX t5_expr ON app.t5 ((id + app.lim(1)))',
-  'CREATE TABLE app.t4 (id int, v int)',
-  'CREATE STATISTICS app.t4_st ON (id + app.lim(1)), v FROM app.t4',
-  // A person's enum with a person's default btree class, whose comparator DISTINCT and ORDER BY call unnamed.
-  "CREATE TYPE app.mood AS ENUM ('sad', 'ok', 'happy')",
-  'CREATE FUNCTION app.mood_lt(a app.mood, b app.mood) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$ SELECT a::text < b::text $$',
-  `CREATE FUNCTION app.mood_cmp(a app.mood, b app.mood) RETURNS int LANGUAGE plpgsql IMMUTABLE AS $$ BEGIN ${CANCEL} RETURN pg_catalog.bttextcmp(a::text, b::text); END $$`,
-  'CREATE OPERATOR app.<@< (leftarg = app.mood, rightarg = app.mood, function = app.mood_lt)',
-  'CREATE OPERATOR CLASS app.mood_ops DEFAULT FOR TYPE app.mood USING btree AS OPERATOR 1 app.<@<, FUNCTION 1 app.mood_cmp(app.mood, app.mood)',
-  'CREATE TABLE app.feel (m app.mood)',
-  "INSERT INTO app.feel VALUES ('ok'), ('sad')",
-  // What still answers: a table with a plain index, CHECK and statistics object.
-  'CREATE TABLE app.plain (id int CHECK (id > 0), v int)',
-  'INSERT INTO app.plain VALUES (5, 50), (20, 200)',
-  'CREATE INDEX plain_id ON app.plain (id) WHERE id > 10',
-  'CREATE STATISTICS app.plain_st ON (id + 1), v FROM app.plain',
-];
+/** Every link, the estimator's statistics, an enum's default class, and rows to read in app.plain. */
+const OBJECTS = catalogLinkObjects({ analyze: true, enumClass: true, plainRows: true });
 
 // Each refusal below comes from the full walk, which a busy server takes seconds to plan.
 describe.skipIf(!available)('the resolve step follows the catalog links the planner and executor take', { timeout: 300_000 }, () => {

@@ -1,68 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { StatementReferences } from '../../daemon/policy/types.js';
+import { CANCEL, catalogLinkObjects } from '../helpers/catalog-links-postgres.js';
 import { serverAvailable } from '../helpers/engines.js';
 import { resolveScratch } from '../helpers/resolve-scratch.js';
 
 const available = await serverAvailable('postgres');
 const TAG = `hanactl_rlinks_${process.pid}`;
 
-/** A body that ends another session's statement (pid 0 is none: harmless here, refused by name). */
-const CANCEL = 'PERFORM pg_catalog.pg_cancel_backend(0);';
-
-const OBJECTS = [
-  'CREATE SCHEMA app',
-  'CREATE TABLE app.t (id int)',
-  'INSERT INTO app.t SELECT g FROM generate_series(1, 100) AS g',
-  `CREATE FUNCTION app.evil_bool(a int, b int) RETURNS boolean LANGUAGE plpgsql AS $$ BEGIN ${CANCEL} RETURN a <= b; END $$`,
-  `CREATE FUNCTION app.evil_cmp(a int, b int) RETURNS int LANGUAGE plpgsql IMMUTABLE AS $$ BEGIN ${CANCEL} RETURN pg_catalog.btint4cmp(a, b); END $$`,
-  `CREATE FUNCTION app.evil_hash(a int) RETURNS int LANGUAGE plpgsql IMMUTABLE AS $$ BEGIN ${CANCEL} RETURN pg_catalog.hashint4(a); END $$`,
-  `CREATE FUNCTION app.lim(n int) RETURNS int LANGUAGE plpgsql IMMUTABLE AS $$ BEGIN ${CANCEL} RETURN n; END $$`,
-  "CREATE FUNCTION app.gt_f(a int, b int) RETURNS boolean LANGUAGE sql IMMUTABLE AS 'SELECT a > b'",
-  "CREATE FUNCTION app.lt_f(a int, b int) RETURNS boolean LANGUAGE sql IMMUTABLE AS 'SELECT a < b'",
-  "CREATE FUNCTION app.eq_f(a int, b int) RETURNS boolean LANGUAGE sql IMMUTABLE AS 'SELECT a = b'",
-  // 1. A negator, which the planner swaps in for NOT (a <<< b).
-  'CREATE OPERATOR app.<<< (leftarg = int, rightarg = int, function = app.gt_f)',
-  'CREATE OPERATOR app.>>>= (leftarg = int, rightarg = int, function = app.evil_bool, negator = OPERATOR(app.<<<))',
-  // 2. A commutator, which scalarltsel calls when the column is on the right.
-  'CREATE OPERATOR app.<~ (leftarg = int, rightarg = int, function = app.lt_f, restrict = scalarltsel)',
-  'CREATE OPERATOR app.~> (leftarg = int, rightarg = int, function = app.evil_bool, commutator = OPERATOR(app.<~))',
-  // 3. Families: a merge join's ordering operator, a sort's comparator, a hash join's hash function.
-  'CREATE OPERATOR app.<# (leftarg = int, rightarg = int, function = app.evil_bool)',
-  'CREATE OPERATOR app.=# (leftarg = int, rightarg = int, function = app.eq_f, merges)',
-  'CREATE OPERATOR CLASS app.m_ops FOR TYPE int4 USING btree AS OPERATOR 1 app.<#, OPERATOR 2 <=, OPERATOR 3 app.=#, OPERATOR 4 >=, OPERATOR 5 >, FUNCTION 1 pg_catalog.btint4cmp(int4, int4)',
-  'CREATE OPERATOR app.<^ (leftarg = int, rightarg = int, function = app.lt_f)',
-  'CREATE OPERATOR CLASS app.s_ops FOR TYPE int4 USING btree AS OPERATOR 1 app.<^, OPERATOR 2 <=, OPERATOR 3 =, OPERATOR 4 >=, OPERATOR 5 >, FUNCTION 1 app.evil_cmp(int4, int4)',
-  'CREATE OPERATOR app.=% (leftarg = int, rightarg = int, function = app.eq_f, hashes)',
-  'CREATE OPERATOR CLASS app.h_ops FOR TYPE int4 USING hash AS OPERATOR 1 app.=%, FUNCTION 1 app.evil_hash(int4)',
-  // 4. A range whose subtype class compares with a person's function.
-  'CREATE OPERATOR CLASS app.evil_int_ops FOR TYPE int4 USING btree AS OPERATOR 1 <, OPERATOR 2 <=, OPERATOR 3 =, OPERATOR 4 >=, OPERATOR 5 >, FUNCTION 1 app.evil_cmp(int4, int4)',
-  'CREATE TYPE app.irange AS RANGE (subtype = int4, subtype_opclass = app.evil_int_ops)',
-  // 5. A partition key of that class, and one whose expression calls a person's function.
-  'CREATE TABLE app.pt (id int, v text) PARTITION BY RANGE (id app.evil_int_ops)',
-  'CREATE TABLE app.pt1 PARTITION OF app.pt FOR VALUES FROM (0) TO (10)',
-  'CREATE TABLE app.pt2 PARTITION OF app.pt FOR VALUES FROM (10) TO (20) PARTITION BY RANGE (id)',
-  'CREATE TABLE app.pt21 PARTITION OF app.pt2 FOR VALUES FROM (10) TO (20)',
-  'CREATE TABLE app.pe (id int) PARTITION BY RANGE ((id + app.lim(0)))',
-  'CREATE TABLE app.pe1 PARTITION OF app.pe FOR VALUES FROM (0) TO (100)',
-  // 6. An inheritance child's CHECK, which constraint exclusion folds.
-  'CREATE TABLE app.par (id int)',
-  'CREATE TABLE app.ch (CHECK (id < app.lim(100))) INHERITS (app.par)',
-  // 7. An index predicate and an index expression, which the relation cache folds.
-  'CREATE TABLE app.t3 (id int)',
-  'CREATE INDEX t3_part ON app.t3 (id) WHERE id > app.lim(10)',
-  'CREATE VIEW app.v3 AS SELECT id FROM app.t3',
-  'CREATE TABLE app.t5 (id int)',
-  'CREATE INDEX t5_expr ON app.t5 ((id + app.lim(1)))',
-  // 8. A statistics object's expression.
-  'CREATE TABLE app.t4 (id int, v int)',
-  'CREATE STATISTICS app.t4_st ON (id + app.lim(1)), v FROM app.t4',
-  // What still answers: a plain table with a plain index, CHECK and statistics.
-  'CREATE TABLE app.plain (id int CHECK (id > 0), v int)',
-  'CREATE INDEX plain_id ON app.plain (id) WHERE id > 10',
-  'CREATE STATISTICS app.plain_st ON (id + 1), v FROM app.plain',
-  // As the daemon does for the walk: compiling it would take seconds for a plan that runs in milliseconds.
-  'SET jit = off',
-];
+/** Every link, a partition that is partitioned, and jit off for the step's own session. */
+const OBJECTS = catalogLinkObjects({ subPartition: true, jitOff: true });
 
 describe.skipIf(!available)('PostgreSQL resolve step: catalog links the planner and executor follow', { timeout: 180_000 }, () => {
   const { answer } = resolveScratch(TAG, OBJECTS);
