@@ -8,16 +8,11 @@
  * statement through the driver is refused before it runs, written in the statement and inside an
  * INVOKER routine's body.
  */
-import { randomBytes } from 'node:crypto';
-import mysql from 'mysql2/promise';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { Driver, DriverConnection } from '../../daemon/engines/driver.js';
-import { loadDriverFactory } from '../../daemon/engines/index.js';
-import { parseConnectionUrl } from '../../shared/connection-url.js';
-import { MYSQL_URL, serverAvailable } from '../helpers/engines.js';
+import { describe, expect, test } from 'vitest';
+import { serverAvailable } from '../helpers/engines.js';
+import { mariadbScratch } from '../helpers/mariadb-scratch.js';
 
 const available = await serverAvailable('mysql');
-const db = `mdbi_${process.pid}_${randomBytes(3).toString('hex')}`;
 /** Every start the scanner tells apart: digits then a name character, number forms, `$`, and their neighbours. */
 const FORMS = [
   ...['2v', '1f', '9_', '1e', '1E', '12e', '1e_', '1e5v', '1e5', '1e+5', '123', '0', '0x', '0x1g', '0x1f', '0X1F', '0xg'],
@@ -28,38 +23,42 @@ const MARKER = 424242;
 const quoted = (name: string): string => `\`${name.replaceAll('`', '``')}\``;
 
 describe.skipIf(!available)("names by MariaDB's identifier rules, on the live MariaDB", () => {
-  const u = new URL(MYSQL_URL);
-  let admin: mysql.Connection;
-  let driver: Driver;
-  let conn: DriverConnection;
   let keywords: string[] = [];
+  const {
+    name: db,
+    admin,
+    viaDriver: viaHanactl,
+  } = mariadbScratch('mdbi', async (root) => {
+    await root.query(`CREATE FUNCTION lock_it() RETURNS INT RETURN GET_LOCK('${db}', 0)`);
+    const [rows] = await root.query('SELECT LOWER(WORD) AS w FROM information_schema.KEYWORDS');
+    keywords = (rows as { w: string }[]).map((r) => r.w).filter((w) => /^[a-z_][a-z0-9_]*$/.test(w));
+    const names = [...new Set([...FORMS, ...keywords])];
+    await root.query(names.map((name) => `CREATE VIEW ${quoted(name)} AS SELECT lock_it() AS l`).join(';\n'));
+    // Routine names compare case-insensitively: one function per spelling.
+    const functions = [...new Map(FORMS.map((name) => [name.toLowerCase(), name])).values()];
+    await root.query(functions.map((name) => `CREATE FUNCTION ${quoted(name)}() RETURNS INT RETURN lock_it()`).join(';\n'));
+  });
 
-  const viaHanactl = async (sql: string): Promise<string> => {
-    if (conn.broken) conn = await driver.connect();
-    try {
-      const result = await conn.execute(sql, [], { maxRows: 1, timeoutMs: 5000, readOnly: true });
-      return `ran: ${JSON.stringify(result.rows[0] ?? null)}`;
-    } catch (error) {
-      const details = (error as { details?: { rule?: string } }).details;
-      return details?.rule === 'stored-routine' ? 'refused' : `failed: ${(error as Error).message.slice(0, 80)}`;
-    }
-  };
   /** Whether the server itself runs `sql` (it parses, and the view or function runs). */
   const serverRuns = (sql: string): Promise<boolean> =>
-    admin.query({ sql, timeout: 5000 }).then(
-      () => true,
-      () => false,
-    );
+    admin()
+      .query({ sql, timeout: 5000 })
+      .then(
+        () => true,
+        () => false,
+      );
   /**
    * Of `statements`, those the server runs and hanactl does not refuse, directly and (`inBodies`)
    * inside an INVOKER routine's body; `ran` counts the statements the server runs.
    */
   /** Whether the server runs `sql` and its column r is the keyword functions' MARKER: the stored function ran, no native one. */
   const serverCalls = (sql: string): Promise<boolean> =>
-    admin.query({ sql, timeout: 5000 }).then(
-      ([rows]) => Number((rows as { r?: unknown }[])[0]?.r) === MARKER,
-      () => false,
-    );
+    admin()
+      .query({ sql, timeout: 5000 })
+      .then(
+        ([rows]) => Number((rows as { r?: unknown }[])[0]?.r) === MARKER,
+        () => false,
+      );
   const missed = async (
     statements: readonly string[],
     inBodies: boolean,
@@ -79,44 +78,13 @@ describe.skipIf(!available)("names by MariaDB's identifier rules, on the live Ma
     const wrapped = ran.map(
       (sql, k) => `CREATE FUNCTION w_${k}() RETURNS INT SQL SECURITY INVOKER RETURN (SELECT COUNT(*) FROM (${sql}) AS x)`,
     );
-    await admin.query(`${ran.map((_, k) => `DROP FUNCTION IF EXISTS w_${k}`).join(';\n')};\n${wrapped.join(';\n')}`);
+    await admin().query(`${ran.map((_, k) => `DROP FUNCTION IF EXISTS w_${k}`).join(';\n')};\n${wrapped.join(';\n')}`);
     for (const [k, sql] of ran.entries()) {
       const outcome = await viaHanactl(`SELECT w_${k}() AS r`);
       if (outcome !== 'refused') out.push(`in a body: ${sql}: ${outcome}`);
     }
     return { ran: ran.length, missed: out };
   };
-
-  beforeAll(async () => {
-    admin = await mysql.createConnection({
-      host: u.hostname,
-      port: Number(u.port || 3306),
-      user: decodeURIComponent(u.username),
-      multipleStatements: true,
-    });
-    await admin.query(`CREATE DATABASE ${db}`);
-    await admin.query(`USE ${db}`);
-    await admin.query(`CREATE FUNCTION lock_it() RETURNS INT RETURN GET_LOCK('${db}', 0)`);
-    const [rows] = await admin.query('SELECT LOWER(WORD) AS w FROM information_schema.KEYWORDS');
-    keywords = (rows as { w: string }[]).map((r) => r.w).filter((w) => /^[a-z_][a-z0-9_]*$/.test(w));
-    const names = [...new Set([...FORMS, ...keywords])];
-    await admin.query(names.map((name) => `CREATE VIEW ${quoted(name)} AS SELECT lock_it() AS l`).join(';\n'));
-    // Routine names compare case-insensitively: one function per spelling.
-    const functions = [...new Map(FORMS.map((name) => [name.toLowerCase(), name])).values()];
-    await admin.query(functions.map((name) => `CREATE FUNCTION ${quoted(name)}() RETURNS INT RETURN lock_it()`).join(';\n'));
-    const url = new URL(MYSQL_URL);
-    url.pathname = `/${db}`;
-    const { target, password } = parseConnectionUrl(url.toString());
-    const factory = await loadDriverFactory(target.engine);
-    driver = factory(target, password !== undefined ? { password } : {}, { connectTimeoutMs: 5000 });
-    conn = await driver.connect();
-  }, 120_000);
-
-  afterAll(async () => {
-    await conn?.close();
-    await admin?.query(`DO RELEASE_ALL_LOCKS(); DROP DATABASE IF EXISTS ${db}`);
-    await admin?.end();
-  });
 
   test('a view or function named as a number might be, in every form the server reads as a name, is refused', async () => {
     const statements = FORMS.flatMap((name) => [
@@ -160,7 +128,7 @@ describe.skipIf(!available)("names by MariaDB's identifier rules, on the live Ma
 
   test('a body created under sql_mode MSSQL reads [name] as a view: refused', async () => {
     const names = ['order', '2v', 'select', '$v'];
-    await admin.query(
+    await admin().query(
       [
         "SET SESSION sql_mode = 'MSSQL'",
         ...names.map((name, k) => `CREATE FUNCTION ms_${k}() RETURNS INT SQL SECURITY INVOKER RETURN (SELECT COUNT(*) FROM [${name}])`),
@@ -175,7 +143,9 @@ describe.skipIf(!available)("names by MariaDB's identifier rules, on the live Ma
 
   test("a stored function named as any of the server's keywords is refused wherever the server calls it", async () => {
     // Created here, last: every routine lookup reads mysql.proc whole, so the other tests would pay for them.
-    await admin.query(keywords.map((word) => `CREATE FUNCTION ${quoted(word)}() RETURNS INT RETURN lock_it() + ${MARKER - 1}`).join(';\n'));
+    await admin().query(
+      keywords.map((word) => `CREATE FUNCTION ${quoted(word)}() RETURNS INT RETURN lock_it() + ${MARKER - 1}`).join(';\n'),
+    );
     const statements = keywords.flatMap((word) => [`SELECT ${word}() AS r`, `SELECT ${db}.${word}() AS r`]);
     const { ran, missed: left } = await missed(statements, false, serverCalls);
     // Every keyword calls the stored function when qualified.

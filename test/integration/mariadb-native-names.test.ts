@@ -7,17 +7,12 @@
  * read-only call through the driver: wherever the server runs the stored function, the call is
  * refused before it runs, written in the statement and inside an INVOKER routine's body.
  */
-import { randomBytes } from 'node:crypto';
-import mysql from 'mysql2/promise';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { Driver, DriverConnection } from '../../daemon/engines/driver.js';
-import { loadDriverFactory } from '../../daemon/engines/index.js';
+import { describe, expect, test } from 'vitest';
 import { MARIADB_BUILTINS } from '../../daemon/engines/mysql/mysql-builtins.js';
-import { parseConnectionUrl } from '../../shared/connection-url.js';
-import { MYSQL_URL, serverAvailable } from '../helpers/engines.js';
+import { serverAvailable } from '../helpers/engines.js';
+import { mariadbScratch } from '../helpers/mariadb-scratch.js';
 
 const available = await serverAvailable('mysql');
-const db = `mdbn_${process.pid}_${randomBytes(3).toString('hex')}`;
 const MARKER = 424242;
 /** ER_SP_WRONG_NO_OF_ARGS: the server chose the stored function, called with another arity. */
 const STORED_ARITY = 1318;
@@ -25,39 +20,15 @@ const NAMES = [...MARIADB_BUILTINS].sort();
 const call = (name: string, arity: number): string => `${name}(${Array.from({ length: arity }, () => 'NULL').join(', ')})`;
 
 describe.skipIf(!available)('a stored function named as a native one, on the live MariaDB', () => {
-  const u = new URL(MYSQL_URL);
-  let admin: mysql.Connection;
-  let driver: Driver;
-  let conn: DriverConnection;
   /** name(...) the server runs as the stored function. */
   const stored: { name: string; arity: number }[] = [];
-
-  const viaHanactl = async (sql: string): Promise<string> => {
-    if (conn.broken) conn = await driver.connect();
-    try {
-      const result = await conn.execute(sql, [], { maxRows: 1, timeoutMs: 5000, readOnly: true });
-      return `ran: ${JSON.stringify(result.rows[0] ?? null)}`;
-    } catch (error) {
-      const details = (error as { details?: { rule?: string } }).details;
-      return details?.rule === 'stored-routine' ? 'refused' : `failed: ${(error as Error).message.slice(0, 80)}`;
-    }
-  };
-
-  beforeAll(async () => {
-    admin = await mysql.createConnection({
-      host: u.hostname,
-      port: Number(u.port || 3306),
-      user: decodeURIComponent(u.username),
-      multipleStatements: true,
-    });
-    await admin.query(`CREATE DATABASE ${db}`);
-    await admin.query(`USE ${db}`);
+  const { name: db, viaDriver: viaHanactl } = mariadbScratch('mdbn', async (root) => {
     const body = `BEGIN DO GET_LOCK('${db}', 0); DO RELEASE_LOCK('${db}'); RETURN ${MARKER}; END`;
-    await admin.query(NAMES.map((name) => `CREATE FUNCTION \`${name}\`(a INT) RETURNS INT SQL SECURITY DEFINER ${body}`).join(';\n'));
+    await root.query(NAMES.map((name) => `CREATE FUNCTION \`${name}\`(a INT) RETURNS INT SQL SECURITY DEFINER ${body}`).join(';\n'));
     // What the server runs: the stored function (its marker, or its wrong-arguments error) or not.
     for (const name of NAMES)
       for (let arity = 0; arity <= 3; arity++) {
-        const ran = await admin.query({ sql: `SELECT ${call(name, arity)} AS r`, timeout: 5000 }).then(
+        const ran = await root.query({ sql: `SELECT ${call(name, arity)} AS r`, timeout: 5000 }).then(
           ([rows]) => Number((rows as { r: unknown }[])[0]?.r) === MARKER,
           (error: { errno?: number }) => error.errno === STORED_ARITY,
         );
@@ -65,23 +36,11 @@ describe.skipIf(!available)('a stored function named as a native one, on the liv
       }
     // An INVOKER routine calling each of them, as written.
     if (stored.length > 0)
-      await admin.query(
+      await root.query(
         stored
           .map(({ name, arity }, k) => `CREATE FUNCTION wrap_${k}() RETURNS INT SQL SECURITY INVOKER RETURN ${call(name, arity)}`)
           .join(';\n'),
       );
-    const url = new URL(MYSQL_URL);
-    url.pathname = `/${db}`;
-    const { target, password } = parseConnectionUrl(url.toString());
-    const factory = await loadDriverFactory(target.engine);
-    driver = factory(target, password !== undefined ? { password } : {}, { connectTimeoutMs: 5000 });
-    conn = await driver.connect();
-  }, 120_000);
-
-  afterAll(async () => {
-    await conn?.close();
-    await admin?.query(`DROP DATABASE IF EXISTS ${db}`);
-    await admin?.end();
   });
 
   test('the server runs some of them as the stored function (the report: trunc, mbrcoveredby, point())', () => {

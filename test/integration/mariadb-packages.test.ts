@@ -7,77 +7,42 @@
  * the statement and inside an INVOKER routine's body, while a stored function outside any package
  * still runs.
  */
-import { randomBytes } from 'node:crypto';
-import mysql from 'mysql2/promise';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { Driver, DriverConnection } from '../../daemon/engines/driver.js';
-import { loadDriverFactory } from '../../daemon/engines/index.js';
-import { parseConnectionUrl } from '../../shared/connection-url.js';
-import { MYSQL_URL, serverAvailable } from '../helpers/engines.js';
+import { describe, expect, test } from 'vitest';
+import { serverAvailable } from '../helpers/engines.js';
+import { mariadbScratch } from '../helpers/mariadb-scratch.js';
 
 const available = await serverAvailable('mysql');
-const db = `mdbp_${process.pid}_${randomBytes(3).toString('hex')}`;
 
 describe.skipIf(!available)('package routines called by a qualified name, on the live MariaDB', () => {
-  const u = new URL(MYSQL_URL);
-  let admin: mysql.Connection;
-  let driver: Driver;
-  let conn: DriverConnection;
-
-  const viaHanactl = async (sql: string): Promise<string> => {
-    if (conn.broken) conn = await driver.connect();
-    try {
-      const result = await conn.execute(sql, [], { maxRows: 1, timeoutMs: 5000, readOnly: true });
-      return `ran: ${JSON.stringify(result.rows[0] ?? null)}`;
-    } catch (error) {
-      const details = (error as { details?: { rule?: string } }).details;
-      return details?.rule === 'stored-routine'
-        ? `refused: ${(error as Error).message}`
-        : `failed: ${(error as Error).message.slice(0, 120)}`;
-    }
-  };
-
-  beforeAll(async () => {
-    admin = await mysql.createConnection({
-      host: u.hostname,
-      port: Number(u.port || 3306),
-      user: decodeURIComponent(u.username),
-      multipleStatements: true,
-    });
-    await admin.query(`CREATE DATABASE ${db}`);
-    await admin.query(`USE ${db}`);
-    await admin.query(
-      [
-        "SET sql_mode = 'ORACLE'",
-        'CREATE PACKAGE pk AS FUNCTION f RETURN INT; PROCEDURE p; END',
-        `CREATE PACKAGE BODY pk AS FUNCTION f RETURN INT AS BEGIN RETURN GET_LOCK('${db}', 0); END; PROCEDURE p AS BEGIN DO GET_LOCK('${db}', 0); END; END`,
-        'CREATE FUNCTION w_two RETURN INT SQL SECURITY INVOKER AS BEGIN RETURN pk.f(); END',
-        'SET sql_mode = DEFAULT',
-        'CREATE FUNCTION plain() RETURNS INT RETURN 7',
-        `CREATE FUNCTION w_three() RETURNS INT SQL SECURITY INVOKER RETURN ${db}.pk.f()`,
-        'CREATE PROCEDURE w_call() SQL SECURITY INVOKER CALL pk.p()',
-      ].join(';\n'),
-    );
-    const url = new URL(MYSQL_URL);
-    url.pathname = `/${db}`;
-    const { target, password } = parseConnectionUrl(url.toString());
-    const factory = await loadDriverFactory(target.engine);
-    driver = factory(target, password !== undefined ? { password } : {}, { connectTimeoutMs: 5000 });
-    conn = await driver.connect();
-  }, 60_000);
-
-  afterAll(async () => {
-    await conn?.close();
-    await admin?.query(`DO RELEASE_ALL_LOCKS(); DROP DATABASE IF EXISTS ${db}`);
-    await admin?.end();
-  });
+  const {
+    name: db,
+    admin,
+    viaDriver: viaHanactl,
+  } = mariadbScratch(
+    'mdbp',
+    async (root) => {
+      await root.query(
+        [
+          "SET sql_mode = 'ORACLE'",
+          'CREATE PACKAGE pk AS FUNCTION f RETURN INT; PROCEDURE p; END',
+          `CREATE PACKAGE BODY pk AS FUNCTION f RETURN INT AS BEGIN RETURN GET_LOCK('${db}', 0); END; PROCEDURE p AS BEGIN DO GET_LOCK('${db}', 0); END; END`,
+          'CREATE FUNCTION w_two RETURN INT SQL SECURITY INVOKER AS BEGIN RETURN pk.f(); END',
+          'SET sql_mode = DEFAULT',
+          'CREATE FUNCTION plain() RETURNS INT RETURN 7',
+          `CREATE FUNCTION w_three() RETURNS INT SQL SECURITY INVOKER RETURN ${db}.pk.f()`,
+          'CREATE PROCEDURE w_call() SQL SECURITY INVOKER CALL pk.p()',
+        ].join(';\n'),
+      );
+    },
+    { refusalMessages: true, setUpTimeoutMs: 60_000 },
+  );
 
   test('the server runs the package function by its three-part name, and pkg.f() under sql_mode ORACLE', async () => {
-    const [rows] = await admin.query(`SELECT ${db}.pk.f() AS a, (SELECT ${db}.PK.F()) AS b`);
+    const [rows] = await admin().query(`SELECT ${db}.pk.f() AS a, (SELECT ${db}.PK.F()) AS b`);
     expect(rows).toEqual([{ a: 1, b: 1 }]);
-    const [oracle] = await admin.query("SET sql_mode = 'ORACLE'; SELECT pk.f() AS a FROM DUAL; SET sql_mode = DEFAULT");
+    const [oracle] = await admin().query("SET sql_mode = 'ORACLE'; SELECT pk.f() AS a FROM DUAL; SET sql_mode = DEFAULT");
     expect((oracle as unknown[])[1]).toEqual([{ a: 1 }]);
-    const [two] = await admin.query('SELECT w_two() AS a');
+    const [two] = await admin().query('SELECT w_two() AS a');
     expect(two).toEqual([{ a: 1 }]);
   });
 
