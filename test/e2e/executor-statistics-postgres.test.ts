@@ -6,20 +6,30 @@
  * otherwise: an oracle on hidden rows, refused where rows are separated.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { serverAvailable } from '../helpers/engines.js';
-import { TestHome } from '../helpers/hanactl-home.js';
-import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
-import { RlsFixture } from '../helpers/rls-fixture.js';
+import { textOf } from '../helpers/mcp-client.js';
+import { RlsFixture, rlsScopedAndPlain } from '../helpers/rls-fixture.js';
 
 const available = await serverAvailable('postgres');
 
 describe.skipIf(!available)('executor statistics on PostgreSQL', () => {
   const rls = new RlsFixture({ role: 'hctx_stat', table: 'stat_orders' });
   const index = `${rls.table}_item`;
-  const home = new TestHome();
-  let scoped: ShimHandle;
-  let plain: ShimHandle;
+  const { scoped, plain } = rlsScopedAndPlain(rls, {
+    objects: [
+      `CREATE INDEX ${index} ON ${rls.table} (item)`,
+      // Enough rows that the planner scans the index for one item.
+      `INSERT INTO ${rls.table} SELECT 3, 'fill-' || g FROM generate_series(1, 5000) g`,
+      `ANALYZE ${rls.table}`,
+      // A person's views and function over the statistics, as a DBA might leave them for a dashboard.
+      `CREATE VIEW ${rls.table}_io AS SELECT relname, idx_tup_fetch, seq_tup_read FROM pg_stat_user_tables`,
+      `CREATE VIEW ${rls.table}_scans AS SELECT pg_stat_get_xact_tuples_returned('${index}'::regclass) AS n`,
+      `CREATE FUNCTION ${rls.table}_reads() RETURNS bigint LANGUAGE sql AS $$ SELECT pg_stat_get_xact_tuples_returned('${index}'::regclass) $$`,
+      `GRANT SELECT ON ${rls.table}_io, ${rls.table}_scans TO ${rls.role}`,
+    ],
+    dropped: [`DROP VIEW IF EXISTS ${rls.table}_io, ${rls.table}_scans`, `DROP FUNCTION IF EXISTS ${rls.table}_reads()`],
+  });
 
   /** The oracle: the counter before and after one count of `item` (customer 2 has 'item-2-3'; nobody has 'item-2-9'). */
   const oracle = (item: string) =>
@@ -33,35 +43,6 @@ describe.skipIf(!available)('executor statistics on PostgreSQL', () => {
     expect(Number(row?.visible)).toBe(0);
     return Number(row?.after) - Number(row?.before);
   };
-
-  beforeAll(async () => {
-    await rls.setUp();
-    await rls.admin.query(`CREATE INDEX ${index} ON ${rls.table} (item)`);
-    // Enough rows that the planner scans the index for one item.
-    await rls.admin.query(`INSERT INTO ${rls.table} SELECT 3, 'fill-' || g FROM generate_series(1, 5000) g`);
-    await rls.admin.query(`ANALYZE ${rls.table}`);
-    // A person's views and function over the statistics, as a DBA might leave them for a dashboard.
-    await rls.admin.query(`CREATE VIEW ${rls.table}_io AS SELECT relname, idx_tup_fetch, seq_tup_read FROM pg_stat_user_tables`);
-    await rls.admin.query(`CREATE VIEW ${rls.table}_scans AS SELECT pg_stat_get_xact_tuples_returned('${index}'::regclass) AS n`);
-    await rls.admin.query(
-      `CREATE FUNCTION ${rls.table}_reads() RETURNS bigint LANGUAGE sql AS $$ SELECT pg_stat_get_xact_tuples_returned('${index}'::regclass) $$`,
-    );
-    await rls.admin.query(`GRANT SELECT ON ${rls.table}_io, ${rls.table}_scans TO ${rls.role}`);
-    await rls.addConnection(home, 'shop');
-    await rls.addConnection(home, 'plain');
-    await home.ok(['set', 'plain', '--no-context']);
-    scoped = await startShim({ ...home.env, MCP_CONTEXT_CUSTOMER_ID: '1' }, ['--connection', 'shop']);
-    plain = await startShim(home.env, ['--connection', 'plain']);
-  });
-
-  afterAll(async () => {
-    await scoped?.close();
-    await plain?.close();
-    await home.dispose();
-    for (const sql of [`DROP VIEW IF EXISTS ${rls.table}_io, ${rls.table}_scans`, `DROP FUNCTION IF EXISTS ${rls.table}_reads()`])
-      await rls.admin.query(sql).catch(() => {});
-    await rls.dispose();
-  });
 
   it("refuses the counters before and after a count, so a hidden row's value is not told apart from a missing one", async () => {
     const present = await scoped.call('run_query', { sql: oracle('item-2-3') });

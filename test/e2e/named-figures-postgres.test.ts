@@ -7,11 +7,10 @@
  * policy reads pg_class's figures in its body. Each is refused there, and answers where no context
  * names are declared.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { serverAvailable } from '../helpers/engines.js';
-import { TestHome } from '../helpers/hanactl-home.js';
-import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
-import { RLS_POLICY as POLICY, RlsOwnerDatabase } from '../helpers/rls-fixture.js';
+import { textOf } from '../helpers/mcp-client.js';
+import { RLS_POLICY as POLICY, RlsOwnerDatabase, scopedAndPlainShims } from '../helpers/rls-fixture.js';
 
 const available = await serverAvailable('postgres');
 
@@ -53,28 +52,18 @@ const OWNED = [
 ];
 
 describe.skipIf(!available)("pg_class's figures and the server's counters by every route on PostgreSQL", () => {
-  const home = new TestHome();
   const db = new RlsOwnerDatabase('hanactl_figs');
-  let scoped: ShimHandle;
-  let plain: ShimHandle;
-
-  beforeAll(async () => {
-    await db.setUp([
-      ...OWNED,
-      `GRANT SELECT ON ALL TABLES IN SCHEMA public TO ${db.agent}`,
-      `GRANT SELECT ON ALL SEQUENCES IN SCHEMA public TO ${db.agent}`,
-    ]);
-    await db.addConnection(home, 'shop', ['--context', 'customer_id']);
-    await db.addConnection(home, 'plain');
-    scoped = await startShim({ ...home.env, MCP_CONTEXT_CUSTOMER_ID: '1' }, ['--connection', 'shop']);
-    plain = await startShim(home.env, ['--connection', 'plain']);
-  });
-
-  afterAll(async () => {
-    await scoped?.close();
-    await plain?.close();
-    await home.dispose();
-    await db.dispose();
+  const { scoped, plain } = scopedAndPlainShims({
+    async setUp(home) {
+      await db.setUp([
+        ...OWNED,
+        `GRANT SELECT ON ALL TABLES IN SCHEMA public TO ${db.agent}`,
+        `GRANT SELECT ON ALL SEQUENCES IN SCHEMA public TO ${db.agent}`,
+      ]);
+      await db.addConnection(home, 'shop', ['--context', 'customer_id']);
+      await db.addConnection(home, 'plain');
+    },
+    dispose: () => db.dispose(),
   });
 
   /** The review's yes/no oracle: a counter read through table_to_xml before and after a count of `item`. */

@@ -2,36 +2,17 @@
  * The planner's figures on a connection that separates rows, through the real shim and daemon: a
  * table under row-level security, ANALYZEd, whose estimates count every customer's rows.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { serverAvailable } from '../helpers/engines.js';
-import { TestHome } from '../helpers/hanactl-home.js';
-import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
-import { RlsFixture } from '../helpers/rls-fixture.js';
+import { textOf } from '../helpers/mcp-client.js';
+import { RlsFixture, rlsScopedAndPlain } from '../helpers/rls-fixture.js';
 
 const available = await serverAvailable('postgres');
 
 describe.skipIf(!available)('planner figures on PostgreSQL', () => {
   const rls = new RlsFixture({ role: 'hctx_plan', table: 'plan_orders' });
-  const home = new TestHome();
-  let scoped: ShimHandle;
-  let plain: ShimHandle;
-
-  beforeAll(async () => {
-    await rls.setUp();
-    await rls.admin.query(`CREATE INDEX ON ${rls.table} (item COLLATE "C")`);
-    await rls.admin.query(`ANALYZE ${rls.table}`);
-    await rls.addConnection(home, 'shop');
-    await rls.addConnection(home, 'plain');
-    await home.ok(['set', 'plain', '--no-context']);
-    scoped = await startShim({ ...home.env, MCP_CONTEXT_CUSTOMER_ID: '1' }, ['--connection', 'shop']);
-    plain = await startShim(home.env, ['--connection', 'plain']);
-  });
-
-  afterAll(async () => {
-    await scoped?.close();
-    await plain?.close();
-    await home.dispose();
-    await rls.dispose();
+  const { scoped, plain } = rlsScopedAndPlain(rls, {
+    objects: [`CREATE INDEX ON ${rls.table} (item COLLATE "C")`, `ANALYZE ${rls.table}`],
   });
 
   it.each([

@@ -6,43 +6,24 @@
  * xmin counts other sessions' transactions, and TABLESAMPLE picks by page. Refused there, in the
  * statement and in a person's view or function it reaches; answered where rows are not separated.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { serverAvailable } from '../helpers/engines.js';
-import { TestHome } from '../helpers/hanactl-home.js';
-import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
-import { RlsFixture } from '../helpers/rls-fixture.js';
+import { textOf } from '../helpers/mcp-client.js';
+import { RlsFixture, rlsScopedAndPlain } from '../helpers/rls-fixture.js';
 
 const available = await serverAvailable('postgres');
 
 describe.skipIf(!available)('system columns on PostgreSQL', () => {
   const rls = new RlsFixture({ role: 'hctx_sysc', table: 'sysc_orders' });
-  const home = new TestHome();
-  let scoped: ShimHandle;
-  let plain: ShimHandle;
-
-  beforeAll(async () => {
-    await rls.setUp();
+  const { scoped, plain } = rlsScopedAndPlain(rls, {
     // A person's view and function over the coordinates, as one might leave them for deduplication.
-    await rls.admin.query(`CREATE VIEW ${rls.table}_pos AS SELECT item, ctid AS pos FROM ${rls.table}`);
-    await rls.admin.query(`CREATE VIEW ${rls.table}_sample AS SELECT item FROM ${rls.table} TABLESAMPLE SYSTEM (100)`);
-    await rls.admin.query(
+    objects: [
+      `CREATE VIEW ${rls.table}_pos AS SELECT item, ctid AS pos FROM ${rls.table}`,
+      `CREATE VIEW ${rls.table}_sample AS SELECT item FROM ${rls.table} TABLESAMPLE SYSTEM (100)`,
       `CREATE FUNCTION ${rls.table}_tx() RETURNS text LANGUAGE sql AS $$ SELECT max(xmin::text) FROM ${rls.table} $$`,
-    );
-    await rls.admin.query(`GRANT SELECT ON ${rls.table}_pos, ${rls.table}_sample TO ${rls.role}`);
-    await rls.addConnection(home, 'shop');
-    await rls.addConnection(home, 'plain');
-    await home.ok(['set', 'plain', '--no-context']);
-    scoped = await startShim({ ...home.env, MCP_CONTEXT_CUSTOMER_ID: '1' }, ['--connection', 'shop']);
-    plain = await startShim(home.env, ['--connection', 'plain']);
-  });
-
-  afterAll(async () => {
-    await scoped?.close();
-    await plain?.close();
-    await home.dispose();
-    for (const sql of [`DROP VIEW IF EXISTS ${rls.table}_pos, ${rls.table}_sample`, `DROP FUNCTION IF EXISTS ${rls.table}_tx()`])
-      await rls.admin.query(sql).catch(() => {});
-    await rls.dispose();
+      `GRANT SELECT ON ${rls.table}_pos, ${rls.table}_sample TO ${rls.role}`,
+    ],
+    dropped: [`DROP VIEW IF EXISTS ${rls.table}_pos, ${rls.table}_sample`, `DROP FUNCTION IF EXISTS ${rls.table}_tx()`],
   });
 
   it.each([

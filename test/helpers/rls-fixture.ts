@@ -7,13 +7,17 @@
  * (`test/e2e/context-mariadb.test.ts`, `test/e2e/context-sqlite.test.ts` too). `RlsOwnerDatabase`
  * (`test/e2e/owner-rights-postgres.test.ts`, `test/e2e/row-parts-postgres.test.ts`): a database of
  * its own whose objects a person created as their owner, read by a login role of its own.
+ * `scopedAndPlainShims` and `rlsScopedAndPlain` (`test/e2e/named-figures-postgres.test.ts`,
+ * `test/e2e/system-columns-postgres.test.ts`, `test/e2e/executor-statistics-postgres.test.ts`,
+ * `test/e2e/planner-figures-postgres.test.ts`): a connection that separates rows beside one that
+ * does not, over the same role, each with a shim, for the suite around the call.
  */
 import { randomBytes } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import pg from 'pg';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { PG_URL, type ScratchPgDatabase, scratchPgDatabase } from './engines.js';
-import type { CliResult, TestHome } from './hanactl-home.js';
+import { type CliResult, TestHome } from './hanactl-home.js';
 import { type ShimHandle, startShim, textOf } from './mcp-client.js';
 
 export type RlsRow = { customer_id: number; item: string };
@@ -255,4 +259,81 @@ export async function startCustomerShims(home: TestHome, connection: string): Pr
       await two.close();
     },
   };
+}
+
+/** Connection `shop`, which separates rows, and `plain`, which does not, each with a shim. */
+export interface ScopedAndPlain {
+  /** The home both connections are in. */
+  readonly home: TestHome;
+  /** The shim of `shop` as customer 1 (MCP_CONTEXT_CUSTOMER_ID), once the suite's set-up ran. */
+  readonly scoped: ToolCaller;
+  /** The shim of `plain`, which declares no context names, once the suite's set-up ran. */
+  readonly plain: ToolCaller;
+}
+
+/**
+ * Before the suite around the call, `setUp` creates what the connections read and adds `shop`
+ * (declaring customer_id) and `plain` (declaring none) to the home; then a shim starts on each.
+ * After the suite: the shims, the home, then `dispose`.
+ */
+export function scopedAndPlainShims({
+  setUp,
+  dispose,
+}: {
+  setUp(home: TestHome): Promise<void>;
+  dispose(): Promise<void>;
+}): ScopedAndPlain {
+  const home = new TestHome();
+  let scoped: ShimHandle | undefined;
+  let plain: ShimHandle | undefined;
+  beforeAll(async () => {
+    await setUp(home);
+    scoped = await startShim({ ...home.env, MCP_CONTEXT_CUSTOMER_ID: '1' }, ['--connection', 'shop']);
+    plain = await startShim(home.env, ['--connection', 'plain']);
+  });
+  afterAll(async () => {
+    await scoped?.close();
+    await plain?.close();
+    await home.dispose();
+    await dispose();
+  });
+  const started = (shim: ShimHandle | undefined, name: string): ShimHandle => {
+    if (!shim) throw new Error(`the shim of ${name} has not started`);
+    return shim;
+  };
+  return {
+    home,
+    scoped: { call: (name, args) => started(scoped, 'shop').call(name, args) },
+    plain: { call: (name, args) => started(plain, 'plain').call(name, args) },
+  };
+}
+
+/**
+ * `scopedAndPlainShims` over `rls`: its role and table, then `objects` run as the superuser;
+ * `shop` and `plain` as the role, `plain` set to declare no context names. After the suite,
+ * `dropped` runs (errors ignored) before the fixture is disposed.
+ */
+export function rlsScopedAndPlain(
+  rls: RlsFixture,
+  { objects = [], dropped = [] }: { objects?: readonly string[]; dropped?: readonly string[] } = {},
+): ScopedAndPlain {
+  return scopedAndPlainShims({
+    async setUp(home) {
+      await rls.setUp();
+      for (const sql of objects) await rls.admin.query(sql);
+      await rls.addConnection(home, 'shop');
+      await rls.addConnection(home, 'plain');
+      await home.ok(['set', 'plain', '--no-context']);
+    },
+    async dispose() {
+      for (const sql of dropped) {
+        try {
+          await rls.admin.query(sql);
+        } catch {
+          // Not there: the set-up stopped before it.
+        }
+      }
+      await rls.dispose();
+    },
+  });
 }
