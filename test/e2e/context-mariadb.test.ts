@@ -3,6 +3,7 @@ import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MYSQL_URL, serverAvailable } from '../helpers/engines.js';
 import { TestHome } from '../helpers/hanactl-home.js';
+import { mariadbAccount } from '../helpers/mariadb-account.js';
 import { type CustomerShims, foreignRows, interleavedLeaks, leaksAfterFault, startCustomerShims } from '../helpers/rls-fixture.js';
 
 const available = await serverAvailable('mysql');
@@ -10,7 +11,7 @@ const suffix = `${process.pid}_${randomBytes(3).toString('hex')}`;
 const user = `hctx_${suffix}`.slice(0, 32);
 const password = randomBytes(12).toString('hex');
 
-describe.skipIf(!available)('context parameters scope MariaDB through a DEFINER function and view', () => {
+describe.skipIf(!available)('context parameters scope MariaDB through a function the agent reads and a DEFINER view', () => {
   const home = new TestHome();
   let admin: mysql.Connection;
   let shims: CustomerShims;
@@ -29,9 +30,13 @@ describe.skipIf(!available)('context parameters scope MariaDB through a DEFINER 
     // Enough rows elsewhere that a narrow condition on item is answered through its index.
     await admin.query(`INSERT INTO orders_${suffix} SELECT 4, CONCAT('fill-', seq) FROM seq_1_to_2000`);
     await admin.query(`ANALYZE TABLE orders_${suffix}`);
-    // A DBA's building blocks: a DEFINER function reads the caller's session variable; a view filters by it.
+    await admin.query(`CREATE USER '${user}'@'%' IDENTIFIED BY '${password}'`);
+    await admin.query(`CREATE USER '${user}'@'localhost' IDENTIFIED BY '${password}'`);
+    // A DBA's building blocks (docs/context-parameters.md): a function reads the caller's session
+    // variable, made with the agent's account as DEFINER so that the agent may read its body; a
+    // DEFINER view filters by it.
     await admin.query(
-      `CREATE FUNCTION mcp_customer_${suffix}() RETURNS VARCHAR(64) DETERMINISTIC SQL SECURITY DEFINER RETURN @mcp_customer_id`,
+      `CREATE DEFINER = ${await mariadbAccount(u, user, password)} FUNCTION mcp_customer_${suffix}() RETURNS VARCHAR(64) DETERMINISTIC SQL SECURITY INVOKER RETURN @mcp_customer_id`,
     );
     await admin.query(
       `CREATE SQL SECURITY DEFINER VIEW my_orders_${suffix} AS SELECT customer_id, item FROM orders_${suffix} WHERE customer_id = mcp_customer_${suffix}()`,
@@ -44,11 +49,10 @@ describe.skipIf(!available)('context parameters scope MariaDB through a DEFINER 
     await admin.query(
       `CREATE ALGORITHM=TEMPTABLE SQL SECURITY DEFINER VIEW recipe_orders_${suffix} AS SELECT customer_id, item FROM orders_${suffix} WHERE customer_id = mcp_customer_${suffix}() LIMIT 18446744073709551615`,
     );
-    await admin.query(`CREATE USER '${user}'@'%' IDENTIFIED BY '${password}'`);
-    await admin.query(`CREATE USER '${user}'@'localhost' IDENTIFIED BY '${password}'`);
+    // SHOW VIEW lets the agent read each view's definition, so that hanactl judges what it runs.
     for (const host of ['%', 'localhost'])
       for (const view of [`my_orders_${suffix}`, `temp_orders_${suffix}`, `recipe_orders_${suffix}`])
-        await admin.query(`GRANT SELECT ON ${db}.${view} TO '${user}'@'${host}'`);
+        await admin.query(`GRANT SELECT, SHOW VIEW ON ${db}.${view} TO '${user}'@'${host}'`);
     await home.ok(['add', '--no-test', 'shop', `mariadb://${user}@${u.host}/${db}`, '--password-stdin', '--context', 'CUSTOMER_ID'], {
       input: password,
     });
@@ -130,8 +134,8 @@ describe.skipIf(!available)('context parameters scope MariaDB through a DEFINER 
   });
 
   it("describe_table shows the recipe view's columns to the user that may only select from it", async () => {
-    // information_schema.COLUMNS lists no column of a view over a DEFINER function the user may
-    // not execute (the server opens the view as the caller to list them); the view's own result does.
+    // information_schema.COLUMNS lists no column of a view over a function the user may not
+    // execute (the server opens the view as the caller to list them); the view's own result does.
     for (const view of [`recipe_orders_${suffix}`, `my_orders_${suffix}`]) {
       const described = await shims.one.call('describe_table', { table: view });
       expect(described.isError, view).toBeFalsy();

@@ -11,6 +11,7 @@ import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MYSQL_URL, serverAvailable } from '../helpers/engines.js';
 import { TestHome } from '../helpers/hanactl-home.js';
+import { mariadbAccount } from '../helpers/mariadb-account.js';
 import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
 import { type CustomerShims, startCustomerShims } from '../helpers/rls-fixture.js';
 
@@ -51,16 +52,15 @@ describe.skipIf(!available)('executor statistics on MariaDB', () => {
     await admin.query(`INSERT INTO stat_orders_${suffix} SELECT c.seq, CONCAT('item-', c.seq, '-', g.seq) FROM seq_1_to_3 c, seq_1_to_5 g`);
     await admin.query(`INSERT INTO stat_orders_${suffix} SELECT 3, CONCAT('fill-', g.seq) FROM seq_1_to_2000 g`);
     await admin.query(`ANALYZE TABLE stat_orders_${suffix}`);
+    for (const host of ['%', 'localhost']) await admin.query(`CREATE USER '${user}'@'${host}' IDENTIFIED BY '${password}'`);
+    // The context recipe: the user's own function, so that it may read the body, and a view it may read.
     await admin.query(
-      `CREATE FUNCTION stat_customer_${suffix}() RETURNS VARCHAR(64) DETERMINISTIC SQL SECURITY DEFINER RETURN @mcp_customer_id`,
+      `CREATE DEFINER = ${await mariadbAccount(u, user, password)} FUNCTION stat_customer_${suffix}() RETURNS VARCHAR(64) DETERMINISTIC SQL SECURITY INVOKER RETURN @mcp_customer_id`,
     );
     await admin.query(
       `CREATE SQL SECURITY DEFINER VIEW ${view} AS SELECT customer_id, item FROM stat_orders_${suffix} WHERE customer_id = stat_customer_${suffix}()`,
     );
-    for (const host of ['%', 'localhost']) {
-      await admin.query(`CREATE USER '${user}'@'${host}' IDENTIFIED BY '${password}'`);
-      await admin.query(`GRANT SELECT ON ${db}.${view} TO '${user}'@'${host}'`);
-    }
+    for (const host of ['%', 'localhost']) await admin.query(`GRANT SELECT, SHOW VIEW ON ${db}.${view} TO '${user}'@'${host}'`);
     for (const name of ['shop', 'plain'])
       await home.ok(['add', '--no-test', name, `mariadb://${user}@${u.host}/${db}`, '--password-stdin', '--context', 'CUSTOMER_ID'], {
         input: password,

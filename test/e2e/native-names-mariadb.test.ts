@@ -9,6 +9,7 @@ import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MYSQL_URL, serverAvailable } from '../helpers/engines.js';
 import { TestHome } from '../helpers/hanactl-home.js';
+import { mariadbAccount } from '../helpers/mariadb-account.js';
 import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
 
 const available = await serverAvailable('mysql');
@@ -32,8 +33,7 @@ describe.skipIf(!available)('a stored function named as a native one is judged o
     // What the report's SET GLOBAL did, as a harmless marker the judgement refuses the same way.
     trunc: `(x INT) RETURNS INT SQL SECURITY DEFINER BEGIN DO GET_LOCK('${lock}', 0); RETURN ${MARKER}; END`,
     fmt_amount: '(x INT) RETURNS INT SQL SECURITY INVOKER RETURN trunc(x)',
-    // The context recipe (docs/context-parameters.md), and a DEFINER function reading past it.
-    cust: '() RETURNS VARCHAR(64) DETERMINISTIC SQL SECURITY DEFINER RETURN @mcp_customer_id',
+    // A DEFINER function reading past the context recipe's view.
     mbrcoveredby:
       '(c INT) RETURNS VARCHAR(200) SQL SECURITY DEFINER READS SQL DATA RETURN (SELECT GROUP_CONCAT(item) FROM orders WHERE customer_id = c)',
   };
@@ -45,11 +45,15 @@ describe.skipIf(!available)('a stored function named as a native one is judged o
     await root.query('CREATE TABLE orders (customer_id INT, item VARCHAR(20))');
     await root.query("INSERT INTO orders VALUES (1, 'mine'), (2, 'secret_of_2')");
     for (const [name, rest] of Object.entries(functions)) await root.query(`CREATE FUNCTION ${name}${rest}`);
+    for (const host of ['%', 'localhost']) await root.query(`CREATE USER '${reader}'@'${host}' IDENTIFIED BY '${password}'`);
+    // The context recipe (docs/context-parameters.md): the reader's own function, and a view it may read.
+    await root.query(
+      `CREATE DEFINER = ${await mariadbAccount(u, reader, password)} FUNCTION cust() RETURNS VARCHAR(64) DETERMINISTIC SQL SECURITY INVOKER RETURN @mcp_customer_id`,
+    );
     await root.query(
       'CREATE ALGORITHM=TEMPTABLE SQL SECURITY DEFINER VIEW mine AS SELECT customer_id, item FROM orders WHERE customer_id = cust() LIMIT 18446744073709551615',
     );
     for (const host of ['%', 'localhost']) {
-      await root.query(`CREATE USER '${reader}'@'${host}' IDENTIFIED BY '${password}'`);
       await root.query(`GRANT SELECT ON mysql.proc TO '${reader}'@'${host}'`);
       await root.query(`GRANT EXECUTE ON ${db}.* TO '${reader}'@'${host}'`);
       await root.query(`GRANT SELECT, SHOW VIEW ON ${db}.mine TO '${reader}'@'${host}'`);

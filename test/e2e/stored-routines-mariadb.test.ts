@@ -11,6 +11,7 @@ import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MYSQL_URL, serverAvailable } from '../helpers/engines.js';
 import { TestHome } from '../helpers/hanactl-home.js';
+import { mariadbAccount } from '../helpers/mariadb-account.js';
 import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
 
 const available = await serverAvailable('mysql');
@@ -43,7 +44,8 @@ describe.skipIf(!available)('stored routines a statement reaches on MariaDB are 
     [`cnt_${s}`]: `() RETURNS INT SQL SECURITY DEFINER READS SQL DATA RETURN (SELECT count(*) FROM t_${s})`,
     [`wrapinv_${s}`]: `() RETURNS INT SQL SECURITY DEFINER RETURN inv_${s}() + 0`,
     [`stat_${s}`]: `() RETURNS BIGINT SQL SECURITY INVOKER READS SQL DATA RETURN (SELECT VARIABLE_VALUE FROM information_schema.SESSION_STATUS WHERE VARIABLE_NAME = 'HANDLER_READ_NEXT')`,
-    [`cust_${s}`]: `() RETURNS VARCHAR(64) DETERMINISTIC SQL SECURITY DEFINER RETURN @mcp_customer_id`,
+    // The context recipe's function (docs/context-parameters.md), made with the reader's account as DEFINER.
+    [`cust_${s}`]: `() RETURNS VARCHAR(64) DETERMINISTIC SQL SECURITY INVOKER RETURN @mcp_customer_id`,
     [`forge_${s}`]: `() RETURNS INT SQL SECURITY INVOKER BEGIN SET @mcp_customer_id = '2'; RETURN 1; END`,
     // Thin INVOKER wrappers around DEFINER functions, and an INVOKER KILL.
     [`wk_${s}`]: `(i BIGINT) RETURNS INT SQL SECURITY INVOKER RETURN kq_${s}(i)`,
@@ -71,16 +73,19 @@ describe.skipIf(!available)('stored routines a statement reaches on MariaDB are 
     await root.query(`INSERT INTO t_${s} VALUES (1), (2), (3)`);
     await root.query(`CREATE TABLE td_${s} (id INT, b BIGINT DEFAULT 5)`);
     await root.query(`INSERT INTO td_${s} (id) VALUES (1)`);
+    for (const login of [reader, hidden])
+      for (const host of ['%', 'localhost']) await root.query(`CREATE USER '${login}'@'${host}' IDENTIFIED BY '${password}'`);
+    const readerAccount = await mariadbAccount(u, reader, password);
     for (const [name, rest] of Object.entries(functions)) {
       if (name.startsWith('pk_')) await root.query(`SET SESSION sql_mode = CONCAT(@@sql_mode, ',NO_BACKSLASH_ESCAPES')`);
-      await root.query(`CREATE FUNCTION ${name}${rest}`);
+      await root.query(`CREATE ${name.startsWith('cust_') ? `DEFINER = ${readerAccount} ` : ''}FUNCTION ${name}${rest}`);
       await root.query('SET SESSION sql_mode = DEFAULT');
     }
     await root.query(`CREATE PROCEDURE pz_${s}(OUT x VARCHAR(64)) BEGIN END`);
     await root.query(`CREATE SQL SECURITY DEFINER VIEW dump_v_${s} AS SELECT dump_${s}() AS d`);
     await root.query(`CREATE SQL SECURITY DEFINER VIEW slow_v_${s} AS SELECT slow_${s}(0) AS sl`);
     await root.query(`CREATE SQL SECURITY DEFINER VIEW def_v_${s} AS SELECT DEFAULT(b) AS d FROM td_${s}`);
-    // The context recipe (docs/context-parameters.md): a DEFINER function returning the value, a TEMPTABLE view filtering by it.
+    // The context recipe (docs/context-parameters.md): the login's own function returning the value, a TEMPTABLE view filtering by it.
     await root.query(`CREATE TABLE o_${s} (customer_id INT, item VARCHAR(20))`);
     await root.query(`INSERT INTO o_${s} VALUES (1, 'a'), (1, 'b'), (2, 'c')`);
     await root.query(
@@ -88,7 +93,6 @@ describe.skipIf(!available)('stored routines a statement reaches on MariaDB are 
     );
     for (const login of [reader, hidden])
       for (const host of ['%', 'localhost']) {
-        await root.query(`CREATE USER '${login}'@'${host}' IDENTIFIED BY '${password}'`);
         for (const name of Object.keys(functions)) await root.query(`GRANT EXECUTE ON FUNCTION ${db}.${name} TO '${login}'@'${host}'`);
         await root.query(`GRANT SELECT ON ${db}.t_${s} TO '${login}'@'${host}'`);
         if (login === reader) {

@@ -11,6 +11,7 @@ import { loadDriverFactory } from '../../daemon/engines/index.js';
 import { DEFAULT_POOL_OPTIONS, Pool } from '../../daemon/pools/pool.js';
 import { parseConnectionUrl } from '../../shared/connection-url.js';
 import { MYSQL_URL, PG_URL, serverAvailable } from '../helpers/engines.js';
+import { mariadbAccount } from '../helpers/mariadb-account.js';
 import { RlsFixture } from '../helpers/rls-fixture.js';
 
 const pgAvailable = await serverAvailable('postgres');
@@ -120,7 +121,11 @@ describe.skipIf(!myAvailable)('MariaDB: a statement that changes a context value
     });
     await admin.query(`CREATE TABLE ${table} (customer_id INT NOT NULL, item VARCHAR(40) NOT NULL)`);
     await admin.query(`INSERT INTO ${table} SELECT c.seq, CONCAT('item-', c.seq, '-', g.seq) FROM seq_1_to_3 c, seq_1_to_5 g`);
-    await admin.query(`CREATE FUNCTION ${table}_who() RETURNS VARCHAR(64) DETERMINISTIC SQL SECURITY DEFINER RETURN @mcp_customer_id`);
+    for (const host of ['%', 'localhost']) await admin.query(`CREATE USER '${user}'@'${host}' IDENTIFIED BY '${password}'`);
+    // The context recipe (docs/context-parameters.md): the user's own function, and a view it may read.
+    await admin.query(
+      `CREATE DEFINER = ${await mariadbAccount(u, user, password)} FUNCTION ${table}_who() RETURNS VARCHAR(64) DETERMINISTIC SQL SECURITY INVOKER RETURN @mcp_customer_id`,
+    );
     await admin.query(
       `CREATE SQL SECURITY DEFINER VIEW ${view} AS SELECT customer_id, item FROM ${table} WHERE customer_id = ${table}_who()`,
     );
@@ -128,8 +133,7 @@ describe.skipIf(!myAvailable)('MariaDB: a statement that changes a context value
       `CREATE FUNCTION ${setter}(v VARCHAR(64)) RETURNS INT NOT DETERMINISTIC SQL SECURITY INVOKER BEGIN SET @mcp_customer_id = v; RETURN 1; END`,
     );
     for (const host of ['%', 'localhost']) {
-      await admin.query(`CREATE USER '${user}'@'${host}' IDENTIFIED BY '${password}'`);
-      await admin.query(`GRANT SELECT ON ${db}.${view} TO '${user}'@'${host}'`);
+      await admin.query(`GRANT SELECT, SHOW VIEW ON ${db}.${view} TO '${user}'@'${host}'`);
       await admin.query(`GRANT EXECUTE ON FUNCTION ${db}.${setter} TO '${user}'@'${host}'`);
     }
     pool = await poolOn(`mariadb://${user}:${password}@${u.host}/${db}`);

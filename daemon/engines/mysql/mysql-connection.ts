@@ -15,7 +15,7 @@ import {
   definitionsQuery,
   everyRoutineQuery,
   existingNamesQuery,
-  hiddenBodyRefusal,
+  hiddenDefinitionRefusal,
   isPackage,
   judgeDefinition,
   MAX_CANDIDATES,
@@ -342,7 +342,8 @@ export class MysqlConnection implements DriverConnection {
    * or a routine a DEFINER one calls that the login may not see, cannot be judged and is refused:
    * a native function's name passes there only where the login sees every routine of the schema.
    * Which names are the same is the server's answer: every row it returns for a name is reached. A
-   * view whose definition the login may not read is not followed.
+   * view whose definition the login may not read (it holds no SHOW VIEW on it and is not its
+   * definer) is refused the same way, at any depth.
    */
   async #judgeRoutines(sql: string, readOnly: boolean, separated: boolean, watch: StatementWatch): Promise<unknown> {
     const user = this.#deps.errors.user ?? 'the login';
@@ -426,12 +427,10 @@ export class MysqlConnection implements DriverConnection {
           if (seen.size > MAX_REACHED) return tooFarRefusal();
           // A package's routines are written for sql_mode ORACLE: not judged, so not called.
           if (isPackage(definition)) return packageRefusal(definition, item.path);
-          if (!definition.body) {
-            // A body that cannot be read cannot be judged, whatever its SQL SECURITY: an INVOKER
-            // routine may call DEFINER ones, or KILL another caller's query on the same login.
-            if (definition.kind !== 'VIEW') return hiddenBodyRefusal(definition, item.path, user);
-            continue;
-          }
+          // A body or view definition that cannot be read cannot be judged, whatever its SQL
+          // SECURITY: an INVOKER routine or view may call DEFINER routines, or KILL another
+          // caller's query on the same login; a DEFINER view runs what it calls with its owner's rights.
+          if (!definition.body) return hiddenDefinitionRefusal(definition, item.path, user);
           const judged = judgeDefinition(definition);
           if (judged.setsContext && separated) return setsContextRefusal(definition, item.path, judged.setsContext);
           if (judged.does && readOnly) return routineRefusal(definition, item.path, judged.does);

@@ -9,6 +9,16 @@ const DEFINER_ROUTINES = `information_schema.ROUTINES r WHERE r.SECURITY_TYPE = 
 /** The SQL SECURITY INVOKER routines the login may call, but the server's own. */
 const INVOKER_ROUTINES = `information_schema.ROUTINES r WHERE r.SECURITY_TYPE = 'INVOKER' AND r.ROUTINE_SCHEMA NOT IN ('sys', 'mysql')`;
 
+/**
+ * The views the login may use but whose definition it may not read: information_schema.VIEWS lists
+ * a view to a login with any privilege on it, and shows its definition only to its definer or to
+ * a login holding SELECT and SHOW VIEW on it.
+ */
+const UNREAD_VIEWS = `information_schema.VIEWS v WHERE v.VIEW_DEFINITION = ''`;
+
+/** How many unreadable views the advice names. */
+const NAMED_VIEWS = 5;
+
 /** How a login gets to read routine bodies, so that hanactl can judge them. */
 const READ_BODIES = 'GRANT SELECT ON mysql.proc, or SHOW CREATE ROUTINE on MariaDB 11.3+, SHOW_ROUTINE on MySQL 8.0.20+, lets it read them';
 
@@ -35,7 +45,9 @@ const POWERFUL = [
  * inside a stored function the login may call runs even in a read-only transaction, and it
  * outlives the call (no rollback, no connection reset undoes a global). SQL SECURITY DEFINER
  * routines the login may call run with their owner's rights, whatever the login's own; where the
- * login may read the owners' privileges, those who hold the powerful ones are counted.
+ * login may read the owners' privileges, those who hold the powerful ones are counted. Views the
+ * login may select from but whose definition it may not read are counted and the first named:
+ * hanactl refuses them wherever it judges what a call reaches.
  */
 export const MYSQL_PRIVILEGE_PROBE: PrivilegeProbe = {
   sql: `SELECT
@@ -45,6 +57,10 @@ export const MYSQL_PRIVILEGE_PROBE: PrivilegeProbe = {
           (SELECT COUNT(*) FROM ${DEFINER_ROUTINES}) AS definer_routines,
           (SELECT COUNT(*) FROM ${DEFINER_ROUTINES} AND r.ROUTINE_DEFINITION IS NULL) AS hidden_definer_routines,
           (SELECT COUNT(*) FROM ${INVOKER_ROUTINES} AND r.ROUTINE_DEFINITION IS NULL) AS hidden_invoker_routines,
+          (SELECT COUNT(*) FROM ${UNREAD_VIEWS}) AS unread_views,
+          (SELECT GROUP_CONCAT(x.n ORDER BY x.n SEPARATOR ', ') FROM (SELECT CONCAT(v.TABLE_SCHEMA, '.', v.TABLE_NAME) AS n FROM ${UNREAD_VIEWS}
+             ORDER BY v.TABLE_SCHEMA, v.TABLE_NAME LIMIT ${NAMED_VIEWS}) x) AS unread_view_names,
+          CONCAT('''', SUBSTRING_INDEX(CURRENT_USER(), '@', 1), '''@''', SUBSTRING_INDEX(CURRENT_USER(), '@', -1), '''') AS login,
           (SELECT COUNT(*) FROM ${DEFINER_ROUTINES} AND EXISTS (SELECT 1 FROM information_schema.USER_PRIVILEGES p
              WHERE p.GRANTEE = CONCAT('''', SUBSTRING_INDEX(r.DEFINER, '@', 1), '''@''', SUBSTRING_INDEX(r.DEFINER, '@', -1), '''')
                AND p.PRIVILEGE_TYPE IN (${POWERFUL}))) AS powerful_definer_routines
@@ -76,6 +92,16 @@ export const MYSQL_PRIVILEGE_PROBE: PrivilegeProbe = {
     if (hiddenInvokers > 0) {
       advice.push(
         `${user} may call ${hiddenInvokers} SQL SECURITY INVOKER routine${hiddenInvokers === 1 ? '' : 's'} whose body it may not read: what ${hiddenInvokers === 1 ? 'it calls' : 'they call'} cannot be judged, so hanactl refuses ${hiddenInvokers === 1 ? 'it' : 'them'} on read-only connections and where rows are separated (${READ_BODIES}).`,
+      );
+    }
+    const unreadViews = Number(row.unread_views);
+    if (unreadViews > 0) {
+      const names = String(row.unread_view_names ?? '');
+      const first = names.split(', ')[0] ?? 'db.view';
+      const login = String(row.login ?? 'its login');
+      const more = unreadViews > NAMED_VIEWS ? `, and ${unreadViews - NAMED_VIEWS} more` : '';
+      advice.push(
+        `${user} may select from ${unreadViews} view${unreadViews === 1 ? '' : 's'} whose definition it may not read (${names}${more}): what ${unreadViews === 1 ? 'it runs' : 'they run'} cannot be judged, so hanactl refuses ${unreadViews === 1 ? 'it' : 'them'} on read-only calls and where rows are separated. SHOW VIEW lets it read ${unreadViews === 1 ? 'it' : 'each'} (GRANT SHOW VIEW ON ${first} TO ${login}).`,
       );
     }
     return advice;

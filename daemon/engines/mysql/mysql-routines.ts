@@ -12,12 +12,13 @@ import { MYSQL_DIALECT } from './mysql-dialect.js';
 
 /**
  * What a statement reaches on MySQL and MariaDB beyond its own text: the stored functions it
- * calls, the procedures and functions their bodies call, and the functions a view it reads calls
- * (where the login may read the view's definition). The connection looks them up in the server's
- * own records (information_schema.ROUTINES and VIEWS) before the statement runs, and each body is
- * judged here by the statement check's own rules: a routine runs inside the read-only transaction,
- * but KILL, SET GLOBAL and INTO OUTFILE in it are not stopped by it, and a SQL SECURITY DEFINER
- * one runs with its owner's rights.
+ * calls, the procedures and functions their bodies call, and the functions and views a view it
+ * reads calls and reads. The connection looks them up in the server's own records
+ * (information_schema.ROUTINES and VIEWS) before the statement runs, and each body is judged here
+ * by the statement check's own rules: a routine runs inside the read-only transaction, but KILL,
+ * SET GLOBAL and INTO OUTFILE in it are not stopped by it, and a SQL SECURITY DEFINER one runs
+ * with its owner's rights. A routine or view whose text the login may not read cannot be judged,
+ * so it is refused.
  */
 
 /** A routine or relation by name; `schema` undefined is the schema the name is written in. */
@@ -752,6 +753,27 @@ export function hiddenBodyRefusal(definition: Definition, path: readonly string[
     `Refused: the statement runs ${shownName(definition)}${through(path)}, a SQL SECURITY ${definer ? 'DEFINER' : 'INVOKER'} ${KIND_WORD[definition.kind]} whose body this login may not read, so what it does${definer ? " with its owner's rights" : ", and what the routines it calls do with their owners' rights,"} cannot be judged.`,
     `${readBodies(user, definition.schema)}${definer ? ', or to make it SQL SECURITY INVOKER' : ''}.`,
   );
+}
+
+/**
+ * The refusal of a view whose definition the login may not read (information_schema.VIEWS shows it
+ * only to the view's definer or to a login holding SELECT and SHOW VIEW on it): the functions it
+ * calls and the views it reads, with its owner's rights when it is SQL SECURITY DEFINER, cannot be
+ * judged.
+ */
+export function hiddenViewRefusal(definition: Definition, path: readonly string[], user: string): HanactlError {
+  const definer = definition.security === 'DEFINER';
+  const view = `${definition.schema}.${definition.name}`;
+  return refusal(
+    'stored-routine',
+    `Refused: the statement reads ${shownName(definition)}${through(path)}, a SQL SECURITY ${definer ? 'DEFINER' : 'INVOKER'} view whose definition this login may not read, so the functions it calls and the views it reads${definer ? " with its owner's rights" : ''} cannot be judged.`,
+    `Ask a person to let ${user} read it (GRANT SHOW VIEW ON ${view} TO ${user}), so that hanactl can judge it.`,
+  );
+}
+
+/** The refusal of a routine or view whose text the login may not read. */
+export function hiddenDefinitionRefusal(definition: Definition, path: readonly string[], user: string): HanactlError {
+  return definition.kind === 'VIEW' ? hiddenViewRefusal(definition, path, user) : hiddenBodyRefusal(definition, path, user);
 }
 
 /** The refusal of a name a DEFINER routine calls that the login may not see (so not judged). */

@@ -4,6 +4,7 @@ import {
   definitionsQuery,
   everyRoutineQuery,
   existingNamesQuery,
+  hiddenDefinitionRefusal,
   judgeDefinition,
   NARROW_OVER,
   narrowsNames,
@@ -447,5 +448,29 @@ describe('a body that changes the session', () => {
     'BEGIN DECLARE s INT; CALL pz(s, @@sql_mode, 1); RETURN s; END',
   ])('%s changes nothing outside the call', (body) => {
     expect(changes(body)).toBeUndefined();
+  });
+});
+
+describe('a routine or view whose text the login may not read', () => {
+  const view = (security: string): Definition => ({ kind: 'VIEW', schema: 'shop', name: 'v', security, body: '' });
+
+  it('refuses a view, naming it, its SQL SECURITY, the way it was reached and the grant that lets hanactl read it', () => {
+    const definer = hiddenDefinitionRefusal(view('DEFINER'), ['the view shop.outer'], 'agent');
+    expect(definer.code).toBe('STATEMENT_REFUSED');
+    expect(definer.message).toMatch(/the view shop\.v \(reached through the view shop\.outer\)/);
+    expect(definer.message).toMatch(/SQL SECURITY DEFINER view whose definition this login may not read/);
+    expect(definer.message).toMatch(/owner's rights/);
+    expect(definer.message).toMatch(/GRANT SHOW VIEW ON shop\.v TO agent/);
+    expect(definer.details).toMatchObject({ rule: 'stored-routine' });
+    const invoker = hiddenDefinitionRefusal(view('INVOKER'), [], 'agent');
+    expect(invoker.message).toMatch(/SQL SECURITY INVOKER view/);
+    expect(invoker.message).not.toMatch(/reached through|owner's rights/);
+  });
+
+  it('refuses a routine with the grant that lets hanactl read bodies', () => {
+    const routine = hiddenDefinitionRefusal({ ...fn(''), body: null }, [], 'agent');
+    expect(routine.message).toMatch(/shop\.f\(\), a SQL SECURITY DEFINER stored function whose body this login may not read/);
+    expect(routine.message).toMatch(/GRANT SELECT ON mysql\.proc TO agent/);
+    expect(routine.message).not.toMatch(/SHOW VIEW/);
   });
 });
