@@ -3,40 +3,34 @@ import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MYSQL_URL, serverAvailable } from '../helpers/engines.js';
 import { TestHome } from '../helpers/hanactl-home.js';
-import { mariadbAccount } from '../helpers/mariadb-account.js';
+import { MariadbLogin, MYSQL_TEST_DB, openMariadbAdmin } from '../helpers/mariadb-login.js';
 import { type CustomerShims, foreignRows, interleavedLeaks, leaksAfterFault, startCustomerShims } from '../helpers/rls-fixture.js';
 
 const available = await serverAvailable('mysql');
 const suffix = `${process.pid}_${randomBytes(3).toString('hex')}`;
-const user = `hctx_${suffix}`.slice(0, 32);
-const password = randomBytes(12).toString('hex');
+const login = new MariadbLogin(`hctx_${suffix}`);
+const { user, password } = login;
 
 describe.skipIf(!available)('context parameters scope MariaDB through a function the agent reads and a DEFINER view', () => {
   const home = new TestHome();
   let admin: mysql.Connection;
   let shims: CustomerShims;
   const u = new URL(MYSQL_URL);
-  const db = u.pathname.slice(1);
+  const db = MYSQL_TEST_DB;
 
   beforeAll(async () => {
-    admin = await mysql.createConnection({
-      host: u.hostname,
-      port: Number(u.port || 3306),
-      user: decodeURIComponent(u.username),
-      database: db,
-    });
+    admin = await openMariadbAdmin();
     await admin.query(`CREATE TABLE orders_${suffix} (customer_id INT NOT NULL, item VARCHAR(40) NOT NULL, KEY (item))`);
     await admin.query(`INSERT INTO orders_${suffix} SELECT c.seq, CONCAT('item-', c.seq, '-', g.seq) FROM seq_1_to_3 c, seq_1_to_5 g`);
     // Enough rows elsewhere that a narrow condition on item is answered through its index.
     await admin.query(`INSERT INTO orders_${suffix} SELECT 4, CONCAT('fill-', seq) FROM seq_1_to_2000`);
     await admin.query(`ANALYZE TABLE orders_${suffix}`);
-    await admin.query(`CREATE USER '${user}'@'%' IDENTIFIED BY '${password}'`);
-    await admin.query(`CREATE USER '${user}'@'localhost' IDENTIFIED BY '${password}'`);
+    await login.create(admin);
     // A DBA's building blocks (docs/context-parameters.md): a function reads the caller's session
     // variable, made with the agent's account as DEFINER so that the agent may read its body; a
     // DEFINER view filters by it.
     await admin.query(
-      `CREATE DEFINER = ${await mariadbAccount(u, user, password)} FUNCTION mcp_customer_${suffix}() RETURNS VARCHAR(64) DETERMINISTIC SQL SECURITY INVOKER RETURN @mcp_customer_id`,
+      `CREATE DEFINER = ${await login.definer()} FUNCTION mcp_customer_${suffix}() RETURNS VARCHAR(64) DETERMINISTIC SQL SECURITY INVOKER RETURN @mcp_customer_id`,
     );
     await admin.query(
       `CREATE SQL SECURITY DEFINER VIEW my_orders_${suffix} AS SELECT customer_id, item FROM orders_${suffix} WHERE customer_id = mcp_customer_${suffix}()`,
@@ -50,10 +44,11 @@ describe.skipIf(!available)('context parameters scope MariaDB through a function
       `CREATE ALGORITHM=TEMPTABLE SQL SECURITY DEFINER VIEW recipe_orders_${suffix} AS SELECT customer_id, item FROM orders_${suffix} WHERE customer_id = mcp_customer_${suffix}() LIMIT 18446744073709551615`,
     );
     // SHOW VIEW lets the agent read each view's definition, so that hanactl judges what it runs.
-    for (const host of ['%', 'localhost'])
-      for (const view of [`my_orders_${suffix}`, `temp_orders_${suffix}`, `recipe_orders_${suffix}`])
-        await admin.query(`GRANT SELECT, SHOW VIEW ON ${db}.${view} TO '${user}'@'${host}'`);
-    await home.ok(['add', '--no-test', 'shop', `mariadb://${user}@${u.host}/${db}`, '--password-stdin', '--context', 'CUSTOMER_ID'], {
+    await login.grant(
+      admin,
+      [`my_orders_${suffix}`, `temp_orders_${suffix}`, `recipe_orders_${suffix}`].map((view) => `SELECT, SHOW VIEW ON ${db}.${view}`),
+    );
+    await home.ok(['add', '--no-test', 'shop', login.url({ withPassword: false }), '--password-stdin', '--context', 'CUSTOMER_ID'], {
       input: password,
     });
     shims = await startCustomerShims(home, 'shop');
@@ -68,10 +63,9 @@ describe.skipIf(!available)('context parameters scope MariaDB through a function
       `DROP VIEW IF EXISTS recipe_orders_${suffix}`,
       `DROP FUNCTION IF EXISTS mcp_customer_${suffix}`,
       `DROP TABLE IF EXISTS orders_${suffix}`,
-      `DROP USER IF EXISTS '${user}'@'%'`,
-      `DROP USER IF EXISTS '${user}'@'localhost'`,
     ])
       await admin?.query(sql).catch(() => {});
+    await login.drop(admin);
     await admin?.end();
   });
 

@@ -7,18 +7,17 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import mysql from 'mysql2/promise';
+import type mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MYSQL_URL, serverAvailable } from '../helpers/engines.js';
+import { serverAvailable } from '../helpers/engines.js';
 import { TestHome } from '../helpers/hanactl-home.js';
-import { mariadbAccount } from '../helpers/mariadb-account.js';
+import { MariadbLogin, MYSQL_TEST_DB, openMariadbAdmin } from '../helpers/mariadb-login.js';
 import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
 import { type CustomerShims, startCustomerShims } from '../helpers/rls-fixture.js';
 
 const available = await serverAvailable('mysql');
 const suffix = `${process.pid}_${randomBytes(3).toString('hex')}`;
-const user = `hstat_${suffix}`.slice(0, 32);
-const password = randomBytes(12).toString('hex');
+const login = new MariadbLogin(`hstat_${suffix}`);
 
 describe.skipIf(!available)('executor statistics on MariaDB', () => {
   const home = new TestHome();
@@ -26,8 +25,7 @@ describe.skipIf(!available)('executor statistics on MariaDB', () => {
   let admin: mysql.Connection;
   let shims: CustomerShims;
   let plain: ShimHandle;
-  const u = new URL(MYSQL_URL);
-  const db = u.pathname.slice(1);
+  const db = MYSQL_TEST_DB;
 
   const counter = (name: string) => `(SELECT VARIABLE_VALUE FROM information_schema.SESSION_STATUS WHERE VARIABLE_NAME = '${name}')`;
   /** The oracle: Handler_read_next before and after one count (customer 2 has 'item-2-3'; nobody has 'item-2-9'). */
@@ -42,28 +40,23 @@ describe.skipIf(!available)('executor statistics on MariaDB', () => {
   };
 
   beforeAll(async () => {
-    admin = await mysql.createConnection({
-      host: u.hostname,
-      port: Number(u.port || 3306),
-      user: decodeURIComponent(u.username),
-      database: db,
-    });
+    admin = await openMariadbAdmin();
     await admin.query(`CREATE TABLE stat_orders_${suffix} (customer_id INT NOT NULL, item VARCHAR(40) NOT NULL, KEY (item))`);
     await admin.query(`INSERT INTO stat_orders_${suffix} SELECT c.seq, CONCAT('item-', c.seq, '-', g.seq) FROM seq_1_to_3 c, seq_1_to_5 g`);
     await admin.query(`INSERT INTO stat_orders_${suffix} SELECT 3, CONCAT('fill-', g.seq) FROM seq_1_to_2000 g`);
     await admin.query(`ANALYZE TABLE stat_orders_${suffix}`);
-    for (const host of ['%', 'localhost']) await admin.query(`CREATE USER '${user}'@'${host}' IDENTIFIED BY '${password}'`);
+    await login.create(admin);
     // The context recipe: the user's own function, so that it may read the body, and a view it may read.
     await admin.query(
-      `CREATE DEFINER = ${await mariadbAccount(u, user, password)} FUNCTION stat_customer_${suffix}() RETURNS VARCHAR(64) DETERMINISTIC SQL SECURITY INVOKER RETURN @mcp_customer_id`,
+      `CREATE DEFINER = ${await login.definer()} FUNCTION stat_customer_${suffix}() RETURNS VARCHAR(64) DETERMINISTIC SQL SECURITY INVOKER RETURN @mcp_customer_id`,
     );
     await admin.query(
       `CREATE SQL SECURITY DEFINER VIEW ${view} AS SELECT customer_id, item FROM stat_orders_${suffix} WHERE customer_id = stat_customer_${suffix}()`,
     );
-    for (const host of ['%', 'localhost']) await admin.query(`GRANT SELECT, SHOW VIEW ON ${db}.${view} TO '${user}'@'${host}'`);
+    await login.grant(admin, [`SELECT, SHOW VIEW ON ${db}.${view}`]);
     for (const name of ['shop', 'plain'])
-      await home.ok(['add', '--no-test', name, `mariadb://${user}@${u.host}/${db}`, '--password-stdin', '--context', 'CUSTOMER_ID'], {
-        input: password,
+      await home.ok(['add', '--no-test', name, login.url({ withPassword: false }), '--password-stdin', '--context', 'CUSTOMER_ID'], {
+        input: login.password,
       });
     await home.ok(['set', 'plain', '--no-context']);
     shims = await startCustomerShims(home, 'shop');
@@ -78,10 +71,9 @@ describe.skipIf(!available)('executor statistics on MariaDB', () => {
       `DROP VIEW IF EXISTS ${view}`,
       `DROP FUNCTION IF EXISTS stat_customer_${suffix}`,
       `DROP TABLE IF EXISTS stat_orders_${suffix}`,
-      `DROP USER IF EXISTS '${user}'@'%'`,
-      `DROP USER IF EXISTS '${user}'@'localhost'`,
     ])
       await admin?.query(sql).catch(() => {});
+    await login.drop(admin);
     await admin?.end();
   });
 

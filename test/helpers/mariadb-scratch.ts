@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import mysql from 'mysql2/promise';
+import type mysql from 'mysql2/promise';
 import { afterAll, beforeAll } from 'vitest';
 import type { Driver, DriverConnection } from '../../daemon/engines/driver.js';
 import { loadDriverFactory } from '../../daemon/engines/index.js';
 import { parseConnectionUrl } from '../../shared/connection-url.js';
 import { MYSQL_URL } from './engines.js';
+import { openMariadbAdmin } from './mariadb-login.js';
 
 /** A MariaDB scratch database for the suite around the call, and read-only calls on it through the real driver. */
 export interface MariadbScratch {
@@ -43,13 +44,7 @@ export function mariadbScratch(
   let conn: DriverConnection | undefined;
 
   beforeAll(async () => {
-    const u = new URL(MYSQL_URL);
-    admin = await mysql.createConnection({
-      host: u.hostname,
-      port: Number(u.port || 3306),
-      user: decodeURIComponent(u.username),
-      multipleStatements: true,
-    });
+    admin = await openMariadbAdmin({ database: false, multipleStatements: true });
     await admin.query(`CREATE DATABASE ${name}`);
     await admin.query(`USE ${name}`);
     await setUp(admin);

@@ -5,13 +5,13 @@
  * so this layer is proven alone.
  */
 import { randomBytes } from 'node:crypto';
-import mysql from 'mysql2/promise';
+import type mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadDriverFactory } from '../../daemon/engines/index.js';
 import { DEFAULT_POOL_OPTIONS, Pool } from '../../daemon/pools/pool.js';
 import { parseConnectionUrl } from '../../shared/connection-url.js';
-import { MYSQL_URL, PG_URL, serverAvailable } from '../helpers/engines.js';
-import { mariadbAccount } from '../helpers/mariadb-account.js';
+import { PG_URL, serverAvailable } from '../helpers/engines.js';
+import { MariadbLogin, MYSQL_TEST_DB, openMariadbAdmin } from '../helpers/mariadb-login.js';
 import { RlsFixture } from '../helpers/rls-fixture.js';
 
 const pgAvailable = await serverAvailable('postgres');
@@ -102,10 +102,8 @@ describe.skipIf(!pgAvailable)('PostgreSQL: a statement that changes a context va
 
 describe.skipIf(!myAvailable)('MariaDB: a statement that changes a context value gets no rows', () => {
   const suffix = `${process.pid}_${randomBytes(3).toString('hex')}`;
-  const user = `hforge_${suffix}`.slice(0, 32);
-  const password = randomBytes(12).toString('hex');
-  const u = new URL(MYSQL_URL);
-  const db = u.pathname.slice(1);
+  const login = new MariadbLogin(`hforge_${suffix}`);
+  const db = MYSQL_TEST_DB;
   const table = `forge_orders_${suffix}`;
   const view = `forge_mine_${suffix}`;
   const setter = `forge_set_${suffix}`;
@@ -113,18 +111,13 @@ describe.skipIf(!myAvailable)('MariaDB: a statement that changes a context value
   let pool: Pool;
 
   beforeAll(async () => {
-    admin = await mysql.createConnection({
-      host: u.hostname,
-      port: Number(u.port || 3306),
-      user: decodeURIComponent(u.username),
-      database: db,
-    });
+    admin = await openMariadbAdmin();
     await admin.query(`CREATE TABLE ${table} (customer_id INT NOT NULL, item VARCHAR(40) NOT NULL)`);
     await admin.query(`INSERT INTO ${table} SELECT c.seq, CONCAT('item-', c.seq, '-', g.seq) FROM seq_1_to_3 c, seq_1_to_5 g`);
-    for (const host of ['%', 'localhost']) await admin.query(`CREATE USER '${user}'@'${host}' IDENTIFIED BY '${password}'`);
+    await login.create(admin);
     // The context recipe (docs/context-parameters.md): the user's own function, and a view it may read.
     await admin.query(
-      `CREATE DEFINER = ${await mariadbAccount(u, user, password)} FUNCTION ${table}_who() RETURNS VARCHAR(64) DETERMINISTIC SQL SECURITY INVOKER RETURN @mcp_customer_id`,
+      `CREATE DEFINER = ${await login.definer()} FUNCTION ${table}_who() RETURNS VARCHAR(64) DETERMINISTIC SQL SECURITY INVOKER RETURN @mcp_customer_id`,
     );
     await admin.query(
       `CREATE SQL SECURITY DEFINER VIEW ${view} AS SELECT customer_id, item FROM ${table} WHERE customer_id = ${table}_who()`,
@@ -132,11 +125,8 @@ describe.skipIf(!myAvailable)('MariaDB: a statement that changes a context value
     await admin.query(
       `CREATE FUNCTION ${setter}(v VARCHAR(64)) RETURNS INT NOT DETERMINISTIC SQL SECURITY INVOKER BEGIN SET @mcp_customer_id = v; RETURN 1; END`,
     );
-    for (const host of ['%', 'localhost']) {
-      await admin.query(`GRANT SELECT, SHOW VIEW ON ${db}.${view} TO '${user}'@'${host}'`);
-      await admin.query(`GRANT EXECUTE ON FUNCTION ${db}.${setter} TO '${user}'@'${host}'`);
-    }
-    pool = await poolOn(`mariadb://${user}:${password}@${u.host}/${db}`);
+    await login.grant(admin, [`SELECT, SHOW VIEW ON ${db}.${view}`, `EXECUTE ON FUNCTION ${db}.${setter}`]);
+    pool = await poolOn(login.url({ withPassword: true }));
   });
 
   afterAll(async () => {
@@ -146,10 +136,9 @@ describe.skipIf(!myAvailable)('MariaDB: a statement that changes a context value
       `DROP FUNCTION IF EXISTS ${table}_who`,
       `DROP FUNCTION IF EXISTS ${setter}`,
       `DROP TABLE IF EXISTS ${table}`,
-      `DROP USER IF EXISTS '${user}'@'%'`,
-      `DROP USER IF EXISTS '${user}'@'localhost'`,
     ])
       await admin?.query(sql).catch(() => {});
+    await login.drop(admin);
     await admin?.end();
   });
 

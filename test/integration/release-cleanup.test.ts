@@ -5,14 +5,15 @@
  * connection finds nothing either. Real servers, a real pool, no statement check.
  */
 import { randomBytes } from 'node:crypto';
-import mysql from 'mysql2/promise';
+import type mysql from 'mysql2/promise';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadDriverFactory } from '../../daemon/engines/index.js';
 import { DEFAULT_POOL_OPTIONS, Pool } from '../../daemon/pools/pool.js';
 import { parseConnectionUrl } from '../../shared/connection-url.js';
 import type { JsonValue } from '../../shared/schemas.js';
-import { MYSQL_URL, PG_URL, serverAvailable } from '../helpers/engines.js';
+import { PG_URL, serverAvailable } from '../helpers/engines.js';
+import { MariadbLogin, MYSQL_TEST_DB, openMariadbAdmin } from '../helpers/mariadb-login.js';
 
 const pgAvailable = await serverAvailable('postgres');
 const myAvailable = await serverAvailable('mysql');
@@ -150,34 +151,24 @@ describe.skipIf(!pgAvailable)('PostgreSQL: a returned connection holds nothing o
 });
 
 describe.skipIf(!myAvailable)('MariaDB: a returned connection holds nothing of the call', () => {
-  const user = `hclean_${suffix}`.slice(0, 32);
-  const password = randomBytes(12).toString('hex');
-  const u = new URL(MYSQL_URL);
-  const db = u.pathname.slice(1);
+  const login = new MariadbLogin(`hclean_${suffix}`);
+  const db = MYSQL_TEST_DB;
   const fn = `hlock_${suffix}`;
   const lock = `hanactl_lock_${suffix}`;
   let admin: mysql.Connection;
   let pool: Pool;
 
   beforeAll(async () => {
-    admin = await mysql.createConnection({
-      host: u.hostname,
-      port: Number(u.port || 3306),
-      user: decodeURIComponent(u.username),
-      database: db,
-    });
+    admin = await openMariadbAdmin();
     await admin.query(`CREATE FUNCTION ${fn}() RETURNS INT NOT DETERMINISTIC SQL SECURITY INVOKER RETURN GET_LOCK('${lock}', 0)`);
-    for (const host of ['%', 'localhost']) {
-      await admin.query(`CREATE USER '${user}'@'${host}' IDENTIFIED BY '${password}'`);
-      await admin.query(`GRANT EXECUTE ON FUNCTION ${db}.${fn} TO '${user}'@'${host}'`);
-    }
-    pool = await poolOn(`mariadb://${user}:${password}@${u.host}/${db}`);
+    await login.create(admin, [`EXECUTE ON FUNCTION ${db}.${fn}`]);
+    pool = await poolOn(login.url({ withPassword: true }));
   });
 
   afterAll(async () => {
     await pool?.end();
-    for (const sql of [`DROP FUNCTION IF EXISTS ${fn}`, `DROP USER IF EXISTS '${user}'@'%'`, `DROP USER IF EXISTS '${user}'@'localhost'`])
-      await admin?.query(sql).catch(() => {});
+    await admin?.query(`DROP FUNCTION IF EXISTS ${fn}`).catch(() => {});
+    await login.drop(admin);
     await admin?.end();
   });
 
