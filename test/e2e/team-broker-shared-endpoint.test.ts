@@ -5,20 +5,18 @@
  * static token on `/mcp` gets the answer it always got.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { serverAvailable } from '../helpers/engines.js';
 import { TestHome } from '../helpers/hanactl-home.js';
 import { textOf } from '../helpers/mcp-client.js';
-import { connectHttp, createToken, type HttpClientHandle, rawRequest } from '../helpers/mcp-http.js';
-import { addLedger, startOAuthDaemon } from '../helpers/oauth-daemon.js';
-import { startOidcProvider, type TestOidcClient, type TestOidcProvider } from '../helpers/oidc-provider.js';
+import { createToken, rawRequest } from '../helpers/mcp-http.js';
+import type { TestOidcClient } from '../helpers/oidc-provider.js';
 import { foreignRows, RlsFixture } from '../helpers/rls-fixture.js';
+import { ALICE, BOB, grantTeam, teamBroker } from '../helpers/team-broker.js';
 
 const available = await serverAvailable('postgres');
 
-/** Alice is in the sales group and customer 1; Bob is customer 2; Dave has no grant at all. */
-const ALICE: TestOidcClient = { id: 'alice', secret: 'alice-secret-for-the-test-provider', claims: { customer_id: 1, groups: ['sales'] } };
-const BOB: TestOidcClient = { id: 'bob', secret: 'bob-secret-for-the-test-provider', claims: { customer_id: '2' } };
+/** Dave has no grant at all (Alice is in the sales group and customer 1; Bob is customer 2). */
 const DAVE: TestOidcClient = { id: 'dave', secret: 'dave-secret-for-the-test-provider', claims: { customer_id: 3 } };
 
 function listed(result: CallToolResult): string[] {
@@ -29,40 +27,22 @@ function listed(result: CallToolResult): string[] {
 describe.skipIf(!available)('/mcp on a team broker: signed-in callers choose among their granted connections', () => {
   const rls = new RlsFixture({ role: 'hctx_shared', table: 'shared_orders' });
   const home = new TestHome();
-  let provider: TestOidcProvider;
-  let port: number;
-  let base: string;
-  let audience: string;
-  const clients: HttpClientHandle[] = [];
-
-  const open = async (path: string, who: TestOidcClient): Promise<HttpClientHandle> => {
-    const client = await connectHttp(`${base}${path}`, await provider.token(audience, who), `shared-${who.id}`);
-    clients.push(client);
-    return client;
-  };
+  const team = teamBroker(home, {
+    people: [ALICE, BOB, DAVE],
+    clientPrefix: 'shared',
+    before: () => rls.setUp(),
+    async after() {
+      await rls.addConnection(home, 'orders');
+      await home.ok(['set', 'orders', '--context-claim', 'CUSTOMER_ID=customer_id']);
+      await grantTeam(home);
+    },
+    dispose: () => rls.dispose(),
+  });
+  const { open } = team;
   const refusal = (name: string, who: string) =>
     new RegExp(
       `You \\(${who}\\) have no grant for the connection "${name}"; a person gives one with \`[^\`]*hanactl[^\`]* grant ${name} ${who}\`\\.`,
     );
-
-  beforeAll(async () => {
-    provider = await startOidcProvider([ALICE, BOB, DAVE]);
-    await rls.setUp();
-    ({ port, base, audience } = await startOAuthDaemon(home, provider.issuer));
-    await rls.addConnection(home, 'orders');
-    await home.ok(['set', 'orders', '--context-claim', 'CUSTOMER_ID=customer_id']);
-    await addLedger(home);
-    await home.ok(['grant', 'orders', 'sales']);
-    await home.ok(['grant', 'orders', BOB.id]);
-    await home.ok(['grant', 'ledger', BOB.id]);
-  });
-
-  afterAll(async () => {
-    for (const client of clients) await client.close().catch(() => {});
-    await home.dispose();
-    await provider?.close();
-    await rls.dispose();
-  });
 
   it('lists to each person only their granted connections; each uses one and sees only their own rows', async () => {
     const alice = await open('/mcp', ALICE);
@@ -98,10 +78,7 @@ describe.skipIf(!available)('/mcp on a team broker: signed-in callers choose amo
   });
 
   it('refuses a URL value for a name a granted connection takes from the sign-in (403)', async () => {
-    const answer = await rawRequest(port, '/mcp?CUSTOMER_ID=2', {
-      host: `127.0.0.1:${port}`,
-      authorization: `Bearer ${await provider.token(audience, ALICE)}`,
-    });
+    const answer = await team.initialize('/mcp?CUSTOMER_ID=2', ALICE);
     expect(answer.status).toBe(403);
     expect(JSON.parse(answer.body).error.message).toBe(
       'The context parameter CUSTOMER_ID of "orders" comes from your sign-in, not from the URL; remove CUSTOMER_ID=... from the endpoint\'s query string.',
@@ -110,10 +87,10 @@ describe.skipIf(!available)('/mcp on a team broker: signed-in callers choose amo
 
   it('answers a static token on /mcp as before: no such endpoint (404), and 401 without a token', async () => {
     const token = await createToken(home, 'laptop');
-    const answer = await rawRequest(port, '/mcp', { host: `127.0.0.1:${port}`, authorization: `Bearer ${token}` });
+    const answer = await rawRequest(team.port, '/mcp', { host: `127.0.0.1:${team.port}`, authorization: `Bearer ${token}` });
     expect(answer.status).toBe(404);
     expect(JSON.parse(answer.body).error.message).toBe('No such endpoint: /mcp. MCP over HTTP is served at /mcp/<connection>.');
-    expect((await rawRequest(port, '/mcp', { host: `127.0.0.1:${port}` })).status).toBe(401);
+    expect((await rawRequest(team.port, '/mcp', { host: `127.0.0.1:${team.port}` })).status).toBe(401);
   });
 
   it('fixes the claims a session read: after a person maps another claim, the open session is refused (400)', async () => {

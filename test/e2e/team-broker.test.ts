@@ -7,63 +7,47 @@
 import { randomBytes } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PG_URL, serverAvailable } from '../helpers/engines.js';
 import { TestHome } from '../helpers/hanactl-home.js';
 import { textOf } from '../helpers/mcp-client.js';
-import { connectHttp, type HttpClientHandle, rawRequest } from '../helpers/mcp-http.js';
-import { addLedger, startOAuthDaemon } from '../helpers/oauth-daemon.js';
-import { startOidcProvider, type TestOidcClient, type TestOidcProvider } from '../helpers/oidc-provider.js';
+import { connectHttp, rawRequest } from '../helpers/mcp-http.js';
+import type { TestOidcClient } from '../helpers/oidc-provider.js';
 import { PgBouncer, pgbouncerAvailable } from '../helpers/pgbouncer.js';
 import { foreignRows, interleavedLeaks, RlsFixture } from '../helpers/rls-fixture.js';
+import { ALICE, BOB, grantTeam, teamBroker } from '../helpers/team-broker.js';
 
 const available = (await serverAvailable('postgres')) && pgbouncerAvailable();
 
-/** Alice is in the sales group and customer 1; Bob is customer 2; Carol's tokens carry no customer. */
-const ALICE: TestOidcClient = { id: 'alice', secret: 'alice-secret-for-the-test-provider', claims: { customer_id: 1, groups: ['sales'] } };
-const BOB: TestOidcClient = { id: 'bob', secret: 'bob-secret-for-the-test-provider', claims: { customer_id: '2' } };
+/** Carol's tokens carry no customer (Alice is in the sales group and customer 1; Bob is customer 2). */
 const CAROL: TestOidcClient = { id: 'carol', secret: 'carol-secret-for-the-test-provider', claims: { groups: ['sales'] } };
 
 describe.skipIf(!available)('a team broker: two signed-in people, grants, context values from claims, through PgBouncer', () => {
   const rls = new RlsFixture({ role: 'hctx_team', table: 'team_orders' });
   const home = new TestHome();
-  let provider: TestOidcProvider;
-  let bouncer: PgBouncer;
-  let port: number;
-  let base: string;
-  let audience: string;
-  const clients: HttpClientHandle[] = [];
-
-  const open = async (path: string, who: TestOidcClient): Promise<HttpClientHandle> => {
-    const client = await connectHttp(`${base}${path}`, await provider.token(audience, who), `team-${who.id}`);
-    clients.push(client);
-    return client;
-  };
-  const initialize = async (path: string, who: TestOidcClient) =>
-    rawRequest(port, path, { host: `127.0.0.1:${port}`, authorization: `Bearer ${await provider.token(audience, who)}` });
-
-  beforeAll(async () => {
-    provider = await startOidcProvider([ALICE, BOB, CAROL]);
-    await rls.setUp();
-    bouncer = await PgBouncer.start({ users: { [rls.role]: rls.password }, poolSize: 2 });
+  let bouncer: PgBouncer | undefined;
+  const team = teamBroker(home, {
+    people: [ALICE, BOB, CAROL],
+    clientPrefix: 'team',
+    async before() {
+      await rls.setUp();
+      bouncer = await PgBouncer.start({ users: { [rls.role]: rls.password }, poolSize: 2 });
+    },
     // Each person runs 10 calls at once below (the leak check), above the default of 8.
-    ({ port, base, audience } = await startOAuthDaemon(home, provider.issuer, () => ({ perPerson: { maxConcurrentCalls: 10 } })));
-    await home.ok(['add', 'orders', bouncer.url(rls.role), '--password-stdin', '--context', 'customer_id'], { input: rls.password });
-    await addLedger(home);
-    const set = await home.ok(['set', 'orders', '--context-claim', 'CUSTOMER_ID=customer_id']);
-    expect(set.stdout).toContain('context CUSTOMER_ID (for signed-in callers CUSTOMER_ID from the claim customer_id)');
-    await home.ok(['grant', 'orders', 'sales']);
-    await home.ok(['grant', 'orders', BOB.id]);
-    await home.ok(['grant', 'ledger', BOB.id]);
+    config: () => ({ perPerson: { maxConcurrentCalls: 10 } }),
+    async after() {
+      if (!bouncer) throw new Error('PgBouncer has not started');
+      await home.ok(['add', 'orders', bouncer.url(rls.role), '--password-stdin', '--context', 'customer_id'], { input: rls.password });
+      const set = await home.ok(['set', 'orders', '--context-claim', 'CUSTOMER_ID=customer_id']);
+      expect(set.stdout).toContain('context CUSTOMER_ID (for signed-in callers CUSTOMER_ID from the claim customer_id)');
+      await grantTeam(home);
+    },
+    async dispose() {
+      await bouncer?.stop();
+      await rls.dispose();
+    },
   });
-
-  afterAll(async () => {
-    for (const client of clients) await client.close().catch(() => {});
-    await home.dispose();
-    await bouncer?.stop();
-    await provider?.close();
-    await rls.dispose();
-  });
+  const { open, initialize } = team;
 
   it('shows each person only their own rows, the value coming from their token, while they share two server connections', async () => {
     const alice = await open('/mcp/orders', ALICE);
@@ -78,7 +62,7 @@ describe.skipIf(!available)('a team broker: two signed-in people, grants, contex
   it('names the person behind each call in the audit trail: subject and issuer', async () => {
     const { records } = JSON.parse((await home.ok(['audit', '--connection', 'orders', '--limit', '1000', '--json'])).stdout);
     const who = new Set(records.map((r: { subject?: string; issuer?: string }) => `${r.subject} ${r.issuer}`));
-    expect(who).toEqual(new Set([`alice ${provider.issuer}`, `bob ${provider.issuer}`]));
+    expect(who).toEqual(new Set([`alice ${team.provider.issuer}`, `bob ${team.provider.issuer}`]));
     const table = (await home.ok(['audit', '--connection', 'orders', '--limit', '2'])).stdout;
     expect(table).toMatch(/team-(alice|bob) 2\.0\.0 as (alice|bob)/);
   });
@@ -117,13 +101,15 @@ describe.skipIf(!available)('a team broker: two signed-in people, grants, contex
       'Token "customer-3" created for the connection "orders" only, bound to its context values of CUSTOMER_ID.',
     );
     const bound = created.stdout.trim();
-    const refused = await rawRequest(port, '/mcp/orders?CUSTOMER_ID=1', { host: `127.0.0.1:${port}`, authorization: `Bearer ${bound}` });
+    const refused = await rawRequest(team.port, '/mcp/orders?CUSTOMER_ID=1', {
+      host: `127.0.0.1:${team.port}`,
+      authorization: `Bearer ${bound}`,
+    });
     expect(refused.status).toBe(403);
     expect(JSON.parse(refused.body).error.message).toBe(
       'The context parameter CUSTOMER_ID of "orders" comes from the token "customer-3", not from the URL; remove CUSTOMER_ID=... from the endpoint\'s query string.',
     );
-    const client = await connectHttp(`${base}/mcp/orders`, bound, 'bound-token');
-    clients.push(client);
+    const client = team.keep(await connectHttp(`${team.base}/mcp/orders`, bound, 'bound-token'));
     expect(foreignRows(await client.call('run_query', { sql: rls.select }), 3, { rows: 5 })).toBe(0);
     const listed = JSON.parse((await home.ok(['token', 'list', '--json'])).stdout);
     expect(listed.tokens).toEqual([expect.objectContaining({ label: 'customer-3', connection: 'orders', context: ['CUSTOMER_ID'] })]);
@@ -137,8 +123,7 @@ describe.skipIf(!available)('a team broker: two signed-in people, grants, contex
 
     // A token created without values leaves them to the URL, as before.
     const free = (await home.ok(['token', 'create', 'free', '--connection', 'orders'])).stdout.trim();
-    const freeClient = await connectHttp(`${base}/mcp/orders?CUSTOMER_ID=2`, free, 'free-token');
-    clients.push(freeClient);
+    const freeClient = team.keep(await connectHttp(`${team.base}/mcp/orders?CUSTOMER_ID=2`, free, 'free-token'));
     expect(foreignRows(await freeClient.call('run_query', { sql: rls.select }), 2, { rows: 5 })).toBe(0);
   });
 
@@ -165,38 +150,26 @@ describe.skipIf(!available)('a team broker: two signed-in people, grants, contex
 describe.skipIf(!available)('per-person limits on a team broker (config.json perPerson)', () => {
   const home = new TestHome();
   const table = `team_locked_${process.pid}_${randomBytes(3).toString('hex')}`;
-  let provider: TestOidcProvider;
   let admin: pg.Client;
-  let port: number;
-  let base: string;
-  let audience: string;
-  const clients: HttpClientHandle[] = [];
-
-  const open = async (who: TestOidcClient): Promise<HttpClientHandle> => {
-    const client = await connectHttp(`${base}/mcp/orders`, await provider.token(audience, who), `limits-${who.id}`);
-    clients.push(client);
-    return client;
-  };
-
-  beforeAll(async () => {
-    provider = await startOidcProvider([ALICE, BOB]);
-    admin = new pg.Client({ connectionString: PG_URL });
-    await admin.connect();
-    await admin.query(`CREATE TABLE ${table} (id int)`);
-    ({ port, base, audience } = await startOAuthDaemon(home, provider.issuer, () => ({
-      perPerson: { maxSessions: 2, maxConcurrentCalls: 1 },
-    })));
-    await home.ok(['add', 'orders', PG_URL, '--no-password']);
-    await home.ok(['grant', 'orders', '*']);
+  const team = teamBroker(home, {
+    people: [ALICE, BOB],
+    clientPrefix: 'limits',
+    async before() {
+      admin = new pg.Client({ connectionString: PG_URL });
+      await admin.connect();
+      await admin.query(`CREATE TABLE ${table} (id int)`);
+    },
+    config: () => ({ perPerson: { maxSessions: 2, maxConcurrentCalls: 1 } }),
+    async after() {
+      await home.ok(['add', 'orders', PG_URL, '--no-password']);
+      await home.ok(['grant', 'orders', '*']);
+    },
+    async dispose() {
+      await admin?.query(`DROP TABLE IF EXISTS ${table}`).catch(() => {});
+      await admin?.end();
+    },
   });
-
-  afterAll(async () => {
-    for (const client of clients) await client.close().catch(() => {});
-    await home.dispose();
-    await provider?.close();
-    await admin?.query(`DROP TABLE IF EXISTS ${table}`).catch(() => {});
-    await admin?.end();
-  });
+  const open = (who: TestOidcClient) => team.open('/mcp/orders', who);
 
   it('refuses a person’s call beyond their running-call limit with 429, while another person’s call runs', async () => {
     const [alice, aliceToo, bob] = [await open(ALICE), await open(ALICE), await open(BOB)];
@@ -230,10 +203,7 @@ describe.skipIf(!available)('per-person limits on a team broker (config.json per
   });
 
   it('refuses a person’s session beyond their session limit with 429, while another person opens one', async () => {
-    const answer = await rawRequest(port, '/mcp/orders', {
-      host: `127.0.0.1:${port}`,
-      authorization: `Bearer ${await provider.token(audience, ALICE)}`,
-    });
+    const answer = await team.initialize('/mcp/orders', ALICE);
     expect(answer.status).toBe(429);
     expect(answer.headers['retry-after']).toBe('60');
     expect(JSON.parse(answer.body).error.message).toBe(
