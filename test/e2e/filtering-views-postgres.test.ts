@@ -11,11 +11,10 @@
  * `security_barrier` versions.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { serverAvailable } from '../helpers/engines.js';
-import { TestHome } from '../helpers/hanactl-home.js';
-import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
-import { RLS_POLICY, RlsOwnerDatabase } from '../helpers/rls-fixture.js';
+import { textOf } from '../helpers/mcp-client.js';
+import { RLS_POLICY, RlsOwnerDatabase, scopedAndPlainShims } from '../helpers/rls-fixture.js';
 
 const available = await serverAvailable('postgres');
 
@@ -89,11 +88,32 @@ const OWNED = (owner: string, agent: string): string[] => [
 ];
 
 describe.skipIf(!available)('views and functions that remove rows without a barrier on PostgreSQL', () => {
-  const home = new TestHome();
   const db = new RlsOwnerDatabase('hanactl_filter');
-  let scoped: ShimHandle;
-  let signed: ShimHandle;
-  let plain: ShimHandle;
+  const { scoped, signed, plain } = scopedAndPlainShims({
+    async setUp(home) {
+      const schema = `${db.name}_sig`;
+      await db.setUp(OWNED(db.owner, db.agent));
+      await db.addScopedAndPlain(home);
+      await db.addConnection(home, 'signed', ['--context', 'customer_id']);
+      await home.ok(['set', 'signed', '--signed-context']);
+      // The verifying function is the superuser's; the signed policy and view are the owner's.
+      await db.asSuperuser([
+        (await home.ok(['context-sql', 'signed', '--schema', schema])).stdout,
+        `GRANT USAGE ON SCHEMA ${schema} TO ${db.owner}`,
+        `SET ROLE ${db.owner}`,
+        'CREATE TABLE app.acl_signed (account_id int PRIMARY KEY, customer_id int NOT NULL)',
+        'INSERT INTO app.acl_signed VALUES (100, 1), (200, 2)',
+        'ALTER TABLE app.acl_signed ENABLE ROW LEVEL SECURITY',
+        'ALTER TABLE app.acl_signed FORCE ROW LEVEL SECURITY',
+        `CREATE POLICY by_signed ON app.acl_signed USING (customer_id = (SELECT ${schema}.context('customer_id'))::int)`,
+        'CREATE VIEW app.v_ledger_signed AS SELECT l.* FROM app.ledger l WHERE l.account_id IN (SELECT account_id FROM app.acl_signed)',
+        `GRANT SELECT ON app.v_ledger_signed TO ${db.agent}`,
+        'RESET ROLE',
+      ]);
+    },
+    dispose: () => db.dispose(),
+    more: { signed: { connection: 'signed', customer: '1' } },
+  });
 
   const notesOf = (result: CallToolResult) => {
     expect(result.isError, textOf(result)).toBeFalsy();
@@ -107,40 +127,6 @@ describe.skipIf(!available)('views and functions that remove rows without a barr
     expect(text).toContain(`ALTER VIEW ${view} SET (security_barrier = true)`);
     expect(text).not.toMatch(HIDDEN);
   };
-
-  beforeAll(async () => {
-    const schema = `${db.name}_sig`;
-    await db.setUp(OWNED(db.owner, db.agent));
-    await db.addConnection(home, 'shop', ['--context', 'customer_id']);
-    await db.addConnection(home, 'plain');
-    await db.addConnection(home, 'signed', ['--context', 'customer_id']);
-    await home.ok(['set', 'signed', '--signed-context']);
-    // The verifying function is the superuser's; the signed policy and view are the owner's.
-    await db.asSuperuser([
-      (await home.ok(['context-sql', 'signed', '--schema', schema])).stdout,
-      `GRANT USAGE ON SCHEMA ${schema} TO ${db.owner}`,
-      `SET ROLE ${db.owner}`,
-      'CREATE TABLE app.acl_signed (account_id int PRIMARY KEY, customer_id int NOT NULL)',
-      'INSERT INTO app.acl_signed VALUES (100, 1), (200, 2)',
-      'ALTER TABLE app.acl_signed ENABLE ROW LEVEL SECURITY',
-      'ALTER TABLE app.acl_signed FORCE ROW LEVEL SECURITY',
-      `CREATE POLICY by_signed ON app.acl_signed USING (customer_id = (SELECT ${schema}.context('customer_id'))::int)`,
-      'CREATE VIEW app.v_ledger_signed AS SELECT l.* FROM app.ledger l WHERE l.account_id IN (SELECT account_id FROM app.acl_signed)',
-      `GRANT SELECT ON app.v_ledger_signed TO ${db.agent}`,
-      'RESET ROLE',
-    ]);
-    scoped = await startShim({ ...home.env, MCP_CONTEXT_CUSTOMER_ID: '1' }, ['--connection', 'shop']);
-    signed = await startShim({ ...home.env, MCP_CONTEXT_CUSTOMER_ID: '1' }, ['--connection', 'signed']);
-    plain = await startShim(home.env, ['--connection', 'plain']);
-  });
-
-  afterAll(async () => {
-    await scoped?.close();
-    await signed?.close();
-    await plain?.close();
-    await home.dispose();
-    await db.dispose();
-  });
 
   it.each([
     ["SELECT * FROM app.v_ledger WHERE note <> 'led-mine' AND note::int > 0"],

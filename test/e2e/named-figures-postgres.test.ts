@@ -60,8 +60,7 @@ describe.skipIf(!available)("pg_class's figures and the server's counters by eve
         `GRANT SELECT ON ALL TABLES IN SCHEMA public TO ${db.agent}`,
         `GRANT SELECT ON ALL SEQUENCES IN SCHEMA public TO ${db.agent}`,
       ]);
-      await db.addConnection(home, 'shop', ['--context', 'customer_id']);
-      await db.addConnection(home, 'plain');
+      await db.addScopedAndPlain(home);
     },
     dispose: () => db.dispose(),
   });

@@ -12,11 +12,10 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PG_URL, serverAvailable } from '../helpers/engines.js';
-import { TestHome } from '../helpers/hanactl-home.js';
-import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
-import { RLS_POLICY as POLICY, RlsOwnerDatabase } from '../helpers/rls-fixture.js';
+import { textOf } from '../helpers/mcp-client.js';
+import { RLS_POLICY as POLICY, RlsOwnerDatabase, scopedAndPlainShims } from '../helpers/rls-fixture.js';
 
 const available = await serverAvailable('postgres');
 
@@ -54,84 +53,75 @@ const forcedWith = (table: string, policy: string): string[] => [
 ];
 
 describe.skipIf(!available)('owner-rights relations over row security on PostgreSQL', () => {
-  const home = new TestHome();
   // A role with the owner's rights (an inheriting member), whom the owner's exemption covers too.
   const db = new RlsOwnerDatabase('hanactl_owner', { members: ['member'] });
   // A role the owner is a member of, and a role that is neither owner nor superuser: policies name them.
   const group = `${db.name}_group`;
   const admin = `${db.name}_admin`;
-  let scoped: ShimHandle;
-  let plain: ShimHandle;
+  const { scoped, plain } = scopedAndPlainShims({
+    async setUp(home) {
+      const { agent, owner } = db;
+      const superuser = new pg.Client({ connectionString: PG_URL });
+      await superuser.connect();
+      try {
+        await superuser.query(`CREATE ROLE ${group}`);
+        await superuser.query(`CREATE ROLE ${admin}`);
+      } finally {
+        await superuser.end();
+      }
+      await db.setUp(
+        [
+          ...OWNED,
+          // FORCE binds the owner, but a policy that applies to the owner's roles and not the caller's lets it see more.
+          ...forcedWith('forced_open', `CREATE POLICY owner_all ON forced_open TO ${owner} USING (true)`),
+          ...forcedWith('forced_group', `CREATE POLICY group_all ON forced_group TO ${group} USING (true)`),
+          // A restrictive policy on the caller that does not restrict the owner.
+          ...forcedWith(
+            'forced_narrow',
+            `CREATE POLICY not_hidden ON forced_narrow AS RESTRICTIVE TO ${agent} USING (item <> 'hidden-forced')`,
+          ),
+          // A policy that applies to the caller and not the owner: the owner sees less, and the view still answers.
+          `CREATE POLICY agent_extra ON forced TO ${agent} USING (customer_id = 3)`,
+          `GRANT SELECT ON forced_open_own, forced_group_own, forced_narrow_own TO ${agent}`,
+          `GRANT SELECT ON forced TO ${admin}`,
+          `CREATE POLICY admin_all ON forced TO ${admin} USING (true)`,
+          `GRANT SELECT ON orders, forced, catalogue, order_overview, order_outer, mine, forced_overview, catalogue_view, order_totals, order_totals_via TO ${agent}`,
+          `SET ROLE ${db.member('member')}`,
+          'CREATE VIEW member_overview AS SELECT customer_id, item FROM orders',
+          `GRANT SELECT ON member_overview TO ${agent}`,
+        ],
+        [
+          `GRANT ${group} TO ${owner}`,
+          `GRANT CREATE ON SCHEMA public TO ${admin}`,
+          `SET ROLE ${admin}`,
+          'CREATE VIEW forced_admin AS SELECT customer_id, item FROM forced',
+          `GRANT SELECT ON forced_admin TO ${agent}`,
+          'RESET ROLE',
+          // Made by the superuser, whom no policy binds.
+          'CREATE VIEW admin_overview AS SELECT customer_id, item FROM orders',
+          `GRANT SELECT ON admin_overview TO ${agent}`,
+          'CREATE EXTENSION postgres_fdw',
+          `CREATE SERVER loopback FOREIGN DATA WRAPPER postgres_fdw OPTIONS (dbname '${db.name}', host '127.0.0.1')`,
+          `CREATE USER MAPPING FOR ${agent} SERVER loopback OPTIONS (user 'postgres', password_required 'false')`,
+          "CREATE FOREIGN TABLE orders_archive (customer_id int, item text) SERVER loopback OPTIONS (schema_name 'public', table_name 'orders')",
+          `GRANT SELECT ON orders_archive TO ${agent}`,
+        ],
+      );
+      await db.addScopedAndPlain(home);
+    },
+    async dispose() {
+      await db.dispose();
+      const superuser = new pg.Client({ connectionString: PG_URL });
+      await superuser.connect();
+      for (const role of [group, admin]) await superuser.query(`DROP ROLE IF EXISTS ${role}`).catch(() => {});
+      await superuser.end();
+    },
+  });
 
   const rowsOf = (result: CallToolResult) => {
     expect(result.isError, textOf(result)).toBeFalsy();
     return (result.structuredContent as { rows: { customer_id: number }[] }).rows;
   };
-
-  beforeAll(async () => {
-    const { agent, owner } = db;
-    const superuser = new pg.Client({ connectionString: PG_URL });
-    await superuser.connect();
-    try {
-      await superuser.query(`CREATE ROLE ${group}`);
-      await superuser.query(`CREATE ROLE ${admin}`);
-    } finally {
-      await superuser.end();
-    }
-    await db.setUp(
-      [
-        ...OWNED,
-        // FORCE binds the owner, but a policy that applies to the owner's roles and not the caller's lets it see more.
-        ...forcedWith('forced_open', `CREATE POLICY owner_all ON forced_open TO ${owner} USING (true)`),
-        ...forcedWith('forced_group', `CREATE POLICY group_all ON forced_group TO ${group} USING (true)`),
-        // A restrictive policy on the caller that does not restrict the owner.
-        ...forcedWith(
-          'forced_narrow',
-          `CREATE POLICY not_hidden ON forced_narrow AS RESTRICTIVE TO ${agent} USING (item <> 'hidden-forced')`,
-        ),
-        // A policy that applies to the caller and not the owner: the owner sees less, and the view still answers.
-        `CREATE POLICY agent_extra ON forced TO ${agent} USING (customer_id = 3)`,
-        `GRANT SELECT ON forced_open_own, forced_group_own, forced_narrow_own TO ${agent}`,
-        `GRANT SELECT ON forced TO ${admin}`,
-        `CREATE POLICY admin_all ON forced TO ${admin} USING (true)`,
-        `GRANT SELECT ON orders, forced, catalogue, order_overview, order_outer, mine, forced_overview, catalogue_view, order_totals, order_totals_via TO ${agent}`,
-        `SET ROLE ${db.member('member')}`,
-        'CREATE VIEW member_overview AS SELECT customer_id, item FROM orders',
-        `GRANT SELECT ON member_overview TO ${agent}`,
-      ],
-      [
-        `GRANT ${group} TO ${owner}`,
-        `GRANT CREATE ON SCHEMA public TO ${admin}`,
-        `SET ROLE ${admin}`,
-        'CREATE VIEW forced_admin AS SELECT customer_id, item FROM forced',
-        `GRANT SELECT ON forced_admin TO ${agent}`,
-        'RESET ROLE',
-        // Made by the superuser, whom no policy binds.
-        'CREATE VIEW admin_overview AS SELECT customer_id, item FROM orders',
-        `GRANT SELECT ON admin_overview TO ${agent}`,
-        'CREATE EXTENSION postgres_fdw',
-        `CREATE SERVER loopback FOREIGN DATA WRAPPER postgres_fdw OPTIONS (dbname '${db.name}', host '127.0.0.1')`,
-        `CREATE USER MAPPING FOR ${agent} SERVER loopback OPTIONS (user 'postgres', password_required 'false')`,
-        "CREATE FOREIGN TABLE orders_archive (customer_id int, item text) SERVER loopback OPTIONS (schema_name 'public', table_name 'orders')",
-        `GRANT SELECT ON orders_archive TO ${agent}`,
-      ],
-    );
-    await db.addConnection(home, 'shop', ['--context', 'customer_id']);
-    await db.addConnection(home, 'plain');
-    scoped = await startShim({ ...home.env, MCP_CONTEXT_CUSTOMER_ID: '1' }, ['--connection', 'shop']);
-    plain = await startShim(home.env, ['--connection', 'plain']);
-  });
-
-  afterAll(async () => {
-    await scoped?.close();
-    await plain?.close();
-    await home.dispose();
-    await db.dispose();
-    const superuser = new pg.Client({ connectionString: PG_URL });
-    await superuser.connect();
-    for (const role of [group, admin]) await superuser.query(`DROP ROLE IF EXISTS ${role}`).catch(() => {});
-    await superuser.end();
-  });
 
   it.each([
     ['SELECT * FROM order_overview', /order_overview.* view .*orders.*its owner's rights/s],

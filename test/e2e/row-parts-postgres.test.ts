@@ -12,11 +12,10 @@
  * list_tables (without row estimates), still answer.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { serverAvailable } from '../helpers/engines.js';
-import { TestHome } from '../helpers/hanactl-home.js';
-import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
-import { RLS_POLICY as POLICY, RlsOwnerDatabase } from '../helpers/rls-fixture.js';
+import { textOf } from '../helpers/mcp-client.js';
+import { RLS_POLICY as POLICY, RlsOwnerDatabase, scopedAndPlainShims } from '../helpers/rls-fixture.js';
 
 const available = await serverAvailable('postgres');
 
@@ -97,42 +96,29 @@ const OWNED = [
 ];
 
 describe.skipIf(!available)('partitions and inheritance children of a table under row security on PostgreSQL', () => {
-  const home = new TestHome();
   const db = new RlsOwnerDatabase('hanactl_parts');
-  let scoped: ShimHandle;
-  let plain: ShimHandle;
-  let writable: ShimHandle;
+  const { scoped, plain, writable } = scopedAndPlainShims({
+    async setUp(home) {
+      const { agent } = db;
+      await db.setUp([
+        ...OWNED,
+        // The usual grant of a read role, which takes in every partition and child.
+        `GRANT SELECT ON ALL TABLES IN SCHEMA public TO ${agent}`,
+        `GRANT SELECT ON ALL SEQUENCES IN SCHEMA public TO ${agent}`,
+        `GRANT INSERT ON tickets TO ${agent}`,
+        `GRANT USAGE ON tickets_id_seq TO ${agent}`,
+      ]);
+      await db.addScopedAndPlain(home);
+      await db.addConnection(home, 'shopw', ['--allow-write', '--context', 'customer_id']);
+    },
+    dispose: () => db.dispose(),
+    more: { writable: { connection: 'shopw', customer: '1' } },
+  });
 
   const itemsOf = (result: CallToolResult) => {
     expect(result.isError, textOf(result)).toBeFalsy();
     return (result.structuredContent as { rows: { item: string }[] }).rows.map((r) => r.item).sort();
   };
-
-  beforeAll(async () => {
-    const { agent } = db;
-    await db.setUp([
-      ...OWNED,
-      // The usual grant of a read role, which takes in every partition and child.
-      `GRANT SELECT ON ALL TABLES IN SCHEMA public TO ${agent}`,
-      `GRANT SELECT ON ALL SEQUENCES IN SCHEMA public TO ${agent}`,
-      `GRANT INSERT ON tickets TO ${agent}`,
-      `GRANT USAGE ON tickets_id_seq TO ${agent}`,
-    ]);
-    await db.addConnection(home, 'shop', ['--context', 'customer_id']);
-    await db.addConnection(home, 'plain');
-    await db.addConnection(home, 'shopw', ['--allow-write', '--context', 'customer_id']);
-    scoped = await startShim({ ...home.env, MCP_CONTEXT_CUSTOMER_ID: '1' }, ['--connection', 'shop']);
-    plain = await startShim(home.env, ['--connection', 'plain']);
-    writable = await startShim({ ...home.env, MCP_CONTEXT_CUSTOMER_ID: '1' }, ['--connection', 'shopw']);
-  });
-
-  afterAll(async () => {
-    await scoped?.close();
-    await plain?.close();
-    await writable?.close();
-    await home.dispose();
-    await db.dispose();
-  });
 
   it.each([
     ['SELECT * FROM invoices_c2', /invoices_c2 .*invoices\b/s],

@@ -9,8 +9,10 @@
  * its own whose objects a person created as their owner, read by a login role of its own.
  * `scopedAndPlainShims` and `rlsScopedAndPlain` (`test/e2e/named-figures-postgres.test.ts`,
  * `test/e2e/system-columns-postgres.test.ts`, `test/e2e/executor-statistics-postgres.test.ts`,
- * `test/e2e/planner-figures-postgres.test.ts`): a connection that separates rows beside one that
- * does not, over the same role, each with a shim, for the suite around the call.
+ * `test/e2e/planner-figures-postgres.test.ts`, `test/e2e/owner-rights-postgres.test.ts`,
+ * `test/e2e/row-parts-postgres.test.ts`, `test/e2e/filtering-views-postgres.test.ts`): a
+ * connection that separates rows beside one that does not, over the same role, each with a shim,
+ * for the suite around the call.
  */
 import { randomBytes } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -158,6 +160,12 @@ export class RlsOwnerDatabase {
     );
   }
 
+  /** Registers `shop`, declaring the context parameter customer_id, and `plain`, declaring none, as the agent. */
+  async addScopedAndPlain(home: TestHome): Promise<void> {
+    await this.addConnection(home, 'shop', ['--context', 'customer_id']);
+    await this.addConnection(home, 'plain');
+  }
+
   /** The database's URL as the superuser that set it up. */
   get url(): string {
     if (!this.#scratch) throw new Error('RlsOwnerDatabase.setUp() has not run');
@@ -261,6 +269,12 @@ export async function startCustomerShims(home: TestHome, connection: string): Pr
   };
 }
 
+/** A further shim of a suite: on `connection`, as customer `customer` (MCP_CONTEXT_CUSTOMER_ID) when given. */
+export interface ShimSpec {
+  readonly connection: string;
+  readonly customer?: string;
+}
+
 /** Connection `shop`, which separates rows, and `plain`, which does not, each with a shim. */
 export interface ScopedAndPlain {
   /** The home both connections are in. */
@@ -273,39 +287,48 @@ export interface ScopedAndPlain {
 
 /**
  * Before the suite around the call, `setUp` creates what the connections read and adds `shop`
- * (declaring customer_id) and `plain` (declaring none) to the home; then a shim starts on each.
- * After the suite: the shims, the home, then `dispose`.
+ * (declaring customer_id) and `plain` (declaring none) to the home, and any connection `more`
+ * names; then a shim starts on each (`more`'s under their own keys). After the suite: the shims,
+ * the home, then `dispose`.
  */
-export function scopedAndPlainShims({
+export function scopedAndPlainShims<K extends string = never>({
   setUp,
   dispose,
+  more,
 }: {
   setUp(home: TestHome): Promise<void>;
   dispose(): Promise<void>;
-}): ScopedAndPlain {
+  more?: Record<K, ShimSpec>;
+}): ScopedAndPlain & { readonly [key in K]: ToolCaller } {
   const home = new TestHome();
-  let scoped: ShimHandle | undefined;
-  let plain: ShimHandle | undefined;
+  const specs: [string, ShimSpec][] = [
+    ['scoped', { connection: 'shop', customer: '1' }],
+    ['plain', { connection: 'plain' }],
+    ...(Object.entries(more ?? {}) as [string, ShimSpec][]),
+  ];
+  const shims = new Map<string, ShimHandle>();
   beforeAll(async () => {
     await setUp(home);
-    scoped = await startShim({ ...home.env, MCP_CONTEXT_CUSTOMER_ID: '1' }, ['--connection', 'shop']);
-    plain = await startShim(home.env, ['--connection', 'plain']);
+    for (const [key, { connection, customer }] of specs) {
+      const env = customer === undefined ? home.env : { ...home.env, MCP_CONTEXT_CUSTOMER_ID: customer };
+      shims.set(key, await startShim(env, ['--connection', connection]));
+    }
   });
   afterAll(async () => {
-    await scoped?.close();
-    await plain?.close();
+    for (const shim of shims.values()) await shim.close();
     await home.dispose();
     await dispose();
   });
-  const started = (shim: ShimHandle | undefined, name: string): ShimHandle => {
-    if (!shim) throw new Error(`the shim of ${name} has not started`);
-    return shim;
-  };
-  return {
-    home,
-    scoped: { call: (name, args) => started(scoped, 'shop').call(name, args) },
-    plain: { call: (name, args) => started(plain, 'plain').call(name, args) },
-  };
+  const callers: Record<string, ToolCaller> = {};
+  for (const [key, { connection }] of specs)
+    callers[key] = {
+      call(name, args) {
+        const shim = shims.get(key);
+        if (!shim) throw new Error(`the shim of ${connection} has not started`);
+        return shim.call(name, args);
+      },
+    };
+  return { home, ...callers } as ScopedAndPlain & { readonly [key in K]: ToolCaller };
 }
 
 /**
