@@ -10,10 +10,10 @@
 import { randomBytes } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PG_URL, type ScratchPgDatabase, scratchPgDatabase, serverAvailable } from '../helpers/engines.js';
-import { TestHome } from '../helpers/hanactl-home.js';
-import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
+import { textOf } from '../helpers/mcp-client.js';
+import { scopedAndPlainShims } from '../helpers/rls-fixture.js';
 
 const available = await serverAvailable('postgres');
 const TAG = `hanactl_barrier_${process.pid}`;
@@ -47,59 +47,49 @@ const OBJECTS = [
 ];
 
 describe.skipIf(!available)('views and functions that filter by context values on PostgreSQL', () => {
-  const home = new TestHome();
   let scratch: ScratchPgDatabase | undefined;
-  let scoped: ShimHandle;
-  let plain: ShimHandle;
-  let signed: ShimHandle;
+  const { scoped, plain, signed } = scopedAndPlainShims({
+    async setUp(home) {
+      const admin = new pg.Client({ connectionString: PG_URL });
+      await admin.connect();
+      try {
+        await admin.query(`CREATE ROLE ${AGENT} LOGIN PASSWORD '${PASSWORD}'`);
+      } finally {
+        await admin.end();
+      }
+      scratch = await scratchPgDatabase(TAG, [
+        ...OBJECTS,
+        `GRANT SELECT ON my_accounts, my_accounts_b, my_accounts_over, my_accounts_outer, my_accounts_join, my_accounts_fn, my_accounts_fn_b, with_zone, by_app_name TO ${AGENT}`,
+        // The table itself only through the functions (they run as the caller).
+        `GRANT SELECT ON accounts TO ${AGENT}`,
+      ]);
+      const u = new URL(scratch.url);
+      const url = `postgres://${AGENT}@${u.host}${u.pathname}`;
+      await home.ok(['add', '--no-test', 'shop', url, '--password-stdin', '--context', 'customer_id'], { input: PASSWORD });
+      await home.ok(['add', '--no-test', 'plain', url, '--password-stdin'], { input: PASSWORD });
+      // Signed values: the verifying function, and views keyed on it with and without the barrier.
+      await home.ok(['add', '--no-test', 'signed', url, '--password-stdin', '--context', 'customer_id'], { input: PASSWORD });
+      await home.ok(['set', 'signed', '--signed-context']);
+      await scratch.db.query((await home.ok(['context-sql', 'signed', '--schema', SIGNED_SCHEMA])).stdout);
+      const keyed = `customer_id = (SELECT ${SIGNED_SCHEMA}.context('customer_id'))::int`;
+      await scratch.db.query(`CREATE VIEW signed_accounts AS SELECT * FROM accounts WHERE ${keyed}`);
+      await scratch.db.query(`CREATE VIEW signed_accounts_b WITH (security_barrier) AS SELECT * FROM accounts WHERE ${keyed}`);
+      await scratch.db.query(`GRANT SELECT ON signed_accounts, signed_accounts_b TO ${AGENT}`);
+    },
+    async dispose() {
+      await scratch?.drop();
+      const admin = new pg.Client({ connectionString: PG_URL });
+      await admin.connect();
+      await admin.query(`DROP ROLE IF EXISTS ${AGENT}`).catch(() => {});
+      await admin.end();
+    },
+    more: { signed: { connection: 'signed', customer: '1' } },
+  });
 
   const rowsOf = (result: CallToolResult) => {
     expect(result.isError, textOf(result)).toBeFalsy();
     return (result.structuredContent as { rows: { note: string }[] }).rows;
   };
-
-  beforeAll(async () => {
-    const admin = new pg.Client({ connectionString: PG_URL });
-    await admin.connect();
-    try {
-      await admin.query(`CREATE ROLE ${AGENT} LOGIN PASSWORD '${PASSWORD}'`);
-    } finally {
-      await admin.end();
-    }
-    scratch = await scratchPgDatabase(TAG, [
-      ...OBJECTS,
-      `GRANT SELECT ON my_accounts, my_accounts_b, my_accounts_over, my_accounts_outer, my_accounts_join, my_accounts_fn, my_accounts_fn_b, with_zone, by_app_name TO ${AGENT}`,
-      // The table itself only through the functions (they run as the caller).
-      `GRANT SELECT ON accounts TO ${AGENT}`,
-    ]);
-    const u = new URL(scratch.url);
-    const url = `postgres://${AGENT}@${u.host}${u.pathname}`;
-    await home.ok(['add', '--no-test', 'shop', url, '--password-stdin', '--context', 'customer_id'], { input: PASSWORD });
-    await home.ok(['add', '--no-test', 'plain', url, '--password-stdin'], { input: PASSWORD });
-    // Signed values: the verifying function, and views keyed on it with and without the barrier.
-    await home.ok(['add', '--no-test', 'signed', url, '--password-stdin', '--context', 'customer_id'], { input: PASSWORD });
-    await home.ok(['set', 'signed', '--signed-context']);
-    await scratch.db.query((await home.ok(['context-sql', 'signed', '--schema', SIGNED_SCHEMA])).stdout);
-    const keyed = `customer_id = (SELECT ${SIGNED_SCHEMA}.context('customer_id'))::int`;
-    await scratch.db.query(`CREATE VIEW signed_accounts AS SELECT * FROM accounts WHERE ${keyed}`);
-    await scratch.db.query(`CREATE VIEW signed_accounts_b WITH (security_barrier) AS SELECT * FROM accounts WHERE ${keyed}`);
-    await scratch.db.query(`GRANT SELECT ON signed_accounts, signed_accounts_b TO ${AGENT}`);
-    signed = await startShim({ ...home.env, MCP_CONTEXT_CUSTOMER_ID: '1' }, ['--connection', 'signed']);
-    scoped = await startShim({ ...home.env, MCP_CONTEXT_CUSTOMER_ID: '1' }, ['--connection', 'shop']);
-    plain = await startShim(home.env, ['--connection', 'plain']);
-  });
-
-  afterAll(async () => {
-    await scoped?.close();
-    await plain?.close();
-    await signed?.close();
-    await home.dispose();
-    await scratch?.drop();
-    const admin = new pg.Client({ connectionString: PG_URL });
-    await admin.connect();
-    await admin.query(`DROP ROLE IF EXISTS ${AGENT}`).catch(() => {});
-    await admin.end();
-  });
 
   it.each([
     ["SELECT * FROM my_accounts WHERE note <> 'mine' AND note::bool", 'my_accounts'],

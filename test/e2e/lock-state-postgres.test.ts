@@ -9,10 +9,10 @@
 import { randomBytes } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PG_URL, type ScratchPgDatabase, scratchPgDatabase, serverAvailable } from '../helpers/engines.js';
-import { TestHome } from '../helpers/hanactl-home.js';
-import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
+import { textOf } from '../helpers/mcp-client.js';
+import { scopedAndPlainShims } from '../helpers/rls-fixture.js';
 
 const available = await serverAvailable('postgres');
 const TAG = `hanactl_locks_${process.pid}`;
@@ -36,12 +36,39 @@ const OBJECTS = [
 ];
 
 describe.skipIf(!available)('lock state on PostgreSQL where rows are separated', () => {
-  const home = new TestHome();
   let scratch: ScratchPgDatabase | undefined;
   let writer: pg.Client | undefined;
-  let scoped: ShimHandle;
-  let plain: ShimHandle;
-  let admin: ShimHandle;
+  const { scoped, plain, admin } = scopedAndPlainShims({
+    async setUp(home) {
+      const pgAdmin = new pg.Client({ connectionString: PG_URL });
+      await pgAdmin.connect();
+      try {
+        await pgAdmin.query(`CREATE ROLE ${ROLE} LOGIN PASSWORD '${PASSWORD}'`);
+      } finally {
+        await pgAdmin.end();
+      }
+      scratch = await scratchPgDatabase(TAG, [...OBJECTS, `GRANT SELECT ON orders, my_locks TO ${ROLE}`]);
+      // Ordinary application traffic: a serializable read-write transaction, held open by this test.
+      writer = new pg.Client({ connectionString: scratch.url });
+      await writer.connect();
+      await writer.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
+      await writer.query('SELECT count(*) FROM kv');
+      const u = new URL(scratch.url);
+      const url = `postgres://${ROLE}@${u.host}${u.pathname}`;
+      await home.ok(['add', '--no-test', 'shop', url, '--password-stdin', '--context', 'customer_id'], { input: PASSWORD });
+      await home.ok(['add', '--no-test', 'plain', url, '--password-stdin'], { input: PASSWORD });
+      await home.ok(['add', '--no-test', '--no-password', 'dba', scratch.url]);
+    },
+    async dispose() {
+      await writer?.end().catch(() => {});
+      await scratch?.drop();
+      const pgAdmin = new pg.Client({ connectionString: PG_URL });
+      await pgAdmin.connect();
+      await pgAdmin.query(`DROP ROLE IF EXISTS ${ROLE}`).catch(() => {});
+      await pgAdmin.end();
+    },
+    more: { admin: { connection: 'dba' } },
+  });
 
   /** The oracle: this customer's count of `item`, and this backend's tuple predicate locks right after it. */
   const oracle = (item: string) =>
@@ -52,43 +79,6 @@ describe.skipIf(!available)('lock state on PostgreSQL where rows are separated',
     expect(result.isError, textOf(result)).toBeFalsy();
     return (result.structuredContent as { rows: Record<string, unknown>[] }).rows;
   };
-
-  beforeAll(async () => {
-    const pgAdmin = new pg.Client({ connectionString: PG_URL });
-    await pgAdmin.connect();
-    try {
-      await pgAdmin.query(`CREATE ROLE ${ROLE} LOGIN PASSWORD '${PASSWORD}'`);
-    } finally {
-      await pgAdmin.end();
-    }
-    scratch = await scratchPgDatabase(TAG, [...OBJECTS, `GRANT SELECT ON orders, my_locks TO ${ROLE}`]);
-    // Ordinary application traffic: a serializable read-write transaction, held open by this test.
-    writer = new pg.Client({ connectionString: scratch.url });
-    await writer.connect();
-    await writer.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
-    await writer.query('SELECT count(*) FROM kv');
-    const u = new URL(scratch.url);
-    const url = `postgres://${ROLE}@${u.host}${u.pathname}`;
-    await home.ok(['add', '--no-test', 'shop', url, '--password-stdin', '--context', 'customer_id'], { input: PASSWORD });
-    await home.ok(['add', '--no-test', 'plain', url, '--password-stdin'], { input: PASSWORD });
-    await home.ok(['add', '--no-test', '--no-password', 'dba', scratch.url]);
-    scoped = await startShim({ ...home.env, MCP_CONTEXT_CUSTOMER_ID: '1' }, ['--connection', 'shop']);
-    plain = await startShim(home.env, ['--connection', 'plain']);
-    admin = await startShim(home.env, ['--connection', 'dba']);
-  });
-
-  afterAll(async () => {
-    await scoped?.close();
-    await plain?.close();
-    await admin?.close();
-    await home.dispose();
-    await writer?.end().catch(() => {});
-    await scratch?.drop();
-    const pgAdmin = new pg.Client({ connectionString: PG_URL });
-    await pgAdmin.connect();
-    await pgAdmin.query(`DROP ROLE IF EXISTS ${ROLE}`).catch(() => {});
-    await pgAdmin.end();
-  });
 
   it("refuses the lock table after a count, so a hidden row's value is not told apart from a missing one", async () => {
     const present = await scoped.call('run_query', { sql: oracle('item-2-3') });

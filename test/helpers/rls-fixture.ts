@@ -10,7 +10,8 @@
  * `scopedAndPlainShims` and `rlsScopedAndPlain` (`test/e2e/named-figures-postgres.test.ts`,
  * `test/e2e/system-columns-postgres.test.ts`, `test/e2e/executor-statistics-postgres.test.ts`,
  * `test/e2e/planner-figures-postgres.test.ts`, `test/e2e/owner-rights-postgres.test.ts`,
- * `test/e2e/row-parts-postgres.test.ts`, `test/e2e/filtering-views-postgres.test.ts`): a
+ * `test/e2e/row-parts-postgres.test.ts`, `test/e2e/filtering-views-postgres.test.ts`,
+ * `test/e2e/context-barrier-postgres.test.ts`, `test/e2e/lock-state-postgres.test.ts`): a
  * connection that separates rows beside one that does not, over the same role, each with a shim,
  * for the suite around the call.
  */
