@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MYSQL_URL, serverAvailable } from '../helpers/engines.js';
 import { TestHome } from '../helpers/hanactl-home.js';
 import { mariadbAccount } from '../helpers/mariadb-account.js';
+import { type SleepingSession, sleepingSession } from '../helpers/mariadb-login.js';
 import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
 
 const available = await serverAvailable('mysql');
@@ -141,32 +142,11 @@ describe.skipIf(!available)('stored routines a statement reaches on MariaDB are 
   });
 
   /** A second session running a long statement, seen running on the server before this returns. */
-  async function victim(login?: string): Promise<{ id: number; running: () => Promise<boolean>; end: () => Promise<void> }> {
+  async function victim(login?: string): Promise<SleepingSession> {
     const conn = login
       ? await mysql.createConnection({ host: u.hostname, port: Number(u.port || 3306), user: login, password, database: db })
       : await admin();
-    const id = conn.threadId as number;
-    const statement = conn.query('SELECT SLEEP(60) AS slept').then(
-      () => 'finished',
-      (err: Error) => err.message,
-    );
-    const running = async () => {
-      const [rows] = (await root.query('SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE ID = ? AND INFO LIKE ?', [
-        id,
-        'SELECT SLEEP(60)%',
-      ])) as unknown as [{ n: number }[]];
-      return Number(rows[0]?.n) === 1;
-    };
-    while (!(await running())) await new Promise((resolve) => setImmediate(resolve));
-    return {
-      id,
-      running,
-      end: async () => {
-        await root.query(`KILL QUERY ${id}`);
-        await statement;
-        await conn.end();
-      },
-    };
+    return sleepingSession(root, conn);
   }
 
   /** The first row's `column`, as a number. */

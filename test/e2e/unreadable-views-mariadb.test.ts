@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MYSQL_URL, serverAvailable } from '../helpers/engines.js';
 import { TestHome } from '../helpers/hanactl-home.js';
 import { mariadbAccount } from '../helpers/mariadb-account.js';
+import { type SleepingSession, sleepingSession } from '../helpers/mariadb-login.js';
 import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
 
 const available = await serverAvailable('mysql');
@@ -106,31 +107,11 @@ describe.skipIf(!available)('a view whose definition the login may not read is r
   });
 
   /** A query of the login's own, running on the server before this returns; its id is the one the function kills. */
-  async function victim(): Promise<{ running: () => Promise<boolean>; end: () => Promise<void> }> {
+  async function victim(): Promise<SleepingSession> {
     const conn = await mysql.createConnection({ host: u.hostname, port: Number(u.port || 3306), user: login, password, database: db });
-    const id = conn.threadId as number;
     await root.query(`DELETE FROM vic_${s}`);
-    await root.query(`INSERT INTO vic_${s} VALUES (?)`, [id]);
-    const statement = conn.query('SELECT SLEEP(60) AS slept').then(
-      () => 'finished',
-      (err: Error) => err.message,
-    );
-    const running = async () => {
-      const [rows] = (await root.query('SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE ID = ? AND INFO LIKE ?', [
-        id,
-        'SELECT SLEEP(60)%',
-      ])) as unknown as [{ n: number }[]];
-      return Number(rows[0]?.n) === 1;
-    };
-    while (!(await running())) await new Promise((resolve) => setImmediate(resolve));
-    return {
-      running,
-      end: async () => {
-        await root.query(`KILL QUERY ${id}`).catch(() => {});
-        await statement;
-        await conn.end();
-      },
-    };
+    await root.query(`INSERT INTO vic_${s} VALUES (?)`, [conn.threadId]);
+    return sleepingSession(root, conn);
   }
 
   const refused = (result: Awaited<ReturnType<ShimHandle['call']>>, ...parts: RegExp[]) => {

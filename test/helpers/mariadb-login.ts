@@ -66,3 +66,39 @@ export class MariadbLogin {
     for (const host of ['%', 'localhost']) await admin?.query(`DROP USER IF EXISTS '${this.user}'@'${host}'`).catch(() => {});
   }
 }
+
+/** A session running `SELECT SLEEP(60)`, for a test that checks whether a call ends another session's statement. */
+export interface SleepingSession {
+  /** The session's connection id. */
+  readonly id: number;
+  /** Whether the server still runs the statement, as `root` sees it. */
+  running(): Promise<boolean>;
+  /** Kills the statement (a session already gone is passed over), waits for it and closes the session. */
+  end(): Promise<void>;
+}
+
+/** Starts `SELECT SLEEP(60)` on `conn` and returns once `root` sees it running on the server. */
+export async function sleepingSession(root: mysql.Connection, conn: mysql.Connection): Promise<SleepingSession> {
+  const id = conn.threadId as number;
+  const statement = conn.query('SELECT SLEEP(60) AS slept').then(
+    () => 'finished',
+    (err: Error) => err.message,
+  );
+  const running = async () => {
+    const [rows] = (await root.query('SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE ID = ? AND INFO LIKE ?', [
+      id,
+      'SELECT SLEEP(60)%',
+    ])) as unknown as [{ n: number }[]];
+    return Number(rows[0]?.n) === 1;
+  };
+  while (!(await running())) await new Promise((resolve) => setImmediate(resolve));
+  return {
+    id,
+    running,
+    async end() {
+      await root.query(`KILL QUERY ${id}`).catch(() => {});
+      await statement;
+      await conn.end();
+    },
+  };
+}
