@@ -9,9 +9,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { PG_URL, type ScratchPgDatabase, scratchPgDatabase, serverAvailable } from '../helpers/engines.js';
+import { asPgSuperuser, type ScratchPgDatabase, scratchPgDatabase, serverAvailable } from '../helpers/engines.js';
 import { textOf } from '../helpers/mcp-client.js';
 import { scopedAndPlainShims } from '../helpers/rls-fixture.js';
 
@@ -50,13 +49,7 @@ describe.skipIf(!available)('views and functions that filter by context values o
   let scratch: ScratchPgDatabase | undefined;
   const { scoped, plain, signed } = scopedAndPlainShims({
     async setUp(home) {
-      const admin = new pg.Client({ connectionString: PG_URL });
-      await admin.connect();
-      try {
-        await admin.query(`CREATE ROLE ${AGENT} LOGIN PASSWORD '${PASSWORD}'`);
-      } finally {
-        await admin.end();
-      }
+      await asPgSuperuser([`CREATE ROLE ${AGENT} LOGIN PASSWORD '${PASSWORD}'`]);
       scratch = await scratchPgDatabase(TAG, [
         ...OBJECTS,
         `GRANT SELECT ON my_accounts, my_accounts_b, my_accounts_over, my_accounts_outer, my_accounts_join, my_accounts_fn, my_accounts_fn_b, with_zone, by_app_name TO ${AGENT}`,
@@ -78,10 +71,7 @@ describe.skipIf(!available)('views and functions that filter by context values o
     },
     async dispose() {
       await scratch?.drop();
-      const admin = new pg.Client({ connectionString: PG_URL });
-      await admin.connect();
-      await admin.query(`DROP ROLE IF EXISTS ${AGENT}`).catch(() => {});
-      await admin.end();
+      await asPgSuperuser([`DROP ROLE IF EXISTS ${AGENT}`], { ignoreErrors: true });
     },
     more: { signed: { connection: 'signed', customer: '1' } },
   });

@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { PG_URL, type ScratchPgDatabase, scratchPgDatabase, serverAvailable } from '../helpers/engines.js';
+import { asPgSuperuser, type ScratchPgDatabase, scratchPgDatabase, serverAvailable } from '../helpers/engines.js';
 import { textOf } from '../helpers/mcp-client.js';
 import { scopedAndPlainShims } from '../helpers/rls-fixture.js';
 
@@ -40,13 +40,7 @@ describe.skipIf(!available)('lock state on PostgreSQL where rows are separated',
   let writer: pg.Client | undefined;
   const { scoped, plain, admin } = scopedAndPlainShims({
     async setUp(home) {
-      const pgAdmin = new pg.Client({ connectionString: PG_URL });
-      await pgAdmin.connect();
-      try {
-        await pgAdmin.query(`CREATE ROLE ${ROLE} LOGIN PASSWORD '${PASSWORD}'`);
-      } finally {
-        await pgAdmin.end();
-      }
+      await asPgSuperuser([`CREATE ROLE ${ROLE} LOGIN PASSWORD '${PASSWORD}'`]);
       scratch = await scratchPgDatabase(TAG, [...OBJECTS, `GRANT SELECT ON orders, my_locks TO ${ROLE}`]);
       // Ordinary application traffic: a serializable read-write transaction, held open by this test.
       writer = new pg.Client({ connectionString: scratch.url });
@@ -62,10 +56,7 @@ describe.skipIf(!available)('lock state on PostgreSQL where rows are separated',
     async dispose() {
       await writer?.end().catch(() => {});
       await scratch?.drop();
-      const pgAdmin = new pg.Client({ connectionString: PG_URL });
-      await pgAdmin.connect();
-      await pgAdmin.query(`DROP ROLE IF EXISTS ${ROLE}`).catch(() => {});
-      await pgAdmin.end();
+      await asPgSuperuser([`DROP ROLE IF EXISTS ${ROLE}`], { ignoreErrors: true });
     },
     more: { admin: { connection: 'dba' } },
   });

@@ -11,9 +11,8 @@
  * over a table without row security still answer.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { PG_URL, serverAvailable } from '../helpers/engines.js';
+import { asPgSuperuser, serverAvailable } from '../helpers/engines.js';
 import { textOf } from '../helpers/mcp-client.js';
 import { RLS_POLICY as POLICY, RlsOwnerDatabase, scopedAndPlainShims } from '../helpers/rls-fixture.js';
 
@@ -61,14 +60,7 @@ describe.skipIf(!available)('owner-rights relations over row security on Postgre
   const { scoped, plain } = scopedAndPlainShims({
     async setUp(home) {
       const { agent, owner } = db;
-      const superuser = new pg.Client({ connectionString: PG_URL });
-      await superuser.connect();
-      try {
-        await superuser.query(`CREATE ROLE ${group}`);
-        await superuser.query(`CREATE ROLE ${admin}`);
-      } finally {
-        await superuser.end();
-      }
+      await asPgSuperuser([`CREATE ROLE ${group}`, `CREATE ROLE ${admin}`]);
       await db.setUp(
         [
           ...OWNED,
@@ -111,10 +103,7 @@ describe.skipIf(!available)('owner-rights relations over row security on Postgre
     },
     async dispose() {
       await db.dispose();
-      const superuser = new pg.Client({ connectionString: PG_URL });
-      await superuser.connect();
-      for (const role of [group, admin]) await superuser.query(`DROP ROLE IF EXISTS ${role}`).catch(() => {});
-      await superuser.end();
+      await asPgSuperuser([`DROP ROLE IF EXISTS ${group}`, `DROP ROLE IF EXISTS ${admin}`], { ignoreErrors: true });
     },
   });
 

@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PG_URL, type ScratchPgDatabase, scratchPgDatabase, serverAvailable } from '../helpers/engines.js';
+import { asPgSuperuser, type ScratchPgDatabase, scratchPgDatabase, serverAvailable } from '../helpers/engines.js';
 import { TestHome } from '../helpers/hanactl-home.js';
 import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
 
@@ -70,13 +70,7 @@ describe.skipIf(!available)("a person's cast to json that to_json calls unnamed"
   let victim: pg.Client | undefined;
 
   beforeAll(async () => {
-    const admin = new pg.Client({ connectionString: PG_URL });
-    await admin.connect();
-    try {
-      await admin.query(`CREATE ROLE ${AGENT} LOGIN PASSWORD '${PASSWORD}'`);
-    } finally {
-      await admin.end();
-    }
+    await asPgSuperuser([`CREATE ROLE ${AGENT} LOGIN PASSWORD '${PASSWORD}'`]);
     scratch = await scratchPgDatabase(TAG, OBJECTS);
     const u = new URL(scratch.url);
     const url = `postgres://${AGENT}@${u.host}${u.pathname}`;
@@ -96,10 +90,7 @@ describe.skipIf(!available)("a person's cast to json that to_json calls unnamed"
     await scoped?.close();
     await home.dispose();
     await scratch?.drop();
-    const admin = new pg.Client({ connectionString: PG_URL });
-    await admin.connect();
-    await admin.query(`DROP ROLE IF EXISTS ${AGENT}`).catch(() => {});
-    await admin.end();
+    await asPgSuperuser([`DROP ROLE IF EXISTS ${AGENT}`], { ignoreErrors: true });
   });
 
   const alive = async (): Promise<void> => {

@@ -77,3 +77,21 @@ export async function scratchPgDatabase(name: string, objects: readonly string[]
   }
   return { url: url.toString(), db, drop };
 }
+
+/**
+ * Runs `statements` in order in a session of the test server's own user, then ends it (roles and
+ * other objects outside any one database); with `ignoreErrors`, a statement that fails is passed
+ * over (clean-up of what may not be there).
+ */
+export async function asPgSuperuser(
+  statements: readonly string[],
+  { ignoreErrors = false }: { ignoreErrors?: boolean } = {},
+): Promise<void> {
+  const admin = new pg.Client({ connectionString: PG_URL });
+  await admin.connect();
+  try {
+    for (const sql of statements) await (ignoreErrors ? admin.query(sql).catch(() => {}) : admin.query(sql));
+  } finally {
+    await admin.end();
+  }
+}
