@@ -7,9 +7,8 @@
  * rolled-back transaction.
  */
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PG_URL, type ScratchPgDatabase, scratchPgDatabase, serverAvailable } from '../helpers/engines.js';
+import { asPgSuperuser, type ScratchPgDatabase, scratchPgDatabase, serverAvailable } from '../helpers/engines.js';
 import { TestHome } from '../helpers/hanactl-home.js';
 import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
 
@@ -90,10 +89,7 @@ describe.skipIf(!available)('every path where PostgreSQL plans agent text passes
     await home.dispose();
     await scratch?.drop();
     // The role is the cluster's: dropped once the database holding its grants is gone.
-    const client = new pg.Client({ connectionString: PG_URL });
-    await client.connect();
-    await client.query(`DROP ROLE IF EXISTS ${ROLE}`).catch(() => {});
-    await client.end();
+    await asPgSuperuser([`DROP ROLE IF EXISTS ${ROLE}`], { ignoreErrors: true });
   });
 
   it.each([

@@ -14,9 +14,8 @@
  * table under FORCE, or owned by a role the login is a NOINHERIT member of, still answers.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PG_URL, serverAvailable } from '../helpers/engines.js';
+import { asPgSuperuser, serverAvailable } from '../helpers/engines.js';
 import { TestHome } from '../helpers/hanactl-home.js';
 import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
 import { RLS_POLICY as POLICY, RlsOwnerDatabase } from '../helpers/rls-fixture.js';
@@ -67,17 +66,13 @@ describe.skipIf(!available)('row security that does not bind the caller as assum
 
   beforeAll(async () => {
     const { agent, password } = db;
-    const admin = new pg.Client({ connectionString: PG_URL });
-    await admin.connect();
-    try {
-      for (const r of [support, narrowed, tabowner]) await admin.query(`CREATE ROLE ${r}`);
-      await admin.query(`CREATE ROLE ${vown} IN ROLE ${support}`);
-      await admin.query(`CREATE ROLE ${vown2} NOINHERIT IN ROLE ${narrowed}`);
-      await admin.query(`CREATE ROLE ${heir} LOGIN PASSWORD '${password}' IN ROLE ${tabowner}`);
-      await admin.query(`CREATE ROLE ${bypasser} LOGIN BYPASSRLS PASSWORD '${password}'`);
-    } finally {
-      await admin.end();
-    }
+    await asPgSuperuser([
+      ...[support, narrowed, tabowner].map((r) => `CREATE ROLE ${r}`),
+      `CREATE ROLE ${vown} IN ROLE ${support}`,
+      `CREATE ROLE ${vown2} NOINHERIT IN ROLE ${narrowed}`,
+      `CREATE ROLE ${heir} LOGIN PASSWORD '${password}' IN ROLE ${tabowner}`,
+      `CREATE ROLE ${bypasser} LOGIN BYPASSRLS PASSWORD '${password}'`,
+    ]);
     await db.setUp(
       [...rlsTable('orders'), ...rlsTable('notes'), "INSERT INTO notes VALUES (1, 'secret-1')"],
       [
@@ -126,11 +121,10 @@ describe.skipIf(!available)('row security that does not bind the caller as assum
     for (const shim of [scoped, plain, inheriting, superuser, bypassing]) await shim?.close();
     await home.dispose();
     await db.dispose();
-    const admin = new pg.Client({ connectionString: PG_URL });
-    await admin.connect();
-    for (const r of [heir, bypasser, vown, vown2, support, narrowed, tabowner])
-      await admin.query(`DROP ROLE IF EXISTS ${r}`).catch(() => {});
-    await admin.end();
+    await asPgSuperuser(
+      [heir, bypasser, vown, vown2, support, narrowed, tabowner].map((r) => `DROP ROLE IF EXISTS ${r}`),
+      { ignoreErrors: true },
+    );
   });
 
   describe('a policy applies to a role with its privileges, not to every member', () => {

@@ -5,11 +5,11 @@
  * and `hanactl test` print (postgres-privileges.ts). Each answer is checked against what the server
  * itself does for that role: the rows it returns.
  */
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POSTGRES_PRIVILEGE_PROBE } from '../../daemon/engines/postgres/postgres-privileges.js';
 import { FURTHER_MARKER, type ResolveStage, resolveStep, walkFinding } from '../../daemon/engines/postgres/postgres-resolve.js';
-import { PG_URL, type ScratchPgDatabase, scratchPgDatabase, serverAvailable } from '../helpers/engines.js';
+import { asPgSuperuser, type ScratchPgDatabase, scratchPgDatabase, serverAvailable } from '../helpers/engines.js';
 
 const available = await serverAvailable('postgres');
 const TAG = `hanactl_bypass_${process.pid}`;
@@ -35,19 +35,15 @@ describe.skipIf(!available)('PostgreSQL: whether row security binds a role', () 
   let db: pg.Client;
 
   beforeAll(async () => {
-    const admin = new pg.Client({ connectionString: PG_URL });
-    await admin.connect();
-    try {
-      await admin.query(`CREATE ROLE ${owner}`);
-      await admin.query(`CREATE ROLE ${support}`);
-      await admin.query(`CREATE ROLE ${heir} IN ROLE ${owner}`);
-      await admin.query(`CREATE ROLE ${noheir} NOINHERIT IN ROLE ${owner}, ${support}`);
-      await admin.query(`CREATE ROLE ${bypasser} BYPASSRLS`);
-      await admin.query(`CREATE ROLE ${plain}`);
-      await admin.query(`CREATE ROLE ${viewer} IN ROLE ${support}`);
-    } finally {
-      await admin.end();
-    }
+    await asPgSuperuser([
+      `CREATE ROLE ${owner}`,
+      `CREATE ROLE ${support}`,
+      `CREATE ROLE ${heir} IN ROLE ${owner}`,
+      `CREATE ROLE ${noheir} NOINHERIT IN ROLE ${owner}, ${support}`,
+      `CREATE ROLE ${bypasser} BYPASSRLS`,
+      `CREATE ROLE ${plain}`,
+      `CREATE ROLE ${viewer} IN ROLE ${support}`,
+    ]);
     scratch = await scratchPgDatabase(TAG, [
       ...table('loose'),
       ...table('forced', true),
@@ -64,10 +60,10 @@ describe.skipIf(!available)('PostgreSQL: whether row security binds a role', () 
 
   afterAll(async () => {
     await scratch?.drop();
-    const admin = new pg.Client({ connectionString: PG_URL });
-    await admin.connect();
-    for (const r of [heir, noheir, bypasser, plain, viewer, support, owner]) await admin.query(`DROP ROLE IF EXISTS ${r}`).catch(() => {});
-    await admin.end();
+    await asPgSuperuser(
+      [heir, noheir, bypasser, plain, viewer, support, owner].map((r) => `DROP ROLE IF EXISTS ${r}`),
+      { ignoreErrors: true },
+    );
   });
 
   /** Runs `work` as `as` (a role name, or null for the superuser), resetting the role after. */
