@@ -32,6 +32,7 @@ import {
   shownName,
   statisticsRefusal,
   tooFarRefusal,
+  unreadableRefusal,
   unseenRefusal,
 } from './mysql-routines.js';
 import { type ServerInfo, sessionSql } from './mysql-session.js';
@@ -432,6 +433,8 @@ export class MysqlConnection implements DriverConnection {
           // caller's query on the same login; a DEFINER view runs what it calls with its owner's rights.
           if (!definition.body) return hiddenDefinitionRefusal(definition, item.path, user);
           const judged = judgeDefinition(definition);
+          // Text no reading reads whole is judged only up to where the lexer stopped: refused.
+          if (judged.unreadable) return unreadableRefusal(definition, item.path, judged.unreadable);
           if (judged.setsContext && separated) return setsContextRefusal(definition, item.path, judged.setsContext);
           if (judged.does && readOnly) return routineRefusal(definition, item.path, judged.does);
           if (judged.changesSession && (readOnly || separated)) return sessionChangeRefusal(definition, item.path, judged.changesSession);

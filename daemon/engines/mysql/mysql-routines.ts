@@ -2,7 +2,7 @@ import { HanactlError } from '../../../shared/errors.js';
 import { hostAccessAnywhere } from '../../policy/anywhere-rules.js';
 import { deniedFunction } from '../../policy/denied-functions.js';
 import type { LexicalSyntax } from '../../policy/dialects.js';
-import { lex } from '../../policy/lexer.js';
+import { type Lexed, lex, MAX_COMMENT_DEPTH } from '../../policy/lexer.js';
 import { readObjection } from '../../policy/read-rules.js';
 import { splitStatements } from '../../policy/skeletonize.js';
 import { isPunct, isWord, keywordAt } from '../../policy/tokens.js';
@@ -282,6 +282,39 @@ export interface Judged {
   readonly readsTables: boolean;
   /** What it calls and reads, unqualified names in its own schema. */
   readonly reached: Reached;
+  /**
+   * Why its text cannot be judged whole: a reading of it the lexer stops in, and may be how the
+   * server reads it. Then what follows that point is not judged, so the routine or view is refused.
+   */
+  readonly unreadable?: Unreadable;
+}
+
+/** Why a body or view definition cannot be judged whole, with the statement check's rule for it. */
+export interface Unreadable {
+  readonly rule: 'ambiguous-text' | 'unterminated' | 'too-complex' | 'nul-character';
+  /** What the text holds, as a phrase ("a quote inside an optimizer hint, which ..."). */
+  readonly reason: string;
+}
+
+/**
+ * Why the readings of a stored text do not judge it whole, or undefined. The server parsed the text
+ * when it was created, and parses it the same way when it runs (sql_mode as it was then): a reading
+ * that ends inside a literal or comment is not that one, but one that reads it whole must be among
+ * them. Text whose reading depends on what the policy cannot know (a quote inside an optimizer
+ * hint, which MySQL's hint scanner reads as a literal past the `*\/`), comments nested too deep, or
+ * a NUL character where the server may stop early, may be read either way: refused in any reading.
+ */
+function unreadableOf(lexings: readonly Lexed[]): Unreadable | undefined {
+  for (const lexed of lexings) {
+    if (lexed.ambiguous)
+      return { rule: 'ambiguous-text', reason: `${lexed.ambiguous}, which the database may read differently than this check does` };
+    if (lexed.commentTooDeep) return { rule: 'too-complex', reason: `comments nested more than ${MAX_COMMENT_DEPTH} deep` };
+    if (lexed.nul) return { rule: 'nul-character', reason: 'a NUL character outside a string, where the server may end the text or a comment early' };
+  }
+  const stopped = lexings.find((lexed) => lexed.unterminated);
+  if (stopped && lexings.every((lexed) => lexed.unterminated))
+    return { rule: 'unterminated', reason: `text that ends inside ${stopped.unterminated}, however the server reads it` };
+  return undefined;
 }
 
 const phrase = (objection: Objection): string => {
@@ -642,8 +675,9 @@ export function judgeDefinition(definition: Definition): Judged {
   // ANSI_QUOTES), so it is judged under every reading the statement check makes: any reading's
   // finding holds, and what any reading calls or reads is reached.
   const body = definition.body ?? '';
-  const all: Judged[] = [];
-  for (const syntax of readingsOf(body, true)) all.push(judgeTokens(definition, lex(body, syntax).tokens));
+  const lexings = readingsOf(body, true).map((syntax) => lex(body, syntax));
+  const all = lexings.map((lexed) => judgeTokens(definition, lexed.tokens));
+  const unreadable = unreadableOf(lexings);
   const pick = <K extends 'does' | 'separatedDoes' | 'setsContext' | 'changesSession'>(key: K): Judged[K] => all.find((j) => j[key])?.[key];
   const does = pick('does');
   const separatedDoes = pick('separatedDoes');
@@ -654,6 +688,7 @@ export function judgeDefinition(definition: Definition): Judged {
     ...(separatedDoes ? { separatedDoes } : {}),
     ...(setsContext ? { setsContext } : {}),
     ...(changesSession ? { changesSession } : {}),
+    ...(unreadable ? { unreadable } : {}),
     readsTables: all.some((j) => j.readsTables),
     reached: {
       routines: unique(all.flatMap((j) => j.reached.routines)),
@@ -726,6 +761,19 @@ export function routineRefusal(definition: Definition, path: readonly string[], 
     'stored-routine',
     `Refused: the statement runs the ${what}${through(path)}, and its ${definition.kind === 'VIEW' ? 'definition' : 'body'} holds what a read-only call does not run: ${does}. A read-only transaction does not stop it inside a routine.`,
     `Ask a person to run it, or to change the ${KIND_WORD[definition.kind]} so that it only reads.`,
+  );
+}
+
+/**
+ * The refusal of a routine or view whose text no reading judges whole (Judged.unreadable): what
+ * follows the point where the lexer stopped, at any depth, cannot be judged.
+ */
+export function unreadableRefusal(definition: Definition, path: readonly string[], unreadable: Unreadable): HanactlError {
+  const text = definition.kind === 'VIEW' ? 'definition' : 'body';
+  return refusal(
+    unreadable.rule,
+    `Refused: the statement ${definition.kind === 'VIEW' ? 'reads' : 'runs'} ${shownName(definition)}${through(path)}, whose ${text} holds ${unreadable.reason}, so what it does cannot be judged.`,
+    `Ask a person to remove that from the ${KIND_WORD[definition.kind]}'s ${text}, or to run the statement.`,
   );
 }
 

@@ -10,6 +10,7 @@ import {
   narrowsNames,
   probablyNative,
   reachedBy,
+  unreadableRefusal,
 } from '../../../../../daemon/engines/mysql/mysql-routines.js';
 
 const fn = (body: string, security = 'DEFINER'): Definition => ({ kind: 'FUNCTION', schema: 'shop', name: 'f', security, body });
@@ -472,5 +473,62 @@ describe('a routine or view whose text the login may not read', () => {
     expect(routine.message).toMatch(/shop\.f\(\), a SQL SECURITY DEFINER stored function whose body this login may not read/);
     expect(routine.message).toMatch(/GRANT SELECT ON mysql\.proc TO agent/);
     expect(routine.message).not.toMatch(/SHOW VIEW/);
+  });
+});
+
+describe('a body or view definition that no reading reads whole', () => {
+  const view = (body: string): Definition => ({ kind: 'VIEW', schema: 'shop', name: 'v', security: 'DEFINER', body });
+  const unreadable = (definition: Definition) => judgeDefinition(definition).unreadable;
+
+  it('is unreadable where a quote inside an optimizer hint hides the rest, whatever the quote', () => {
+    for (const quote of ["'", '"', '`']) {
+      const body = `BEGIN /*+ ${quote} */ KILL QUERY i; RETURN 1; END`;
+      expect(unreadable(fn(body)), body).toEqual({ rule: 'ambiguous-text', reason: expect.stringMatching(/quote inside an optimizer hint/) });
+      // A DEFINER function reading every row behind it, and a view: the same.
+      expect(unreadable(fn(`BEGIN /*+ ${quote} */ RETURN (SELECT count(*) FROM orders); END`))?.rule).toBe('ambiguous-text');
+      expect(unreadable(view(`select /*+ ${quote} */ kill_q(1) AS k`))?.rule).toBe('ambiguous-text');
+    }
+  });
+
+  it('is unreadable for every other text the lexer stops in: a hint in a versioned comment, mixed versions, nested executable comments', () => {
+    for (const body of [
+      "BEGIN /*!50000 /*+ ' */ */ KILL QUERY i; RETURN 1; END",
+      'BEGIN /*!50000 SET @a = 1; */ /*!50100 KILL QUERY i; */ RETURN 1; END',
+      'BEGIN /*! /*! KILL QUERY i; */ */ RETURN 1; END',
+    ])
+      expect(unreadable(fn(body))?.rule, body).toBe('ambiguous-text');
+    expect(unreadable(fn('RETURN 1 /* x'))).toEqual({ rule: 'unterminated', reason: expect.stringMatching(/a \/\* comment/) });
+    expect(unreadable(fn("RETURN 'x"))?.rule).toBe('unterminated');
+    expect(unreadable(fn('RETURN `x'))?.rule).toBe('unterminated');
+    expect(unreadable(fn('RETURN 1 /*! + 1'))?.rule).toBe('unterminated');
+    expect(unreadable(fn('BEGIN /* \0 */ KILL QUERY i; RETURN 1; END'))?.rule).toBe('nul-character');
+  });
+
+  it('is read whole where one reading reads it whole: a reading that stops is not how the server parsed it', () => {
+    // Created under NO_BACKSLASH_ESCAPES: the default reading ends inside a string, that one does not.
+    expect(unreadable(fn("BEGIN DECLARE d VARCHAR(20) DEFAULT 'C:\\'; SET d = 'D:\\'; RETURN d; END"))).toBeUndefined();
+    // A view's definition as the server prints it, read under NO_BACKSLASH_ESCAPES too.
+    expect(unreadable(view("select 'it\\'s \\\\ x' AS `b`,'dq' AS `c`"))).toBeUndefined();
+    // Comments the server reads as this check does: `-- ` and `#` end at a line feed only, `--x` is no comment.
+    for (const body of ['RETURN 1 -- x\r+ 2', 'RETURN 1 # x\r\n+ 2', 'RETURN 1 --x', 'BEGIN /*+ NO_RANGE_OPTIMIZATION(t) */ RETURN 1; END'])
+      expect(unreadable(fn(body)), JSON.stringify(body)).toBeUndefined();
+    expect(does('BEGIN # note\r KILL QUERY i;\n RETURN 1; END')).toBeUndefined();
+    expect(does('BEGIN -- note\r KILL QUERY i;\n RETURN 1; END')).toBeUndefined();
+    expect(judgeDefinition(fn('RETURN 1 --g(1)')).reached.routines).toEqual([{ schema: undefined, name: 'g' }]);
+    expect(judgeDefinition(fn('RETURN 1 -- g(1)')).reached.routines).toEqual([]);
+  });
+
+  it('is refused naming the routine or view, the way it was reached and the reason', () => {
+    const body = "BEGIN /*+ ' */ KILL QUERY i; RETURN 1; END";
+    const judged = judgeDefinition(fn(body));
+    const refusal = unreadableRefusal(fn(body), ['the view shop.outer'], judged.unreadable as NonNullable<typeof judged.unreadable>);
+    expect(refusal.code).toBe('STATEMENT_REFUSED');
+    expect(refusal.details).toMatchObject({ rule: 'ambiguous-text' });
+    expect(refusal.message).toMatch(/shop\.f\(\) \(reached through the view shop\.outer\)/);
+    expect(refusal.message).toMatch(/body holds a quote inside an optimizer hint, which the database may read differently/);
+    expect(refusal.message).toMatch(/cannot be judged/);
+    const viewRefusal = unreadableRefusal(view("select /*+ ' */ 1"), [], { rule: 'unterminated', reason: 'text that ends inside a string literal' });
+    expect(viewRefusal.message).toMatch(/the view shop\.v, whose definition holds text that ends inside a string literal/);
+    expect(viewRefusal.details).toMatchObject({ rule: 'unterminated' });
   });
 });
