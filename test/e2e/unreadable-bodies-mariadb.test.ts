@@ -34,8 +34,15 @@ describe.skipIf(!available)('a routine body no reading judges whole is refused w
   };
   const functions: Record<string, string> = {
     ...Object.fromEntries(
-      Object.entries(killers).map(([name, hint]) => [name, `(i BIGINT) RETURNS INT SQL SECURITY DEFINER BEGIN ${hint} KILL QUERY i; RETURN 1; END`]),
+      Object.entries(killers).map(([name, hint]) => [
+        name,
+        `(i BIGINT) RETURNS INT SQL SECURITY DEFINER BEGIN ${hint} KILL QUERY i; RETURN 1; END`,
+      ]),
     ),
+    // Plain KILL, judged and refused wherever it is reached.
+    [`kill_${s}`]: '(i BIGINT) RETURNS INT SQL SECURITY DEFINER BEGIN KILL QUERY i; RETURN 1; END',
+    // Created under sql_mode MSSQL: there [a'] is a name and the call follows the hint; every other reading puts it in a string.
+    [`ms_${s}`]: `(i BIGINT) RETURNS INT SQL SECURITY DEFINER RETURN (SELECT k FROM (SELECT 1 [a'] /*+ \\' */, 1 [\\'], kill_${s}(i) AS k, 2 ['] FROM dual) AS d)`,
     [`wrap_${s}`]: `(i BIGINT) RETURNS INT SQL SECURITY INVOKER RETURN kq_${s}(i) + 0`,
     // A DEFINER function reading every customer's rows behind the hint.
     [`all_${s}`]: `() RETURNS INT SQL SECURITY DEFINER READS SQL DATA BEGIN /*+ ' */ RETURN (SELECT count(*) FROM o_${s}); END`,
@@ -49,7 +56,11 @@ describe.skipIf(!available)('a routine body no reading judges whole is refused w
     await root.query(`CREATE TABLE vic_${s} (id BIGINT)`);
     await root.query(`CREATE TABLE o_${s} (customer_id INT, item VARCHAR(20))`);
     await root.query(`INSERT INTO o_${s} VALUES (1, 'a'), (1, 'b'), (2, 'c')`);
-    for (const [name, rest] of Object.entries(functions)) await root.query(`CREATE FUNCTION ${name}${rest}`);
+    for (const [name, rest] of Object.entries(functions)) {
+      if (name.startsWith('ms_')) await root.query(`SET SESSION sql_mode = 'MSSQL'`);
+      await root.query(`CREATE FUNCTION ${name}${rest}`);
+      await root.query('SET SESSION sql_mode = DEFAULT');
+    }
     await root.query(`CREATE SQL SECURITY DEFINER VIEW kv_${s} AS SELECT kq_${s}(id) AS k FROM vic_${s}`);
     await reader.create(root, [
       // The login reads routine bodies and the view's definition: what is refused here is what they hold.
@@ -99,6 +110,12 @@ describe.skipIf(!available)('a routine body no reading judges whole is refused w
           /cannot be judged/,
           /ambiguous-text/,
         );
+      refused(
+        await ro.call('run_query', { sql: `SELECT ms_${s}(${other.id}) AS k` }),
+        new RegExp(`ms_${s}\\(\\)`),
+        /a quote inside an optimizer hint/,
+        /ambiguous-text/,
+      );
       expect(await other.running()).toBe(true);
     } finally {
       await other.end();
@@ -125,6 +142,18 @@ describe.skipIf(!available)('a routine body no reading judges whole is refused w
       await root.query(`DELETE FROM vic_${s}`);
       await other.end();
     }
+  });
+
+  it('refuses a statement whose reading under sql_mode MSSQL stops at a quote in a hint, before a function it calls', async () => {
+    // Every reading the statement check makes puts the call inside a string; under MSSQL, [a'] is a name and the call follows the hint.
+    const sql = (name: string) => `SELECT 1 [a'] /*+ \\' */, 1 [\\'], ${name}(1) AS k, 2 ['] FROM dual`;
+    for (const shim of [ro, ctx])
+      refused(
+        await shim.call('run_query', { sql: sql(`kq_${s}`) }),
+        /sql_mode MSSQL/,
+        /a quote inside an optimizer hint/,
+        /ambiguous-text/,
+      );
   });
 
   it("with context values: refuses a DEFINER function reading every customer's rows behind the hint", async () => {

@@ -30,6 +30,7 @@ import {
   sessionChangeRefusal,
   setsContextRefusal,
   shownName,
+  statementUnreadableRefusal,
   statisticsRefusal,
   tooFarRefusal,
   unreadableRefusal,
@@ -358,6 +359,7 @@ export class MysqlConnection implements DriverConnection {
       readonly unqualified?: boolean;
     }
     const first = reachedBy(sql);
+    if (first.unreadable) return statementUnreadableRefusal(first.unreadable);
     let pending: Pending[] = [
       ...first.routines.map((name) => ({ name, kind: 'routine' as const, path: [], underDefiner: false })),
       ...first.relations.map((name) => ({ name, kind: 'relation' as const, path: [], underDefiner: false })),

@@ -38,6 +38,8 @@ export interface Reached {
    * not change how its own statement is parsed), and stored function f of database pkg otherwise.
    */
   readonly packages: readonly ReachedName[];
+  /** Why a reading of the text stops before its end where the server may read on (unreadableOf): names past it are not taken. */
+  readonly unreadable?: Unreadable;
 }
 
 /** How deep routines and views are followed; past it the statement is refused (it cannot be judged). */
@@ -245,13 +247,30 @@ export function reachedBy(sql: string): Reached {
   const routines: ReachedName[] = [];
   const relations: ReachedName[] = [];
   const packages: ReachedName[] = [];
+  const stops: LexStop[] = [];
   for (const syntax of readingsOf(sql, false)) {
-    const { tokens } = lex(sql, syntax);
+    const { tokens, ...stop } = lex(sql, syntax);
+    stops.push(stop);
     // Appended one by one: a long text names more than a spread's arguments may hold.
     for (const name of callsIn(tokens, packages)) routines.push(name);
     for (const name of relationsIn(tokens)) relations.push(name);
   }
-  return { routines: unique(routines), relations: unique(relations), packages: unique(packages) };
+  // The statement check refuses what its own readings stop in; these readings are more (MariaDB's
+  // identifier rules, sql_mode MSSQL's [name]), and one may stop where the server reads on.
+  const unreadable = unreadableOf(stops);
+  return { routines: unique(routines), relations: unique(relations), packages: unique(packages), ...(unreadable ? { unreadable } : {}) };
+}
+
+/**
+ * The refusal of a statement that one of the readings of its names stops in (Reached.unreadable):
+ * the stored functions and views it names past that point would not be judged.
+ */
+export function statementUnreadableRefusal(unreadable: Unreadable): HanactlError {
+  return refusal(
+    unreadable.rule,
+    `Refused: read as the server may read it (under sql_mode MSSQL, or by MariaDB's own rules for names), the text holds ${unreadable.reason}, so the stored functions and views it reaches cannot all be judged.`,
+    'Remove it and send the statement again.',
+  );
 }
 
 /** A routine, package or view as the server records it. */
@@ -296,20 +315,25 @@ export interface Unreadable {
   readonly reason: string;
 }
 
+/** What of a reading tells where and why its lexing stopped. */
+type LexStop = Pick<Lexed, 'ambiguous' | 'commentTooDeep' | 'nul' | 'unterminated'>;
+
 /**
- * Why the readings of a stored text do not judge it whole, or undefined. The server parsed the text
- * when it was created, and parses it the same way when it runs (sql_mode as it was then): a reading
- * that ends inside a literal or comment is not that one, but one that reads it whole must be among
- * them. Text whose reading depends on what the policy cannot know (a quote inside an optimizer
- * hint, which MySQL's hint scanner reads as a literal past the `*\/`), comments nested too deep, or
- * a NUL character where the server may stop early, may be read either way: refused in any reading.
+ * Why the readings of a text do not judge it whole, or undefined. The server parsed a stored text
+ * when it was created, and parses it the same way when it runs (sql_mode as it was then), and runs
+ * a statement only if it parses: a reading that ends inside a literal or comment is not the
+ * server's, but one that reads it whole must be among them. Text whose reading depends on what the
+ * policy cannot know (a quote inside an optimizer hint, which MySQL's hint scanner reads as a
+ * literal past the `*\/`), comments nested too deep, or a NUL character where the server may stop
+ * early, may be read either way: found in any reading, it makes the text unreadable.
  */
-function unreadableOf(lexings: readonly Lexed[]): Unreadable | undefined {
+function unreadableOf(lexings: readonly LexStop[]): Unreadable | undefined {
   for (const lexed of lexings) {
     if (lexed.ambiguous)
       return { rule: 'ambiguous-text', reason: `${lexed.ambiguous}, which the database may read differently than this check does` };
     if (lexed.commentTooDeep) return { rule: 'too-complex', reason: `comments nested more than ${MAX_COMMENT_DEPTH} deep` };
-    if (lexed.nul) return { rule: 'nul-character', reason: 'a NUL character outside a string, where the server may end the text or a comment early' };
+    if (lexed.nul)
+      return { rule: 'nul-character', reason: 'a NUL character outside a string, where the server may end the text or a comment early' };
   }
   const stopped = lexings.find((lexed) => lexed.unterminated);
   if (stopped && lexings.every((lexed) => lexed.unterminated))

@@ -10,6 +10,7 @@ import {
   narrowsNames,
   probablyNative,
   reachedBy,
+  statementUnreadableRefusal,
   unreadableRefusal,
 } from '../../../../../daemon/engines/mysql/mysql-routines.js';
 
@@ -483,7 +484,10 @@ describe('a body or view definition that no reading reads whole', () => {
   it('is unreadable where a quote inside an optimizer hint hides the rest, whatever the quote', () => {
     for (const quote of ["'", '"', '`']) {
       const body = `BEGIN /*+ ${quote} */ KILL QUERY i; RETURN 1; END`;
-      expect(unreadable(fn(body)), body).toEqual({ rule: 'ambiguous-text', reason: expect.stringMatching(/quote inside an optimizer hint/) });
+      expect(unreadable(fn(body)), body).toEqual({
+        rule: 'ambiguous-text',
+        reason: expect.stringMatching(/quote inside an optimizer hint/),
+      });
       // A DEFINER function reading every row behind it, and a view: the same.
       expect(unreadable(fn(`BEGIN /*+ ${quote} */ RETURN (SELECT count(*) FROM orders); END`))?.rule).toBe('ambiguous-text');
       expect(unreadable(view(`select /*+ ${quote} */ kill_q(1) AS k`))?.rule).toBe('ambiguous-text');
@@ -518,6 +522,26 @@ describe('a body or view definition that no reading reads whole', () => {
     expect(judgeDefinition(fn('RETURN 1 -- g(1)')).reached.routines).toEqual([]);
   });
 
+  it("is unreadable where only the reading of sql_mode MSSQL sees the hint: [a'] is a name there, a string opening elsewhere", () => {
+    // Under every other reading kq(i) is inside a string; under MSSQL it follows the hint.
+    const body = "BEGIN DECLARE x INT DEFAULT 1 [a'] /*+ \\' */ + 1 [\\'] + kq(i) + 2 [']; RETURN x; END";
+    expect(unreadable(fn(body))?.rule).toBe('ambiguous-text');
+  });
+
+  it('refuses a statement one of whose readings of names stops where the server may read on, and passes the ones it reads whole', () => {
+    // The statement check's readings put kq(5) inside a string and see no hint; sql_mode MSSQL runs kq(5).
+    const sql = "SELECT 1 [a'] /*+ \\' */, 1 [\\'], kq(5) AS k, 2 ['] FROM dual";
+    const reached = reachedBy(sql);
+    expect(reached.unreadable).toEqual({ rule: 'ambiguous-text', reason: expect.stringMatching(/quote inside an optimizer hint/) });
+    const refusal = statementUnreadableRefusal(reached.unreadable as NonNullable<typeof reached.unreadable>);
+    expect(refusal.details).toMatchObject({ rule: 'ambiguous-text' });
+    expect(refusal.message).toMatch(/sql_mode MSSQL.*a quote inside an optimizer hint.*cannot all be judged/);
+    // A reading that ends inside a string is not the server's: with NO_BACKSLASH_ESCAPES, 'C:\' ends there.
+    expect(reachedBy("SELECT 'C:\\', kq(1) FROM t").unreadable).toBeUndefined();
+    expect(reachedBy("SELECT 'it\\'s', kq(1) FROM t").unreadable).toBeUndefined();
+    expect(reachedBy('SELECT /*+ NO_RANGE_OPTIMIZATION(t) */ kq(1) FROM t [x]').unreadable).toBeUndefined();
+  });
+
   it('is refused naming the routine or view, the way it was reached and the reason', () => {
     const body = "BEGIN /*+ ' */ KILL QUERY i; RETURN 1; END";
     const judged = judgeDefinition(fn(body));
@@ -527,7 +551,10 @@ describe('a body or view definition that no reading reads whole', () => {
     expect(refusal.message).toMatch(/shop\.f\(\) \(reached through the view shop\.outer\)/);
     expect(refusal.message).toMatch(/body holds a quote inside an optimizer hint, which the database may read differently/);
     expect(refusal.message).toMatch(/cannot be judged/);
-    const viewRefusal = unreadableRefusal(view("select /*+ ' */ 1"), [], { rule: 'unterminated', reason: 'text that ends inside a string literal' });
+    const viewRefusal = unreadableRefusal(view("select /*+ ' */ 1"), [], {
+      rule: 'unterminated',
+      reason: 'text that ends inside a string literal',
+    });
     expect(viewRefusal.message).toMatch(/the view shop\.v, whose definition holds text that ends inside a string literal/);
     expect(viewRefusal.details).toMatchObject({ rule: 'unterminated' });
   });
