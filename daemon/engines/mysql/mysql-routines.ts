@@ -133,8 +133,16 @@ function nameEndingAt(tokens: readonly Token[], at: number): ReachedName | undef
  */
 function callsIn(tokens: readonly Token[], packages: ReachedName[] = []): ReachedName[] {
   const out: ReachedName[] = [];
-  for (let k = 0; k + 1 < tokens.length; k++) {
+  const starts = statementStarts(tokens);
+  for (let k = 0; k < tokens.length; k++) {
     const token = tokens[k] as Token;
+    const bare = starts.has(k) ? bareCallAt(tokens, k) : undefined;
+    if (bare !== undefined) {
+      const called = nameEndingAt(tokens, bare);
+      if (called) out.push(called);
+      const member = packageOf(tokens, bare);
+      if (member) packages.push(member);
+    }
     if (keywordAt(tokens, k) === 'CALL') {
       let at = k + 1;
       while (isPunct(tokens[at + 1], '.')) at += 2;
@@ -154,6 +162,104 @@ function callsIn(tokens: readonly Token[], packages: ReachedName[] = []): Reache
     if (member) packages.push(member);
   }
   return out;
+}
+
+/**
+ * Words that, alone before `;`, are a statement of their own in a routine body, not a call of a
+ * procedure of that name (checked on 10.11 for each of information_schema.KEYWORDS, written alone
+ * as a statement of a sql_mode ORACLE procedure and of a default one: every other keyword that
+ * parses there calls the procedure, `deallocate;`, `execute;` and `elseif;` among them).
+ */
+const ALONE_STATEMENTS: ReadonlySet<string> = new Set([
+  'COMMIT',
+  'CONTINUE',
+  'END',
+  'EXIT',
+  'NULL',
+  'RAISE',
+  'RESIGNAL',
+  'RETURN',
+  'ROLLBACK',
+  'SHUTDOWN',
+]);
+
+/**
+ * Words of NOT_CALLS that call a procedure of that name where a statement of a sql_mode ORACLE body
+ * starts with them before `(` (checked on 10.11 as ALONE_STATEMENTS: `text();` calls `text`).
+ */
+const STATEMENT_CALLS: ReadonlySet<string> = new Set(
+  [
+    'ANY BIT DATETIME ELSEIF ENUM FIXED FOLLOWING FUNCTION NCHAR NVARCHAR PRECEDING ROW SIGNED SOME TEXT TIME',
+    'TIMESTAMP VALUE VARCHAR2 WINDOW YEAR',
+  ].flatMap((line) => line.split(' ')),
+);
+
+/**
+ * The indexes where a statement of a routine body may start: the text's start (and after a
+ * sql_mode ORACLE body's leading AS or IS), after `;`, BEGIN (NOT ATOMIC), THEN, ELSE, LOOP and
+ * REPEAT (not `END LOOP label`), an ORACLE label `<<label>>`, and a handler's conditions
+ * (`CONTINUE HANDLER FOR SQLEXCEPTION p;`). A CASE expression's THEN or ELSE is among them; what
+ * follows it is no statement, which bareCallAt tells by the `;` a statement ends with.
+ */
+function statementStarts(tokens: readonly Token[]): Set<number> {
+  const starts = new Set<number>([0]);
+  if (isWord(tokens[0], 'AS', 'IS')) starts.add(1);
+  for (let k = 0; k < tokens.length; k++) {
+    // Not keywordAt: `AS BEGIN` starts an ORACLE body, no alias.
+    const word = isWord(tokens[k]) && !isPunct(tokens[k - 1], '.') ? (tokens[k] as Token).text : undefined;
+    if (isPunct(tokens[k], ';') || word === 'BEGIN' || word === 'THEN' || word === 'ELSE') starts.add(k + 1);
+    else if ((word === 'LOOP' || word === 'REPEAT') && !isWord(tokens[k - 1], 'END')) starts.add(k + 1);
+    else if (word === 'ATOMIC' && isWord(tokens[k - 1], 'NOT') && isWord(tokens[k - 2], 'BEGIN')) starts.add(k + 1);
+    else if (isPunct(tokens[k], '>') && isPunct(tokens[k + 1], '>') && isPunct(tokens[k - 2], '<') && isPunct(tokens[k - 3], '<'))
+      starts.add(k + 2);
+    else if (word === 'HANDLER' && isWord(tokens[k + 1], 'FOR')) {
+      // FOR SQLEXCEPTION | SQLWARNING | NOT FOUND | SQLSTATE [VALUE] 'xxxxx' | error number | condition, ...
+      let j = k + 2;
+      for (;;) {
+        if (isWord(tokens[j], 'SQLSTATE')) j += isWord(tokens[j + 1], 'VALUE') ? 3 : 2;
+        else if (isWord(tokens[j], 'NOT') && isWord(tokens[j + 1], 'FOUND')) j += 2;
+        else j++;
+        if (!isPunct(tokens[j], ',')) break;
+        j++;
+      }
+      starts.add(j);
+    }
+  }
+  return starts;
+}
+
+/** The index of the `)` that closes the `(` at `open`, or the end. */
+function closingParen(tokens: readonly Token[], open: number): number {
+  let depth = 0;
+  for (let k = open; k < tokens.length; k++) {
+    if (isPunct(tokens[k], '(')) depth++;
+    else if (isPunct(tokens[k], ')') && --depth === 0) return k;
+  }
+  return tokens.length;
+}
+
+/**
+ * Where a statement starting at `k` calls a procedure by its name alone, the index of the name's
+ * last part, else undefined. Under sql_mode ORACLE a statement that is only a name, qualified or
+ * not, with or without an argument list, calls that procedure (sql_yacc.yy sp_statement's
+ * ident_cli_directly_assignable forms, as `CALL` would: `p;`, `db.p;`, `pkg.p(1);`,
+ * `db.pkg.p;`); any word before a dot is a name (sql_lex.cc MY_LEX_IDENT_SEP). The default and
+ * MSSQL modes have no such statement (checked on 10.11), and no statement of theirs has this
+ * form, so every body is read so. An assignment (`x := 1`, `r.a := 1`) or a declaration (`x
+ * INT;`) has more after the name; a statement of its own (ALONE_STATEMENTS) is none.
+ */
+function bareCallAt(tokens: readonly Token[], k: number): number | undefined {
+  const first = tokens[k];
+  if (first?.kind !== 'word' && first?.kind !== 'quoted') return undefined;
+  let at = k;
+  while (at - k < 4 && isPunct(tokens[at + 1], '.') && nameText(tokens[at + 2]) !== undefined) at += 2;
+  const listed = isPunct(tokens[at + 1], '(');
+  const end = listed ? closingParen(tokens, at + 1) + 1 : at + 1;
+  if (end < tokens.length && !isPunct(tokens[end], ';')) return undefined;
+  if (at === k && first.kind === 'word') {
+    if (listed ? NOT_CALLS.has(first.text) && !STATEMENT_CALLS.has(first.text) : ALONE_STATEMENTS.has(first.text)) return undefined;
+  }
+  return at;
 }
 
 /** The package a call whose name ends at `at` may name a member of: `db.pkg.f` or `pkg.f`, else undefined. */

@@ -559,3 +559,70 @@ describe('a body or view definition that no reading reads whole', () => {
     expect(viewRefusal.details).toMatchObject({ rule: 'unterminated' });
   });
 });
+
+describe('a procedure a sql_mode ORACLE body calls by its name alone', () => {
+  const routines = (body: string) => judgeDefinition(fn(body)).reached.routines.map((r) => `${r.schema ?? ''}.${r.name}`);
+
+  // Each form checked on MariaDB 10.11: the procedure runs.
+  it.each([
+    ['AS BEGIN p_all; END', '.p_all'],
+    ['as begin p_all; end', '.p_all'],
+    ['AS BEGIN shop.p_all; END', 'shop.p_all'],
+    ['AS BEGIN shop . p_all; END', 'shop.p_all'],
+    ['AS BEGIN p_all(); END', '.p_all'],
+    ['AS BEGIN "p_all"; END', '.p_all'],
+    ['AS BEGIN `p_all`; END', '.p_all'],
+    ['AS BEGIN p_all /* a note */ ; END', '.p_all'],
+    ['AS BEGIN <<l>> p_all; END', '.p_all'],
+    ['AS BEGIN <<l>> BEGIN p_all; END l; END', '.p_all'],
+    ['AS BEGIN BEGIN p_all; END; END', '.p_all'],
+    ['AS BEGIN BEGIN NOT ATOMIC p_all; END; END', '.p_all'],
+    ['AS BEGIN DECLARE BEGIN p_all; END; END', '.p_all'],
+    ['IS x INT; BEGIN x := 1; p_all; END', '.p_all'],
+    ['AS BEGIN NULL; p_all; END', '.p_all'],
+    ['AS BEGIN IF 1 = 1 THEN p_all; END IF; END', '.p_all'],
+    ['AS BEGIN IF 1 = 0 THEN NULL; ELSIF 1 = 1 THEN p_all; END IF; END', '.p_all'],
+    ['AS BEGIN IF 1 = 0 THEN NULL; ELSE p_all; END IF; END', '.p_all'],
+    ['AS i INT := 0; BEGIN WHILE i < 1 LOOP p_all; i := i + 1; END LOOP; END', '.p_all'],
+    ['AS BEGIN FOR i IN 1..2 LOOP p_all; END LOOP; END', '.p_all'],
+    ['AS BEGIN LOOP p_all; EXIT; END LOOP; END', '.p_all'],
+    ['AS BEGIN <<l>> LOOP p_all; EXIT l; END LOOP l; END', '.p_all'],
+    ['AS BEGIN REPEAT p_all; UNTIL 1 END REPEAT; END', '.p_all'],
+    ['AS BEGIN CASE 1 WHEN 1 THEN p_all; END CASE; END', '.p_all'],
+    ['AS BEGIN RAISE no_data_found; EXCEPTION WHEN OTHERS THEN p_all; END', '.p_all'],
+    ["AS CONTINUE HANDLER FOR SQLSTATE '45000', NOT FOUND p_all; BEGIN NULL; END", '.p_all'],
+    ['AS CONTINUE HANDLER FOR SQLEXCEPTION p_all; BEGIN NULL; END', '.p_all'],
+    // A keyword the grammar takes as a name there, and any word before a dot.
+    ['AS BEGIN text(); END', '.text'],
+    ['AS BEGIN deallocate; END', '.deallocate'],
+    ['AS BEGIN execute; END', '.execute'],
+    ['AS BEGIN elseif; END', '.elseif'],
+    ['AS BEGIN end.p_all; END', 'end.p_all'],
+    ['AS BEGIN `commit`; END', '.commit'],
+  ])('%s calls %s', (body, name) => {
+    expect(routines(body)).toContain(name);
+  });
+
+  it('takes a qualified one as a possible member of a package, as CALL does', () => {
+    expect(judgeDefinition(fn('AS BEGIN pk.p; shop.pk2.q; END')).reached.packages).toEqual([
+      { schema: undefined, name: 'pk' },
+      { schema: 'shop', name: 'pk2' },
+    ]);
+  });
+
+  // Statements of their own (each checked on 10.11), assignments, labels and expressions are no calls.
+  it.each([
+    'AS BEGIN COMMIT; ROLLBACK; NULL; RETURN; END',
+    'AS BEGIN LOOP EXIT; CONTINUE; END LOOP; END',
+    'AS BEGIN NULL; EXCEPTION WHEN OTHERS THEN RAISE; END',
+    'AS a INT; BEGIN a := 1; END',
+    'AS r t%ROWTYPE; BEGIN r.a := 1; END',
+    'AS BEGIN <<l>> LOOP EXIT l; END LOOP l; END',
+    'AS BEGIN <<l>> REPEAT NULL; UNTIL 1 END REPEAT l; END',
+    'AS a INT; BEGIN SELECT 1 AS a INTO a; DO a; END',
+    'RETURN CASE WHEN a THEN b ELSE c END',
+    'BEGIN DECLARE x INT; SELECT CASE WHEN 1 THEN x ELSE x END INTO x; RETURN x; END',
+  ])('%s calls nothing', (body) => {
+    expect(routines(body)).toEqual([]);
+  });
+});
