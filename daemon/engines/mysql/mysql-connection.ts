@@ -27,6 +27,7 @@ import {
   type ReachedName,
   reachedBy,
   routineRefusal,
+  runsTextRefusal,
   sessionChangeRefusal,
   setsContextRefusal,
   shownName,
@@ -439,6 +440,8 @@ export class MysqlConnection implements DriverConnection {
           if (judged.unreadable) return unreadableRefusal(definition, item.path, judged.unreadable);
           if (judged.setsContext && separated) return setsContextRefusal(definition, item.path, judged.setsContext);
           if (judged.does && readOnly) return routineRefusal(definition, item.path, judged.does);
+          // On a read-only call `does` names it already (PREPARE and EXECUTE are no reads).
+          if (judged.reached.runsText && separated) return runsTextRefusal(definition, item.path, judged.reached.runsText);
           if (judged.changesSession && (readOnly || separated)) return sessionChangeRefusal(definition, item.path, judged.changesSession);
           if (judged.separatedDoes && separated) return statisticsRefusal(definition, item.path, judged.separatedDoes);
           if (separated && underDefiner && judged.readsTables && definition.kind !== 'VIEW')

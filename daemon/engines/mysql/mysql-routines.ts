@@ -40,6 +40,11 @@ export interface Reached {
   readonly packages: readonly ReachedName[];
   /** Why a reading of the text stops before its end where the server may read on (unreadableOf): names past it are not taken. */
   readonly unreadable?: Unreadable;
+  /**
+   * In a body, the statement that runs SQL text it builds (`EXECUTE IMMEDIATE`, `PREPARE`,
+   * `EXECUTE`): the routines that text calls and the tables it reads cannot be named.
+   */
+  readonly runsText?: string;
 }
 
 /** How deep routines and views are followed; past it the statement is refused (it cannot be judged). */
@@ -260,6 +265,20 @@ function bareCallAt(tokens: readonly Token[], k: number): number | undefined {
     if (listed ? NOT_CALLS.has(first.text) && !STATEMENT_CALLS.has(first.text) : ALONE_STATEMENTS.has(first.text)) return undefined;
   }
   return at;
+}
+
+/**
+ * The first statement of a body that runs SQL text (sql_yacc.yy `EXECUTE IMMEDIATE expr`, `PREPARE
+ * name FROM expr`, `EXECUTE name`), as its lead words, else undefined; `execute;` and `prepare();`
+ * call procedures of those names (bareCallAt).
+ */
+function runsTextIn(tokens: readonly Token[]): string | undefined {
+  for (const k of statementStarts(tokens)) {
+    if (!isWord(tokens[k], 'EXECUTE', 'PREPARE') || isPunct(tokens[k - 1], '.') || bareCallAt(tokens, k) !== undefined) continue;
+    if (tokens[k + 1] === undefined || isPunct(tokens[k + 1], '.')) continue;
+    return isWord(tokens[k], 'EXECUTE') && isWord(tokens[k + 1], 'IMMEDIATE') ? 'EXECUTE IMMEDIATE' : (tokens[k] as Token).text;
+  }
+  return undefined;
 }
 
 /** The package a call whose name ends at `at` may name a member of: `db.pkg.f` or `pkg.f`, else undefined. */
@@ -813,6 +832,7 @@ export function judgeDefinition(definition: Definition): Judged {
   const separatedDoes = pick('separatedDoes');
   const setsContext = pick('setsContext');
   const changesSession = pick('changesSession');
+  const runsText = all.find((j) => j.reached.runsText)?.reached.runsText;
   return {
     ...(does ? { does } : {}),
     ...(separatedDoes ? { separatedDoes } : {}),
@@ -824,6 +844,7 @@ export function judgeDefinition(definition: Definition): Judged {
       routines: unique(all.flatMap((j) => j.reached.routines)),
       relations: unique(all.flatMap((j) => j.reached.relations)),
       packages: unique(all.flatMap((j) => j.reached.packages)),
+      ...(runsText ? { runsText } : {}),
     },
   };
 }
@@ -840,10 +861,18 @@ function judgeTokens(definition: Definition, tokens: readonly Token[]): Judged {
     if (isPunct(tokens[k], '@') && !isPunct(tokens[k - 1], '@') && isPunct(tokens[k + 2], ':') && isPunct(tokens[k + 3], '='))
       found.changesSession ??= userVariable(tokens, k);
   }
-  if (!found.does && definition.kind !== 'VIEW') {
+  if (definition.kind !== 'VIEW') {
+    // Every statement, past the first that is no read: a call that is no read-only one (a write
+    // where rows are separated) refuses on what a later statement assigns, and a sql_mode ORACLE
+    // body's leading AS is no read.
     for (const statement of splitStatements(tokens)) {
-      judgeStatement(statement, found);
-      if (found.does) break;
+      const { does: _first, ...rest } = found;
+      const each: Found = rest;
+      judgeStatement(statement, each);
+      found.does ??= each.does;
+      found.setsContext ??= each.setsContext;
+      found.changesSession ??= each.changesSession;
+      found.separatedDoes ??= each.separatedDoes;
     }
   }
   const statistics = MYSQL_DIALECT.separatedRowsRules?.(tokens, definition.schema);
@@ -853,7 +882,13 @@ function judgeTokens(definition: Definition, tokens: readonly Token[]): Judged {
     return word === 'FROM' || word === 'JOIN' || (word === 'TABLE' && k === 0);
   });
   const packages: ReachedName[] = [];
-  const reached = { routines: unique(callsIn(tokens, packages)), relations: unique(relationsIn(tokens)), packages: unique(packages) };
+  const runsText = definition.kind === 'VIEW' ? undefined : runsTextIn(tokens);
+  const reached = {
+    routines: unique(callsIn(tokens, packages)),
+    relations: unique(relationsIn(tokens)),
+    packages: unique(packages),
+    ...(runsText ? { runsText } : {}),
+  };
   const { schema: _schema, locals: _locals, ...findings } = found;
   return { ...findings, readsTables, reached };
 }
@@ -1001,6 +1036,18 @@ export function packageRefusal(definition: Definition, path: readonly string[]):
     'stored-routine',
     `Refused: the statement may call a routine of ${shownName(definition)}${through(path)}, and routines in a package are not judged, so what it does cannot be told.`,
     'Ask a person to run it, or call stored functions and procedures that are not in a package.',
+  );
+}
+
+/**
+ * The refusal, where rows are separated, of a routine that runs SQL text it builds: what that text
+ * calls and reads, with whose rights, cannot be judged before it runs.
+ */
+export function runsTextRefusal(definition: Definition, path: readonly string[], statement: string): HanactlError {
+  return refusal(
+    'stored-routine',
+    `Refused: the statement runs ${shownName(definition)}${through(path)}, whose body runs SQL text it builds (${statement}), so the routines that text calls and the tables it reads cannot be judged.`,
+    'Ask a person to run it, or to change the routine so that it runs no EXECUTE IMMEDIATE, PREPARE or EXECUTE.',
   );
 }
 

@@ -626,3 +626,48 @@ describe('a procedure a sql_mode ORACLE body calls by its name alone', () => {
     expect(routines(body)).toEqual([]);
   });
 });
+
+describe('a body that runs SQL text it builds', () => {
+  const runs = (body: string) => judgeDefinition(fn(body)).reached.runsText;
+
+  it.each([
+    ["AS BEGIN EXECUTE IMMEDIATE 'CALL p_all'; END", 'EXECUTE IMMEDIATE'],
+    ["BEGIN EXECUTE IMMEDIATE CONCAT('CALL ', 'p_all'); END", 'EXECUTE IMMEDIATE'],
+    ['BEGIN PREPARE s FROM @q; EXECUTE s; END', 'PREPARE'],
+    ['AS BEGIN IF 1 = 1 THEN EXECUTE s USING 1; END IF; END', 'EXECUTE'],
+    ["AS BEGIN <<l>> EXECUTE IMMEDIATE 'SELECT 1'; END", 'EXECUTE IMMEDIATE'],
+  ])('%s: the routines it calls cannot be named (%s)', (body, what) => {
+    expect(runs(body)).toBe(what);
+  });
+
+  it('is refused on read-only calls as not a read', () => {
+    expect(does("AS BEGIN EXECUTE IMMEDIATE 'CALL p_all'; END")).toBeDefined();
+  });
+
+  it.each([
+    'AS BEGIN execute; END',
+    'AS BEGIN prepare(); END',
+    'AS BEGIN shop.execute; END',
+    'AS x INT; BEGIN SELECT execute INTO x FROM t; END',
+    'RETURN (SELECT prepare FROM t)',
+  ])('%s runs no SQL text', (body) => {
+    expect(runs(body)).toBeUndefined();
+  });
+});
+
+describe('a sql_mode ORACLE body, whose leading AS is no read', () => {
+  const body = "AS keep VARCHAR(64); BEGIN keep := @mcp_customer_id; SET @mcp_customer_id = '2'; SELECT item INTO @stolen FROM mine; END";
+
+  it('is still judged for what each later statement assigns, where rows are separated on a writable connection', () => {
+    const judged = judgeDefinition({ ...fn(body), kind: 'PROCEDURE' });
+    expect(judged.does).toMatch(/AS/);
+    expect(judged.setsContext).toBe('@mcp_customer_id');
+    expect(judged.changesSession).toBe('@mcp_customer_id');
+  });
+
+  it('names what a later statement assigns after an earlier one that is no read, in any body', () => {
+    const judged = judgeDefinition(fn('BEGIN UPDATE t SET a = 1; SELECT item INTO @stolen FROM mine; RETURN 1; END'));
+    expect(judged.does).toBeDefined();
+    expect(judged.changesSession).toBe('@stolen');
+  });
+});
