@@ -134,7 +134,8 @@ function nameEndingAt(tokens: readonly Token[], at: number): ReachedName | undef
  * one (a keyword may: MariaDB calls a stored function named `of`). A native function's name is no
  * exception: MariaDB runs a stored function of that name for some names its help and manual list
  * as native (`trunc(1)`, `mbrcoveredby(1)`, `point()` on 10.11), and another release may differ;
- * the server's lookup says which exist, and each that does is judged. Procedures after CALL.
+ * the server's lookup says which exist, and each that does is judged. Procedures after CALL, and
+ * those a statement calls by name alone (bareCallAt, sql_mode ORACLE).
  */
 function callsIn(tokens: readonly Token[], packages: ReachedName[] = []): ReachedName[] {
   const out: ReachedName[] = [];
