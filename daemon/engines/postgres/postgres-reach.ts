@@ -5,6 +5,7 @@ import * as generated from '../../policy/pg-functions.generated.js';
 import { PG_EXECUTOR_STATISTICS, PG_EXECUTOR_STATISTICS_VIEWS } from '../../policy/pg-functions.generated.js';
 import { PG_HANACTL_SECRET_RELATIONS, PG_REFUSED_RELATION_NAMES } from '../../policy/pg-functions.js';
 import type { Objection, StatementReferences } from '../../policy/types.js';
+import { unicodeEscapes, unreadableUnicode } from './postgres-unicode-names.js';
 
 /**
  * What a statement reaches, as the server itself recorded it: the graph the resolve step walks
@@ -199,35 +200,34 @@ export const UNREADABLE_TOKEN = `(t.m[1] OPERATOR(pg_catalog.~~) '/*%' AND pg_ca
 export const DOLLAR_QUOTE = literal(String.raw`\$(?:[${NAME_START}][${NAME_START}0-9]*)?\$`);
 
 /**
- * A Unicode-escaped quoted name's text (`U&"pg_\0061uthid"`, `u&"role\+000020list"`, in `q`: the
- * token with its quotes) as the server reads it with the default escape `\`: `\XXXX` and
- * `\+XXXXXX` are code points, `\\` a backslash. A code point no character has (a surrogate, 0,
- * past U+10FFFF) reads as nothing; a name given its own escape (UESCAPE) is read with `\` too.
- */
-const unicodeName = (q: string): string => `(SELECT pg_catalog.string_agg(CASE WHEN e.m[2] IS NOT NULL THEN e.m[2]
-            WHEN e.m[1] OPERATOR(pg_catalog.=) pg_catalog.chr(92) THEN pg_catalog.chr(92)
-            ELSE (SELECT CASE WHEN c.n OPERATOR(pg_catalog.>=) 1 AND c.n OPERATOR(pg_catalog.<=) 1114111
-                             AND (c.n OPERATOR(pg_catalog.<) 55296 OR c.n OPERATOR(pg_catalog.>) 57343) THEN pg_catalog.chr(c.n) ELSE '' END
-                    FROM (SELECT ('x' OPERATOR(pg_catalog.||) pg_catalog.lpad(pg_catalog.ltrim(e.m[1], '+'), 8, '0'))::bit(32)::pg_catalog.int4 AS n) AS c) END,
-          '' ORDER BY e.n)
-     FROM pg_catalog.regexp_matches(pg_catalog.replace(pg_catalog.substr(${q}, 2, pg_catalog.length(${q}) OPERATOR(pg_catalog.-) 2), '""', '"'),
-                                    ${literal(String.raw`\\(\\|\+[0-9A-Fa-f]{6}|[0-9A-Fa-f]{4})|([^\\]+|\\)`)}, 'g') WITH ORDINALITY AS e(m, n))`;
-
-/**
  * The names a function's text body may hold: its words, as written and lower-cased (a quoted name
- * of one word among them), and each quoted name as the server reads it (TOKEN: `"role list"`,
- * `"a-b"`, `""` for `"`; a Unicode-escaped one decoded, unicodeName), which no split into words
- * yields. More than the body names (a word in a comment or a string counts too), never less. The
- * body is tokenised only when a double quote encloses a character that is not one of a word's.
+ * of one word among them), each quoted name as the server reads it (TOKEN: `"role list"`, `"a-b"`,
+ * `""` for `"`), which no split into words yields, and each Unicode-escaped name or string as the
+ * server decodes it (`U&"pg_\0061uthid"`, `U&"!0069nvoices" UESCAPE '!'`, `U&'public.\0069nvoices'`:
+ * unicodeEscapes), whole and as words, lower-cased too. More than the body names (a word in a
+ * comment or a string counts too), never less; what unicodeEscapes cannot read is refused instead
+ * (UNREADABLE_NAMES). The body is tokenised only when a double quote encloses a character that is
+ * not one of a word's, or it holds `U&"` or `U&'`.
  */
 export const BODY_WORDS = `ARRAY(SELECT x.w FROM pg_catalog.regexp_split_to_table(p.prosrc, '[^[:alnum:]_$]+') AS x(w)
         UNION SELECT pg_catalog.lower(x.w) FROM pg_catalog.regexp_split_to_table(p.prosrc, '[^[:alnum:]_$]+') AS x(w)
-        UNION SELECT CASE WHEN u.amp OPERATOR(pg_catalog.=) '&' AND pg_catalog.lower(u.prefix) OPERATOR(pg_catalog.=) 'u' THEN ${unicodeName('u.q')}
-                          ELSE pg_catalog.replace(pg_catalog.substr(u.q, 2, pg_catalog.length(u.q) OPERATOR(pg_catalog.-) 2), '""', '"') END
+        UNION SELECT pg_catalog.replace(pg_catalog.substr(u.q, 2, GREATEST(pg_catalog.length(u.q) OPERATOR(pg_catalog.-) 2, 0)), '""', '"')
                 FROM (SELECT t.m[1] AS q, pg_catalog.lag(t.m[1]) OVER (ORDER BY t.n) AS amp, pg_catalog.lag(t.m[1], 2) OVER (ORDER BY t.n) AS prefix
                         FROM pg_catalog.regexp_matches(p.prosrc, ${TOKEN}, 'g') WITH ORDINALITY AS t(m, n)
                        WHERE p.prosrc OPERATOR(pg_catalog.~) '"[^"]*[^[:alnum:]_$"]') AS u
-               WHERE u.q OPERATOR(pg_catalog.~~) '"%')`;
+               WHERE u.q OPERATOR(pg_catalog.~~) '"%' AND NOT (u.amp OPERATOR(pg_catalog.=) '&' AND pg_catalog.lower(u.prefix) OPERATOR(pg_catalog.=) 'u')
+        UNION SELECT w FROM (${unicodeEscapes('p.prosrc', TOKEN)}) AS u
+                CROSS JOIN LATERAL (SELECT u.text UNION SELECT pg_catalog.regexp_split_to_table(u.text, '[^[:alnum:]_$]+')
+                                    UNION SELECT pg_catalog.lower(pg_catalog.regexp_split_to_table(u.text, '[^[:alnum:]_$]+'))) AS x(w)
+               WHERE u.text IS NOT NULL)`;
+
+/**
+ * True when a SQL or PL/pgSQL text body (pg_proc p) writes a Unicode-escaped name or string whose
+ * reading the walk cannot be sure of (unreadableUnicode: an escape given in a form not read, one
+ * that decodes to no character, a body TOKEN may misread): its names are then unknown, and the
+ * function is refused as one whose code cannot be read (runtimeCodeFinding).
+ */
+export const UNREADABLE_NAMES = unreadableUnicode('p.prosrc', TOKEN, DOLLAR_QUOTE, UNREADABLE_TOKEN);
 
 /**
  * The operators a keyword form calls without its symbol in the text: `IN`, `CASE x WHEN`,
@@ -919,9 +919,10 @@ export function configFinding(): string {
 
 /**
  * What the walk reached whose code it cannot judge before it runs, as `X <root> calls <name>()`
- * (a SQL or PL/pgSQL function that runs SQL text: RUNS_TEXT) or `L <language> <root> calls
- * <name>()` (a function in a language whose body the walk does not read: PL/Perl, PL/Python,
- * PL/Tcl, PL/v8, C), or NULL. Only functions created since initdb; an extension's own functions in
+ * (a SQL or PL/pgSQL function that runs SQL text: RUNS_TEXT), `U <root> calls <name>()` (a SQL or
+ * PL/pgSQL function whose Unicode-escaped names the walk cannot read for certain: UNREADABLE_NAMES)
+ * or `L <language> <root> calls <name>()` (a function in a language whose body the walk does not
+ * read: PL/Perl, PL/Python, PL/Tcl, PL/v8, C), or NULL. Only functions created since initdb; an extension's own functions in
  * C are judged by name, as the built-ins are (refusedBuiltinFinding), and its SQL or PL/pgSQL ones
  * as any other. Refused on every connection: such a function runs what it is handed (`EXECUTE q`),
  * and what that text reaches no check judges.
@@ -939,6 +940,11 @@ export function runtimeCodeFinding(): string {
     WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND ${TEXT_LANGUAGE}
       AND p.prosqlbody IS NULL AND p.prosrc OPERATOR(pg_catalog.~*) 'table_to_xml'
       AND CASE WHEN ${textHandsRelationAtRunTime('p.prosrc')} THEN true ELSE false END
+    LIMIT 1),
+  (SELECT pg_catalog.concat('U ', r.root, ' calls ', p.proname, '()')
+     FROM reach r JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) r.oid
+    WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND ${TEXT_LANGUAGE}
+      AND p.prosqlbody IS NULL AND CASE WHEN ${UNREADABLE_NAMES} THEN true ELSE false END
     LIMIT 1),
   (SELECT pg_catalog.concat('X ', r.root, ' calls ', p.proname, '()')
      FROM reach r JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) r.oid

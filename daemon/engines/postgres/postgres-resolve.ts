@@ -28,9 +28,9 @@ import {
   writtenValue,
 } from './postgres-reach.js';
 import { rowFiguresFinding, rowFiguresRefusal } from './postgres-row-figures.js';
-import { systemColumnFinding, systemColumnRefusal } from './postgres-system-columns.js';
 import { judgedRelationNames, type NameLists, settledRelation } from './postgres-settled.js';
 import { contextFunctionBody } from './postgres-signed-context.js';
+import { systemColumnFinding, systemColumnRefusal } from './postgres-system-columns.js';
 
 /** The text a refusing resolve step fails with, before what it found. */
 export const RESOLVE_MARKER = 'hanactl: refused reference ';
@@ -362,6 +362,18 @@ export function resolveRefusal(message: string): HanactlError | undefined {
       {
         rule: 'dynamic-sql',
         hint: "Call table_to_xml('schema.table', ...) with the table's name as one plain string literal, or select from the table directly.",
+      },
+    );
+  }
+  if (kind === 'U') {
+    const why =
+      "writes a name or string with Unicode escapes (U&\"...\" or U&'...') that hanactl cannot read as PostgreSQL does (an escape character given other than as UESCAPE 'c', an escape that stands for no character, or text around it read otherwise), so what it reads cannot be checked";
+    return new HanactlError(
+      'STATEMENT_REFUSED',
+      root === target ? `Refused: ${target} ${why}.` : `Refused: ${root} calls ${target}, whose body ${why}.`,
+      {
+        rule: 'opaque-function',
+        hint: "Ask a person to write the body's names plainly (or with UESCAPE 'c' and valid escapes), or to run the function in a database client.",
       },
     );
   }

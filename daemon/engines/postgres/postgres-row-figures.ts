@@ -1,7 +1,7 @@
 import { HanactlError } from '../../../shared/errors.js';
 import { PG_NAMES_RELATION } from '../../policy/pg-functions.generated.js';
 import { CATALOG_FIGURES_HINT, catalogFiguresObjection } from '../../policy/planner-figures.js';
-import { FIRST_NORMAL_OID, STORED_TREES, TEXT_LANGUAGE } from './postgres-reach.js';
+import { BODY_WORDS, FIRST_NORMAL_OID, STORED_TREES, TEXT_LANGUAGE } from './postgres-reach.js';
 
 /**
  * Where rows are separated: figures a relation keeps that count rows the caller cannot see, found
@@ -15,8 +15,9 @@ import { FIRST_NORMAL_OID, STORED_TREES, TEXT_LANGUAGE } from './postgres-reach.
  * that reads pg_class (`:relid 1259`) and an attribute 10 to 12 or a whole row (attribute 0;
  * coarse: another relation's in the same tree counts too), or that hands pg_class as a regclass
  * constant to a function that reads a relation whole by name (table_to_xml and its family); and a
- * SQL or PL/pgSQL text body that names pg_class at all (coarse: the text is not parsed, so a
- * whole-row read cannot be told apart from a read of names). The statement's own reads of pg_class
+ * SQL or PL/pgSQL text body that names pg_class at all, as a word or a name the walk reads
+ * (BODY_WORDS: `U&"pg_\0063lass"` too; coarse: the text is not parsed, so a whole-row read cannot
+ * be told apart from a read of names). The statement's own reads of pg_class
  * are judged by the parser check (planner-figures.ts, named-relations.ts). currval and lastval
  * report this session's own nextval, and nextval what an INSERT's RETURNING shows: not refused; nor
  * the sequence a written table's default calls nextval on (the walk reaches it from the default),
@@ -60,8 +61,8 @@ export function rowFiguresFinding(): string {
   (SELECT ${G}.concat('N ', r.root, ' reads pg_class')
      FROM reach r JOIN ${G}.pg_proc p ON p.oid OPERATOR(${G}.=) r.oid
     WHERE r.kind OPERATOR(${G}.=) 'p' AND p.oid OPERATOR(${G}.>=) ${FIRST_NORMAL_OID} AND ${TEXT_LANGUAGE} AND p.prosqlbody IS NULL
-      AND p.prosrc OPERATOR(${G}.~*) 'pg_class'
-      AND EXISTS (SELECT FROM ${G}.regexp_split_to_table(p.prosrc, '[^[:alnum:]_$]+') AS x(w) WHERE ${G}.lower(x.w) OPERATOR(${G}.=) 'pg_class')
+      AND p.prosrc OPERATOR(${G}.~*) 'pg_class|u&[''"]'
+      AND EXISTS (SELECT FROM ${G}.unnest(${BODY_WORDS}) AS x(w) WHERE ${G}.lower(x.w) OPERATOR(${G}.=) 'pg_class')
     LIMIT 1))`;
 }
 
