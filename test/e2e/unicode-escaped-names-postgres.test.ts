@@ -47,6 +47,8 @@ const OWNED = [
   fn('via_pair', `SELECT item FROM U&"order!D83D!DE00" UESCAPE '!'`),
   fn('via_default', `SELECT item FROM U&"\\006Frder_overview"`),
   fn('via_figures', `SELECT reltuples::text FROM pg_catalog.U&"pg_!0063lass" UESCAPE '!' WHERE relkind = 'r'`),
+  // table_to_xml, spelled with an escape, handed a relation chosen when the function runs.
+  `CREATE FUNCTION via_xml(t text) RETURNS SETOF text LANGUAGE sql STABLE AS $body$ SELECT pg_catalog.U&"t!0061ble_to_xml" UESCAPE '!'(t::regclass, true, false, '')::text $body$`,
   // Escapes the server accepts in forms the walk does not read.
   fn('via_estring', `SELECT item FROM U&"!006Frder_overview" UESCAPE E'!'`),
   fn('via_continued', `SELECT item FROM U&"!006Frder_overview" UESCAPE ''\n'!'`),
@@ -107,6 +109,14 @@ describe.skipIf(!available)('function bodies that write names with Unicode escap
     const result = await scoped.call('run_query', { sql: 'SELECT * FROM via_figures()' });
     expect(result.isError, textOf(result)).toBe(true);
     expect(textOf(result)).toContain('(rule: planner-figures)');
+  });
+
+  it("refuses a person's function that hands table_to_xml, spelled with an escape, a relation chosen when it runs", async () => {
+    const result = await scoped.call('run_query', { sql: "SELECT * FROM via_xml('invoices_c2')" });
+    expect(result.isError, textOf(result)).toBe(true);
+    expect(textOf(result)).toMatch(/via_xml\(\) hands table_to_xml/);
+    expect(textOf(result)).toContain('(rule: dynamic-sql)');
+    expect(textOf(result)).not.toMatch(/inv-2/);
   });
 
   it.each(['via_estring', 'via_continued', 'via_dollar', 'via_surrogate'])(

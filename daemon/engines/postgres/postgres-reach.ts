@@ -509,11 +509,15 @@ function handsRelationAtRunTime(tree: string): string {
  * True when the SQL or PL/pgSQL text body `body` calls a function that reads a relation whole by
  * its name with anything but one plain string literal as its first argument (`table_to_xml(t,
  * ...)`, `table_to_xml(to_regclass(x), ...)`), or names such a function without a call the text
- * shows: each occurrence of the name must be followed by `(`, the literal and a comma.
+ * shows: each occurrence of the name must be followed by `(`, the literal and a comma. A name
+ * written with Unicode escapes (`U&"t!0061ble_to_xml" UESCAPE '!'`, unicodeEscapes) counts as
+ * such a function named without a call the text shows.
  */
 function textHandsRelationAtRunTime(body: string): string {
-  return `EXISTS (SELECT FROM pg_catalog.regexp_matches(${body}, '\\m(table_to_xml\\w*)\\M("?\\s*\\(\\s*''(?:[^'']|'''')*''\\s*,)?', 'gi') AS m
-                  WHERE m[2] IS NULL AND pg_catalog.lower(m[1]) OPERATOR(pg_catalog.=) ANY (ARRAY[${READS_BY_NAME}]::pg_catalog.text[]))`;
+  return `(EXISTS (SELECT FROM pg_catalog.regexp_matches(${body}, '\\m(table_to_xml\\w*)\\M("?\\s*\\(\\s*''(?:[^'']|'''')*''\\s*,)?', 'gi') AS m
+                  WHERE m[2] IS NULL AND pg_catalog.lower(m[1]) OPERATOR(pg_catalog.=) ANY (ARRAY[${READS_BY_NAME}]::pg_catalog.text[]))
+          OR EXISTS (SELECT FROM (${unicodeEscapes(body, TOKEN)}) AS u
+                      WHERE NOT u.string AND pg_catalog.lower(u.text) OPERATOR(pg_catalog.=) ANY (ARRAY[${READS_BY_NAME}]::pg_catalog.text[])))`;
 }
 
 /**
@@ -938,7 +942,7 @@ export function runtimeCodeFinding(): string {
   (SELECT pg_catalog.concat('Q ', r.root, ' calls ', p.proname, '()')
      FROM reach r JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) r.oid
     WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND ${TEXT_LANGUAGE}
-      AND p.prosqlbody IS NULL AND p.prosrc OPERATOR(pg_catalog.~*) 'table_to_xml'
+      AND p.prosqlbody IS NULL AND p.prosrc OPERATOR(pg_catalog.~*) 'table_to_xml|u&[''"]'
       AND CASE WHEN ${textHandsRelationAtRunTime('p.prosrc')} THEN true ELSE false END
     LIMIT 1),
   (SELECT pg_catalog.concat('U ', r.root, ' calls ', p.proname, '()')
