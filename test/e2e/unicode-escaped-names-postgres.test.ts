@@ -53,6 +53,7 @@ const OWNED = [
   fn('via_estring', `SELECT item FROM U&"!006Frder_overview" UESCAPE E'!'`),
   fn('via_continued', `SELECT item FROM U&"!006Frder_overview" UESCAPE ''\n'!'`),
   fn('via_dollar', `SELECT item FROM U&"!006Frder_overview" UESCAPE $e$!$e$`, 'plpgsql'),
+  'CREATE VIEW via_estring_view WITH (security_invoker = true) AS SELECT * FROM via_estring() AS t(item)',
   // Names the caller may read, spelled with an escape: still answered.
   fn('mine_uescape', `SELECT item FROM U&"!006Dine" UESCAPE '!'`),
   // A body the server refuses when it runs (a lone surrogate), made without the check.
@@ -131,6 +132,13 @@ describe.skipIf(!available)('function bodies that write names with Unicode escap
       }
     },
   );
+
+  it('sample_rows refuses a view over such a function', async () => {
+    const result = await scoped.call('sample_rows', { schema: 'public', table: 'via_estring_view' });
+    expect(result.isError, textOf(result)).toBe(true);
+    expect(textOf(result)).toMatch(/via_estring\(\), whose body writes a name or string with Unicode escapes/);
+    expect(textOf(result)).toContain('(rule: opaque-function)');
+  });
 
   it("answers a function whose escaped name reads with the caller's rights", async () => {
     expect(itemsOf(await scoped.call('run_query', { sql: 'SELECT * FROM mine_uescape()' }))).toEqual(['order-1']);
