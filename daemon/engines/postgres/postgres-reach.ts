@@ -177,6 +177,32 @@ const literal = (text: string): string => `'${text.replaceAll("'", "''")}'`;
 const NAME_START = String.raw`A-Za-z_\x80-\U0010ffff`;
 
 /**
+ * What parts a text body into words: a run of characters no unquoted name holds. The scanner's
+ * ident_start and ident_cont (scan.l) take every character past ASCII into a name, which
+ * `[:alnum:]` does not (pg_proc's text columns sort as "C", where it is ASCII only).
+ */
+const NOT_NAME = literal(`[^${NAME_START}0-9$]+`);
+
+/**
+ * A double-quoted name holding a character no unquoted name holds (`"role list"`, `"a-b"`): the
+ * words of a split cannot give it, so the body is tokenised for it.
+ */
+const ODD_QUOTED_NAME = literal(`"[^"]*[^${NAME_START}0-9$"]`);
+
+/**
+ * A word `w` of a text body (an SQL expression), as written and as the server may read it
+ * unquoted: downcase_identifier (scansup.c) folds A-Z only in a multibyte encoding such as UTF8
+ * (`Größe` is `größe`, `ÖL` is `Öl`), which lower() does not match under a collation that folds
+ * more; in a single-byte encoding it folds the other letters as the database's LC_CTYPE does,
+ * which lower() under the database's own collation does. Both foldings are taken (more names,
+ * never fewer), each kept in the "C" collation the body has.
+ */
+function folded(w: string): string {
+  return `SELECT ${w} UNION SELECT pg_catalog.translate(${w}, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz') COLLATE pg_catalog."C"
+           UNION SELECT pg_catalog.lower(${w} COLLATE pg_catalog."default") COLLATE pg_catalog."C"`;
+}
+
+/**
  * The tokens of a SQL or PL/pgSQL text body as PostgreSQL's scanner (which PL/pgSQL's uses) reads
  * them, each match one token, left to right: a line comment, a block comment, an E'' string
  * (backslash escapes), a '' string, a quoted name, a name or keyword, white space, any other
@@ -200,25 +226,25 @@ export const UNREADABLE_TOKEN = `(t.m[1] OPERATOR(pg_catalog.~~) '/*%' AND pg_ca
 export const DOLLAR_QUOTE = literal(String.raw`\$(?:[${NAME_START}][${NAME_START}0-9]*)?\$`);
 
 /**
- * The names a function's text body may hold: its words, as written and lower-cased (a quoted name
- * of one word among them), each quoted name as the server reads it (TOKEN: `"role list"`, `"a-b"`,
+ * The names a function's text body may hold: its words (NOT_NAME: `stat_zurücksetzen`, `報告` are
+ * one word each), as written and folded as the server folds an unquoted name (folded: `Größe` is
+ * `größe`; a quoted name of one word among them), each quoted name as the server reads it (TOKEN: `"role list"`, `"a-b"`,
  * `""` for `"`), which no split into words yields, and each Unicode-escaped name or string as the
  * server decodes it (`U&"pg_\0061uthid"`, `U&"!0069nvoices" UESCAPE '!'`, `U&'public.\0069nvoices'`:
- * unicodeEscapes), whole and as words, lower-cased too. More than the body names (a word in a
+ * unicodeEscapes), whole and as words, folded too. More than the body names (a word in a
  * comment or a string counts too), never less; what unicodeEscapes cannot read is refused instead
  * (UNREADABLE_NAMES). The body is tokenised only when a double quote encloses a character that is
  * not one of a word's, or it holds `U&"` or `U&'`.
  */
-export const BODY_WORDS = `ARRAY(SELECT x.w FROM pg_catalog.regexp_split_to_table(p.prosrc, '[^[:alnum:]_$]+') AS x(w)
-        UNION SELECT pg_catalog.lower(x.w) FROM pg_catalog.regexp_split_to_table(p.prosrc, '[^[:alnum:]_$]+') AS x(w)
+export const BODY_WORDS = `ARRAY(SELECT v.w FROM pg_catalog.regexp_split_to_table(p.prosrc, ${NOT_NAME}) AS x(w) CROSS JOIN LATERAL (${folded('x.w')}) AS v(w)
         UNION SELECT pg_catalog.replace(pg_catalog.substr(u.q, 2, GREATEST(pg_catalog.length(u.q) OPERATOR(pg_catalog.-) 2, 0)), '""', '"')
                 FROM (SELECT t.m[1] AS q, pg_catalog.lag(t.m[1]) OVER (ORDER BY t.n) AS amp, pg_catalog.lag(t.m[1], 2) OVER (ORDER BY t.n) AS prefix
                         FROM pg_catalog.regexp_matches(p.prosrc, ${TOKEN}, 'g') WITH ORDINALITY AS t(m, n)
-                       WHERE p.prosrc OPERATOR(pg_catalog.~) '"[^"]*[^[:alnum:]_$"]') AS u
+                       WHERE p.prosrc OPERATOR(pg_catalog.~) ${ODD_QUOTED_NAME}) AS u
                WHERE u.q OPERATOR(pg_catalog.~~) '"%' AND NOT (u.amp OPERATOR(pg_catalog.=) '&' AND pg_catalog.lower(u.prefix) OPERATOR(pg_catalog.=) 'u')
         UNION SELECT w FROM (${unicodeEscapes('p.prosrc', TOKEN)}) AS u
-                CROSS JOIN LATERAL (SELECT u.text UNION SELECT pg_catalog.regexp_split_to_table(u.text, '[^[:alnum:]_$]+')
-                                    UNION SELECT pg_catalog.lower(pg_catalog.regexp_split_to_table(u.text, '[^[:alnum:]_$]+'))) AS x(w)
+                CROSS JOIN LATERAL (SELECT u.text UNION SELECT v.w FROM pg_catalog.regexp_split_to_table(u.text, ${NOT_NAME}) AS s(w)
+                                                         CROSS JOIN LATERAL (${folded('s.w')}) AS v(w)) AS x(w)
                WHERE u.text IS NOT NULL)`;
 
 /**
@@ -266,7 +292,7 @@ const TEXT_BODY_UNNAMED = `SELECT 'o' COLLATE pg_catalog."C" AS kind, o.oid FROM
         UNION ALL SELECT 't', y.oid FROM pg_catalog.pg_type y
          WHERE y.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
            AND (y.typname OPERATOR(pg_catalog.=) ANY ((${BODY_WORDS})::pg_catalog.name[])
-                OR (y.typtype OPERATOR(pg_catalog.=) 'd' AND y.typname OPERATOR(pg_catalog.~) '[^[:alnum:]_$]'))`;
+                OR (y.typtype OPERATOR(pg_catalog.=) 'd' AND y.typname OPERATOR(pg_catalog.~) ${NOT_NAME}))`;
 
 /**
  * What a write to relation `rel` (an OID expression) fires, as pg_depend's dependent (classid,
