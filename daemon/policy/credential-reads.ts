@@ -1,5 +1,6 @@
+import { mayBeUnqualified, qualifiersAt } from './mysql-names.js';
 import { objection } from './objections.js';
-import { isPunct, isWord, leadIndex } from './tokens.js';
+import { isWord, leadIndex } from './tokens.js';
 import type { Objection, Token } from './types.js';
 
 /**
@@ -23,10 +24,8 @@ const refuse = (what: string): Objection =>
   );
 
 /** A name token as the server compares it, lower case; undefined for anything else. */
-function nameAt(tokens: readonly Token[], i: number): string | undefined {
-  const token = tokens[i];
-  return token?.kind === 'word' || token?.kind === 'quoted' ? token.text.toLowerCase() : undefined;
-}
+const nameOf = (token: Token | undefined): string | undefined =>
+  token?.kind === 'word' || token?.kind === 'quoted' ? token.text.toLowerCase() : undefined;
 
 /**
  * Tables in the `mysql` schema that hold other sessions' statement text (a DBA's `SET PASSWORD ...
@@ -127,7 +126,8 @@ function mysqlTableObjection(table: string): Objection | undefined {
  * SERVER (which print `IDENTIFIED BY PASSWORD '*...'` and server passwords), SHOW BINLOG EVENTS and
  * SHOW RELAYLOG EVENTS (statement text as replicated), and any mention of mysql.user,
  * mysql.global_priv, mysql.servers, mysql.password_history, mysql.general_log or mysql.slow_log;
- * on a connection whose default database is `mysql`, those tables unqualified too. Refused on
+ * on a connection whose default database is `mysql`, those tables unqualified or after a lone dot
+ * (`JOIN .user`, the current database's: mysql-names.ts) too. Refused on
  * every connection, whatever the connection's user may read: the promise is that no secret
  * reaches a tool result. Names are compared in lower case, so another spelling only refuses more.
  */
@@ -147,23 +147,23 @@ export function mysqlCredentialObjection(tokens: readonly Token[], _allowWrite =
   const inMysql = database?.toLowerCase() === 'mysql';
   const inSchema = STATEMENT_TEXT_IN[database?.toLowerCase() ?? ''] ?? [];
   for (let k = 0; k < tokens.length; k++) {
-    const name = nameAt(tokens, k);
+    const name = nameOf(tokens[k]);
     if (name === undefined) continue;
     if (ANYWHERE.includes(name)) return refuse(name);
     if (statementTextName(name)) return refuseStatementText(name);
-    const table = nameAt(tokens, k + 2);
-    if (isPunct(tokens[k + 1], '.') && table && STATEMENT_TEXT_IN[name]?.includes(table)) return refuseStatementText(`${name}.${table}`);
-    if (inSchema.includes(name) && !isPunct(tokens[k - 1], '.') && !isPunct(tokens[k + 1], '.') && !isPunct(tokens[k + 1], '('))
-      return refuseStatementText(name);
-    if (name === 'mysql' && isPunct(tokens[k + 1], '.') && table) {
-      const refused = mysqlTableObjection(table);
+    // Each schema the name's qualifier may name (`mysql.user`, `mysql . user`), the name followed
+    // by anything (`mysql.user.Password`).
+    for (const qualifier of qualifiersAt(tokens, k)) {
+      const schema = nameOf(qualifier);
+      if (schema !== undefined && STATEMENT_TEXT_IN[schema]?.includes(name)) return refuseStatementText(`${schema}.${name}`);
+      const refused = schema === 'mysql' ? mysqlTableObjection(name) : undefined;
       if (refused) return refused;
     }
-    // Unqualified, the name is a table of the default database: `SELECT * FROM user` there.
-    if (inMysql && !isPunct(tokens[k - 1], '.') && !isPunct(tokens[k + 1], '.') && !isPunct(tokens[k + 1], '(')) {
-      const refused = mysqlTableObjection(name);
-      if (refused) return refused;
-    }
+    // A table of the default database, unqualified or after a lone dot: `FROM user`, `JOIN .user`.
+    if (!mayBeUnqualified(tokens, k)) continue;
+    if (inSchema.includes(name)) return refuseStatementText(name);
+    const refused = inMysql ? mysqlTableObjection(name) : undefined;
+    if (refused) return refused;
   }
   return undefined;
 }

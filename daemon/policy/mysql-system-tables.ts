@@ -1,6 +1,7 @@
 import { capQuoted } from '../../shared/linear-text.js';
 import { executorStatisticsObjection } from './executor-statistics.js';
 import { SYSTEM_TABLES, type SystemTableReview } from './mysql-system-tables.data.js';
+import { CURRENT_DATABASE, isDummyDual, qualifiersAt } from './mysql-names.js';
 import { objection } from './objections.js';
 import { isPunct, isWord, leadIndex } from './tokens.js';
 import type { Objection, Token } from './types.js';
@@ -53,6 +54,10 @@ const FROM_LIST_ENDS = [
 const nameText = (token: Token | undefined): string | undefined =>
   token?.kind === 'word' || token?.kind === 'quoted' ? token.text : undefined;
 
+/** Whether the name at `k` may be a table of the current database (`t`, `.t`), not a qualifier itself. */
+const inCurrent = (tokens: readonly Token[], k: number): boolean =>
+  qualifiersAt(tokens, k).includes(CURRENT_DATABASE) && !isPunct(tokens[k + 1], '.');
+
 const reference = (schema: string, name: string): SystemTableReference => ({
   schema,
   name,
@@ -63,7 +68,8 @@ const reference = (schema: string, name: string): SystemTableReference => ({
  * The system tables a MySQL/MariaDB statement names: `schema.name` for each system schema (any
  * quoting or case); `SHOW <word>` where the word is no SHOW form of the grammar (an
  * information_schema table); and on a connection whose default database is a system schema, each
- * unqualified name that a FROM list, JOIN, TABLE, UPDATE or INTO introduces, at any depth.
+ * unqualified name (or one after a lone dot, `JOIN .t`: mysql-names.ts) that a FROM list, JOIN,
+ * TABLE, UPDATE or INTO introduces, at any depth.
  */
 export function systemTableReferences(tokens: readonly Token[], database?: string): SystemTableReference[] {
   const found: SystemTableReference[] = [];
@@ -72,11 +78,13 @@ export function systemTableReferences(tokens: readonly Token[], database?: strin
     const word = nameText(tokens[at + 1]);
     if (word !== undefined && !SHOW_GRAMMAR.has(word.toUpperCase())) found.push(reference('information_schema', word));
   }
-  for (let k = 0; k + 2 < tokens.length; k++) {
-    const schema = nameText(tokens[k])?.toLowerCase();
-    const name = nameText(tokens[k + 2]);
-    if (schema !== undefined && schema in SYSTEM_TABLES && isPunct(tokens[k + 1], '.') && name !== undefined)
-      found.push(reference(schema, name));
+  for (let k = 0; k < tokens.length; k++) {
+    const name = nameText(tokens[k]);
+    if (name === undefined) continue;
+    for (const qualifier of qualifiersAt(tokens, k)) {
+      const schema = nameText(qualifier)?.toLowerCase();
+      if (schema !== undefined && schema in SYSTEM_TABLES) found.push(reference(schema, name));
+    }
   }
   const opened = database?.toLowerCase() ?? '';
   if (!(opened in SYSTEM_TABLES)) return found;
@@ -100,10 +108,13 @@ export function systemTableReferences(tokens: readonly Token[], database?: strin
     } else if (isWord(token, ...FROM_LIST_ENDS)) {
       inList[inList.length - 1] = false;
       expectTable = false;
+    } else if (expectTable && isPunct(token, '.')) {
+      // `FROM .t`, `JOIN . t`: the current database's t (mysql-names.ts); `db.t` is read above.
     } else if (expectTable) {
       expectTable = false;
       const name = nameText(token);
-      if (name !== undefined && !isPunct(tokens[k + 1], '.') && !isWord(token, 'DUAL', 'LATERAL')) found.push(reference(opened, name));
+      if (name !== undefined && inCurrent(tokens, k) && !isDummyDual(tokens, k) && !isWord(token, 'LATERAL'))
+        found.push(reference(opened, name));
     }
   }
   return found;

@@ -5,6 +5,7 @@ import type { LexicalSyntax } from '../../policy/dialects.js';
 import { type Lexed, lex, MAX_COMMENT_DEPTH } from '../../policy/lexer.js';
 import { readObjection } from '../../policy/read-rules.js';
 import { splitStatements } from '../../policy/skeletonize.js';
+import { isDummyDual, qualifiersAt, relationBeforeParen } from '../../policy/mysql-names.js';
 import { isPunct, isWord, keywordAt } from '../../policy/tokens.js';
 import type { Objection, Token } from '../../policy/types.js';
 import { MARIADB_BUILTINS } from './mysql-builtins.js';
@@ -118,15 +119,19 @@ function readingsOf(text: string, body: boolean): LexicalSyntax[] {
 const nameText = (token: Token | undefined): string | undefined =>
   token && (token.kind === 'word' || token.kind === 'quoted') ? (token.kind === 'word' ? token.shown : token.text) : undefined;
 
-/** The name ending at token `at` (`name` or `schema.name`), as the server compares it. */
-function nameEndingAt(tokens: readonly Token[], at: number): ReachedName | undefined {
+/**
+ * The names ending at token `at` (`name`, `schema.name`, `.name`), as the server compares them:
+ * one per reading of its qualifier (qualifiersAt), undefined the current database.
+ */
+function namesEndingAt(tokens: readonly Token[], at: number): ReachedName[] {
   const name = nameText(tokens[at]);
-  if (name === undefined) return undefined;
-  if (isPunct(tokens[at - 1], '.')) {
-    const schema = nameText(tokens[at - 2]);
-    if (schema !== undefined) return { schema, name };
-  }
-  return { schema: undefined, name };
+  if (name === undefined) return [];
+  return qualifiersAt(tokens, at).map((qualifier) => ({ schema: nameText(qualifier), name }));
+}
+
+/** The name ending at `at` under its first reading (a package's qualifier, which `.name` has none of). */
+function nameEndingAt(tokens: readonly Token[], at: number): ReachedName | undefined {
+  return namesEndingAt(tokens, at)[0];
 }
 
 /**
@@ -144,16 +149,14 @@ function callsIn(tokens: readonly Token[], packages: ReachedName[] = []): Reache
     const token = tokens[k] as Token;
     const bare = starts.has(k) ? bareCallAt(tokens, k) : undefined;
     if (bare !== undefined) {
-      const called = nameEndingAt(tokens, bare);
-      if (called) out.push(called);
+      for (const called of namesEndingAt(tokens, bare)) out.push(called);
       const member = packageOf(tokens, bare);
       if (member) packages.push(member);
     }
     if (keywordAt(tokens, k) === 'CALL') {
       let at = k + 1;
       while (isPunct(tokens[at + 1], '.')) at += 2;
-      const called = nameEndingAt(tokens, at);
-      if (called) out.push(called);
+      for (const called of namesEndingAt(tokens, at)) out.push(called);
       const member = packageOf(tokens, at);
       if (member) packages.push(member);
       continue;
@@ -162,8 +165,7 @@ function callsIn(tokens: readonly Token[], packages: ReachedName[] = []): Reache
     if (token.kind !== 'word' && token.kind !== 'quoted') continue;
     const qualified = isPunct(tokens[k - 1], '.');
     if (token.kind === 'word' && !qualified && NOT_CALLS.has(token.text)) continue;
-    const called = nameEndingAt(tokens, k);
-    if (called) out.push(called);
+    for (const called of namesEndingAt(tokens, k)) out.push(called);
     const member = packageOf(tokens, k);
     if (member) packages.push(member);
   }
@@ -306,9 +308,11 @@ const RESERVED: ReadonlySet<string> = new Set(
 /**
  * Every name in the text that may name a relation, wherever the grammar puts it (a FROM list, a
  * parenthesised join, a subquery, after a table function): each word that is not reserved and
- * each quoted name, with the name before a `.` as its schema, except variables and calls. Most
- * are columns and aliases; the server's lookup says which are views, and a name missed here would
- * be a view read unjudged.
+ * each quoted name, in each schema its qualifier may name (`db.v`, `.v` and `db . v`:
+ * qualifiersAt), except variables, calls and the unquoted DUAL. A name before `(` is a relation
+ * where the grammar puts a table there (`INSERT INTO t (a)`: relationBeforeParen). Most are
+ * columns and aliases; the server's lookup says which are views, and a name missed here would be
+ * a view read unjudged.
  */
 function relationsIn(tokens: readonly Token[]): ReachedName[] {
   const out: ReachedName[] = [];
@@ -317,9 +321,9 @@ function relationsIn(tokens: readonly Token[]): ReachedName[] {
     if (token.kind !== 'word' && token.kind !== 'quoted') continue;
     // After a dot the server reads any word as a name (sql_lex.cc MY_LEX_IDENT_SEP): `db.order`.
     if (token.kind === 'word' && RESERVED.has(token.text) && !isPunct(tokens[k - 1], '.')) continue;
-    if (isPunct(tokens[k - 1], '@') || isPunct(tokens[k + 1], '(')) continue;
-    const named = nameEndingAt(tokens, k);
-    if (named && !(named.schema === undefined && named.name.toUpperCase() === 'DUAL')) out.push(named);
+    if (isPunct(tokens[k - 1], '@') || isDummyDual(tokens, k)) continue;
+    if (isPunct(tokens[k + 1], '(') && !relationBeforeParen(tokens, k)) continue;
+    for (const named of namesEndingAt(tokens, k)) out.push(named);
   }
   return out;
 }

@@ -197,6 +197,32 @@ describe('statements that show credentials', () => {
     expect(checkStatement(sql, { ...readOnly, database: 'MySQL' })).toMatchObject({ ok: false, rule: 'credential-read' });
   });
 
+  // sql_yacc.yy table_ident `'.' ident`: a lone dot names the current database's table.
+  test.each([
+    'SELECT u.User, HEX(u.Password) FROM db d RIGHT JOIN .user u ON 1',
+    'SELECT * FROM .user',
+    'SELECT * FROM . user',
+    'SELECT * FROM /* c */ . `global_priv`',
+    'SELECT * FROM db JOIN.`servers` ON 1',
+    'SELECT * FROM (.password_history)',
+    'SELECT * FROM t, .general_log',
+  ])('MariaDB: %s is refused on a connection whose default database is mysql', (sql) => {
+    expect(checkStatement(sql, { ...readOnly, database: 'mysql' })).toMatchObject({ ok: false, rule: 'credential-read' });
+  });
+
+  test.each([
+    'SELECT * FROM .threads',
+    'SELECT * FROM t JOIN . threads ON 1',
+  ])('MariaDB: %s is refused on a connection whose default database is performance_schema', (sql) => {
+    expect(checkStatement(sql, { ...readOnly, database: 'performance_schema' })).toMatchObject({ ok: false, rule: 'credential-read' });
+  });
+
+  test('MariaDB: a column or a table of another schema named user still runs on a connection to mysql', () => {
+    expect(checkStatement('SELECT u.user FROM db u', { ...readOnly, database: 'mysql' })).toEqual({ ok: true, kind: 'read' });
+    expect(checkStatement('SELECT * FROM app.user', { ...readOnly, database: 'mysql' })).toEqual({ ok: true, kind: 'read' });
+    expect(checkStatement('SELECT * FROM .user', { ...readOnly, database: 'app' })).toEqual({ ok: true, kind: 'read' });
+  });
+
   test('MariaDB: unqualified user still runs on a connection to another database', () => {
     expect(checkStatement('SELECT * FROM user', { ...readOnly, database: 'app' })).toEqual({ ok: true, kind: 'read' });
     expect(checkStatement('SELECT user FROM t', readOnly)).toEqual({ ok: true, kind: 'read' });

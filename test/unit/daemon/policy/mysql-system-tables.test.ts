@@ -82,6 +82,27 @@ describe('MySQL/MariaDB system tables', () => {
     for (const options of [plain, separated]) expect(checkStatement(sql, options).ok, JSON.stringify(options)).toBe(true);
   });
 
+  // sql_yacc.yy table_ident `'.' ident`: a lone dot names the current database's table.
+  test.each([
+    'SELECT q.* FROM (SELECT 1 a) x JOIN .INNODB_CMP_RESET q',
+    'SELECT * FROM .INNODB_CMP_RESET',
+    'SELECT * FROM . INNODB_CMP_RESET',
+    'SELECT * FROM /* c */ . /* d */ INNODB_CMP_RESET',
+    'SELECT * FROM TABLES t, .QUERY_CACHE_INFO',
+    'SELECT * FROM (.INNODB_CMP_RESET)',
+    'SELECT * FROM TABLES JOIN.`INNODB_CMP_RESET` ON 1',
+    'SELECT * FROM information_schema . INNODB_CMP_RESET',
+    'SELECT * FROM `information_schema`.INNODB_CMP_RESET',
+  ])('a lone dot names the opened system schema: %s', (sql) => {
+    expect(checkStatement(sql, { ...plain, database: 'information_schema' }).ok).toBe(false);
+  });
+
+  test('a qualified name after FROM is not read as the opened schema', () => {
+    // `FROM.t` is the table t of the database named FROM (sql_lex.cc MY_LEX_IDENT).
+    expect(checkStatement('SELECT * FROM app.INNODB_CMP_RESET', { ...plain, database: 'information_schema' }).ok).toBe(true);
+    expect(checkStatement('SELECT * FROM .INNODB_CMP_RESET', { ...plain, database: 'app' }).ok).toBe(true);
+  });
+
   test('unqualified reviewed reads pass on a connection that opens information_schema', () => {
     const sql = 'SELECT TABLE_NAME, TABLE_ROWS FROM TABLES t, COLUMNS c WHERE t.TABLE_NAME = c.TABLE_NAME';
     expect(checkStatement(sql, { ...plain, database: 'information_schema' }).ok).toBe(true);

@@ -64,6 +64,53 @@ describe('what a MySQL-family statement reaches', () => {
     expect(names('SELECT @v, @@global.x, count(*) FROM DUAL WHERE 1 IS NOT NULL')).toEqual(['global.x']);
   });
 
+  it('takes a name after a lone dot as the current database\'s, as sql_yacc.yy table_ident does', () => {
+    const names = (sql: string) => reachedBy(sql).relations.map((r) => `${r.schema ?? ''}.${r.name}`);
+    for (const sql of [
+      'SELECT * FROM .v',
+      'SELECT * FROM . v',
+      'SELECT * FROM t JOIN .v ON 1',
+      'SELECT * FROM t x STRAIGHT_JOIN /* c */ . /* d */ v',
+      'SELECT * FROM t, .v',
+      'SELECT * FROM (.v)',
+      'SELECT * FROM t JOIN.`v` ON 1',
+      'SELECT * FROM .`v`',
+    ])
+      expect(names(sql), sql).toContain('.v');
+    // A word right before the dot and a name right after it is the schema, whatever it spells.
+    expect(names('SELECT * FROM shop.v')).not.toContain('.v');
+    expect(names('SELECT * FROM `shop`.v')).not.toContain('.v');
+    // Spaced, a keyword before the dot is read as a keyword or a schema by where it stands: both.
+    expect(names('HANDLER .v OPEN')).toContain('.v');
+    expect(names('SELECT * FROM status .v')).toEqual(expect.arrayContaining(['status.v', '.v']));
+    // In a body, the routine's own schema.
+    expect(judgeDefinition(fn('RETURN (SELECT a FROM .v)')).reached.relations).toContainEqual({ schema: undefined, name: 'v' });
+  });
+
+  it('takes a quoted dual as a name; the unquoted DUAL reads no table', () => {
+    const names = (sql: string) => reachedBy(sql).relations.map((r) => `${r.schema ?? ''}.${r.name}`);
+    expect(names('SELECT * FROM `dual`')).toContain('.dual');
+    expect(names('SELECT * FROM .dual')).toContain('.dual');
+    expect(names('SELECT * FROM shop.dual')).toContain('shop.dual');
+    expect(names('SELECT 1 FROM DUAL')).toEqual([]);
+  });
+
+  it('takes a name before a column list as a relation: INSERT, REPLACE, LOAD DATA', () => {
+    const names = (sql: string) => reachedBy(sql).relations.map((r) => `${r.schema ?? ''}.${r.name}`);
+    for (const sql of [
+      'INSERT INTO wv (customer_id, v) VALUES (1, 6)',
+      'INSERT INTO wv(customer_id) VALUES (1)',
+      'INSERT wv (v) VALUES (1)',
+      'INSERT LOW_PRIORITY IGNORE wv (v) SELECT 1',
+      'REPLACE DELAYED INTO wv (v) VALUES (1)',
+      "LOAD DATA INFILE 'f' INTO TABLE wv (v)",
+      'INSERT INTO .wv (v) VALUES (1)',
+    ])
+      expect(names(sql), sql).toContain('.wv');
+    expect(names('INSERT INTO shop.wv (v) VALUES (1)')).toContain('shop.wv');
+    expect(names('SELECT f(1) FROM t')).not.toContain('.f');
+  });
+
   it("takes names by MariaDB's identifier rules: a digit or $ may start one, and any word after a dot is one", () => {
     const names = (sql: string) => reachedBy(sql).relations.map((r) => `${r.schema ?? ''}.${r.name}`);
     // sql_lex.cc MY_LEX_NUMBER_IDENT: digits then an identifier character make an identifier,
