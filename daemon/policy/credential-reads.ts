@@ -149,8 +149,6 @@ export function mysqlCredentialObjection(tokens: readonly Token[], _allowWrite =
   for (let k = 0; k < tokens.length; k++) {
     const name = nameOf(tokens[k]);
     if (name === undefined) continue;
-    if (ANYWHERE.includes(name)) return refuse(name);
-    if (statementTextName(name)) return refuseStatementText(name);
     // Each schema the name's qualifier may name (`mysql.user`, `mysql . user`), the name followed
     // by anything (`mysql.user.Password`).
     for (const qualifier of qualifiersAt(tokens, k)) {
@@ -159,6 +157,8 @@ export function mysqlCredentialObjection(tokens: readonly Token[], _allowWrite =
       const refused = schema === 'mysql' ? mysqlTableObjection(name) : undefined;
       if (refused) return refused;
     }
+    if (ANYWHERE.includes(name)) return refuse(name);
+    if (statementTextName(name)) return refuseStatementText(name);
     // A table of the default database, unqualified or after a lone dot: `FROM user`, `JOIN .user`.
     if (!mayBeUnqualified(tokens, k)) continue;
     if (inSchema.includes(name)) return refuseStatementText(name);

@@ -86,6 +86,24 @@ describe.skipIf(!available)('MariaDB credentials stay out of tool results on a r
     noSecret(sample);
   });
 
+  it('on a connection to the mysql database, a credential table after a lone dot is the current database\'s and is refused', async () => {
+    // sql_yacc.yy table_ident `'.' ident`: `.user` is the current database's user table.
+    const hex = Buffer.from(hash).toString('hex').toUpperCase();
+    for (const tool of ['run_query', 'explain_query'])
+      for (const sql of [
+        'SELECT u.User, HEX(u.Password) FROM db d RIGHT JOIN .user u ON 1',
+        'SELECT User, HEX(authentication_string) FROM . user',
+        'SELECT u.User FROM db d JOIN.`user` u ON 1',
+        'SELECT HEX(Priv) FROM /* c */ . global_priv',
+      ]) {
+        const result = await inMysql.call(tool, { sql });
+        expect(result.isError, `${tool}: ${sql}: ${textOf(result)}`).toBe(true);
+        expect(textOf(result)).toMatch(/rule: credential-read/);
+        noSecret(result);
+        expect(JSON.stringify(result)).not.toContain(hex.slice(2, 42));
+      }
+  });
+
   it.each(['SELECT * FROM mysql.general_log', 'SELECT sql_text FROM mysql.slow_log', 'SHOW BINLOG EVENTS', 'SHOW RELAYLOG EVENTS'])(
     'run_query refuses %s',
     async (sql) => {
