@@ -35,13 +35,6 @@ export function qualifiersAt(tokens: readonly Token[], at: number): readonly (To
   return [before, CURRENT_DATABASE];
 }
 
-/** The index of the first token of the qualified name ending at `at` (`db.t`, `.t`, `t`). */
-export function qualifiedStart(tokens: readonly Token[], at: number): number {
-  if (!isPunct(tokens[at - 1], '.')) return at;
-  const before = tokens[at - 2];
-  return before?.kind === 'quoted' || before?.kind === 'word' ? at - 2 : at - 1;
-}
-
 /**
  * Whether the name ending at `at` may be the current database's `name` (lower case) itself: it
  * has that reading (qualifiersAt), nothing after it reads it as a qualifier or a call.
@@ -79,7 +72,14 @@ const RELATION_BEFORE_PAREN = [
   'IGNORE',
 ];
 
-/** Whether the name ending at `at`, followed by `(`, names a relation (RELATION_BEFORE_PAREN). */
+/**
+ * Whether the name ending at `at`, followed by `(`, names a relation (RELATION_BEFORE_PAREN before
+ * it, under either reading of its qualifier: `REPLACE .t (a)`, `INSERT INTO db.t (a)`).
+ */
 export function relationBeforeParen(tokens: readonly Token[], at: number): boolean {
-  return isWord(tokens[qualifiedStart(tokens, at) - 1], ...RELATION_BEFORE_PAREN);
+  const dotted = isPunct(tokens[at - 1], '.');
+  return qualifiersAt(tokens, at).some((qualifier) => {
+    const start = qualifier !== CURRENT_DATABASE ? at - 2 : dotted ? at - 1 : at;
+    return isWord(tokens[start - 1], ...RELATION_BEFORE_PAREN);
+  });
 }

@@ -105,6 +105,8 @@ describe('what a MySQL-family statement reaches', () => {
       'REPLACE DELAYED INTO wv (v) VALUES (1)',
       "LOAD DATA INFILE 'f' INTO TABLE wv (v)",
       'INSERT INTO .wv (v) VALUES (1)',
+      'REPLACE .wv (v) VALUES (1)',
+      'INSERT . wv(v) VALUES (1)',
     ])
       expect(names(sql), sql).toContain('.wv');
     expect(names('INSERT INTO shop.wv (v) VALUES (1)')).toContain('shop.wv');
