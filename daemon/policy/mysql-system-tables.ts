@@ -1,7 +1,7 @@
 import { capQuoted } from '../../shared/linear-text.js';
 import { executorStatisticsObjection } from './executor-statistics.js';
-import { SYSTEM_TABLES, type SystemTableReview } from './mysql-system-tables.data.js';
 import { CURRENT_DATABASE, isDummyDual, qualifiersAt } from './mysql-names.js';
+import { SYSTEM_TABLES, type SystemTableReview } from './mysql-system-tables.data.js';
 import { objection } from './objections.js';
 import { isPunct, isWord, leadIndex } from './tokens.js';
 import type { Objection, Token } from './types.js';

@@ -86,7 +86,7 @@ describe.skipIf(!available)('MariaDB credentials stay out of tool results on a r
     noSecret(sample);
   });
 
-  it('on a connection to the mysql database, a credential table after a lone dot is the current database\'s and is refused', async () => {
+  it("on a connection to the mysql database, a credential table after a lone dot is the current database's and is refused", async () => {
     // sql_yacc.yy table_ident `'.' ident`: `.user` is the current database's user table.
     const hex = Buffer.from(hash).toString('hex').toUpperCase();
     for (const tool of ['run_query', 'explain_query'])

@@ -6,7 +6,7 @@
  * table of the connection's own database is refused after a lone dot too.
  */
 import { randomBytes } from 'node:crypto';
-import mysql from 'mysql2/promise';
+import type mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MYSQL_URL, serverAvailable } from '../helpers/engines.js';
 import { TestHome } from '../helpers/hanactl-home.js';
@@ -72,11 +72,7 @@ describe.skipIf(!available)('views and system tables named with a lone dot, a qu
     for (const shim of [ro, ctx, wrctx, inSchema]) await shim?.close();
     await home.dispose();
     if (retries !== '') await root?.query(`SET GLOBAL net_retry_count = ${Number(retries)}`).catch(() => {});
-    for (const sql of [
-      `DROP DATABASE IF EXISTS ${db}`,
-      `DROP USER IF EXISTS '${login}'@'%'`,
-      `DROP USER IF EXISTS '${login}'@'localhost'`,
-    ])
+    for (const sql of [`DROP DATABASE IF EXISTS ${db}`, `DROP USER IF EXISTS '${login}'@'%'`, `DROP USER IF EXISTS '${login}'@'localhost'`])
       await root?.query(sql).catch(() => {});
     await root?.end();
   });
@@ -142,7 +138,6 @@ describe.skipIf(!available)('views and system tables named with a lone dot, a qu
       'SELECT * FROM . INNODB_CMP_RESET',
       'SELECT * FROM TABLES t JOIN.`INNODB_CMP_RESET` q ON 1',
     ])
-      for (const tool of ['run_query', 'explain_query'])
-        refused(await inSchema.call(tool, { sql }), /INNODB_CMP_RESET/, /system-table/);
+      for (const tool of ['run_query', 'explain_query']) refused(await inSchema.call(tool, { sql }), /INNODB_CMP_RESET/, /system-table/);
   });
 });

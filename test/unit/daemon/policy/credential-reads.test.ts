@@ -210,12 +210,12 @@ describe('statements that show credentials', () => {
     expect(checkStatement(sql, { ...readOnly, database: 'mysql' })).toMatchObject({ ok: false, rule: 'credential-read' });
   });
 
-  test.each([
-    'SELECT * FROM .threads',
-    'SELECT * FROM t JOIN . threads ON 1',
-  ])('MariaDB: %s is refused on a connection whose default database is performance_schema', (sql) => {
-    expect(checkStatement(sql, { ...readOnly, database: 'performance_schema' })).toMatchObject({ ok: false, rule: 'credential-read' });
-  });
+  test.each(['SELECT * FROM .threads', 'SELECT * FROM t JOIN . threads ON 1'])(
+    'MariaDB: %s is refused on a connection whose default database is performance_schema',
+    (sql) => {
+      expect(checkStatement(sql, { ...readOnly, database: 'performance_schema' })).toMatchObject({ ok: false, rule: 'credential-read' });
+    },
+  );
 
   test('MariaDB: a column or a table of another schema named user still runs on a connection to mysql', () => {
     expect(checkStatement('SELECT u.user FROM db u', { ...readOnly, database: 'mysql' })).toEqual({ ok: true, kind: 'read' });

@@ -64,7 +64,7 @@ describe('what a MySQL-family statement reaches', () => {
     expect(names('SELECT @v, @@global.x, count(*) FROM DUAL WHERE 1 IS NOT NULL')).toEqual(['global.x']);
   });
 
-  it('takes a name after a lone dot as the current database\'s, as sql_yacc.yy table_ident does', () => {
+  it("takes a name after a lone dot as the current database's, as sql_yacc.yy table_ident does", () => {
     const names = (sql: string) => reachedBy(sql).relations.map((r) => `${r.schema ?? ''}.${r.name}`);
     for (const sql of [
       'SELECT * FROM .v',
