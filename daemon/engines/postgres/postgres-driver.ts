@@ -29,6 +29,20 @@ function typeParsers(pg: PgModule) {
   };
 }
 
+/**
+ * A value for the startup packet's `options`, written as the server splits it (pg_split_opts in
+ * postinit.c): white space ends an argument unless a backslash comes before it, and a backslash
+ * stands for the character after it. So a value keeps its spaces, quotes, backslashes and
+ * characters past ASCII, and can never become a second `-c` option. A control character cannot
+ * be part of a schema name a person means, and the server's own reading of one is refused here.
+ */
+function startupOptionValue(value: string): string {
+  if (/[\u0000-\u001f\u007f]/.test(value)) {
+    throw new HanactlError('INVALID_URL', 'The PostgreSQL URL option "search_path" holds a control character; list schema names only.');
+  }
+  return value.replace(/[\\\s]/g, (c) => `\\${c}`);
+}
+
 /** Builds the `pg` client configuration for a target; the password is passed separately. */
 export function pgConfig(target: Target, settings: DriverSettings): PgClientConfig {
   for (const key of Object.keys(target.options)) {
@@ -53,7 +67,7 @@ export function pgConfig(target: Target, settings: DriverSettings): PgClientConf
     connectionTimeoutMillis: settings.connectTimeoutMs,
     application_name: target.options.application_name ?? 'hanactl',
     ...(ssl ? { ssl } : {}),
-    ...(searchPath ? { options: `-c search_path=${searchPath.replace(/[^A-Za-z0-9_,$" ]/g, '')}` } : {}),
+    ...(searchPath ? { options: `-c search_path=${startupOptionValue(searchPath)}` } : {}),
   };
 }
 
