@@ -37,7 +37,7 @@ function typeParsers(pg: PgModule) {
  * be part of a schema name a person means, and the server's own reading of one is refused here.
  */
 function startupOptionValue(value: string): string {
-  if (/[\u0000-\u001f\u007f]/.test(value)) {
+  if ([...value].some((c) => c.charCodeAt(0) < 0x20 || c === '\x7f')) {
     throw new HanactlError('INVALID_URL', 'The PostgreSQL URL option "search_path" holds a control character; list schema names only.');
   }
   return value.replace(/[\\\s]/g, (c) => `\\${c}`);
