@@ -82,6 +82,12 @@ export interface DialectPolicy {
    * (executor-statistics.ts). `database` is the one the connection opens.
    */
   readonly separatedRowsRules?: (tokens: readonly Token[], database?: string) => Objection | undefined;
+  /**
+   * Rules that apply where rows are separated and the connection is writable: statements whose
+   * effect outlasts the call and changes as whom, or with what settings, later calls run (a role's
+   * defaults, memberships, an object's owner; role-state.ts).
+   */
+  readonly roleStateRules?: (tokens: readonly Token[]) => Objection | undefined;
   /** The engine's own parser as a second, independent check (PostgreSQL: libpg-query). */
   readonly parserCheck?: ParserCheck;
   /** `:=` assigns a variable (everywhere but PostgreSQL, where it only names a function argument). */

@@ -16,6 +16,7 @@ import {
 } from './pg-functions.js';
 import { MAX_PARSE_TREE_CHARS, megabytes, parsePostgres } from './pg-parser.js';
 import { catalogFiguresRule, plannerFiguresObjection } from './planner-figures.js';
+import { roleStateObjection } from './role-state.js';
 import { PG_COORDINATE_COLUMNS, systemColumnNameObjection, systemColumnObjection } from './system-columns.js';
 import type { Objection, PolicyOptions, StatementReferences, Verdict } from './types.js';
 
@@ -94,6 +95,7 @@ export function postgresParserObjection(
   // PostgreSQL's context values can be signed (`hanactl set --signed-context`), so the refusals say so.
   if (options.allowWrite && options.unsignedContext && code) return contextCodeObjection(code, true);
   if (options.allowWrite && options.unsignedContext && statement.notAllowed) return contextDdlObjection(statement.notAllowed, true);
+  if (options.rowSeparation && options.allowWrite && statement.roleState) return roleStateObjection(statement.roleState);
   if (options.rowSeparation && statement.kind === 'ExplainStmt') return plannerFiguresObjection('EXPLAIN');
   if (options.rowSeparation) {
     const figures =

@@ -1,6 +1,7 @@
 import { REFERENCE_OPTIONS } from './function-references.js';
 import { OPERATOR_NODE_KEYS, operatorNames } from './pg-operator-names.js';
 import { parseRaw } from './pg-wasm.js';
+import { roleStateOfStatement } from './role-state.js';
 
 /** A function call anywhere in the parse tree. */
 export interface ParsedCall {
@@ -24,6 +25,8 @@ export type Parsed =
         readonly read: boolean;
         /** How the statement is named when it is not on the allow list for unsigned context values (ALLOWED_KINDS). */
         readonly notAllowed?: string;
+        /** How the statement is named when it changes role state that outlasts the call (role-state.ts). */
+        readonly roleState?: string;
       }[];
       readonly calls: readonly ParsedCall[];
       /** Every name part of every column reference (`c.reltuples` gives `c` and `reltuples`), as folded. */
@@ -485,7 +488,8 @@ export function parsePostgres(sql: string): Parsed {
     const writes = walk(stmt, found);
     const node = isNode(body) ? body : {};
     const label = notAllowed(kind, node);
-    return { kind, read: isRead(kind, node, writes), ...(label ? { notAllowed: label } : {}) };
+    const roleState = roleStateOfStatement(kind, node);
+    return { kind, read: isRead(kind, node, writes), ...(label ? { notAllowed: label } : {}), ...(roleState ? { roleState } : {}) };
   });
   return {
     ok: true,

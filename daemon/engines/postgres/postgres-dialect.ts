@@ -3,6 +3,7 @@ import { postgresReferencedFunction } from '../../policy/function-references.js'
 import { postgresSeparatedRowsRule } from '../../policy/named-relations.js';
 import { postgresParserObjection } from '../../policy/parser-rules.js';
 import { postgresTokenObjection } from '../../policy/pg-functions.js';
+import { roleStateTokenRule } from '../../policy/role-state.js';
 
 const postgres: LexicalSyntax = {
   ...PLAIN_SYNTAX,
@@ -23,6 +24,7 @@ export const POSTGRES_DIALECT: DialectPolicy = {
   explainNamesTable: false,
   catalogRules: postgresTokenObjection,
   separatedRowsRules: postgresSeparatedRowsRule,
+  roleStateRules: roleStateTokenRule,
   parserCheck: postgresParserObjection,
   colonEqualsAssigns: false,
   codeReachesContext: true,
