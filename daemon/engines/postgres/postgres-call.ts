@@ -33,6 +33,29 @@ export interface CallPlan {
 /** The text a failed check carries, so that the failure names its parameter. */
 export const notKeptMarker = (name: string): string => `hanactl: context parameter ${name} did not keep its value`;
 export const changedMarker = (name: string): string => `hanactl: context parameter ${name} was changed by the statement`;
+/** The text a failed role check carries (roleCheck): the call would not run as the connection's login. */
+export const ROLE_MARKER = 'hanactl: the call would run as a role other than the login';
+export const ROLE_CHANGED_MARKER = 'hanactl: the statement changed the role the call runs as';
+
+/**
+ * Where rows are separated, a call runs as the connection's login and no other role: a role's or
+ * database's default `role` (pg_db_role_setting, applied by every new backend; `RESET ROLE` and
+ * the clean-up return to it, RESET ALL keeps it) or `session_authorization` would otherwise make
+ * every call run with that role's rights and policies. The call's transaction sets both back to
+ * the login's own (SET LOCAL: on the backend that runs the call, also behind a pooler), and the
+ * settings step checks the result (roleCheck) before the statement runs.
+ */
+const LOGIN_ROLE_STEPS: readonly BatchStep[] = [{ text: 'SET LOCAL SESSION AUTHORIZATION DEFAULT' }, { text: 'SET LOCAL ROLE NONE' }];
+
+/**
+ * A check that the call runs as the login: current_user is session_user, and session_user is
+ * `login` (the parameter $n) where the client knows its login. 0 when it holds; else fails with `marker`.
+ */
+function roleCheck(marker: string, login?: number): string {
+  const same = 'CURRENT_USER OPERATOR(pg_catalog.=) SESSION_USER';
+  const test = login === undefined ? same : `${same} AND SESSION_USER OPERATOR(pg_catalog.=) $${login}::pg_catalog.name`;
+  return failUnless(test, marker, 'CURRENT_USER::pg_catalog.text');
+}
 
 /**
  * An expression that is 0 when `test` holds and otherwise fails the step with `marker` (a cast of
@@ -55,8 +78,11 @@ function failUnless(test: string, marker: string, runtime: string): string {
  */
 function openingSteps(options: ExecuteOptions): BatchStep[] {
   const begin = !options.readOnly ? 'BEGIN' : options.separated ? 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' : 'BEGIN READ ONLY';
-  return [{ text: 'RESET ALL' }, { text: begin }];
+  return [{ text: 'RESET ALL' }, { text: begin }, ...(options.separated ? LOGIN_ROLE_STEPS : [])];
 }
+
+/** The last step of planOpening: the backend's own pid. */
+const PID_STEP = 'SELECT pg_catalog.pg_backend_pid()';
 
 /**
  * Behind a transaction pooler (PgBouncer in transaction mode) the backend that runs a call is
@@ -66,7 +92,7 @@ function openingSteps(options: ExecuteOptions): BatchStep[] {
  * the transaction ends, and planCall(..., opened = true) sends the rest.
  */
 export function planOpening(options: ExecuteOptions): readonly BatchStep[] {
-  return [...openingSteps(options), { text: 'SELECT pg_catalog.pg_backend_pid()' }];
+  return [...openingSteps(options), { text: PID_STEP }];
 }
 
 /**
@@ -106,6 +132,7 @@ export function planCall(
   checksClient = false,
   stage: ResolveStage = 'first',
   pooled = false,
+  login?: string,
 ): CallPlan {
   const context = options.context ?? {};
   const names = Object.keys(context);
@@ -131,9 +158,12 @@ export function planCall(
   const settings = steps.length;
   // What the statement names, resolved by the server before it runs (postgres-resolve.ts).
   const resolving = resolveStep(options.references, stage);
+  // Where rows are separated, the call runs as the login (LOGIN_ROLE_STEPS), checked before anything else.
+  const asLogin = options.separated && login !== undefined ? [login] : [];
+  const roles = options.separated ? [roleCheck(ROLE_MARKER, asLogin.length > 0 ? values.length + signatures.length + 2 : undefined)] : [];
   steps.push({
-    text: `SELECT ${["pg_catalog.set_config('statement_timeout', $1, true)", ...(checksClient ? [CLIENT_CHECK] : []), ...sets, ...signs, ...(resolving ? [JIT_OFF] : [])].join(', ')}`,
-    values: [timeout, ...values, ...signatures],
+    text: `SELECT ${[...roles, "pg_catalog.set_config('statement_timeout', $1, true)", ...(checksClient ? [CLIENT_CHECK] : []), ...sets, ...signs, ...(resolving ? [JIT_OFF] : [])].join(', ')}`,
+    values: [timeout, ...values, ...signatures, ...asLogin],
   });
   const resolve = resolving ? steps.length : -1;
   if (resolving) steps.push({ ...resolving, firstRowOnly: true }, { text: JIT_BACK });
@@ -159,6 +189,8 @@ export function planCall(
     const checks = names.map((name, i) =>
       failUnless(`${current(name)} OPERATOR(pg_catalog.=) $${i + 1}`, changedMarker(name), current(name)),
     );
+    // Code the statement ran may have changed the role (SET ROLE in a function's body) and kept it.
+    if (options.separated) checks.push(roleCheck(ROLE_CHANGED_MARKER));
     steps.push({ text: `SELECT ${checks.join(', ')}`, values });
   }
   const end = steps.length;

@@ -8,9 +8,19 @@ import { StatementWatch } from '../statement-watch.js';
 import { statementCancelled, statementTimedOut } from '../stop-errors.js';
 import { setCell, toJsonValue, uniqueColumnNames } from '../values.js';
 import { type BatchResult, BatchStepError, PgBatch, type PgRowParser } from './postgres-batch.js';
-import { type CallPlan, changedMarker, costGate, notKeptMarker, planCall, planOpening } from './postgres-call.js';
+import {
+  type CallPlan,
+  changedMarker,
+  costGate,
+  notKeptMarker,
+  planCall,
+  planOpening,
+  ROLE_CHANGED_MARKER,
+  ROLE_MARKER,
+} from './postgres-call.js';
 import { sendCancelRequest } from './postgres-cancel.js';
 import { REMOTE_DISCONNECT_ALL, ScrubQuery } from './postgres-cleanup.js';
+import { notAsLogin, roleChanged } from './postgres-login-role.js';
 import { nextStage, type ResolveStage, resolveRefusal, resolvesFurther } from './postgres-resolve.js';
 import { pgTypeName } from './postgres-type-names.js';
 import type { CorkableStream, PgClient } from './postgres-types.js';
@@ -185,7 +195,7 @@ export class PostgresConnection implements DriverConnection {
     let plan: CallPlan | undefined;
     try {
       if (!(this.#pooled && signs))
-        plan = planCall(sql, values, options, this.#client.processID, false, this.#checksClient, stage, this.#pooled);
+        plan = planCall(sql, values, options, this.#client.processID, false, this.#checksClient, stage, this.#pooled, this.#client.user);
     } catch (err) {
       throw normaliseDriverError(err, 'QUERY_FAILED');
     }
@@ -248,10 +258,11 @@ export class PostgresConnection implements DriverConnection {
     stage: ResolveStage,
     watch: StatementWatch,
   ): Promise<CallPlan> {
-    const opening = await this.#send(this.#client.query(new PgBatch(planOpening(options), this.#wire.rowParser())).done, watch);
-    const pid = Number(opening.firstRows.get(2)?.[0]);
+    const steps = planOpening(options);
+    const opening = await this.#send(this.#client.query(new PgBatch(steps, this.#wire.rowParser())).done, watch);
+    const pid = Number(opening.firstRows.get(steps.length - 1)?.[0]);
     if (!Number.isInteger(pid) || pid <= 0) throw new Error('The backend running this call did not say its pid.');
-    return planCall(sql, values, options, pid, true, this.#checksClient, stage);
+    return planCall(sql, values, options, pid, true, this.#checksClient, stage, false, this.#client.user);
   }
 
   /** The refusal or failure a failed step stands for, naming the context parameter where one is at fault. */
@@ -261,6 +272,11 @@ export class PostgresConnection implements DriverConnection {
     const cause = err.error;
     const sqlState = (cause as PgErrorLike).code;
     const message = (cause as PgErrorLike).message ?? '';
+    if (err.step === plan.settings && message.includes(ROLE_MARKER)) {
+      this.#broken = true;
+      return notAsLogin();
+    }
+    if (err.step === plan.readBack && message.includes(ROLE_CHANGED_MARKER)) return roleChanged();
     if (err.step === plan.settings && watch.reason === undefined) {
       const notKept = plan.names.find((name) => message.includes(notKeptMarker(name)));
       if (notKept) return contextNotKept(notKept, 'set_config');

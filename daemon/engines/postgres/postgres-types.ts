@@ -20,6 +20,8 @@ export interface PgClient {
   readonly secretKey?: number;
   readonly host?: string;
   readonly port?: number;
+  /** The login the client authenticates as (pg fills it from the configuration, PGUSER or the OS user). */
+  readonly user?: string;
   connect(): Promise<void>;
   /** The transaction status the server last reported: 'I' outside any transaction, 'T' in one, 'E' in a failed one. */
   getTransactionStatus?(): string | null;
