@@ -917,6 +917,31 @@ const RUNS_TEXT = `p.prosrc OPERATOR(pg_catalog.~*) 'execute|do\\M'
                           OR (k.word OPERATOR(pg_catalog.=) 'do' AND (k.next IS NULL OR k.next OPERATOR(pg_catalog.<>) ALL ('{nothing,update}'::pg_catalog.text[])))))`;
 
 /**
+ * True when a SQL or PL/pgSQL text body (pg_proc p) may change, as a statement of its own, the role
+ * the call runs as or a context value: `SET [LOCAL | SESSION] ROLE`, `SET [LOCAL | SESSION] SESSION
+ * AUTHORIZATION`, `SET role|session_authorization|mcp.* TO|= ...` (names quoted or not), `RESET role`
+ * and the like (gram.y's VariableSetStmt and VariableResetStmt; PL/pgSQL hands them to the server
+ * as SQL statements, and a SQL function runs them as its own statements). A statement starts the
+ * body or follows `;`, BEGIN, THEN, ELSE, LOOP or a label's `>>`; the setting is one of the next
+ * three tokens past SET or RESET. A body TOKEN cannot read for certain (a dollar quote, an
+ * unreadable token) is judged by its words alone: any SET or RESET beside one of those names.
+ */
+const SETS_ROLE = `(p.prosrc OPERATOR(pg_catalog.~) ${DOLLAR_QUOTE}
+           OR EXISTS (SELECT FROM pg_catalog.regexp_matches(p.prosrc, ${TOKEN}, 'g') AS t(m) WHERE ${UNREADABLE_TOKEN}))
+      OR EXISTS (SELECT FROM (SELECT k.w, pg_catalog.lag(k.w) OVER (ORDER BY k.n) AS prev, pg_catalog.lead(k.w) OVER (ORDER BY k.n) AS a,
+                                     pg_catalog.lead(k.w, 2) OVER (ORDER BY k.n) AS b, pg_catalog.lead(k.w, 3) OVER (ORDER BY k.n) AS c
+                                FROM (SELECT CASE WHEN t.m[1] OPERATOR(pg_catalog.~~) '"%'
+                                                  THEN pg_catalog.replace(pg_catalog.substr(t.m[1], 2, GREATEST(pg_catalog.length(t.m[1]) OPERATOR(pg_catalog.-) 2, 0)), '""', '"')
+                                                  ELSE pg_catalog.lower(t.m[1]) END AS w, t.n
+                                        FROM pg_catalog.regexp_matches(p.prosrc, ${TOKEN}, 'g') WITH ORDINALITY AS t(m, n)
+                                       WHERE t.m[1] OPERATOR(pg_catalog.!~) '^(\\s|--|/\\*)') AS k) AS q
+                  WHERE q.w OPERATOR(pg_catalog.=) ANY ('{set,reset}'::pg_catalog.text[])
+                    AND (q.prev IS NULL OR q.prev OPERATOR(pg_catalog.=) ANY ('{;,begin,then,else,loop,>}'::pg_catalog.text[]))
+                    AND EXISTS (SELECT FROM (VALUES (q.a), (q.b), (q.c)) AS v(w)
+                                 WHERE v.w OPERATOR(pg_catalog.=) ANY ('{role,session_authorization,authorization}'::pg_catalog.text[])
+                                    OR v.w OPERATOR(pg_catalog.~) '^mcp(\\.|$)'))`;
+
+/**
  * The settings a function's SET clauses (pg_proc.proconfig) may give it and still be judged as
  * the call: where its body's names resolve (search_path: the walk maps a text body's words to
  * relations and functions of every schema, so the path changes nothing it relies on), how values
@@ -949,7 +974,9 @@ export function configFinding(): string {
 
 /**
  * What the walk reached whose code it cannot judge before it runs, as `X <root> calls <name>()`
- * (a SQL or PL/pgSQL function that runs SQL text: RUNS_TEXT), `U <root> calls <name>()` (a SQL or
+ * (a SQL or PL/pgSQL function that runs SQL text: RUNS_TEXT), `K <root> calls <name>()` (a SQL or
+ * PL/pgSQL function whose body sets the role, the session's authorization or a context value as
+ * a statement of its own: SETS_ROLE; a function's SET clause is configFinding's), `U <root> calls <name>()` (a SQL or
  * PL/pgSQL function whose Unicode-escaped names the walk cannot read for certain: UNREADABLE_NAMES)
  * or `L <language> <root> calls <name>()` (a function in a language whose body the walk does not
  * read: PL/Perl, PL/Python, PL/Tcl, PL/v8, C), or NULL. Only functions created since initdb; an extension's own functions in
@@ -975,6 +1002,12 @@ export function runtimeCodeFinding(): string {
      FROM reach r JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) r.oid
     WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND ${TEXT_LANGUAGE}
       AND p.prosqlbody IS NULL AND CASE WHEN ${UNREADABLE_NAMES} THEN true ELSE false END
+    LIMIT 1),
+  (SELECT pg_catalog.concat('K ', r.root, ' calls ', p.proname, '()')
+     FROM reach r JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) r.oid
+    WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND ${TEXT_LANGUAGE}
+      AND p.prosqlbody IS NULL AND p.prosrc OPERATOR(pg_catalog.~*) '\\m(set|reset)\\M' AND p.prosrc OPERATOR(pg_catalog.~*) '\\m(role|authorization|session_authorization|mcp)\\M'
+      AND CASE WHEN ${SETS_ROLE} THEN true ELSE false END
     LIMIT 1),
   (SELECT pg_catalog.concat('X ', r.root, ' calls ', p.proname, '()')
      FROM reach r JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) r.oid

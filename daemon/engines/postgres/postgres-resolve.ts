@@ -377,6 +377,18 @@ export function resolveRefusal(message: string): HanactlError | undefined {
       },
     );
   }
+  if (kind === 'K') {
+    const why =
+      'sets the role, the session authorization or a context value in its body (SET ROLE, SET SESSION AUTHORIZATION, SET mcp.*), so what it reads would run with other rights or scope than the call';
+    return new HanactlError(
+      'STATEMENT_REFUSED',
+      root === target ? `Refused: ${target} ${why}.` : `Refused: ${root} calls ${target}, which ${why}.`,
+      {
+        rule: 'session-change',
+        hint: 'Write the statement the function would run directly, or ask a person to run the function in a database client.',
+      },
+    );
+  }
   if (kind === 'X' || kind === 'L') {
     const direct = root === target;
     const why =
