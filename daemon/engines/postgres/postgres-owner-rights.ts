@@ -32,12 +32,15 @@ const ruleReads = (rel: string): string =>
 /**
  * True for a view or materialized view `a` (pg_class) that could read a table under row security
  * with other rights than the caller's: a materialized view, or a view that is not security_invoker,
- * whose rules read such a table directly. The view stage (postgres-settled.ts) leaves it to the walk.
+ * whose rules read such a table directly; or a view, not security_invoker, owned by a role the login
+ * can become without its privileges (becomable), whatever it reads. The view stage
+ * (postgres-settled.ts) leaves it to the walk.
  */
 export function ownerRightsCandidate(a: string): string {
-  return `(${a}.relkind OPERATOR(${G}.=) 'm' OR (${a}.relkind OPERATOR(${G}.=) 'v' AND NOT ${invoker(a)}))
+  return `((${a}.relkind OPERATOR(${G}.=) 'm' OR (${a}.relkind OPERATOR(${G}.=) 'v' AND NOT ${invoker(a)}))
      AND EXISTS (SELECT FROM ${ruleReads(`${a}.oid`)}
-                   AND EXISTS (SELECT FROM ${G}.pg_class t WHERE t.oid OPERATOR(${G}.=) d.refobjid AND t.relrowsecurity))`;
+                   AND EXISTS (SELECT FROM ${G}.pg_class t WHERE t.oid OPERATOR(${G}.=) d.refobjid AND t.relrowsecurity)))
+     OR (${a}.relkind OPERATOR(${G}.=) 'v' AND NOT ${invoker(a)} AND ${becomable(`${a}.relowner`)})`;
 }
 
 /** True when the relation `a` (pg_class) is a partition or an inheritance child, by pg_inherits' index on the child. */
@@ -67,6 +70,14 @@ export function loginBypasses(a: string): string {
         AND ((NOT ${a}.relforcerowsecurity AND ${hasPrivsOf('CURRENT_USER', `${a}.relowner`)})
              OR EXISTS (SELECT FROM ${G}.pg_roles o WHERE o.rolname OPERATOR(${G}.=) CURRENT_USER AND (o.rolsuper OR o.rolbypassrls))))`;
 }
+
+/**
+ * True when the role `role` (an OID expression) is one the current user can become (a member of it:
+ * SET ROLE, and so ALTER ... OWNER TO it) without having its privileges (a NOINHERIT member, or on
+ * PostgreSQL 16 a member WITH INHERIT FALSE): an object it owns may have been handed to it by the
+ * login itself, to run with rights the login does not have.
+ */
+const becomable = (role: string): string => `${G}.pg_has_role(CURRENT_USER, ${role}, 'MEMBER') AND NOT ${hasPrivsOf('CURRENT_USER', role)}`;
 
 /** Why the current user is not bound (loginBypasses): `s` a superuser, `y` BYPASSRLS, `o` the owner's privileges. */
 const BYPASS_REASON = `(SELECT CASE WHEN o.rolsuper THEN 's' WHEN o.rolbypassrls THEN 'y' ELSE 'o' END
@@ -124,7 +135,10 @@ const throughParent = (r: string, c: string): string =>
  * under the parent's policies, as intended. And the converse (`as u`, `over` the child): a table
  * without row security read other than through a parent, with a partition or child at any depth
  * that has it: the server applies the table's row security (none) to the children's rows, so the
- * child's policies filter nothing then.
+ * child's policies filter nothing then. And (`as n`) a view, not security_invoker, owned by a role the
+ * login can become without having its privileges (becomable: a NOINHERIT member, who may have handed
+ * the view to it with ALTER VIEW ... OWNER TO), that reads a relation the login itself may not
+ * SELECT, with or without row security: the view reads it with that role's rights.
  */
 export function ownerRightsFinding(): string {
   return `COALESCE(
@@ -149,6 +163,13 @@ export function ownerRightsFinding(): string {
      CROSS JOIN LATERAL (${ownerSeesMore('v', 't')} LIMIT 1) AS y
     WHERE r.kind OPERATOR(${G}.=) 'r' AND v.relkind OPERATOR(${G}.=) 'v' AND v.oid OPERATOR(${G}.>=) ${FIRST_NORMAL_OID}
       AND t.relrowsecurity AND NOT ${invoker('v')}
+    LIMIT 1),
+  (SELECT ${G}.concat('O ', r.root, ' reads ', v.relname, ' over ', t.relname, ' as n')
+     FROM reach r JOIN ${G}.pg_class v ON v.oid OPERATOR(${G}.=) r.oid
+     CROSS JOIN LATERAL (SELECT d.refobjid FROM ${ruleReads('v.oid')}) AS u
+     JOIN ${G}.pg_class t ON t.oid OPERATOR(${G}.=) u.refobjid
+    WHERE r.kind OPERATOR(${G}.=) 'r' AND v.relkind OPERATOR(${G}.=) 'v' AND v.oid OPERATOR(${G}.>=) ${FIRST_NORMAL_OID} AND NOT ${invoker('v')}
+      AND ${becomable('v.relowner')} AND NOT ${G}.has_table_privilege(CURRENT_USER, t.oid, 'SELECT')
     LIMIT 1),
   (SELECT ${G}.concat('O ', r.root, ' reads ', m.relname, ' over ', t.relname, ' as m')
      FROM reach r JOIN ${G}.pg_class m ON m.oid OPERATOR(${G}.=) r.oid
@@ -189,7 +210,7 @@ export function ownerRightsFinding(): string {
 
 /** The refusal for a finding `O <what>` (what follows the kind), or undefined when it is not one. */
 export function ownerRightsRefusal(what: string): HanactlError | undefined {
-  const found = /^(.*) reads (.+?) over (.+?) as ([vmfcu]|b[syo]|p [+-].*)$/s.exec(what);
+  const found = /^(.*) reads (.+?) over (.+?) as ([vmfcun]|b[syo]|p [+-].*)$/s.exec(what);
   if (!found) return undefined;
   const [, root, relation, table, kind] = found as unknown as [string, string, string, string, string];
   const through =
@@ -217,6 +238,13 @@ export function ownerRightsRefusal(what: string): HanactlError | undefined {
       'STATEMENT_REFUSED',
       `Refused: ${through}${relation} is under row-level security, but ${why}, so a read returns every caller's rows and this call's context values separate nothing. ${remedy}`,
       { ...details, hint: 'Ask a person to register this connection with a login that the row-level security of its tables binds.' },
+    );
+  }
+  if (kind === 'n') {
+    return new HanactlError(
+      'STATEMENT_REFUSED',
+      `Refused: ${through}${relation} is a view owned by a role the connection's login is a member of without its privileges (a NOINHERIT member), and it reads ${table}, which the login itself may not read: the view reads it with its owner's rights, so it would return rows this call may not see. A person can make the view read as its caller (ALTER VIEW ${relation} SET (security_invoker = true)), or give it an owner the login is not a member of.`,
+      { ...details, hint: `Read what the login may read directly; ${relation} reads with another role's rights.` },
     );
   }
   if (kind === 'u') {
