@@ -13,10 +13,24 @@ const OWNED_UNFORCED = `pg_catalog.pg_class c WHERE c.relrowsecurity AND NOT c.r
             AND c.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND pg_catalog.pg_has_role(c.relowner, 'USAGE')`;
 
 /**
+ * The defaults a new backend of the login applies on this database (pg_db_role_setting: the
+ * login's own, in this database or all, `ALTER ROLE ALL`'s, and the database's, as miscinit.c's
+ * process_settings reads them) that decide whose rights or which rows a call has: `role`,
+ * `session_authorization`, `row_security`. Asked of SESSION_USER, since such a default may already
+ * have made CURRENT_USER another role.
+ */
+const ROLE_DEFAULTS = `(SELECT pg_catalog.string_agg(c.setting, ', ' ORDER BY c.setting)
+             FROM pg_catalog.pg_db_role_setting s CROSS JOIN LATERAL pg_catalog.unnest(s.setconfig) AS c(setting)
+            WHERE s.setrole OPERATOR(pg_catalog.=) ANY (ARRAY[0::pg_catalog.oid, (SELECT o.oid FROM pg_catalog.pg_roles o WHERE o.rolname OPERATOR(pg_catalog.=) SESSION_USER)])
+              AND s.setdatabase OPERATOR(pg_catalog.=) ANY (ARRAY[0::pg_catalog.oid, (SELECT d.oid FROM pg_catalog.pg_database d WHERE d.datname OPERATOR(pg_catalog.=) pg_catalog.current_database())])
+              AND pg_catalog.lower(pg_catalog.split_part(c.setting, '=', 1)) OPERATOR(pg_catalog.=) ANY ('{role,session_authorization,row_security}'::pg_catalog.text[]))`;
+
+/**
  * Where rows are separated: a login that row-level security does not bind (a superuser or BYPASSRLS,
  * its own attributes; the owner of a table without FORCE, or a role with its owner's privileges)
  * reads every caller's rows of such a table, and the resolve step refuses what reaches one
- * (postgres-owner-rights.ts). Asked of the connection's database.
+ * (postgres-owner-rights.ts); and a login whose sessions start as another role (ROLE_DEFAULTS).
+ * Asked of the connection's database.
  */
 const SEPARATION_PROBE: Omit<PrivilegeProbe, 'separation'> = {
   sql: `SELECT r.rolsuper AS superuser, r.rolbypassrls AS bypassrls,
@@ -24,23 +38,35 @@ const SEPARATION_PROBE: Omit<PrivilegeProbe, 'separation'> = {
           (SELECT pg_catalog.string_agg(t.name, ', ' ORDER BY t.name)
              FROM (SELECT c.oid::pg_catalog.regclass::pg_catalog.text AS name FROM ${OWNED_UNFORCED}
                    ORDER BY 1 LIMIT ${NAMED_TABLES}) AS t) AS owned_names
+          , ${ROLE_DEFAULTS} AS role_defaults
         FROM pg_catalog.pg_roles r WHERE r.rolname OPERATOR(pg_catalog.=) CURRENT_USER`,
   advice(row, user) {
-    const refused = 'hanactl refuses every statement that reaches a table under row-level security on this connection';
-    if (row.superuser === true || row.bypassrls === true) {
-      const what = row.superuser === true ? 'a PostgreSQL superuser' : 'a role with BYPASSRLS';
-      return [
-        `${user} separates rows by context values, but logs in as ${what}, which row-level security does not bind: ${refused}. Register it with a login that is neither a superuser nor BYPASSRLS.`,
-      ];
-    }
-    const owned = Number(row.owned);
-    if (!(owned > 0)) return [];
-    const more = owned > NAMED_TABLES ? `, and ${owned - NAMED_TABLES} more` : '';
-    return [
-      `${user} separates rows by context values, but its login owns ${owned} table${owned === 1 ? '' : 's'} under row-level security (or has the owner's privileges) without FORCE ROW LEVEL SECURITY, whose policies therefore do not bind it: ${String(row.owned_names)}${more}. hanactl refuses every statement that reaches ${owned === 1 ? 'it' : 'them'} on this connection. Run ALTER TABLE <table> FORCE ROW LEVEL SECURITY, or register the connection with a login that does not own ${owned === 1 ? 'it' : 'them'}.`,
-    ];
+    const defaults = row.role_defaults ? [roleDefaultsAdvice(user, String(row.role_defaults))] : [];
+    return [...defaults, ...bypassAdvice(row, user)];
   },
 };
+
+/** The warning for role defaults `found` (`name=value, ...`). */
+function roleDefaultsAdvice(user: string, found: string): string {
+  return `${user} separates rows by context values, but its login starts each session with ${found} (a default set with ALTER ROLE ... SET or ALTER DATABASE ... SET): hanactl runs every call on this connection as the login itself, but other clients of the login run as that role. Remove it with ALTER ROLE <login> RESET role (or IN DATABASE <db>, or ALTER DATABASE <db> RESET role, as it was set).`;
+}
+
+/** The sentences for a login that row-level security does not bind. */
+function bypassAdvice(row: Record<string, unknown>, user: string): string[] {
+  const refused = 'hanactl refuses every statement that reaches a table under row-level security on this connection';
+  if (row.superuser === true || row.bypassrls === true) {
+    const what = row.superuser === true ? 'a PostgreSQL superuser' : 'a role with BYPASSRLS';
+    return [
+      `${user} separates rows by context values, but logs in as ${what}, which row-level security does not bind: ${refused}. Register it with a login that is neither a superuser nor BYPASSRLS.`,
+    ];
+  }
+  const owned = Number(row.owned);
+  if (!(owned > 0)) return [];
+  const more = owned > NAMED_TABLES ? `, and ${owned - NAMED_TABLES} more` : '';
+  return [
+    `${user} separates rows by context values, but its login owns ${owned} table${owned === 1 ? '' : 's'} under row-level security (or has the owner's privileges) without FORCE ROW LEVEL SECURITY, whose policies therefore do not bind it: ${String(row.owned_names)}${more}. hanactl refuses every statement that reaches ${owned === 1 ? 'it' : 'them'} on this connection. Run ALTER TABLE <table> FORCE ROW LEVEL SECURITY, or register the connection with a login that does not own ${owned === 1 ? 'it' : 'them'}.`,
+  ];
+}
 
 /**
  * A superuser or a role with pg_read_all_data's privileges reads every password hash and user
