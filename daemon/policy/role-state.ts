@@ -39,11 +39,14 @@ export function roleStateTokenLabel(tokens: readonly Token[]): string | undefine
   if (!isWord(lead)) return undefined;
   const top = topLevel(tokens.slice(at));
   const has = (...words: string[]): boolean => top.some((t) => isWord(t, ...words));
-  const ownerTo = top.some((t, k) => isWord(t, 'OWNER') && isWord(top[k + 1], 'TO'));
+  // `RENAME [COLUMN] owner TO ...` renames a column named owner.
+  const ownerTo = top.some((t, k) => isWord(t, 'OWNER') && isWord(top[k + 1], 'TO') && !isWord(top[k - 1], 'RENAME', 'COLUMN'));
+  // ALTER DATABASE ... SET TABLESPACE moves it; any other SET or RESET is a default.
+  const setting = top.some((t, k) => isWord(t, 'RESET') || (isWord(t, 'SET') && !isWord(top[k + 1], 'TABLESPACE')));
   switch (lead.text) {
     case 'ALTER':
       if (isWord(second, 'ROLE', 'GROUP') || (isWord(second, 'USER') && !isWord(tokens[at + 2], 'MAPPING'))) return `ALTER ${second?.text}`;
-      if (isWord(second, 'DATABASE') && has('SET', 'RESET')) return 'ALTER DATABASE ... SET';
+      if (isWord(second, 'DATABASE') && setting) return 'ALTER DATABASE ... SET';
       return ownerTo ? 'ALTER ... OWNER TO' : undefined;
     case 'CREATE':
       if (isWord(second, 'ROLE', 'GROUP') || (isWord(second, 'USER') && !isWord(tokens[at + 2], 'MAPPING')))
