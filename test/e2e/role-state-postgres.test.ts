@@ -117,6 +117,14 @@ describe.skipIf(!available)('the role a call runs as, where rows are separated, 
       sql: 'CREATE FUNCTION agentws.peek4() RETURNS int LANGUAGE plpgsql AS $$ BEGIN IF true THEN RESET "role"; END IF; RETURN 1; END $$',
     });
     expect(authorization.isError, textOf(authorization)).toBeFalsy();
+    // The words in a comment, a string or as a variable's name set nothing: it answers.
+    const fine = await signed.call('run_query', {
+      sql: "CREATE FUNCTION agentws.fine() RETURNS SETOF orders_s LANGUAGE plpgsql AS $$ DECLARE role text := 'SET ROLE x'; BEGIN /* SET ROLE x */ RETURN QUERY SELECT * FROM orders_s; END $$",
+    });
+    expect(fine.isError, textOf(fine)).toBeFalsy();
+    expect(rowsOf(await scoped.call('run_query', { sql: 'SELECT * FROM agentws.fine()' })).map((r) => r.customer_id)).toEqual([
+      1, 1, 1, 1, 1,
+    ]);
     for (const caller of [signed, scoped]) {
       refused(await caller.call('run_query', { sql: 'SELECT * FROM agentws.peek2()' }), 'session-change');
       refused(await caller.call('run_query', { sql: 'SELECT * FROM agentws.peek3()' }), 'session-change');
