@@ -107,6 +107,7 @@ export function postgresParserObjection(
     if (figures) return figures;
     const coordinates = systemColumnsObjection(parsed);
     if (coordinates) return coordinates;
+    if (parsed.opaqueCondition) return opaqueConditionObjection(parsed.opaqueCondition);
   }
   // What SQL text handed to functions names, resolved with the statement's own (query_to_xml runs it in the same session).
   const inner: StatementReferences[] = [];
@@ -166,6 +167,7 @@ export function postgresParserObjection(
           operators: parsed.operators,
           types: parsed.types,
           attributes: parsed.attributes,
+          ...(options.rowSeparation && parsed.conditions.length > 0 ? { conditions: parsed.conditions } : {}),
         },
         ...inner,
       ]),
@@ -192,6 +194,18 @@ function systemColumnsObjection(parsed: Extract<ReturnType<typeof parsePostgres>
   return undefined;
 }
 
+/**
+ * Where rows are separated: a condition holds, on no column of the row, a form whose functions the
+ * server chooses without a name the check can judge (pg-row-conditions.ts).
+ */
+function opaqueConditionObjection(form: string): Objection {
+  return objection(
+    'leaky-condition',
+    `Refused: a condition of this statement (WHERE, JOIN ... ON, HAVING, or the select list of a subquery or CTE) uses ${form} on no column of the row, and PostgreSQL may run such a part of a condition on the rows the row-security policy hides, before its filter, where its error or time would tell those rows apart.`,
+    'Compute the value on the client and pass it as a parameter ($1), or move it to the select list of the outer query, which runs only on the rows the policy shows.',
+  );
+}
+
 /** One set of references holding each name of `all` once. */
 function mergeReferences(all: readonly StatementReferences[]): StatementReferences {
   const union = (pick: (r: StatementReferences) => readonly string[] | undefined): string[] => [
@@ -204,5 +218,6 @@ function mergeReferences(all: readonly StatementReferences[]): StatementReferenc
     operators: union((r) => r.operators),
     types: union((r) => r.types),
     attributes: union((r) => r.attributes),
+    ...(all.some((r) => (r.conditions?.length ?? 0) > 0) ? { conditions: all.flatMap((r) => r.conditions ?? []) } : {}),
   };
 }

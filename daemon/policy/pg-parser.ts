@@ -1,5 +1,6 @@
 import { REFERENCE_OPTIONS } from './function-references.js';
 import { OPERATOR_NODE_KEYS, operatorNames } from './pg-operator-names.js';
+import { type ConditionSite, conditionSites } from './pg-row-conditions.js';
 import { parseRaw } from './pg-wasm.js';
 import { roleStateOfStatement } from './role-state.js';
 
@@ -73,6 +74,10 @@ export type Parsed =
       readonly keywordCalls: readonly string[];
       /** The sampling method of each TABLESAMPLE (RangeTableSample), as folded. */
       readonly samples: readonly string[];
+      /** Each call in a condition on no column of the row (pg-row-conditions.ts). */
+      readonly conditions: readonly ConditionSite[];
+      /** A form in a condition, on no column of the row, whose functions cannot be named here. */
+      readonly opaqueCondition?: string;
     }
   | {
       readonly ok: false;
@@ -491,9 +496,12 @@ export function parsePostgres(sql: string): Parsed {
     const roleState = roleStateOfStatement(kind, node);
     return { kind, read: isRead(kind, node, writes), ...(label ? { notAllowed: label } : {}), ...(roleState ? { roleState } : {}) };
   });
+  const scan = conditionSites(stmts, operatorNames);
   return {
     ok: true,
     statements,
+    conditions: scan.sites,
+    ...(scan.opaque ? { opaqueCondition: scan.opaque } : {}),
     ...found,
     columns: [...found.columns],
     bare: [...found.bare],

@@ -1,4 +1,5 @@
 import type { Engine } from '../../shared/connection-url.js';
+import type { ConditionSite } from './pg-row-conditions.js';
 
 /** How one statement is judged. */
 export interface PolicyOptions {
@@ -53,6 +54,11 @@ export interface StatementReferences {
    * either (a person's view over pg_stat_user_tables; executor-statistics.ts).
    */
   readonly separated?: boolean;
+  /**
+   * The calls in the statement's conditions on no column of the row (pg-row-conditions.ts), which
+   * PostgreSQL may run on rows a row-security policy hides: judged where rows are separated.
+   */
+  readonly conditions?: readonly ConditionSite[];
   /**
    * The connection is read-only: a built-in the names reach that only a writable connection runs
    * (txid_current, gin_clean_pending_list, nextval) is refused too, as it is when called by name;

@@ -1,0 +1,398 @@
+/**
+ * The parts of a statement's conditions that PostgreSQL may run on rows a row-security policy or a
+ * security_barrier view hides.
+ *
+ * Source of truth: PostgreSQL's contain_leaked_vars_walker (src/backend/optimizer/util/clauses.c)
+ * and order_qual_clauses (createplan.c). The planner lets a caller's condition run before the
+ * policy's own filter when no function in it that is not LEAKPROOF has a column of the row among
+ * its arguments: a call on no column (`has_table_privilege('nope', 'select')`,
+ * `current_setting('x')`, `nextval('s')`, `now() - interval '9999 years'`) does not count, however
+ * the condition around it chooses whether it runs (CASE, AND, OR, the cost order of a list of
+ * conditions). Its error, side effect or time then tells hidden rows apart. Only a column of the
+ * query level itself counts (contain_var_clause): one of an outer query, in a subquery, is a
+ * constant there.
+ *
+ * Such a call is a site (ConditionSite): the outermost call of an expression with no column of its
+ * level, in a condition (WHERE, JOIN ... ON, HAVING, MERGE's ON and WHEN) of any query level, or in
+ * the select list of a subquery, a CTE or a sublink (the planner pushes an outer condition on such
+ * a column down into the subquery's scan with the expression in place of the column). The select
+ * list of the statement itself, its ORDER BY, GROUP BY and window run on the rows the filter kept.
+ * What each site calls is judged against the catalog where the statement runs
+ * (postgres-row-conditions.ts in the engine); a site in a form whose functions the server chooses
+ * without a name here (GREATEST, XML and JSON forms) is named as `opaque`.
+ */
+
+type Node = Record<string, unknown>;
+const isNode = (value: unknown): value is Node => typeof value === 'object' && value !== null;
+
+/** One call on no column of its query level, in a condition. */
+export interface ConditionSite {
+  /** How the call reads in a refusal: `has_table_privilege()`, `operator -`, `cast to regclass`. */
+  readonly shown: string;
+  /** Functions it calls (its own and those in its arguments), unqualified, as folded. */
+  readonly functions: readonly string[];
+  /** Operators it uses, unqualified. */
+  readonly operators: readonly string[];
+  /** Types it casts to, unqualified, as folded. */
+  readonly types: readonly string[];
+  /**
+   * Every value it starts from is a constant or a parameter: when every function in it is
+   * IMMUTABLE the planner computes it once before any row is read (eval_const_expressions), so an
+   * error it raises is raised whatever the rows.
+   */
+  readonly constant: boolean;
+  /** Every value it starts from is a number written as such (`100 * 1.2`): its operators are those of numeric types. */
+  readonly numeric: boolean;
+}
+
+/** The sites of a statement, and the first form with no readable function (`opaque`), if any. */
+export interface ConditionScan {
+  readonly sites: ConditionSite[];
+  opaque?: string;
+}
+
+/** How deep an expression is read before the whole statement is judged as one it cannot read. */
+const MAX_DEPTH = 1000;
+
+interface Level {
+  /** The names the level's FROM gives its rows (aliases, else relation names), as folded. */
+  readonly names: ReadonlySet<string>;
+  /** The level may read columns of an outer query (it is in a sublink or a LATERAL subquery). */
+  readonly nested: boolean;
+}
+
+interface Context {
+  readonly nested: boolean;
+  /** The level's select list may be pushed into a condition (a subquery, a CTE, a sublink). */
+  readonly inner: boolean;
+}
+
+/** What one expression holds, bottom-up. */
+interface Info {
+  /** A column of its own level is in it. */
+  vars: boolean;
+  /** Every value it starts from is a constant or a parameter. */
+  constant: boolean;
+  /** Every value it starts from is a number written as such. */
+  numeric?: boolean;
+  /** The calls in it when it holds no column of its level (a site in the making). */
+  pending?: { shown: string; functions: Set<string>; operators: Set<string>; types: Set<string>; constant: boolean; numeric: boolean };
+}
+
+function strings(list: unknown): string[] {
+  const out: string[] = [];
+  for (const item of Array.isArray(list) ? list : []) {
+    const value = isNode(item) && isNode(item.String) ? item.String.sval : undefined;
+    if (typeof value === 'string') out.push(value);
+  }
+  return out;
+}
+
+/** The sites of every statement of a parse tree's `stmts`. */
+export function conditionSites(stmts: readonly unknown[], operatorNames: (key: string, node: Node) => string[]): ConditionScan {
+  const scan: ConditionScan = { sites: [] };
+  const reader = new Reader(scan, operatorNames);
+  for (const raw of stmts) reader.visit(isNode(raw) ? raw.stmt : undefined, { nested: false, inner: false }, 0);
+  return scan;
+}
+
+class Reader {
+  readonly #scan: ConditionScan;
+  readonly #operators: (key: string, node: Node) => string[];
+
+  constructor(scan: ConditionScan, operators: (key: string, node: Node) => string[]) {
+    this.#scan = scan;
+    this.#operators = operators;
+  }
+
+  #tooDeep(depth: number): boolean {
+    if (depth <= MAX_DEPTH) return false;
+    this.#scan.opaque ??= 'an expression nested too deeply to read';
+    return true;
+  }
+
+  /** Any part of a tree that is no condition: finds the statements and sublinks in it. */
+  visit(value: unknown, context: Context, depth: number): void {
+    if (this.#tooDeep(depth)) return;
+    if (Array.isArray(value)) {
+      for (const item of value) this.visit(item, context, depth + 1);
+      return;
+    }
+    if (!isNode(value)) return;
+    for (const key in value) {
+      const child = value[key];
+      if (!isNode(child)) continue;
+      if (key === 'SelectStmt') this.#select(child, context, depth + 1);
+      else if (key === 'UpdateStmt' || key === 'DeleteStmt' || key === 'MergeStmt') this.#write(key, child, context, depth + 1);
+      else if (key === 'SubLink') {
+        this.visit(child.testexpr, context, depth + 1);
+        this.visit(child.subselect, { nested: true, inner: true }, depth + 1);
+      } else if (key === 'RangeSubselect')
+        this.visit(child.subquery, { nested: context.nested || child.lateral === true, inner: true }, depth + 1);
+      else if (key === 'CommonTableExpr') this.visit(child.ctequery, { nested: context.nested, inner: true }, depth + 1);
+      else this.visit(child, context, depth + 1);
+    }
+  }
+
+  #select(body: Node, context: Context, depth: number): void {
+    if (this.#tooDeep(depth)) return;
+    const names = new Set<string>();
+    fromNames(body.fromClause, names);
+    const level: Level = { names, nested: context.nested };
+    for (const key in body) {
+      const child = body[key];
+      if (key === 'larg' || key === 'rarg') {
+        if (isNode(child)) this.#select(child, context, depth + 1);
+      } else if (key === 'whereClause' || key === 'havingClause') this.condition(child, level, depth + 1);
+      else if (key === 'fromClause') this.#from(child, level, context, depth + 1);
+      else if (key === 'targetList' && context.inner) {
+        for (const item of Array.isArray(child) ? child : [])
+          if (isNode(item) && isNode(item.ResTarget)) this.condition(item.ResTarget.val, level, depth + 1);
+      } else this.visit(child, context, depth + 1);
+    }
+  }
+
+  #write(key: string, body: Node, context: Context, depth: number): void {
+    const names = new Set<string>();
+    fromNames([{ RangeVar: body.relation }], names);
+    fromNames(key === 'DeleteStmt' ? body.usingClause : key === 'MergeStmt' ? [body.sourceRelation] : body.fromClause, names);
+    const level: Level = { names, nested: context.nested };
+    for (const field in body) {
+      const child = body[field];
+      if (field === 'whereClause' || field === 'joinCondition') this.condition(child, level, depth + 1);
+      else if (field === 'mergeWhenClauses') {
+        for (const item of Array.isArray(child) ? child : []) {
+          const clause = isNode(item) && isNode(item.MergeWhenClause) ? item.MergeWhenClause : undefined;
+          if (clause) this.condition(clause.condition, level, depth + 1);
+          this.visit(item, context, depth + 1);
+        }
+      } else if (field === 'fromClause' || field === 'usingClause') this.#from(child, level, context, depth + 1);
+      else if (field === 'sourceRelation') this.#from([child], level, context, depth + 1);
+      else this.visit(child, context, depth + 1);
+    }
+  }
+
+  /** A FROM list: the ON condition of each join, and what each item holds. */
+  #from(items: unknown, level: Level, context: Context, depth: number): void {
+    if (this.#tooDeep(depth)) return;
+    for (const item of Array.isArray(items) ? items : []) {
+      if (!isNode(item)) continue;
+      const join = isNode(item.JoinExpr) ? item.JoinExpr : undefined;
+      if (join) {
+        this.#from([join.larg, join.rarg], level, context, depth + 1);
+        this.condition(join.quals, level, depth + 1);
+      } else this.visit(item, context, depth + 1);
+    }
+  }
+
+  /** A condition of `level`: records each site in it. */
+  condition(expression: unknown, level: Level, depth: number): void {
+    if (expression === undefined) return;
+    this.#flush(this.#expression(expression, level, depth));
+  }
+
+  #flush(info: Info): void {
+    const pending = info.pending;
+    if (!pending) return;
+    this.#scan.sites.push({
+      shown: pending.shown,
+      functions: [...pending.functions],
+      operators: [...pending.operators],
+      types: [...pending.types],
+      constant: pending.constant,
+      numeric: pending.numeric,
+    });
+    info.pending = undefined;
+  }
+
+  /** Combines the parts of one node: a part with no column whose neighbour has one is a site of its own. */
+  #combine(parts: Info[]): Info {
+    const vars = parts.some((part) => part.vars);
+    const constant = parts.every((part) => part.constant);
+    const numeric = parts.every((part) => part.numeric === true);
+    if (vars) {
+      for (const part of parts) this.#flush(part);
+      return { vars, constant };
+    }
+    let pending: Info['pending'];
+    for (const part of parts) {
+      if (!part.pending) continue;
+      if (!pending) pending = { ...part.pending, functions: new Set(), operators: new Set(), types: new Set() };
+      for (const name of part.pending.functions) pending.functions.add(name);
+      for (const name of part.pending.operators) pending.operators.add(name);
+      for (const name of part.pending.types) pending.types.add(name);
+      pending.constant &&= part.pending.constant;
+      pending.numeric &&= part.pending.numeric;
+    }
+    return pending ? { vars, constant, numeric, pending } : { vars, constant, numeric };
+  }
+
+  /** A call node: `parts` its arguments, the names it calls itself. */
+  #call(parts: Info[], shown: string, own: { functions?: string[]; operators?: string[]; types?: string[] }): Info {
+    const info = this.#combine(parts);
+    if (info.vars) return info;
+    const numeric = info.numeric === true && (own.functions ?? []).length === 0 && (own.types ?? []).length === 0;
+    const pending = info.pending ?? {
+      shown,
+      functions: new Set(),
+      operators: new Set(),
+      types: new Set(),
+      constant: info.constant,
+      numeric,
+    };
+    pending.shown = shown;
+    pending.constant = info.constant;
+    pending.numeric = numeric;
+    for (const name of own.functions ?? []) pending.functions.add(name);
+    for (const name of own.operators ?? []) pending.operators.add(name);
+    for (const name of own.types ?? []) pending.types.add(name);
+    return { vars: false, constant: info.constant, numeric, pending };
+  }
+
+  #list(values: unknown[], level: Level, depth: number): Info[] {
+    return values.map((value) => this.#expression(value, level, depth + 1));
+  }
+
+  #expression(value: unknown, level: Level, depth: number): Info {
+    if (this.#tooDeep(depth)) return { vars: false, constant: false };
+    if (Array.isArray(value)) return this.#combine(this.#list(value, level, depth));
+    if (!isNode(value)) return { vars: false, constant: true, numeric: true };
+    const [kind, raw] = Object.entries(value)[0] ?? [];
+    const body = isNode(raw) ? raw : {};
+    const parts = (...fields: unknown[]): Info[] => this.#list(fields, level, depth);
+    switch (kind) {
+      case 'A_Const':
+        return { vars: false, constant: true, numeric: 'ival' in body || 'fval' in body };
+      case 'ParamRef':
+        return { vars: false, constant: true };
+      case 'SQLValueFunction':
+        return { vars: false, constant: false };
+      case 'ColumnRef':
+        return { vars: isColumnOf(body, level), constant: false };
+      case 'SubLink': {
+        this.visit(body.subselect, { nested: true, inner: true }, depth + 1);
+        const test = parts(body.testexpr);
+        const operators = this.#operators('SubLink', body);
+        const leaf: Info = { vars: false, constant: false };
+        return operators.length > 0
+          ? this.#call([...test, leaf], `operator ${operators[0]}`, { operators })
+          : this.#combine([...test, leaf]);
+      }
+      case 'TypeCast': {
+        const arg = isNode(body.arg) ? body.arg : {};
+        const literal = isNode(arg.A_Const) && !('ival' in arg.A_Const) && !('fval' in arg.A_Const);
+        // A string literal or a parameter is read as the type itself when the statement is parsed.
+        if (literal || isNode(arg.ParamRef)) return { vars: false, constant: true };
+        const type = isNode(body.typeName) ? strings(body.typeName.names).at(-1) : undefined;
+        return this.#call(parts(body.arg), `cast to ${type ?? 'a type'}`, { types: type ? [type] : [] });
+      }
+      case 'FuncCall': {
+        const name = strings(body.funcname).at(-1) ?? '';
+        const inner = parts(body.args, body.agg_order, body.agg_filter, body.over);
+        // count(*), an aggregate's DISTINCT, ORDER BY or FILTER, a window: it runs on the rows the filter kept.
+        if (
+          body.agg_star === true ||
+          body.agg_distinct === true ||
+          body.agg_order !== undefined ||
+          body.agg_filter !== undefined ||
+          body.over !== undefined
+        )
+          return this.#combine([...inner, { vars: true, constant: false }]);
+        return this.#call(inner, `${name}()`, { functions: [name] });
+      }
+      case 'A_Expr': {
+        const operators = this.#operators('A_Expr', body);
+        return this.#call(parts(body.lexpr, body.rexpr), `operator ${operators[0] ?? String(body.kind)}`, { operators });
+      }
+      case 'CaseExpr': {
+        if (body.arg === undefined) return this.#combine(parts(body.args, body.defresult));
+        // CASE x WHEN v: each arm compares x = v.
+        const arg = this.#expression(body.arg, level, depth + 1);
+        const arms: Info[] = [];
+        for (const item of Array.isArray(body.args) ? body.args : []) {
+          const when = isNode(item) && isNode(item.CaseWhen) ? item.CaseWhen : {};
+          const compared = this.#expression(when.expr, level, depth + 1);
+          arms.push(this.#call([{ ...arg, pending: undefined }, compared], 'operator =', { operators: ['='] }));
+          arms.push(this.#expression(when.result, level, depth + 1));
+        }
+        return this.#combine([arg, ...arms, ...parts(body.defresult)]);
+      }
+      case 'A_Indirection': {
+        // (x).name calls name(x) where x has no column of that name.
+        const fields = strings(body.indirection);
+        const inner = parts(body.arg, body.indirection);
+        return fields.length > 0 ? this.#call(inner, `${fields[0]}()`, { functions: fields }) : this.#combine(inner);
+      }
+      case 'BoolExpr':
+      case 'NullTest':
+      case 'BooleanTest':
+      case 'A_ArrayExpr':
+      case 'RowExpr':
+      case 'CollateClause':
+      case 'CoalesceExpr':
+      case 'CaseWhen':
+      case 'NamedArgExpr':
+      case 'ResTarget':
+      case 'SortBy':
+      case 'WindowDef':
+      case 'A_Indices':
+      case 'A_Star':
+      case 'GroupingFunc':
+      case 'SetToDefault':
+      case 'List':
+      case 'String':
+        return this.#combine(this.#list(Object.values(body), level, depth));
+      default: {
+        // A form whose functions the server chooses without a name here: judged whole.
+        const info = this.#combine(this.#list(Object.values(body), level, depth));
+        if (!info.vars) this.#scan.opaque ??= describe(kind ?? 'an expression');
+        return { vars: info.vars, constant: info.constant };
+      }
+    }
+  }
+}
+
+/** How a form read as opaque is named: GREATEST, XML, JSON, or the parse node's name. */
+function describe(kind: string): string {
+  if (kind === 'MinMaxExpr') return 'GREATEST or LEAST';
+  if (kind.startsWith('Xml')) return 'an XML form';
+  if (kind.startsWith('Json')) return 'a JSON form';
+  return kind;
+}
+
+/**
+ * True when the column reference is a column of the level's own rows: any, where no outer query
+ * is in reach; in a sublink or LATERAL subquery, only one qualified by a name of the level's FROM
+ * (an unqualified name may be an outer query's column, which the server counts as a constant).
+ */
+function isColumnOf(ref: Node, level: Level): boolean {
+  if (!level.nested) return true;
+  const fields = Array.isArray(ref.fields) ? ref.fields : [];
+  const names = strings(fields);
+  const star = fields.some((field) => isNode(field) && field.A_Star !== undefined);
+  const qualifier = star ? names.at(-1) : names.length >= 2 ? names.at(-2) : undefined;
+  return qualifier !== undefined && level.names.has(qualifier);
+}
+
+/** The names a FROM list gives its rows, into `out`. */
+function fromNames(items: unknown, out: Set<string>): void {
+  for (const item of Array.isArray(items) ? items : []) {
+    if (!isNode(item)) continue;
+    for (const key in item) {
+      const node = item[key];
+      if (!isNode(node)) continue;
+      const alias = isNode(node.alias) && typeof node.alias.aliasname === 'string' ? node.alias.aliasname : undefined;
+      if (alias !== undefined) out.add(alias);
+      if (key === 'RangeVar' && alias === undefined && typeof node.relname === 'string') out.add(node.relname);
+      if (key === 'RangeFunction' && alias === undefined) {
+        // FROM f(x) names its rows f.
+        for (const entry of Array.isArray(node.functions) ? node.functions : []) {
+          const call = isNode(entry) && isNode(entry.List) && Array.isArray(entry.List.items) ? entry.List.items[0] : undefined;
+          const fn = isNode(call) && isNode(call.FuncCall) ? strings(call.FuncCall.funcname).at(-1) : undefined;
+          if (fn !== undefined) out.add(fn);
+        }
+      }
+      if (key === 'JoinExpr') fromNames([node.larg, node.rarg], out);
+    }
+  }
+}
