@@ -27,6 +27,7 @@ import {
   writeFires,
   writtenValue,
 } from './postgres-reach.js';
+import { conditionFinding, conditionRefusal, conditionsValue, REACHES_HIDDEN_ROWS } from './postgres-row-conditions.js';
 import { rowFiguresFinding, rowFiguresRefusal } from './postgres-row-figures.js';
 import { judgedRelationNames, type NameLists, settledRelation } from './postgres-settled.js';
 import { contextFunctionBody } from './postgres-signed-context.js';
@@ -171,6 +172,11 @@ function routeConditions(references: StatementReferences, values: string[], into
     values.push(textArray(items));
     return `$${values.length}`;
   };
+  // A call in a condition that may tell hidden rows apart: the walk judges it with what the statement reaches.
+  if (references.separated && (references.conditions?.length ?? 0) > 0) {
+    values.push(conditionsValue(references));
+    out.push(`${conditionFinding(`$${values.length}`)} IS NOT NULL`);
+  }
   if (references.relations.length > 0) {
     const roots = bind(references.relations);
     const lists = boundNames(values);
@@ -247,13 +253,18 @@ SELECT CASE WHEN what IS NULL THEN 0 ELSE CAST(pg_catalog.concat('${RESOLVE_MARK
   };
 }
 
-/** The walk's bound values: what the statement names, hanactl's own function body, whether it writes, the refused built-ins for the connection's mode ($8). */
+/**
+ * The walk's bound values: what the statement names, hanactl's own function body, whether it
+ * writes, the refused built-ins for the connection's mode ($8); where rows are separated, the
+ * calls in its conditions on no column of the row ($9, postgres-row-conditions.ts).
+ */
 function walkValues(references: StatementReferences): BatchStep['values'] {
   return [
     ...reachValues(references),
     contextFunctionBody(SCHEMA_MARK),
     writtenValue(references),
     refusedBuiltinNames(references.readOnly === true),
+    ...(references.separated ? [conditionsValue(references)] : []),
   ];
 }
 
@@ -264,12 +275,13 @@ function walkValues(references: StatementReferences): BatchStep['values'] {
  * before they run (runtimeCodeFinding); where rows are separated also the executor's statistics
  * and relations that read a table under row security with their owner's rights
  * (postgres-owner-rights.ts), sequences and views over pg_class's figures (postgres-row-figures.ts),
- * and views and inlinable functions that filter by context values without a barrier
- * (postgres-context-barrier.ts).
+ * views and inlinable functions that filter by context values without a barrier
+ * (postgres-context-barrier.ts), and calls in the statement's conditions that may run on hidden
+ * rows and tell them apart (postgres-row-conditions.ts).
  */
 function findings(references: StatementReferences): string {
   return references.separated
-    ? `COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${refusedBuiltinFinding()}, ${runtimeCodeFinding()}, ${configFinding()}, ${statisticsFinding()}, ${systemColumnFinding()}, ${ownerRightsFinding()}, ${rowFiguresFinding()}, ${contextBarrierFinding()})`
+    ? `COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${refusedBuiltinFinding()}, ${runtimeCodeFinding()}, ${configFinding()}, ${statisticsFinding()}, ${systemColumnFinding()}, ${ownerRightsFinding()}, ${rowFiguresFinding()}, ${contextBarrierFinding()}, ${conditionFinding('$9', REACHES_HIDDEN_ROWS)})`
     : `COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${refusedBuiltinFinding()}, ${runtimeCodeFinding()}, ${configFinding()})`;
 }
 
@@ -317,6 +329,10 @@ export function resolveRefusal(message: string): HanactlError | undefined {
   }
   if (kind === 'O') {
     const refusal = ownerRightsRefusal(what);
+    if (refusal) return refusal;
+  }
+  if (kind === 'K') {
+    const refusal = conditionRefusal(what);
     if (refusal) return refusal;
   }
   if (kind === 'V') {

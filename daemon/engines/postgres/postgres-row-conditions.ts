@@ -1,0 +1,127 @@
+import { HanactlError } from '../../../shared/errors.js';
+import type { ConditionSite } from '../../policy/pg-row-conditions.js';
+import type { StatementReferences } from '../../policy/types.js';
+import { barrier } from './postgres-context-barrier.js';
+import { FIRST_NORMAL_OID } from './postgres-reach.js';
+
+/**
+ * Where rows are separated: a call in the statement's conditions on no column of the row
+ * (ConditionSite, daemon/policy/pg-row-conditions.ts), which PostgreSQL may run on the rows a
+ * row-security policy or a security_barrier view hides before their filter (contain_leaked_vars,
+ * order_qual_clauses), is judged against the catalog. It may run there when every function it may
+ * call (every function of each name, every operator of each name, the input and cast functions of
+ * each type it casts to) is one that tells nothing of the rows it runs on:
+ *
+ * - LEAKPROOF (pg_proc.proleakproof): PostgreSQL's own promise of no error, no side effect and
+ *   nothing else that depends on its arguments;
+ * - an aggregate or a window function: it runs on the rows the filter kept;
+ * - one of REVIEWED, built-in;
+ *
+ * or when every value it starts from is a constant or a parameter and every function it may call
+ * is IMMUTABLE: the planner then computes it once before any row is read (eval_const_expressions),
+ * so an error it raises is raised whatever the rows.
+ *
+ * Anything else (has_table_privilege, current_setting, regclass input, nextval, pg_sleep, date
+ * arithmetic on now(), which fails for a far enough interval) could fail, write or wait on a hidden
+ * row only, and is refused when the statement reaches a table under row security or a
+ * security_barrier view.
+ */
+
+/**
+ * Built-in functions of no argument that cannot fail, write or take a time that depends on
+ * anything (checked in PostgreSQL's source: now, transaction_timestamp and statement_timestamp
+ * return the transaction's or statement's start time, clock_timestamp the clock
+ * (GetCurrentTimestamp), current_database the database's name, current_schema the first schema of
+ * the search path or NULL, pg_backend_pid the process id). Their value is the same for every row,
+ * hidden or not.
+ */
+const REVIEWED = [
+  'now',
+  'transaction_timestamp',
+  'statement_timestamp',
+  'clock_timestamp',
+  'current_database',
+  'current_schema',
+  'pg_backend_pid',
+];
+
+const G = 'pg_catalog';
+
+/** The built-in numeric types by OID (pg_type.dat: int2, int4, int8, numeric, float4, float8), whatever the search path. */
+const NUMERIC_TYPES = `'{21,23,20,1700,700,701}'::${G}.oid[]`;
+
+/** The bound value of the sites of `references` (`[{f, o, t, c}]`), as jsonb text. */
+export function conditionsValue(references: StatementReferences): string {
+  return JSON.stringify(
+    (references.conditions ?? []).map((site: ConditionSite) => ({
+      f: site.functions,
+      o: site.operators,
+      t: site.types,
+      c: site.constant,
+      n: site.numeric,
+    })),
+  );
+}
+
+const safeProcedure = (p: string): string =>
+  `(${p}.proleakproof OR ${p}.prokind OPERATOR(${G}.=) ANY ('{a,w}'::${G}."char"[])
+     OR (${p}.oid OPERATOR(${G}.<) ${FIRST_NORMAL_OID} AND ${p}.proname OPERATOR(${G}.=) ANY ('{${REVIEWED.join(',')}}'::${G}.name[])))`;
+
+const notImmutable = (p: string): string => `${p}.provolatile OPERATOR(${G}.<>) 'i'`;
+
+/** One row (kind, name, safe, folds) for each name the site `site` (jsonb) calls. */
+function siteNames(site: string): string {
+  const names = (key: string): string => `${G}.jsonb_array_elements_text(${site} OPERATOR(${G}.->) '${key}') AS x(name)`;
+  const procedure = `${G}.pg_proc p WHERE p.proname OPERATOR(${G}.=) x.name`;
+  const operator = `${G}.pg_operator o JOIN ${G}.pg_proc p ON p.oid OPERATOR(${G}.=) o.oprcode WHERE o.oprname OPERATOR(${G}.=) x.name`;
+  // Numbers written as such are int4, int8 or numeric (make_const), and their operators are those of numeric types.
+  const numericOperands = `((${site} OPERATOR(${G}.->>) 'n') OPERATOR(${G}.<>) 'true' OR (o.oprleft OPERATOR(${G}.=) ANY (${NUMERIC_TYPES}) OR o.oprleft OPERATOR(${G}.=) 0) AND o.oprright OPERATOR(${G}.=) ANY (${NUMERIC_TYPES}))`;
+  const type = `${G}.pg_type t WHERE t.typname OPERATOR(${G}.=) x.name`;
+  const typeFunctions = `(EXISTS (SELECT FROM ${G}.pg_proc p WHERE p.oid OPERATOR(${G}.=) t.typinput::${G}.oid AND ${notImmutable('p')})
+        OR EXISTS (SELECT FROM ${G}.pg_cast k JOIN ${G}.pg_proc p ON p.oid OPERATOR(${G}.=) k.castfunc
+                    WHERE k.casttarget OPERATOR(${G}.=) t.oid AND ${notImmutable('p')}))`;
+  return `SELECT 'f' AS kind, x.name, NOT EXISTS (SELECT FROM ${procedure} AND NOT ${safeProcedure('p')}) AS safe,
+         NOT EXISTS (SELECT FROM ${procedure} AND ${notImmutable('p')}) AS folds
+    FROM ${names('f')}
+  UNION ALL SELECT 'o', x.name, NOT EXISTS (SELECT FROM ${operator} AND NOT p.proleakproof),
+         NOT EXISTS (SELECT FROM ${operator} AND ${notImmutable('p')} AND ${numericOperands})
+    FROM ${names('o')}
+  UNION ALL SELECT 't', x.name, NOT EXISTS (SELECT FROM ${type}), NOT EXISTS (SELECT FROM ${type} AND ${typeFunctions})
+    FROM ${names('t')}`;
+}
+
+/**
+ * The first name, as `K <f|o|t> <name>`, that a site of the bound jsonb `param` calls and that may
+ * tell hidden rows apart (neither safe nor in a site the planner computes before reading rows), or
+ * NULL. With `guard`, only when it holds (the walk's: the statement reaches rows that are hidden).
+ */
+export function conditionFinding(param: string, guard?: string): string {
+  return `(SELECT ${G}.concat('K ', b.kind, ' ', b.name)
+     FROM ${G}.jsonb_array_elements(${param}::${G}.jsonb) WITH ORDINALITY AS s(site, i)
+     CROSS JOIN LATERAL (${siteNames('s.site')}) AS b
+    WHERE NOT b.safe
+      AND NOT ((s.site OPERATOR(${G}.->>) 'c') OPERATOR(${G}.=) 'true'
+               AND NOT EXISTS (SELECT FROM (${siteNames('s.site')}) AS z WHERE NOT z.folds))${guard ? `\n      AND ${guard}` : ''}
+    ORDER BY s.i LIMIT 1)`;
+}
+
+/** The walk's guard: a relation it reaches is under row security or a security_barrier view. */
+export const REACHES_HIDDEN_ROWS = `EXISTS (SELECT FROM reach r JOIN ${G}.pg_class c ON c.oid OPERATOR(${G}.=) r.oid
+                 WHERE r.kind OPERATOR(${G}.=) ANY ('{r,w}'::${G}.text[])
+                   AND (c.relrowsecurity OR (c.relkind OPERATOR(${G}.=) 'v' AND ${barrier('c')})))`;
+
+/** The refusal for a finding `<f|o|t> <name>` (what follows the kind), or undefined. */
+export function conditionRefusal(what: string): HanactlError | undefined {
+  const found = /^([fot]) (.+)$/s.exec(what);
+  if (!found) return undefined;
+  const [, kind, name] = found as unknown as [string, string, string];
+  const called = kind === 'f' ? `${name}()` : kind === 'o' ? `the operator ${name}` : `a cast to ${name}`;
+  return new HanactlError(
+    'STATEMENT_REFUSED',
+    `Refused: a condition of this statement (WHERE, JOIN ... ON, HAVING, or the select list of a subquery or CTE) uses ${called} on no column of the row, and PostgreSQL runs such a part of a condition on the rows the row-security policy (or security_barrier view) hides, before their filter: its error, side effect or time would tell those rows apart. Only LEAKPROOF functions, constants, and a few functions that cannot fail (now(), current_database(), ...) may appear there unless a column of the row is among their arguments.`,
+    {
+      rule: 'leaky-condition',
+      hint: `Compute the value on the client and pass it as a parameter ($1), or move ${called} to the select list of the outer query, which runs only on the rows the policy shows; in a subquery, qualify each column with its table's name or alias.`,
+    },
+  );
+}
