@@ -43,6 +43,14 @@ export interface ConditionSite {
   readonly constant: boolean;
   /** Every value it starts from is a number written as such (`100 * 1.2`): its operators are those of numeric types. */
   readonly numeric: boolean;
+  /**
+   * In a subquery, the unqualified column names it holds, taken as an outer query's; with
+   * `relations`, the tables its level reads (every one a table named plainly, no CTE): when each
+   * name is a column of one of them, the server reads it as the level's own, and the site is none
+   * (the same condition read with those names as columns gives the sites that remain).
+   */
+  readonly columns?: readonly string[];
+  readonly relations?: readonly string[];
 }
 
 /** The sites of a statement, and the first form with no readable function (`opaque`), if any. */
@@ -59,6 +67,10 @@ interface Level {
   readonly names: ReadonlySet<string>;
   /** The level may read columns of an outer query (it is in a sublink or a LATERAL subquery). */
   readonly nested: boolean;
+  /** The tables the level reads, as regclass text, when its FROM names only tables (no subquery, function or CTE). */
+  readonly relations?: readonly string[];
+  /** Read an unqualified column name as the level's own (the second reading of a nested level's condition). */
+  readonly own?: boolean;
 }
 
 interface Context {
@@ -75,8 +87,20 @@ interface Info {
   constant: boolean;
   /** Every value it starts from is a number written as such. */
   numeric?: boolean;
+  /** Unqualified column names in it taken as an outer query's. */
+  columns?: Set<string>;
   /** The calls in it when it holds no column of its level (a site in the making). */
-  pending?: { shown: string; functions: Set<string>; operators: Set<string>; types: Set<string>; constant: boolean; numeric: boolean };
+  pending?: Pending;
+}
+
+interface Pending {
+  shown: string;
+  functions: Set<string>;
+  operators: Set<string>;
+  types: Set<string>;
+  constant: boolean;
+  numeric: boolean;
+  columns: Set<string>;
 }
 
 function strings(list: unknown): string[] {
@@ -91,7 +115,9 @@ function strings(list: unknown): string[] {
 /** The sites of every statement of a parse tree's `stmts`. */
 export function conditionSites(stmts: readonly unknown[], operatorNames: (key: string, node: Node) => string[]): ConditionScan {
   const scan: ConditionScan = { sites: [] };
-  const reader = new Reader(scan, operatorNames);
+  const ctes = new Set<string>();
+  cteNames(stmts, ctes, 0);
+  const reader = new Reader(scan, operatorNames, ctes);
   for (const raw of stmts) reader.visit(isNode(raw) ? raw.stmt : undefined, { nested: false, inner: false }, 0);
   return scan;
 }
@@ -99,10 +125,16 @@ export function conditionSites(stmts: readonly unknown[], operatorNames: (key: s
 class Reader {
   readonly #scan: ConditionScan;
   readonly #operators: (key: string, node: Node) => string[];
+  readonly #ctes: ReadonlySet<string>;
+  /** The second reading of a condition: the statements and sublinks in it were visited by the first. */
+  #quiet = false;
+  /** The level of the expression being read (for the sites a column's neighbour flushes). */
+  #level: Level | undefined;
 
-  constructor(scan: ConditionScan, operators: (key: string, node: Node) => string[]) {
+  constructor(scan: ConditionScan, operators: (key: string, node: Node) => string[], ctes: ReadonlySet<string>) {
     this.#scan = scan;
     this.#operators = operators;
+    this.#ctes = ctes;
   }
 
   #tooDeep(depth: number): boolean {
@@ -138,7 +170,8 @@ class Reader {
     if (this.#tooDeep(depth)) return;
     const names = new Set<string>();
     fromNames(body.fromClause, names);
-    const level: Level = { names, nested: context.nested };
+    const relations = plainTables(body.fromClause, this.#ctes);
+    const level: Level = { names, nested: context.nested, ...(relations ? { relations } : {}) };
     for (const key in body) {
       const child = body[key];
       if (key === 'larg' || key === 'rarg') {
@@ -188,12 +221,22 @@ class Reader {
   /** A condition of `level`: records each site in it. */
   condition(expression: unknown, level: Level, depth: number): void {
     if (expression === undefined) return;
-    this.#flush(this.#expression(expression, level, depth));
+    this.#flush(this.#expression(expression, level, depth), level);
+    if (!level.nested || !level.relations || this.#quiet) return;
+    // Read again with unqualified names as the level's own: the sites that remain if they are.
+    this.#quiet = true;
+    try {
+      this.#flush(this.#expression(expression, { ...level, own: true }, depth), level);
+    } finally {
+      this.#quiet = false;
+    }
   }
 
-  #flush(info: Info): void {
+  #flush(info: Info, level = this.#level): void {
     const pending = info.pending;
     if (!pending) return;
+    const columns = [...pending.columns];
+    const relations = level?.relations;
     this.#scan.sites.push({
       shown: pending.shown,
       functions: [...pending.functions],
@@ -201,6 +244,7 @@ class Reader {
       types: [...pending.types],
       constant: pending.constant,
       numeric: pending.numeric,
+      ...(columns.length > 0 && relations && !level?.own ? { columns, relations } : {}),
     });
     info.pending = undefined;
   }
@@ -214,17 +258,20 @@ class Reader {
       for (const part of parts) this.#flush(part);
       return { vars, constant };
     }
-    let pending: Info['pending'];
+    const columns = new Set<string>();
+    for (const part of parts) for (const name of part.columns ?? []) columns.add(name);
+    let pending: Pending | undefined;
     for (const part of parts) {
       if (!part.pending) continue;
-      if (!pending) pending = { ...part.pending, functions: new Set(), operators: new Set(), types: new Set() };
+      if (!pending) pending = { ...part.pending, functions: new Set(), operators: new Set(), types: new Set(), columns: new Set() };
       for (const name of part.pending.functions) pending.functions.add(name);
       for (const name of part.pending.operators) pending.operators.add(name);
       for (const name of part.pending.types) pending.types.add(name);
       pending.constant &&= part.pending.constant;
       pending.numeric &&= part.pending.numeric;
     }
-    return pending ? { vars, constant, numeric, pending } : { vars, constant, numeric };
+    if (pending) for (const name of columns) pending.columns.add(name);
+    return pending ? { vars, constant, numeric, columns, pending } : { vars, constant, numeric, columns };
   }
 
   /** A call node: `parts` its arguments, the names it calls itself. */
@@ -232,13 +279,14 @@ class Reader {
     const info = this.#combine(parts);
     if (info.vars) return info;
     const numeric = info.numeric === true && (own.functions ?? []).length === 0 && (own.types ?? []).length === 0;
-    const pending = info.pending ?? {
+    const pending: Pending = info.pending ?? {
       shown,
       functions: new Set(),
       operators: new Set(),
       types: new Set(),
       constant: info.constant,
       numeric,
+      columns: new Set(info.columns),
     };
     pending.shown = shown;
     pending.constant = info.constant;
@@ -246,7 +294,7 @@ class Reader {
     for (const name of own.functions ?? []) pending.functions.add(name);
     for (const name of own.operators ?? []) pending.operators.add(name);
     for (const name of own.types ?? []) pending.types.add(name);
-    return { vars: false, constant: info.constant, numeric, pending };
+    return { vars: false, constant: info.constant, numeric, ...(info.columns ? { columns: info.columns } : {}), pending };
   }
 
   #list(values: unknown[], level: Level, depth: number): Info[] {
@@ -254,6 +302,7 @@ class Reader {
   }
 
   #expression(value: unknown, level: Level, depth: number): Info {
+    this.#level = level;
     if (this.#tooDeep(depth)) return { vars: false, constant: false };
     if (Array.isArray(value)) return this.#combine(this.#list(value, level, depth));
     if (!isNode(value)) return { vars: false, constant: true, numeric: true };
@@ -267,10 +316,16 @@ class Reader {
         return { vars: false, constant: true };
       case 'SQLValueFunction':
         return { vars: false, constant: false };
-      case 'ColumnRef':
-        return { vars: isColumnOf(body, level), constant: false };
+      case 'ColumnRef': {
+        const fields = Array.isArray(body.fields) ? body.fields : [];
+        const bare = fields.length === 1 ? strings(fields)[0] : undefined;
+        if (bare !== undefined && level.nested && level.own) return { vars: true, constant: false };
+        const vars = isColumnOf(body, level);
+        return vars || bare === undefined ? { vars, constant: false } : { vars, constant: false, columns: new Set([bare]) };
+      }
       case 'SubLink': {
-        this.visit(body.subselect, { nested: true, inner: true }, depth + 1);
+        if (!this.#quiet) this.visit(body.subselect, { nested: true, inner: true }, depth + 1);
+        this.#level = level;
         const test = parts(body.testexpr);
         const operators = this.#operators('SubLink', body);
         const leaf: Info = { vars: false, constant: false };
@@ -395,4 +450,38 @@ function fromNames(items: unknown, out: Set<string>): void {
       if (key === 'JoinExpr') fromNames([node.larg, node.rarg], out);
     }
   }
+}
+
+/** Every CTE name anywhere in the tree, into `out`: a FROM item of that name may be the CTE rather than a table. */
+function cteNames(value: unknown, out: Set<string>, depth: number): void {
+  if (depth > MAX_DEPTH) return;
+  if (Array.isArray(value)) {
+    for (const item of value) cteNames(item, out, depth + 1);
+    return;
+  }
+  if (!isNode(value)) return;
+  for (const key in value) {
+    const child = value[key];
+    if (key === 'CommonTableExpr' && isNode(child) && typeof child.ctename === 'string') out.add(child.ctename);
+    if (typeof child === 'object' && child !== null) cteNames(child, out, depth + 1);
+  }
+}
+
+/** The tables a FROM list names as regclass text, when it names nothing else (no subquery, function, or name a CTE has). */
+function plainTables(items: unknown, ctes: ReadonlySet<string>): string[] | undefined {
+  const out: string[] = [];
+  const add = (item: unknown): boolean => {
+    if (!isNode(item)) return false;
+    if (isNode(item.JoinExpr)) return add(item.JoinExpr.larg) && add(item.JoinExpr.rarg);
+    const range = isNode(item.RangeVar) ? item.RangeVar : undefined;
+    if (!range || typeof range.relname !== 'string') return false;
+    if (range.schemaname === undefined && ctes.has(range.relname)) return false;
+    const parts = [range.catalogname, range.schemaname, range.relname].filter(
+      (part): part is string => typeof part === 'string' && part !== '',
+    );
+    out.push(parts.map((part) => `"${part.replaceAll('"', '""')}"`).join('.'));
+    return true;
+  };
+  const list = Array.isArray(items) ? items : [];
+  return list.length > 0 && list.every(add) ? out : undefined;
 }

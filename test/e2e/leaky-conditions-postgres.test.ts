@@ -169,6 +169,15 @@ describe.skipIf(!available)('conditions that could run on hidden rows on Postgre
     expect(ids(await scoped.call('run_query', { sql: 'SELECT customer_id AS id FROM orders GROUP BY 1 HAVING count(*) > 0' }))).toEqual([
       1,
     ]);
+    // An unqualified name in a subquery that is a column of the table it reads is that table's.
+    expect(
+      ids(
+        await scoped.call('run_query', {
+          sql: "SELECT id FROM orders WHERE id IN (SELECT order_id FROM items WHERE lower(sku) = 'sku-mine')",
+        }),
+      ),
+    ).toEqual([1]);
+    expect(ids(await scoped.call('run_query', { sql: 'SELECT id FROM orders WHERE id = 100 * 0.01' }))).toEqual([1]);
     const listed = rowsOf(
       await scoped.call('run_query', { sql: "SELECT id, has_table_privilege('orders', 'select') AS can FROM orders ORDER BY id" }),
     );

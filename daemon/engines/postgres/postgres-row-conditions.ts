@@ -59,6 +59,7 @@ export function conditionsValue(references: StatementReferences): string {
       t: site.types,
       c: site.constant,
       n: site.numeric,
+      ...(site.columns && site.relations ? { u: site.columns, r: site.relations } : {}),
     })),
   );
 }
@@ -91,6 +92,19 @@ function siteNames(site: string): string {
 }
 
 /**
+ * True when the site `site` (jsonb) holds unqualified names taken as an outer query's (`u`) and
+ * each is a column of a table its level reads (`r`): the server reads them as that level's own, so
+ * the site is none (its level's second reading holds the sites that remain).
+ */
+function ownColumns(site: string): string {
+  return `(COALESCE(${G}.jsonb_typeof(${site} OPERATOR(${G}.->) 'u'), '') OPERATOR(${G}.=) 'array'
+     AND NOT EXISTS (SELECT FROM ${G}.jsonb_array_elements_text(${site} OPERATOR(${G}.->) 'u') AS u(name)
+                      WHERE NOT EXISTS (SELECT FROM ${G}.jsonb_array_elements_text(${site} OPERATOR(${G}.->) 'r') AS r(name)
+                                          JOIN ${G}.pg_attribute a ON a.attrelid OPERATOR(${G}.=) ${G}.to_regclass(r.name)
+                                         WHERE a.attname OPERATOR(${G}.=) u.name AND a.attnum OPERATOR(${G}.>) 0 AND NOT a.attisdropped)))`;
+}
+
+/**
  * The first name, as `K <f|o|t> <name>`, that a site of the bound jsonb `param` calls and that may
  * tell hidden rows apart (neither safe nor in a site the planner computes before reading rows), or
  * NULL. With `guard`, only when it holds (the walk's: the statement reaches rows that are hidden).
@@ -99,7 +113,7 @@ export function conditionFinding(param: string, guard?: string): string {
   return `(SELECT ${G}.concat('K ', b.kind, ' ', b.name)
      FROM ${G}.jsonb_array_elements(${param}::${G}.jsonb) WITH ORDINALITY AS s(site, i)
      CROSS JOIN LATERAL (${siteNames('s.site')}) AS b
-    WHERE NOT b.safe
+    WHERE NOT b.safe AND NOT ${ownColumns('s.site')}
       AND NOT ((s.site OPERATOR(${G}.->>) 'c') OPERATOR(${G}.=) 'true'
                AND NOT EXISTS (SELECT FROM (${siteNames('s.site')}) AS z WHERE NOT z.folds))${guard ? `\n      AND ${guard}` : ''}
     ORDER BY s.i LIMIT 1)`;

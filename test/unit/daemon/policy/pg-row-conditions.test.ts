@@ -17,7 +17,8 @@ function sites(sql: string) {
   };
 }
 
-const shownOf = (sql: string): string[] => sites(sql).sites.map((site) => site.shown);
+/** Each site's `shown` once (a subquery's condition is read twice: its unqualified names as outer, then as its own). */
+const shownOf = (sql: string): string[] => [...new Set(sites(sql).sites.map((site) => site.shown))];
 
 const HTP = "has_table_privilege('nope', 'select')";
 
@@ -78,10 +79,18 @@ describe('calls in conditions on no column of the row (pg-row-conditions)', () =
     expect(shownOf("SELECT * FROM v WHERE EXISTS (SELECT FROM t WHERE t.note = 'x' AND has_table_privilege(v.name, 'select'))")).toEqual([
       'has_table_privilege()',
     ]);
-    // Unqualified, a name may be the outer query's: judged as one.
-    expect(shownOf("SELECT * FROM v WHERE EXISTS (SELECT FROM t WHERE t.note = 'x' AND has_table_privilege(name, 'select'))")).toEqual([
-      'has_table_privilege()',
+    // Unqualified, a name may be the outer query's: judged as one, with the tables whose column it may be.
+    const unqualified = parsePostgres(
+      "SELECT * FROM v WHERE EXISTS (SELECT FROM s.t WHERE t.note = 'x' AND has_table_privilege(name, 'select'))",
+    );
+    expect(unqualified.ok && unqualified.conditions).toEqual([
+      expect.objectContaining({ shown: 'has_table_privilege()', columns: ['name'], relations: ['"s"."t"'] }),
     ]);
+    // Read again as the level's own column, no site remains.
+    expect(shownOf("SELECT * FROM v WHERE EXISTS (SELECT FROM t WHERE lower(name) = 'x')")).toEqual(['operator =']);
+    // A level that reads a CTE or a subquery cannot be asked for its columns: the site stands alone.
+    const cte = parsePostgres("WITH t AS (SELECT 1 AS name) SELECT * FROM v WHERE EXISTS (SELECT FROM t WHERE lower(name) = 'x')");
+    expect(cte.ok && cte.conditions.map((site) => site.relations)).toEqual([undefined]);
     expect(shownOf("SELECT * FROM v WHERE EXISTS (SELECT FROM t WHERE t.note = 'x' AND has_table_privilege(t.name, 'select'))")).toEqual(
       [],
     );
