@@ -15,7 +15,8 @@ import type { Objection, Token } from './types.js';
  * as that role for every caller. The grammar (gram.y) forms: AlterRoleSetStmt,
  * AlterDatabaseSetStmt, AlterRoleStmt, CreateRoleStmt, GrantRoleStmt, ReassignOwnedStmt,
  * AlterOwnerStmt, AlterTableStmt's AT_ChangeOwner, CreateSchemaStmt's authrole, CreatedbStmt's
- * `owner` option. Checked by the token rules (roleStateTokenRule) and on PostgreSQL's parse tree
+ * `owner` option, and another role's default privileges (AlterDefaultPrivilegesStmt `FOR ROLE`, which
+ * a member may set: what that role creates later is granted as it says). Checked by the token rules (roleStateTokenRule) and on PostgreSQL's parse tree
  * (roleStateOfStatement).
  */
 
@@ -47,6 +48,9 @@ export function roleStateTokenLabel(tokens: readonly Token[]): string | undefine
     case 'ALTER':
       if (isWord(second, 'ROLE', 'GROUP') || (isWord(second, 'USER') && !isWord(tokens[at + 2], 'MAPPING'))) return `ALTER ${second?.text}`;
       if (isWord(second, 'DATABASE') && setting) return 'ALTER DATABASE ... SET';
+      // Another role's default privileges: what it creates later is granted as this says.
+      if (isWord(second, 'DEFAULT') && top.some((t, k) => isWord(t, 'FOR') && isWord(top[k + 1], 'ROLE', 'USER')))
+        return 'ALTER DEFAULT PRIVILEGES FOR ROLE';
       return ownerTo ? 'ALTER ... OWNER TO' : undefined;
     case 'CREATE':
       if (isWord(second, 'ROLE', 'GROUP') || (isWord(second, 'USER') && !isWord(tokens[at + 2], 'MAPPING')))
@@ -106,6 +110,11 @@ export function roleStateOfStatement(kind: string, body: Node): string | undefin
       const cmds = Array.isArray(body.cmds) ? body.cmds : [];
       const owner = cmds.some((c) => isNode(c) && isNode(c.AlterTableCmd) && c.AlterTableCmd.subtype === 'AT_ChangeOwner');
       return owner ? `ALTER ${objectWords(body.objtype)} ... OWNER TO` : undefined;
+    }
+    case 'AlterDefaultPrivilegesStmt': {
+      const options = Array.isArray(body.options) ? body.options : [];
+      const roles = options.some((o) => isNode(o) && isNode(o.DefElem) && o.DefElem.defname === 'roles');
+      return roles ? 'ALTER DEFAULT PRIVILEGES FOR ROLE' : undefined;
     }
     case 'CreateSchemaStmt':
       return body.authrole !== undefined && !isSelf(body.authrole) ? 'CREATE SCHEMA ... AUTHORIZATION' : undefined;
