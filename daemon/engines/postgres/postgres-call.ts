@@ -43,9 +43,15 @@ export const ROLE_CHANGED_MARKER = 'hanactl: the statement changed the role the 
  * the clean-up return to it, RESET ALL keeps it) or `session_authorization` would otherwise make
  * every call run with that role's rights and policies. The call's transaction sets both back to
  * the login's own (SET LOCAL: on the backend that runs the call, also behind a pooler), and the
- * settings step checks the result (roleCheck) before the statement runs.
+ * settings step checks the result (roleCheck) before the statement runs. Row security is on, as
+ * the policies that separate callers need, whatever the login's default.
  */
-const LOGIN_ROLE_STEPS: readonly BatchStep[] = [{ text: 'SET LOCAL SESSION AUTHORIZATION DEFAULT' }, { text: 'SET LOCAL ROLE NONE' }];
+const LOGIN_ROLE_STEPS: readonly BatchStep[] = [
+  { text: 'SET LOCAL SESSION AUTHORIZATION DEFAULT' },
+  { text: 'SET LOCAL ROLE NONE' },
+  // A default `row_security = off` (which RESET ALL returns to) fails every read the policies bind.
+  { text: 'SET LOCAL row_security = on' },
+];
 
 /**
  * A check that the call runs as the login: current_user is session_user, and session_user is

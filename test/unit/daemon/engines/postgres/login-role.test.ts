@@ -21,7 +21,11 @@ describe('planCall: the role a call runs as where rows are separated', () => {
       const plan = planCall('SELECT 1', [], options(true, readOnly), 7, false, false, 'first', false, 'agent');
       const texts = plan.steps.map((step) => step.text);
       const begin = texts.findIndex((text) => text.startsWith('BEGIN'));
-      expect(texts.slice(begin + 1, plan.settings)).toEqual(['SET LOCAL SESSION AUTHORIZATION DEFAULT', 'SET LOCAL ROLE NONE']);
+      expect(texts.slice(begin + 1, plan.settings)).toEqual([
+        'SET LOCAL SESSION AUTHORIZATION DEFAULT',
+        'SET LOCAL ROLE NONE',
+        'SET LOCAL row_security = on',
+      ]);
       const settings = plan.steps[plan.settings];
       expect(settings?.text).toContain(ROLE_MARKER);
       expect(settings?.text).toMatch(
