@@ -36,6 +36,7 @@ import {
   tooFarRefusal,
   unreadableRefusal,
   unseenRefusal,
+  updatableViewRefusal,
 } from './mysql-routines.js';
 import { type ServerInfo, sessionSql } from './mysql-session.js';
 import { RunningStatement, type StatementOutcome } from './mysql-statement.js';
@@ -353,12 +354,13 @@ export class MysqlConnection implements DriverConnection {
     const narrows = narrowsNames(this.#deps.server.flavour, this.#deps.server.release);
     interface Pending {
       readonly name: ReachedName;
-      readonly kind: 'routine' | 'relation' | 'package';
+      readonly kind: 'routine' | 'relation' | 'package' | 'writes';
       readonly path: readonly string[];
       readonly underDefiner: boolean;
       /** Written without a schema in the body that calls it. */
       readonly unqualified?: boolean;
     }
+    const writes = separated && !readOnly;
     const first = reachedBy(sql);
     if (first.unreadable) return statementUnreadableRefusal(first.unreadable);
     let pending: Pending[] = [
@@ -394,6 +396,10 @@ export class MysqlConnection implements DriverConnection {
         pending = pending.filter((item, index) => item.kind !== 'relation' || kept.has(index));
         if (pending.length === 0) break;
       }
+      // A write where rows are separated runs the triggers of what it writes, with their owners'
+      // rights: every relation it or a body it runs names may be written (a target, or a table a
+      // trigger's body writes), so the triggers of each are judged.
+      if (writes) for (const item of pending.filter((p) => p.kind === 'relation')) pending.push({ ...item, kind: 'writes' });
       const query = definitionsQuery(pending, { routinesAsOne: narrows });
       const outcome = await this.#statement(query.sql, query.values, { maxRows: MAX_REACHED + 1 }, watch);
       if (!outcome.ok) return outcome.error;
@@ -401,14 +407,17 @@ export class MysqlConnection implements DriverConnection {
       // Every row the server's comparison of names returned for a lookup is what that name reaches.
       const found = new Map<number, Definition[]>();
       for (const row of outcome.result.rows) {
+        const index = Number(row.i);
+        if (row.kind === 'UPDATABLE VIEW')
+          return updatableViewRefusal({ schema: String(row.s), name: String(row.n) }, pending[index]?.path ?? []);
         const definition: Definition = {
           kind: String(row.kind) as Definition['kind'],
           schema: String(row.s),
           name: String(row.n),
           security: String(row.sec),
           body: typeof row.body === 'string' ? row.body : null,
+          ...(row.kind === 'TRIGGER' ? { table: `${String(row.s)}.${pending[index]?.name.name}` } : {}),
         };
-        const index = Number(row.i);
         found.set(index, [...(found.get(index) ?? []), definition]);
       }
       const next: Pending[] = [];

@@ -405,13 +405,15 @@ export function statementUnreadableRefusal(unreadable: Unreadable): HanactlError
 
 /** A routine, package or view as the server records it. */
 export interface Definition {
-  readonly kind: 'FUNCTION' | 'PROCEDURE' | 'VIEW' | 'PACKAGE' | 'PACKAGE BODY';
+  readonly kind: 'FUNCTION' | 'PROCEDURE' | 'VIEW' | 'PACKAGE' | 'PACKAGE BODY' | 'TRIGGER';
   readonly schema: string;
   readonly name: string;
   /** DEFINER or INVOKER. */
   readonly security: string;
   /** The body or view definition; null or empty when the login may not read it. */
   readonly body: string | null;
+  /** A trigger's table, `schema.name`. */
+  readonly table?: string;
 }
 
 /** What judging one definition found. */
@@ -531,6 +533,8 @@ interface Found {
   separatedDoes?: string;
   /** The schema the body's unqualified names are in. */
   readonly schema: string;
+  /** A trigger's body, where `NEW.col` and `OLD.col` are the row's columns, not variables. */
+  readonly trigger?: boolean;
 }
 
 /** One statement of a routine body, after its labels and control flow; the first finding wins. */
@@ -692,6 +696,8 @@ function judgeSet(tokens: readonly Token[], at: number, found: Found): void {
       return;
     }
     if (isContextVariable(tokens, k)) found.setsContext ??= `@${nameText(tokens[k + 1]) ?? tokens[k + 1]?.text}`;
+    // In a trigger, `SET NEW.col = ...` assigns the row being written (sql_yacc.yy trg_new_row).
+    if (found.trigger && isWord(tokens[k], 'NEW', 'OLD') && isPunct(tokens[k + 1], '.')) continue;
     found.changesSession ??= sessionTarget(tokens, k, found.locals.get(tokens[k] as Token) ?? new Set());
   }
 }
@@ -856,7 +862,7 @@ export function judgeDefinition(definition: Definition): Judged {
 
 /** judgeDefinition under one reading of the body. */
 function judgeTokens(definition: Definition, tokens: readonly Token[]): Judged {
-  const found: Found = { schema: definition.schema, locals: scopesOf(tokens) };
+  const found: Found = { schema: definition.schema, locals: scopesOf(tokens), ...(definition.kind === 'TRIGGER' ? { trigger: true } : {}) };
   const anywhere =
     deniedFunction(tokens, false) ?? hostAccessAnywhere(tokens) ?? MYSQL_DIALECT.catalogRules?.(tokens, false, definition.schema);
   if (anywhere) found.does = phrase(anywhere);
@@ -894,13 +900,14 @@ function judgeTokens(definition: Definition, tokens: readonly Token[]): Judged {
     packages: unique(packages),
     ...(runsText ? { runsText } : {}),
   };
-  const { schema: _schema, locals: _locals, ...findings } = found;
+  const { schema: _schema, locals: _locals, trigger: _trigger, ...findings } = found;
   return { ...findings, readsTables, reached };
 }
 
 /** How a reached routine or view is shown: `schema.name()` for a routine. */
-export function shownName(definition: Pick<Definition, 'kind' | 'schema' | 'name'>): string {
+export function shownName(definition: Pick<Definition, 'kind' | 'schema' | 'name' | 'table'>): string {
   if (isPackage(definition)) return `the package ${definition.schema}.${definition.name}`;
+  if (definition.kind === 'TRIGGER') return `the trigger ${definition.schema}.${definition.name} on ${definition.table ?? 'its table'}`;
   return definition.kind === 'VIEW' ? `the view ${definition.schema}.${definition.name}` : `${definition.schema}.${definition.name}()`;
 }
 
@@ -915,6 +922,7 @@ const KIND_WORD = {
   VIEW: 'view',
   PACKAGE: 'package',
   'PACKAGE BODY': 'package',
+  TRIGGER: 'trigger',
 } as const;
 
 /** Whether the server's record is a package or its body (MariaDB, created under sql_mode ORACLE). */
@@ -926,7 +934,7 @@ const through = (path: readonly string[]): string => (path.length > 0 ? ` (reach
 
 /** The refusal of a routine whose body does what no read-only call runs. */
 export function routineRefusal(definition: Definition, path: readonly string[], does: string): HanactlError {
-  const what = `${KIND_WORD[definition.kind]} ${shownName(definition).replace(/^the view /, '')}`;
+  const what = `${KIND_WORD[definition.kind]} ${shownName(definition).replace(/^the (view|trigger) /, '')}`;
   return refusal(
     'stored-routine',
     `Refused: the statement runs the ${what}${through(path)}, and its ${definition.kind === 'VIEW' ? 'definition' : 'body'} holds what a read-only call does not run: ${does}. A read-only transaction does not stop it inside a routine.`,
@@ -989,9 +997,38 @@ export function hiddenViewRefusal(definition: Definition, path: readonly string[
   );
 }
 
-/** The refusal of a routine or view whose text the login may not read. */
+/**
+ * The refusal of a trigger a write fires whose body the login may not read: information_schema.TRIGGERS
+ * lists a table's triggers to a login holding any write privilege on it, but shows their body and
+ * DEFINER only to one holding TRIGGER on the table (checked on 10.11). A trigger runs with its
+ * DEFINER's rights, so what it reads and calls cannot be judged.
+ */
+export function hiddenTriggerRefusal(definition: Definition, path: readonly string[], user: string): HanactlError {
+  const table = definition.table ?? `${definition.schema}.<table>`;
+  return refusal(
+    'stored-routine',
+    `Refused: the statement writes ${table} and so runs ${shownName(definition)}${through(path)}, whose body this login may not read, so what it does with its owner's rights cannot be judged.`,
+    `Ask a person to let ${user} read it (GRANT TRIGGER ON ${table} TO ${user}), or to run the statement.`,
+  );
+}
+
+/** The refusal of a routine, view or trigger whose text the login may not read. */
 export function hiddenDefinitionRefusal(definition: Definition, path: readonly string[], user: string): HanactlError {
+  if (definition.kind === 'TRIGGER') return hiddenTriggerRefusal(definition, path, user);
   return definition.kind === 'VIEW' ? hiddenViewRefusal(definition, path, user) : hiddenBodyRefusal(definition, path, user);
+}
+
+/**
+ * The refusal, on a write where rows are separated, of an updatable view the statement may write
+ * through: the write runs the triggers of the view's tables, which the server lists only to a login
+ * holding a write privilege on those tables, so they cannot all be found and judged.
+ */
+export function updatableViewRefusal(view: Pick<Definition, 'schema' | 'name'>, path: readonly string[]): HanactlError {
+  return refusal(
+    'stored-routine',
+    `Refused: the statement may write through the updatable view ${view.schema}.${view.name}${through(path)}, and a write through a view runs the triggers of its tables, which this login may not see, with their owners' rights, so what it runs cannot be judged.`,
+    'Write to the table itself, or ask a person to run the statement.',
+  );
 }
 
 /** The refusal of a name a DEFINER routine calls that the login may not see (so not judged). */
@@ -1067,8 +1104,11 @@ export function tooFarRefusal(): HanactlError {
 
 /** A name to look up: a routine, or a relation that may be a view. */
 export interface Lookup {
-  /** A package is one whose members a qualified call may name (Reached.packages). */
-  readonly kind: 'routine' | 'relation' | 'package';
+  /**
+   * A package is one whose members a qualified call may name (Reached.packages); `writes` a
+   * relation a write may write: the triggers on it, and the view if it is an updatable one.
+   */
+  readonly kind: 'routine' | 'relation' | 'package' | 'writes';
   readonly name: ReachedName;
 }
 
@@ -1111,6 +1151,17 @@ export function definitionsQuery(
     const schema = schemaOf(lookup.name);
     values.push(lookup.name.name);
     const routine = `SELECT ${i} AS i, ROUTINE_TYPE AS kind, ROUTINE_SCHEMA AS s, ROUTINE_NAME AS n, SECURITY_TYPE AS sec, ROUTINE_DEFINITION AS body FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = ${schema} AND ROUTINE_NAME = CONVERT(? USING utf8mb4) COLLATE utf8mb4_general_ci`;
+    if (lookup.kind === 'writes') {
+      // A trigger runs with its DEFINER's rights (SECURITY_TYPE has no meaning for it).
+      parts.push(
+        `SELECT ${i} AS i, 'TRIGGER' AS kind, TRIGGER_SCHEMA AS s, TRIGGER_NAME AS n, 'DEFINER' AS sec, ACTION_STATEMENT AS body FROM information_schema.TRIGGERS WHERE EVENT_OBJECT_SCHEMA = ${schema} AND EVENT_OBJECT_TABLE = ?`,
+      );
+      parts.push(
+        `SELECT ${i} AS i, 'UPDATABLE VIEW' AS kind, TABLE_SCHEMA AS s, TABLE_NAME AS n, SECURITY_TYPE AS sec, NULL AS body FROM information_schema.VIEWS WHERE TABLE_SCHEMA = ${schemaOf(lookup.name)} AND TABLE_NAME = ? AND IS_UPDATABLE = 'YES'`,
+      );
+      values.push(lookup.name.name);
+      return;
+    }
     parts.push(
       lookup.kind === 'routine'
         ? routine

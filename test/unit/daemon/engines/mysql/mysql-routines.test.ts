@@ -10,8 +10,10 @@ import {
   narrowsNames,
   probablyNative,
   reachedBy,
+  shownName,
   statementUnreadableRefusal,
   unreadableRefusal,
+  updatableViewRefusal,
 } from '../../../../../daemon/engines/mysql/mysql-routines.js';
 
 const fn = (body: string, security = 'DEFINER'): Definition => ({ kind: 'FUNCTION', schema: 'shop', name: 'f', security, body });
@@ -718,5 +720,66 @@ describe('a sql_mode ORACLE body, whose leading AS is no read', () => {
     const judged = judgeDefinition(fn('BEGIN UPDATE t SET a = 1; SELECT item INTO @stolen FROM mine; RETURN 1; END'));
     expect(judged.does).toBeDefined();
     expect(judged.changesSession).toBe('@stolen');
+  });
+});
+
+describe('the triggers a write fires', () => {
+  const trigger = (body: string | null): Definition => ({
+    kind: 'TRIGGER',
+    schema: 'shop',
+    name: 'tr',
+    security: 'DEFINER',
+    body,
+    table: 'shop.notes',
+  });
+
+  it('asks for the triggers on a relation a write may write, and whether it is an updatable view', () => {
+    const query = definitionsQuery([
+      { kind: 'writes', name: { schema: undefined, name: 'notes' } },
+      { kind: 'writes', name: { schema: 'shop', name: 'v' } },
+    ]);
+    const branches = query.sql.split('\nUNION ALL\n');
+    expect(branches).toHaveLength(4);
+    expect(branches[0]).toMatch(
+      /^SELECT 0 AS i, 'TRIGGER' AS kind, .*ACTION_STATEMENT AS body FROM information_schema\.TRIGGERS WHERE EVENT_OBJECT_SCHEMA = DATABASE\(\) AND EVENT_OBJECT_TABLE = \?$/,
+    );
+    expect(branches[1]).toMatch(
+      /^SELECT 0 AS i, 'UPDATABLE VIEW' AS kind, .*TABLE_SCHEMA = DATABASE\(\) AND TABLE_NAME = \? AND IS_UPDATABLE = 'YES'$/,
+    );
+    expect(branches[2]).toMatch(/EVENT_OBJECT_SCHEMA = \? AND EVENT_OBJECT_TABLE = \?$/);
+    expect(branches[3]).toMatch(/TABLE_SCHEMA = \? AND TABLE_NAME = \? AND IS_UPDATABLE = 'YES'$/);
+    expect(query.values).toEqual(['notes', 'notes', 'shop', 'v', 'shop', 'v']);
+  });
+
+  it("judges a trigger's body as a DEFINER routine's: what it reads, calls and assigns", () => {
+    const reads = judgeDefinition(trigger("SET NEW.txt = CONCAT(NEW.txt, ' / ', (SELECT item FROM orders WHERE id = NEW.order_id))"));
+    expect(reads.readsTables).toBe(true);
+    expect(reads.reached.relations).toContainEqual({ schema: undefined, name: 'orders' });
+    expect(judgeDefinition(trigger('SET NEW.txt = leak(NEW.order_id)')).reached.routines).toContainEqual({
+      schema: undefined,
+      name: 'leak',
+    });
+    expect(judgeDefinition(trigger("SET @mcp_customer_id = '2'")).setsContext).toBe('@mcp_customer_id');
+    expect(judgeDefinition(trigger('BEGIN SET @seen = NEW.id; END')).changesSession).toBe('@seen');
+    expect(judgeDefinition(trigger('SET sql_mode = 1')).changesSession).toBe('sql_mode');
+  });
+
+  it("passes a trigger that sets the row's own columns and reads nothing", () => {
+    const judged = judgeDefinition(trigger('BEGIN SET NEW.created = NOW(), NEW.txt = UPPER(OLD.txt); END'));
+    expect(judged).toMatchObject({ readsTables: false });
+    expect(judged.changesSession).toBeUndefined();
+    expect(judged.setsContext).toBeUndefined();
+    // Outside a trigger, NEW is no row: `SET new.x` is not taken as one.
+    expect(judgeDefinition(fn('BEGIN SET NEW.x = 1; RETURN 1; END')).changesSession).toBe('NEW');
+  });
+
+  it('names the trigger, its table and the grant that lets the login read it', () => {
+    expect(shownName(trigger('x'))).toBe('the trigger shop.tr on shop.notes');
+    const hidden = hiddenDefinitionRefusal(trigger(null), [], 'agent');
+    expect(hidden.message).toMatch(
+      /writes shop\.notes and so runs the trigger shop\.tr on shop\.notes, whose body this login may not read/,
+    );
+    expect(hidden.message).toMatch(/GRANT TRIGGER ON shop\.notes TO agent/);
+    expect(updatableViewRefusal({ schema: 'shop', name: 'v' }, []).message).toMatch(/updatable view shop\.v/);
   });
 });
