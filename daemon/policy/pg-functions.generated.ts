@@ -91,6 +91,22 @@ export const PG_NAMES_SCHEMA: Readonly<Record<string, Readonly<Record<number, re
   schema_to_xml_and_xmlschema: { '4': [0] },
 };
 
+/**
+ * Functions that run code the server keeps beside the relation an argument names (operator classes,
+ * index expressions and predicates, a partition key's support functions): name -> positions of
+ * those arguments, for every overload.
+ */
+export const PG_RUNS_RELATION_CODE: Readonly<Record<string, readonly number[]>> = {
+  satisfies_hash_partition: [0],
+  bt_index_check: [0],
+  bt_index_parent_check: [0],
+  gin_clean_pending_list: [0],
+  brin_summarize_new_values: [0],
+  brin_summarize_range: [0],
+  gist_page_items: [1],
+  brin_page_items: [1],
+};
+
 /** Refused on every connection, with why. */
 export const PG_REFUSED: Readonly<Record<string, 'pastes-sql' | 'host-files' | 'server-control' | 'session-state'>> = {
   connectby: 'pastes-sql',

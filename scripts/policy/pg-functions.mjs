@@ -60,6 +60,89 @@ const NAMES_RELATION = {
   'table_to_xml_and_xmlschema(regclass, boolean, boolean, text)': [0],
 };
 
+/**
+ * Functions that take a relation (regclass or oid) and run code the server keeps beside it, by name
+ * (every overload): name -> positions of the relation arguments. hanactl follows a relation named by
+ * a constant as a read of it (its partition key's and indexes' operator classes, index expressions
+ * and predicates: the resolve walk), and refuses one chosen when the statement runs. From the
+ * PostgreSQL 15 source: satisfies_hash_partition calls the partition key's hash support functions
+ * (partbounds.c); amcheck's bt_index_check and bt_index_parent_check call the index's btree
+ * comparison function and, with heapallindexed, evaluate its expressions and predicate
+ * (verify_nbtree.c); gin_clean_pending_list calls the GIN class's compare function (ginfast.c);
+ * brin_summarize_new_values and brin_summarize_range evaluate the index's expressions and call its
+ * class's support functions and operators (brin.c); pageinspect's gist_page_items and
+ * brin_page_items print keys through the index's types' output functions and, for BRIN, the
+ * class's opcinfo function (gistfuncs.c, brinfuncs.c).
+ */
+const RUNS_RELATION_CODE = {
+  satisfies_hash_partition: [0],
+  bt_index_check: [0],
+  bt_index_parent_check: [0],
+  gin_clean_pending_list: [0],
+  brin_summarize_new_values: [0],
+  brin_summarize_range: [0],
+  gist_page_items: [1],
+  brin_page_items: [1],
+};
+
+/**
+ * Every other function that takes a regclass, reviewed as running none of that relation's code:
+ * it reads pages, sizes, the visibility or free space map, sequence state or catalog rows
+ * (pgstattuple, pg_visibility, pg_freespacemap, pageinspect's raw pages and tuple splits,
+ * verify_heapam's tuple headers), removes a BRIN summary (brin_desummarize_range: the revmap
+ * only), reads the relation with a query of its own (table_to_xml and its family: PG_NAMES_RELATION,
+ * judged as a read of it), or is refused on every connection already (pg_prewarm, heap_force_*,
+ * ...). A function of a newer server that takes a regclass and is in neither list fails the script.
+ */
+const RELATION_CODE_REVIEWED_NOT = [
+  'brin_desummarize_range',
+  'currval',
+  'nextval',
+  'setval',
+  'hash_bitmap_info',
+  'heap_force_freeze',
+  'heap_force_kill',
+  'heap_page_item_attrs',
+  'pg_check_frozen',
+  'pg_check_visible',
+  'pg_column_is_updatable',
+  'pg_extension_config_dump',
+  'pg_freespace',
+  'pg_get_replica_identity_index',
+  'pg_index_column_has_property',
+  'pg_index_has_property',
+  'pg_indexes_size',
+  'pg_nextoid',
+  'pg_partition_ancestors',
+  'pg_partition_root',
+  'pg_partition_tree',
+  'pg_prewarm',
+  'pg_relation_filenode',
+  'pg_relation_filepath',
+  'pg_relation_is_publishable',
+  'pg_relation_is_updatable',
+  'pg_relation_size',
+  'pg_relpages',
+  'pg_sequence_last_value',
+  'pg_table_size',
+  'pg_total_relation_size',
+  'pg_truncate_visibility_map',
+  'pg_visibility',
+  'pg_visibility_map',
+  'pg_visibility_map_summary',
+  'pgstatginindex',
+  'pgstathashindex',
+  'pgstatindex',
+  'pgstattuple',
+  'pgstattuple_approx',
+  'regclassout',
+  'regclasssend',
+  'table_to_xml',
+  'table_to_xmlschema',
+  'table_to_xml_and_xmlschema',
+  'verify_heapam',
+];
+
 /** Overloads that read every table of a schema named by an argument; pg_catalog holds the views that read server files. */
 const NAMES_SCHEMA = {
   'schema_to_xml(name, boolean, boolean, text)': [0],
@@ -813,6 +896,7 @@ export function classify({ version, extensions, functions, hidden = [] }) {
     ),
   ];
   for (const c of unreviewedCandidates) problems.push(`${c} may take SQL text or a relation name and is not reviewed`);
+  const runsRelationCode = relationCode(functions, problems);
   // Every pg_* name the server has: a pg_* function it lacks is one of a newer server, not classified here.
   const pgNames = [...names].filter((n) => n.startsWith('pg_')).sort();
   return {
@@ -821,6 +905,7 @@ export function classify({ version, extensions, functions, hidden = [] }) {
     runsSql,
     namesRelation,
     namesSchema,
+    runsRelationCode,
     refused,
     allowedVolatile,
     writes,
@@ -829,6 +914,33 @@ export function classify({ version, extensions, functions, hidden = [] }) {
     pgNames,
     problems,
   };
+}
+
+/**
+ * The functions that run a relation's own code (RUNS_RELATION_CODE) as name -> relation argument
+ * positions; pushes onto `problems` a reviewed name the server lacks, an overload whose argument
+ * at a reviewed position is not a relation (regclass or oid), and every function with a regclass
+ * argument reviewed in neither list.
+ */
+function relationCode(functions, problems) {
+  const reviewedNot = new Set(RELATION_CODE_REVIEWED_NOT);
+  const out = {};
+  for (const [name, positions] of Object.entries(RUNS_RELATION_CODE)) {
+    const overloads = functions.filter((f) => f.name === name);
+    if (overloads.length === 0) {
+      problems.push(`reviewed ${name} is not in pg_proc`);
+      continue;
+    }
+    for (const f of overloads)
+      for (const p of positions)
+        if (!['regclass', 'oid'].includes(f.types.split(', ')[p])) problems.push(`${name}(${f.types}) takes no relation at position ${p}`);
+    out[name] = positions;
+  }
+  for (const f of functions) {
+    if (!f.types.split(', ').includes('regclass') || f.name in RUNS_RELATION_CODE || reviewedNot.has(f.name)) continue;
+    problems.push(`${f.name}(${f.types}) takes a relation and is not reviewed as running its code (operator classes, expressions) or not`);
+  }
+  return out;
 }
 
 /** Functions whose result holds other sessions' statement text: a result column named `query`, or reviewed. */
@@ -1050,6 +1162,13 @@ export const PG_NAMES_RELATION: Readonly<Record<string, Readonly<Record<number, 
 
 /** Functions that read every table of the schema named by an argument: name -> number of arguments -> positions. */
 export const PG_NAMES_SCHEMA: Readonly<Record<string, Readonly<Record<number, readonly number[]>>>> = ${record(c.namesSchema)};
+
+/**
+ * Functions that run code the server keeps beside the relation an argument names (operator classes,
+ * index expressions and predicates, a partition key's support functions): name -> positions of
+ * those arguments, for every overload.
+ */
+export const PG_RUNS_RELATION_CODE: Readonly<Record<string, readonly number[]>> = ${record(c.runsRelationCode ?? {})};
 
 /** Refused on every connection, with why. */
 export const PG_REFUSED: Readonly<Record<string, 'pastes-sql' | 'host-files' | 'server-control' | 'session-state'>> = ${record(c.refused)};

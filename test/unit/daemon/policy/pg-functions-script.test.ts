@@ -64,6 +64,28 @@ describe('scripts/policy/pg-functions.mjs classify()', () => {
     ]);
   });
 
+  test('a function taking a regclass must be reviewed as running that relation’s code or not', () => {
+    const c = classify({
+      version: '15',
+      extensions: [],
+      functions: [
+        fn('bt_index_check', 'regclass, boolean'),
+        fn('satisfies_hash_partition', 'oid, integer, integer, "any"', { variadic: true }),
+        fn('gist_page_items', 'bytea, regclass'),
+        fn('brin_page_items', 'regclass, bytea'),
+        fn('pgstattuple', 'regclass'),
+        fn('index_health', 'regclass, integer'),
+      ],
+    }) as Classified & { runsRelationCode: Record<string, number[]> };
+    expect(reviewedMissing(c.problems)).toEqual([
+      'index_health(regclass, integer) may take SQL text or a relation name and is not reviewed',
+      'brin_page_items(regclass, bytea) takes no relation at position 1',
+      'index_health(regclass, integer) takes a relation and is not reviewed as running its code (operator classes, expressions) or not',
+    ]);
+    expect(c.runsRelationCode).toMatchObject({ bt_index_check: [0], satisfies_hash_partition: [0], gist_page_items: [1] });
+    expect(c.runsRelationCode).not.toHaveProperty('pgstattuple');
+  });
+
   test('a volatile function reached by an operator, cast or attribute notation stops generation', () => {
     const { problems } = classify({ version: '15', extensions: [], functions: [], hidden: ['operator @@@ runs do_it'] }) as Classified;
     expect(reviewedMissing(problems)).toEqual(['operator @@@ runs do_it, a volatile function the checks would not see called']);
