@@ -16,6 +16,7 @@ import {
 } from './pg-functions.js';
 import { MAX_PARSE_TREE_CHARS, megabytes, parsePostgres } from './pg-parser.js';
 import { catalogFiguresRule, plannerFiguresObjection } from './planner-figures.js';
+import { relationCodeObjection, relationCodePositions } from './relation-code.js';
 import { roleStateObjection } from './role-state.js';
 import { PG_COORDINATE_COLUMNS, systemColumnNameObjection, systemColumnObjection } from './system-columns.js';
 import type { Objection, PolicyOptions, StatementReferences, Verdict } from './types.js';
@@ -140,6 +141,11 @@ export function postgresParserObjection(
       namedRelationObjection(call.name, call.argCount, argument) ??
       (options.rowSeparation ? separatedNamedRelationObjection(call.name, call.argCount, argument) : undefined);
     if (named) return named;
+    for (const position of relationCodePositions(call.name) ?? []) {
+      if (position >= call.argCount) continue;
+      const refused = relationCodeObjection(call.name, call.relationArgs[position]);
+      if (refused) return refused;
+    }
   }
   // A name after a dot (ColumnRef fields past the first, A_Indirection fields) is a call where no column has that name.
   for (const attribute of parsed.attributes) {
@@ -158,10 +164,17 @@ export function postgresParserObjection(
     const named = parsed.calls.flatMap((call) =>
       (relationArgumentPositions(call.name, call.argCount) ?? []).flatMap((position) => call.stringArgs[position] ?? []),
     );
+    // bt_index_check('i'), satisfies_hash_partition('t'::regclass, ...): the relation whose code it runs, followed as a read.
+    const running = parsed.calls.flatMap((call) =>
+      (relationCodePositions(call.name) ?? []).flatMap((position) => {
+        const argument = call.relationArgs[position];
+        return typeof argument === 'object' ? [argument.name] : [];
+      }),
+    );
     found(
       mergeReferences([
         {
-          relations: [...parsed.qualified, ...named],
+          relations: [...parsed.qualified, ...named, ...running],
           written: parsed.written,
           functions: [...parsed.calls.map((call) => call.folded), ...parsed.keywordCalls],
           operators: parsed.operators,

@@ -16,6 +16,7 @@ import {
   PG_VOLATILE_UNREVIEWED,
   PG_VOLATILE_WRITES,
 } from './pg-functions.generated.js';
+import { postgresRelationCodeRule, relationCodeUnnamedObjection } from './relation-code.js';
 import { callName, isPunct, keywordAt } from './tokens.js';
 import type { Objection, Token } from './types.js';
 
@@ -117,6 +118,7 @@ export function pgAttributeFunctionObjection(name: string, allowWrite: boolean, 
     (name === 'set_config' ? categoryObjection('session-change', 'set_config()') : undefined) ??
     deniedFunctionName(name, allowWrite) ??
     (unknownPg ? undefined : pgFunctionObjection(name, allowWrite)) ??
+    relationCodeUnnamedObjection(name) ??
     (rowSeparation ? pgStatisticsFunctionObjection(name) : undefined) ??
     (RUNS_SQL.has(name) || NAMES_RELATION.has(name) || NAMES_SCHEMA.has(name)
       ? objection(
@@ -370,5 +372,5 @@ export function postgresTokenObjection(tokens: readonly Token[], allowWrite: boo
       if (named) return named;
     }
   }
-  return undefined;
+  return postgresRelationCodeRule(tokens);
 }

@@ -2,6 +2,7 @@ import { REFERENCE_OPTIONS } from './function-references.js';
 import { OPERATOR_NODE_KEYS, operatorNames } from './pg-operator-names.js';
 import { type ConditionSite, conditionSites } from './pg-row-conditions.js';
 import { parseRaw } from './pg-wasm.js';
+import type { RelationArgument } from './relation-code.js';
 import { roleStateOfStatement } from './role-state.js';
 
 /** A function call anywhere in the parse tree. */
@@ -14,6 +15,8 @@ export interface ParsedCall {
   readonly stringArgs: readonly (string | undefined)[];
   /** Whether each argument is a numeric constant. */
   readonly numberArgs: readonly boolean[];
+  /** Each argument read as a relation (relation-code.ts): a string constant, cast to regclass or not; a number; else undefined. */
+  readonly relationArgs: readonly RelationArgument[];
   readonly argCount: number;
 }
 
@@ -243,6 +246,25 @@ function numberConstant(node: unknown): boolean {
   return isNode(constant) && ('ival' in constant || 'fval' in constant);
 }
 
+/** `regclass` or `pg_catalog.regclass`, as a TypeCast's type names it. */
+function isRegclassType(typeName: unknown): boolean {
+  // As folded: a quoted "REGCLASS" is another type.
+  const names =
+    isNode(typeName) && Array.isArray(typeName.names)
+      ? typeName.names.map((n) => (isNode(n) && isNode(n.String) ? n.String.sval : undefined))
+      : [];
+  return (names.length === 1 && names[0] === 'regclass') || (names.length === 2 && names[0] === 'pg_catalog' && names[1] === 'regclass');
+}
+
+/** An argument read as a relation: a string constant or one cast to regclass names one; a number (cast or not) is an OID. */
+function relationArgument(node: unknown): RelationArgument {
+  const cast = isNode(node) ? node.TypeCast : undefined;
+  const value = isNode(cast) && isRegclassType(cast.typeName) ? cast.arg : node;
+  if (numberConstant(value)) return 'number';
+  const name = stringConstant(value);
+  return name === undefined ? undefined : { name };
+}
+
 function callOf(node: Node): ParsedCall {
   const parts = Array.isArray(node.funcname) ? node.funcname : [];
   const last = parts.at(-1);
@@ -253,6 +275,7 @@ function callOf(node: Node): ParsedCall {
     folded: name,
     stringArgs: args.map(stringConstant),
     numberArgs: args.map(numberConstant),
+    relationArgs: args.map(relationArgument),
     argCount: args.length,
   };
 }
