@@ -503,9 +503,16 @@ function namedByConstant(tree: string, from: string, where: string): string {
          AND ${callsReadByName(tree)}`;
 }
 
-/** True when the stored tree `tree` calls a function that reads a relation whole by its name (namedByConstant). */
+/**
+ * The functions whose relation argument the walk follows when a stored tree gives it as a regclass
+ * constant: those that read a relation whole by its name, and those that run its own code
+ * (PG_RUNS_RELATION_CODE: satisfies_hash_partition, bt_index_check, ...; postgres-relation-code.ts).
+ */
+const FOLDS_BY_NAME = quoted([...Object.keys(generated.PG_NAMES_RELATION), ...Object.keys(generated.PG_RUNS_RELATION_CODE)]);
+
+/** True when the stored tree `tree` calls a function whose regclass constants the walk follows (namedByConstant). */
 function callsReadByName(tree: string): string {
-  return `EXISTS (SELECT FROM pg_catalog.pg_proc f WHERE f.proname OPERATOR(pg_catalog.=) ANY (ARRAY[${READS_BY_NAME}]::pg_catalog.name[])
+  return `EXISTS (SELECT FROM pg_catalog.pg_proc f WHERE f.proname OPERATOR(pg_catalog.=) ANY (ARRAY[${FOLDS_BY_NAME}]::pg_catalog.name[])
                       AND pg_catalog.strpos(${tree}, pg_catalog.concat(':funcid ', f.oid, ' ')) OPERATOR(pg_catalog.>) 0)`;
 }
 

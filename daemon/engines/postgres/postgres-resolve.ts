@@ -27,6 +27,7 @@ import {
   writeFires,
   writtenValue,
 } from './postgres-reach.js';
+import { relationCodeFinding } from './postgres-relation-code.js';
 import { conditionFinding, conditionRefusal, conditionsValue, REACHES_HIDDEN_ROWS } from './postgres-row-conditions.js';
 import { rowFiguresFinding, rowFiguresRefusal } from './postgres-row-figures.js';
 import { judgedRelationNames, type NameLists, settledRelation } from './postgres-settled.js';
@@ -281,8 +282,8 @@ function walkValues(references: StatementReferences): BatchStep['values'] {
  */
 function findings(references: StatementReferences): string {
   return references.separated
-    ? `COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${refusedBuiltinFinding()}, ${runtimeCodeFinding()}, ${configFinding()}, ${statisticsFinding()}, ${systemColumnFinding()}, ${ownerRightsFinding()}, ${rowFiguresFinding()}, ${contextBarrierFinding()}, ${conditionFinding('$9', REACHES_HIDDEN_ROWS)})`
-    : `COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${refusedBuiltinFinding()}, ${runtimeCodeFinding()}, ${configFinding()})`;
+    ? `COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${refusedBuiltinFinding()}, ${runtimeCodeFinding()}, ${relationCodeFinding()}, ${configFinding()}, ${statisticsFinding()}, ${systemColumnFinding()}, ${ownerRightsFinding()}, ${rowFiguresFinding()}, ${contextBarrierFinding()}, ${conditionFinding('$9', REACHES_HIDDEN_ROWS)})`
+    : `COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${refusedBuiltinFinding()}, ${runtimeCodeFinding()}, ${relationCodeFinding()}, ${configFinding()})`;
 }
 
 /**
@@ -378,6 +379,18 @@ export function resolveRefusal(message: string): HanactlError | undefined {
       {
         rule: 'dynamic-sql',
         hint: "Call table_to_xml('schema.table', ...) with the table's name as one plain string literal, or select from the table directly.",
+      },
+    );
+  }
+  if (kind === 'H') {
+    const name = target.replace(/\(\)$/, '');
+    const through = root === target || root === `${name}()` ? target : `${root} calls ${target}, which`;
+    return new HanactlError(
+      'STATEMENT_REFUSED',
+      `Refused: ${through} hands a built-in that runs a relation's own code (satisfies_hash_partition, bt_index_check, gin_clean_pending_list, brin_summarize_*: operator classes' functions, index expressions, a partition key) a relation chosen only when it runs (a column, a variable, a number or an expression rather than a constant name), so what runs cannot be checked before it runs.`,
+      {
+        rule: 'dynamic-sql',
+        hint: "Ask a person to name the relation as a constant ('schema.table'::regclass) in the view or function, or to run it in a database client.",
       },
     );
   }

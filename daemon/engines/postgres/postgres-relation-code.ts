@@ -1,0 +1,78 @@
+import { PG_RUNS_RELATION_CODE } from '../../policy/pg-functions.generated.js';
+import { FIRST_NORMAL_OID, STORED_TREES, TEXT_LANGUAGE, TOKEN } from './postgres-reach.js';
+import { unicodeEscapes } from './postgres-unicode-names.js';
+
+/**
+ * The walk's side of the built-ins that run a relation's own code (relation-code.ts:
+ * satisfies_hash_partition, bt_index_check, gin_clean_pending_list, brin_summarize_*, ...), called
+ * by a person's object rather than the statement. A stored tree (a view's rules, a policy, a BEGIN
+ * ATOMIC body, a default argument, what a write fires) holds the relation as a regclass constant
+ * when a constant named it: the walk folds it into what it reads (namedByConstant, as for
+ * table_to_xml) and judges its operator classes, expressions and partition key. A SQL or PL/pgSQL
+ * text body names it as a word, which the walk follows already. Anything else hands the function
+ * a relation chosen when it runs (a column, a variable, a number, an expression): refused on every
+ * connection, as `H <root> calls <name>()`.
+ */
+
+const quoted = (names: readonly string[]): string => names.map((n) => `'${n}'`).join(', ');
+
+/** The functions whose relation argument is their first, and those that take it elsewhere. */
+const FIRST = Object.entries(PG_RUNS_RELATION_CODE)
+  .filter(([, positions]) => positions.length === 1 && positions[0] === 0)
+  .map(([name]) => name);
+const ELSEWHERE = Object.keys(PG_RUNS_RELATION_CODE).filter((name) => !FIRST.includes(name));
+const ALL = quoted([...FIRST, ...ELSEWHERE]);
+
+/** A SQL string literal of `text` (standard_conforming_strings, as the walk is sent). */
+const literal = (text: string): string => `'${text.replaceAll("'", "''")}'`;
+
+/**
+ * True when the stored tree `tree` calls such a function with a relation that is no regclass
+ * constant: a first argument that is not one (a coercion to oid, RelabelType, may wrap it: the
+ * relation of satisfies_hash_partition is an oid), or any call of one whose relation argument is
+ * not its first (its arguments before it hold braces the pattern cannot skip). A call's fields up
+ * to its arguments hold no braces, so its first argument is the node after `:args (`.
+ */
+function treeAtRunTime(tree: string): string {
+  return `EXISTS (SELECT FROM pg_catalog.regexp_matches(${tree}, ':funcid (\\d+) [^{}]*:args \\((\\{RELABELTYPE :arg )?(\\{CONST :consttype 2205 )?', 'g') AS m
+                   JOIN pg_catalog.pg_proc f ON f.oid OPERATOR(pg_catalog.=) m[1]::pg_catalog.oid
+                  WHERE f.proname OPERATOR(pg_catalog.=) ANY (ARRAY[${ALL}]::pg_catalog.name[])
+                    AND (m[3] IS NULL OR f.proname OPERATOR(pg_catalog.<>) ALL (ARRAY[${quoted(FIRST)}]::pg_catalog.name[])))`;
+}
+
+/**
+ * True when the text body `body` names such a function other than as a call whose first argument
+ * is one plain string literal (cast to regclass or not) followed by `,` or `)`: a name followed by
+ * anything else, one whose relation argument is not its first, or one written with Unicode escapes.
+ */
+function textAtRunTime(body: string): string {
+  const names = [...FIRST, ...ELSEWHERE].join('|');
+  const call = literal(String.raw`\m(${names})\M("?\s*\(\s*'(?:[^']|'')*'(?:\s*::\s*(?:pg_catalog\s*\.\s*)?regclass)?\s*[,)])?`);
+  return `(EXISTS (SELECT FROM pg_catalog.regexp_matches(${body}, ${call}, 'gi') AS m
+                  WHERE m[2] IS NULL OR pg_catalog.lower(m[1]) OPERATOR(pg_catalog.<>) ALL (ARRAY[${quoted(FIRST)}]::pg_catalog.text[]))
+          OR EXISTS (SELECT FROM (${unicodeEscapes(body, TOKEN)}) AS u
+                      WHERE NOT u.string AND pg_catalog.lower(u.text) OPERATOR(pg_catalog.=) ANY (ARRAY[${ALL}]::pg_catalog.text[])))`;
+}
+
+/** A word of a text body that may name such a function, to skip the regular expressions on every other body. */
+const TEXT_MENTIONS = literal(`${[...FIRST, ...ELSEWHERE].join('|')}|u&['"]`);
+
+/**
+ * What the walk reached that hands such a function a relation chosen when it runs, as
+ * `H <root> calls <name>()` (the object whose tree or body does), or NULL.
+ */
+export function relationCodeFinding(): string {
+  return `COALESCE(
+  (SELECT pg_catalog.concat('H ', r.root, ' calls ', CASE WHEN r.kind OPERATOR(pg_catalog.=) 'p' THEN pg_catalog.concat(p.proname, '()') ELSE c.relname::pg_catalog.text END)
+     FROM reach r CROSS JOIN LATERAL (${STORED_TREES}) AS t
+     LEFT JOIN pg_catalog.pg_proc p ON r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.=) r.oid
+     LEFT JOIN pg_catalog.pg_class c ON r.kind OPERATOR(pg_catalog.<>) 'p' AND c.oid OPERATOR(pg_catalog.=) r.oid
+    WHERE r.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND ${treeAtRunTime('t.tree')}
+    LIMIT 1),
+  (SELECT pg_catalog.concat('H ', r.root, ' calls ', p.proname, '()')
+     FROM reach r JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) r.oid
+    WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND ${TEXT_LANGUAGE}
+      AND p.prosqlbody IS NULL AND p.prosrc OPERATOR(pg_catalog.~*) ${TEXT_MENTIONS}
+      AND CASE WHEN ${textAtRunTime('p.prosrc')} THEN true ELSE false END
+    LIMIT 1))`;
+}
