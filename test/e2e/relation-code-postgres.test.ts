@@ -33,6 +33,7 @@ const OBJECTS = [
   // A person's view and function that hand satisfies_hash_partition a relation chosen when they run, and a view that names it.
   "CREATE VIEW public.hp_runtime AS SELECT pg_catalog.satisfies_hash_partition(c.oid, 2, 0, 5) AS ok FROM pg_catalog.pg_class c WHERE c.relname = 'hp'",
   'CREATE FUNCTION public.check_rel(r regclass) RETURNS boolean LANGUAGE plpgsql AS $$ BEGIN RETURN pg_catalog.satisfies_hash_partition(r, 2, 0, 5); END $$',
+  "CREATE FUNCTION public.check_named() RETURNS boolean LANGUAGE plpgsql AS $$ BEGIN RETURN pg_catalog.satisfies_hash_partition('public.hp'::regclass, 2, 0, 5); END $$",
   "CREATE VIEW public.hp_named AS SELECT pg_catalog.satisfies_hash_partition('public.hp'::regclass, 2, 0, 5) AS ok",
   "CREATE VIEW public.plain_checked AS SELECT true AS ok FROM public.bt_index_check('public.measured_plain'::regclass)",
 ];
@@ -79,6 +80,7 @@ describe.skipIf(!available)('run_query judges the code a built-in runs for the r
     ['SELECT ok FROM hp_runtime', /hp_runtime hands a built-in that runs a relation's own code .* chosen only when it runs/],
     ["SELECT check_rel('hp')", /check_rel\(\) hands a built-in that runs a relation's own code .* chosen only when it runs/],
     ['SELECT ok FROM hp_named', /Refused: .*hp_named.* calls pg_stat_reset\(\)/],
+    ['SELECT check_named()', /Refused: .*check_named.* calls pg_stat_reset\(\)/],
   ])('refuses %s, and the person’s code does not run', async (sql, message) => {
     const before = await statsReset();
     const result = await shim.call('run_query', { sql });
