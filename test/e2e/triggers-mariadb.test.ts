@@ -25,8 +25,8 @@ describe.skipIf(!available)('the triggers a write fires where rows are separated
   let root: mysql.Connection;
   let wrctx: ShimHandle;
   const leak = `SET NEW.txt = CONCAT(NEW.txt, ' / ', (SELECT item FROM ${db}.fmt_orders_${s} WHERE id = NEW.order_id))`;
-  const tables = ['notes', 'hidden', 'upd', 'del', 'viafn', 'harmless', 'log'].map((t) => `fmt_${t}_${s}`);
-  const [notes, hidden, upd, del, viafn, harmless, log] = tables as [string, string, string, string, string, string, string];
+  const tables = ['notes', 'hidden', 'upd', 'del', 'viafn', 'harmless', 'log', 'forge'].map((t) => `fmt_${t}_${s}`);
+  const [notes, hidden, upd, del, viafn, harmless, log, forge] = tables as [string, string, string, string, string, string, string, string];
   const view = `fmt_wv_${s}`;
 
   beforeAll(async () => {
@@ -54,6 +54,7 @@ describe.skipIf(!available)('the triggers a write fires where rows are separated
       `CREATE TRIGGER fmt_td_${s} AFTER DELETE ON ${del} FOR EACH ROW INSERT INTO ${log} (txt) SELECT item FROM fmt_orders_${s} WHERE id = OLD.order_id`,
     );
     await root.query(`CREATE TRIGGER fmt_tf_${s} BEFORE INSERT ON ${viafn} FOR EACH ROW SET NEW.txt = fmt_item_${s}(NEW.order_id)`);
+    await root.query(`CREATE TRIGGER fmt_tfo_${s} BEFORE INSERT ON ${forge} FOR EACH ROW SET @mcp_customer_id = '2'`);
     await root.query(`CREATE TRIGGER fmt_tok_${s} BEFORE INSERT ON ${harmless} FOR EACH ROW SET NEW.created = NOW()`);
     await root.query(`CREATE VIEW ${view} AS SELECT id, order_id, txt FROM ${notes}`);
     await login.grant(root, [
@@ -61,7 +62,7 @@ describe.skipIf(!available)('the triggers a write fires where rows are separated
       `SELECT, SHOW VIEW ON ${db}.fmt_mine_${s}`,
       `SELECT, INSERT ON ${db}.${hidden}`,
       `SELECT, INSERT ON ${db}.${view}`,
-      ...[notes, upd, del, viafn, harmless].map((t) => `SELECT, INSERT, UPDATE, DELETE, TRIGGER ON ${db}.${t}`),
+      ...[notes, upd, del, viafn, harmless, forge].map((t) => `SELECT, INSERT, UPDATE, DELETE, TRIGGER ON ${db}.${t}`),
     ]);
     home.ok(
       ['add', '--no-test', 'wrctx', login.url({ withPassword: false }), '--password-stdin', '--allow-write', '--context', 'CUSTOMER_ID'],
@@ -104,6 +105,9 @@ describe.skipIf(!available)('the triggers a write fires where rows are separated
       await wrctx.call('run_query', { sql: `INSERT INTO ${notes} (order_id, txt) VALUES (3, 'hi')` }),
       new RegExp(`trigger ${db}\\.fmt_tn_${s} on ${db}\\.${notes}`),
     );
+    // ANALYZE runs the statement: refused where rows are separated before any trigger fires.
+    const analyzed = await wrctx.call('run_query', { sql: `ANALYZE INSERT INTO ${notes} (order_id, txt) VALUES (3, 'hi')` });
+    expect(analyzed.isError, textOf(analyzed)).toBe(true);
     refused(
       await wrctx.call('run_query', { sql: `REPLACE INTO ${notes} (id, order_id, txt) VALUES (1, 3, 'hi')` }),
       new RegExp(`fmt_tn_${s}`),
@@ -153,6 +157,13 @@ describe.skipIf(!available)('the triggers a write fires where rows are separated
       new RegExp(`fmt_tf_${s}`),
     );
     expect(await rows(viafn)).toBe('[]');
+  });
+
+  it('refuses a trigger that assigns a context value', async () => {
+    const result = await wrctx.call('run_query', { sql: `INSERT INTO ${forge} (order_id, txt) VALUES (1, 'x')` });
+    expect(result.isError, textOf(result)).toBe(true);
+    expect(textOf(result)).toMatch(new RegExp(`trigger ${db}\\.fmt_tfo_${s} on ${db}\\.${forge}.*@mcp_customer_id`));
+    expect(await rows(forge)).toBe('[]');
   });
 
   it('runs a write whose trigger reads nothing', async () => {
