@@ -337,6 +337,21 @@ const BUILTIN_LINKED = `pg_catalog.pg_operator o JOIN pg_catalog.pg_operator b
    WHERE o.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND b.oid OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID}`;
 
 /**
+ * The built-in types under type `type` (an OID expression, a type made since initdb), as `FROM`
+ * over b(oid): its base type if a domain, its element type if an array, and that one's element
+ * when it is a built-in array (a domain over text[]). The server looks a cast to or from a domain
+ * up by its base type, and coerces an array element by element (parse_coerce.c:
+ * find_coercion_pathway calls getBaseType, then the element types' pathway): an explicit cast to
+ * a domain over text, to an array of it or to a domain over text[] runs a person's cast to text.
+ * A type under it made since initdb is reached by the walk itself and asked the same.
+ */
+function builtinUnder(type: string): string {
+  return `pg_catalog.pg_type bt CROSS JOIN LATERAL pg_catalog.unnest(ARRAY[bt.typbasetype, bt.typelem]) AS u(oid)
+        JOIN pg_catalog.pg_type ut ON ut.oid OPERATOR(pg_catalog.=) u.oid AND u.oid OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID} AND bt.oid OPERATOR(pg_catalog.=) ${type}
+        CROSS JOIN LATERAL pg_catalog.unnest(ARRAY[ut.oid, ut.typelem]) AS b(oid)`;
+}
+
+/**
  * A person's code the server may call for any statement, whatever it names: a cast between two
  * built-in types through a function, made since initdb (the server picks an implicit or
  * assignment one while it resolves a built-in function's or operator's arguments; an explicit one
@@ -352,7 +367,8 @@ const IMPLICIT_ROOTS = `SELECT pg_catalog.concat('cast ', pg_catalog.format_type
    WHERE k.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND k.castfunc OPERATOR(pg_catalog.<>) 0
      AND k.castsource OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID} AND k.casttarget OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID}
      AND (k.castcontext OPERATOR(pg_catalog.<>) 'e'
-          OR EXISTS (SELECT FROM pg_catalog.pg_type u WHERE u.oid OPERATOR(pg_catalog.=) k.casttarget AND u.typname OPERATOR(pg_catalog.=) ANY ($5::pg_catalog.name[])))
+          OR EXISTS (SELECT FROM pg_catalog.pg_type u WHERE (u.oid OPERATOR(pg_catalog.=) k.casttarget OR u.typelem OPERATOR(pg_catalog.=) k.casttarget)
+                        AND u.typname OPERATOR(pg_catalog.=) ANY ($5::pg_catalog.name[])))
   UNION ALL SELECT pg_catalog.concat('operator class ', c.opcname), 'p', m.amproc
     FROM pg_catalog.pg_opclass c JOIN pg_catalog.pg_amproc m ON m.amprocfamily OPERATOR(pg_catalog.=) c.opcfamily
    WHERE c.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND c.opcdefault AND c.opcintype OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID}
@@ -693,6 +709,9 @@ export const REACH_CTE = `reach(root, kind, oid) AS (
        WHERE r.kind OPERATOR(pg_catalog.=) 't' AND k.casttarget OPERATOR(pg_catalog.=) r.oid
       UNION ALL SELECT 'p', k.castfunc FROM pg_catalog.pg_cast k
        WHERE r.kind OPERATOR(pg_catalog.=) 't' AND k.castsource OPERATOR(pg_catalog.=) r.oid
+      UNION ALL SELECT 'p', k.castfunc FROM ${builtinUnder('r.oid')} JOIN pg_catalog.pg_cast k
+          ON k.casttarget OPERATOR(pg_catalog.=) b.oid OR k.castsource OPERATOR(pg_catalog.=) b.oid
+       WHERE r.kind OPERATOR(pg_catalog.=) 't' AND k.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND k.castfunc OPERATOR(pg_catalog.<>) 0
       UNION ALL SELECT ${KIND_OF_CLASS}, d.refobjid
         FROM pg_catalog.pg_constraint k JOIN pg_catalog.pg_depend d
           ON d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_constraint'::pg_catalog.regclass AND d.objid OPERATOR(pg_catalog.=) k.oid
