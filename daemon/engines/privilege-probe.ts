@@ -14,5 +14,10 @@ export interface PrivilegeProbe {
    * Asked too when the connection separates rows by context values: where the login itself is not
    * bound by what separates them (row-level security it bypasses). Its sentences name their own remedy.
    */
-  readonly separation?: Omit<PrivilegeProbe, 'separation'>;
+  readonly separation?: Omit<PrivilegeProbe, 'separation' | 'database'>;
+  /**
+   * Asked on every connection: what in the connection's database changes what ordinary SQL does
+   * (a person's cast between built-in types). Its sentences name their own remedy.
+   */
+  readonly database?: Omit<PrivilegeProbe, 'separation' | 'database'>;
 }

@@ -10,7 +10,8 @@ const LEAST_PRIVILEGE =
  * Advice for a person registering or testing a connection whose login can read credentials
  * (the engine's `privilegeProbe`: a PostgreSQL superuser, global SELECT on MySQL, ...), and, with
  * `separated` (the connection declares context names), whose login is not bound by what separates
- * rows (its `separation` probe: PostgreSQL row-level security it bypasses). Never throws: a server
+ * rows (its `separation` probe: PostgreSQL row-level security it bypasses); on every connection,
+ * what in the database changes ordinary SQL (its `database` probe). Never throws: a server
  * that does not answer the probe gets no advice rather than a failed test.
  */
 export async function privilegeAdvice(
@@ -22,11 +23,14 @@ export async function privilegeAdvice(
   const probe = ENGINE_TABLE[engine].privilegeProbe;
   if (!probe) return [];
   const credentials = (await ask(connection, probe, name)).map((sentence) => `${sentence} ${LEAST_PRIVILEGE}`);
-  return separated && probe.separation ? [...credentials, ...(await ask(connection, probe.separation, name))] : credentials;
+  const database = probe.database ? await ask(connection, probe.database, name) : [];
+  return separated && probe.separation
+    ? [...credentials, ...database, ...(await ask(connection, probe.separation, name))]
+    : [...credentials, ...database];
 }
 
 /** The sentences of `probe` for the login of `connection`; none when the server does not answer it. */
-async function ask(connection: DriverConnection, probe: Omit<PrivilegeProbe, 'separation'>, name: string): Promise<string[]> {
+async function ask(connection: DriverConnection, probe: Omit<PrivilegeProbe, 'separation' | 'database'>, name: string): Promise<string[]> {
   try {
     const result = await connection.execute(probe.sql, [], { maxRows: 1, timeoutMs: 5000, readOnly: true });
     const row = result.rows[0];

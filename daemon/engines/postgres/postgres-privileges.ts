@@ -32,7 +32,7 @@ const ROLE_DEFAULTS = `(SELECT pg_catalog.string_agg(c.setting, ', ' ORDER BY c.
  * (postgres-owner-rights.ts); and a login whose sessions start as another role (ROLE_DEFAULTS).
  * Asked of the connection's database.
  */
-const SEPARATION_PROBE: Omit<PrivilegeProbe, 'separation'> = {
+const SEPARATION_PROBE: Omit<PrivilegeProbe, 'separation' | 'database'> = {
   sql: `SELECT r.rolsuper AS superuser, r.rolbypassrls AS bypassrls,
           (SELECT pg_catalog.count(*) FROM ${OWNED_UNFORCED})::int AS owned,
           (SELECT pg_catalog.string_agg(t.name, ', ' ORDER BY t.name)
@@ -69,9 +69,26 @@ function bypassAdvice(row: Record<string, unknown>, user: string): string[] {
 }
 
 /**
+ * A person's casts between two built-in types through a function (only a superuser makes one):
+ * the server runs it where ordinary SQL converts between those types, for a cast to a domain over
+ * the target or an array of it too, and an implicit or assignment one with no type named at all.
+ * As `source AS target, ...`, or NULL.
+ */
+const BUILTIN_CASTS = `(SELECT pg_catalog.string_agg(pg_catalog.concat(pg_catalog.format_type(k.castsource, NULL), ' AS ', pg_catalog.format_type(k.casttarget, NULL)), ', ' ORDER BY k.oid)
+             FROM pg_catalog.pg_cast k
+            WHERE k.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND k.castfunc OPERATOR(pg_catalog.<>) 0
+              AND k.castsource OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID} AND k.casttarget OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID})`;
+
+/** The warning for a database holding a person's casts between built-in types `found`. */
+function builtinCastsAdvice(user: string, found: string): string {
+  return `${user}'s database holds a cast between built-in types through a function made since initdb (${found}): it changes what ordinary SQL does, since the server runs it wherever it converts between those types (an implicit or assignment one for any statement; an explicit one for a cast to the type, a domain over it or an array of it). hanactl follows it as a call of that function and refuses what it refuses in that function. Drop it with DROP CAST if it is not meant.`;
+}
+
+/**
  * A superuser or a role with pg_read_all_data's privileges reads every password hash and user
  * mapping: USAGE, as the server grants them (has_privs_of_role); a NOINHERIT member would need SET
- * ROLE, which hanactl refuses. With context names, also SEPARATION_PROBE.
+ * ROLE, which hanactl refuses. With context names, also SEPARATION_PROBE; on every connection, a
+ * person's cast between built-in types (BUILTIN_CASTS).
  */
 export const POSTGRES_PRIVILEGE_PROBE: PrivilegeProbe = {
   sql: `SELECT r.rolsuper AS superuser,
@@ -84,6 +101,10 @@ export const POSTGRES_PRIVILEGE_PROBE: PrivilegeProbe = {
     if (row.read_all_data === true)
       return [`${user} logs in as a member of pg_read_all_data, which can read pg_authid and every user mapping.`];
     return [];
+  },
+  database: {
+    sql: `SELECT ${BUILTIN_CASTS} AS builtin_casts`,
+    advice: (row, user) => (row.builtin_casts ? [builtinCastsAdvice(user, String(row.builtin_casts))] : []),
   },
   separation: SEPARATION_PROBE,
 };

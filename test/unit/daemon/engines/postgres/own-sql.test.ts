@@ -130,6 +130,7 @@ async function everyText(): Promise<Map<string, string>> {
   const out = new Map<string, string>([
     ['privilege probe', POSTGRES_PRIVILEGE_PROBE.sql],
     ['separation probe', POSTGRES_PRIVILEGE_PROBE.separation?.sql ?? ''],
+    ['database probe', POSTGRES_PRIVILEGE_PROBE.database?.sql ?? ''],
     ['remote links present', REMOTE_LINKS_PRESENT],
     ['scrub', scrubMessage('0.5')],
     ...CLEANUP_STATEMENTS.map((text): [string, string] => [`cleanup ${text}`, text]),
