@@ -19,6 +19,7 @@ import { catalogFiguresRule, plannerFiguresObjection } from './planner-figures.j
 import { relationCodeObjection, relationCodePositions } from './relation-code.js';
 import { roleStateObjection } from './role-state.js';
 import { PG_COORDINATE_COLUMNS, systemColumnNameObjection, systemColumnObjection } from './system-columns.js';
+import { dispatchedTypeNames, typeCodeObjection } from './type-dispatch.js';
 import type { Objection, PolicyOptions, StatementReferences, Verdict } from './types.js';
 
 const DISAGREE_HINT = 'Write the statement plainly, without unusual quoting or comments, and send it again.';
@@ -146,6 +147,8 @@ export function postgresParserObjection(
       const refused = relationCodeObjection(call.name, call.relationArgs[position]);
       if (refused) return refused;
     }
+    const typeCode = typeCodeObjection(call);
+    if (typeCode) return typeCode;
   }
   // A name after a dot (ColumnRef fields past the first, A_Indirection fields) is a call where no column has that name.
   for (const attribute of parsed.attributes) {
@@ -178,7 +181,8 @@ export function postgresParserObjection(
           written: parsed.written,
           functions: [...parsed.calls.map((call) => call.folded), ...parsed.keywordCalls],
           operators: parsed.operators,
-          types: parsed.types,
+          // array_in('{1}', 'int4'::regtype, -1) runs int4's code: a person's type of that name on the search path is walked too.
+          types: [...parsed.types, ...parsed.calls.flatMap(dispatchedTypeNames)],
           attributes: parsed.attributes,
           ...(options.rowSeparation && parsed.conditions.length > 0 ? { conditions: parsed.conditions } : {}),
         },

@@ -17,7 +17,16 @@ export interface ParsedCall {
   readonly numberArgs: readonly boolean[];
   /** Each argument read as a relation (relation-code.ts): a string constant, cast to regclass or not; a number; else undefined. */
   readonly relationArgs: readonly RelationArgument[];
+  /** Each argument that is a constant, maybe cast (`'int4'::regtype::oid`, `23`), by position (undefined where not one). */
+  readonly constantArgs: readonly (ConstantArgument | undefined)[];
   readonly argCount: number;
+}
+
+/** A constant argument as written: a number's digits or a string's text, and the types it is cast to, innermost first (`pg_catalog.regtype`). */
+export interface ConstantArgument {
+  readonly value: string;
+  readonly number: boolean;
+  readonly casts: readonly string[];
 }
 
 /** What PostgreSQL's parser makes of a text. */
@@ -265,6 +274,28 @@ function relationArgument(node: unknown): RelationArgument {
   return name === undefined ? undefined : { name };
 }
 
+/**
+ * The constant `node` is, through any casts (TypeCast, `::` or CAST), or undefined: a NULL, an
+ * expression, or a cast to an array type or with a type modifier.
+ */
+function constantOf(node: unknown): ConstantArgument | undefined {
+  const casts: string[] = [];
+  let current = node;
+  while (isNode(current) && isNode(current.TypeCast)) {
+    const cast = current.TypeCast;
+    const type = isNode(cast.typeName) ? cast.typeName : {};
+    if (Array.isArray(type.arrayBounds) || Array.isArray(type.typmods) || type.setof === true) return undefined;
+    casts.unshift(strings(type.names).join('.'));
+    current = cast.arg;
+  }
+  const constant = isNode(current) ? current.A_Const : undefined;
+  if (!isNode(constant) || constant.isnull === true) return undefined;
+  if (isNode(constant.sval)) return { value: typeof constant.sval.sval === 'string' ? constant.sval.sval : '', number: false, casts };
+  if (isNode(constant.ival)) return { value: String(typeof constant.ival.ival === 'number' ? constant.ival.ival : 0), number: true, casts };
+  if (isNode(constant.fval) && typeof constant.fval.fval === 'string') return { value: constant.fval.fval, number: true, casts };
+  return undefined;
+}
+
 function callOf(node: Node): ParsedCall {
   const parts = Array.isArray(node.funcname) ? node.funcname : [];
   const last = parts.at(-1);
@@ -276,6 +307,7 @@ function callOf(node: Node): ParsedCall {
     stringArgs: args.map(stringConstant),
     numberArgs: args.map(numberConstant),
     relationArgs: args.map(relationArgument),
+    constantArgs: args.map(constantOf),
     argCount: args.length,
   };
 }

@@ -471,6 +471,143 @@ const REVIEWED_NOT_SQL = [
 const REVIEWED_HIDDEN = ['int_agg_state', 'int_agg_final_array'];
 
 /**
+ * Overloads that take a type's OID and run that type's own code, by identity signature: the
+ * positions of those arguments. Source: src/backend/utils/adt/arrayfuncs.c (array_in, array_recv:
+ * the element type's input or receive function, per element), rowtypes.c (record_in,
+ * record_recv: each field type's), domains.c (domain_in, domain_recv: the base type's, then the
+ * domain's CHECK constraints), rangetypes.c (range_in, range_recv: the subtype's, then the
+ * range's canonical function), multirangetypes.c (multirange_in, multirange_recv: the range
+ * type's). A person's domain CHECK, a composite's field domain or a range's canonical function
+ * thus runs for a type the statement never names. hanactl answers them only for a constant that
+ * names a built-in type, and its resolve step walks a constant's type like a named one.
+ */
+const RUNS_TYPE_CODE = {
+  'array_in(cstring, oid, integer)': [1],
+  'array_recv(internal, oid, integer)': [1],
+  'record_in(cstring, oid, integer)': [1],
+  'record_recv(internal, oid, integer)': [1],
+  'domain_in(cstring, oid, integer)': [1],
+  'domain_recv(internal, oid, integer)': [1],
+  'range_in(cstring, oid, integer)': [1],
+  'range_recv(internal, oid, integer)': [1],
+  'multirange_in(cstring, oid, integer)': [1],
+  'multirange_recv(internal, oid, integer)': [1],
+};
+
+/**
+ * Functions that take an OID (or regtype) argument, or a type by name, reviewed as running no
+ * code of the object it names, from their source in src/backend: input and receive functions
+ * that read only the typmod (their own type's OID is passed: bit_in, numeric_in, timestamp_in, ...);
+ * enum_in and enum_recv (a label looked up in pg_enum); the pseudo-types' range inputs (always an
+ * error); format_type (prints the name; a typmod is printed by the type's typmodout, which only a
+ * base type has, made by a superuser in C); catalog lookups, privileges, visibility, descriptions,
+ * deparsing (pg_get_*, regtypeout), statistics (judged by their own rules), large objects, sizes, OID
+ * arithmetic, pageinspect's tuple_data_split (splits raw bytes by the attributes' lengths); validators
+ * of languages and foreign data wrappers (parse a body or check options, run none of it); text search parsers (ts_parse,
+ * ts_token_type: a parser's functions are C, made by a superuser); amvalidate (volatile, refused
+ * unreviewed); binary_upgrade_* (refused on every connection).
+ */
+const REVIEWED_NOT_TYPE_CODE = [
+  'bit_in',
+  'bit_recv',
+  'bpcharin',
+  'bpcharrecv',
+  'varcharin',
+  'varcharrecv',
+  'numeric_in',
+  'numeric_recv',
+  'interval_in',
+  'interval_recv',
+  'time_in',
+  'time_recv',
+  'timetz_in',
+  'timetz_recv',
+  'timestamp_in',
+  'timestamp_recv',
+  'timestamptz_in',
+  'timestamptz_recv',
+  'varbit_in',
+  'varbit_recv',
+  'enum_in',
+  'enum_recv',
+  'anyrange_in',
+  'anymultirange_in',
+  'anycompatiblerange_in',
+  'anycompatiblemultirange_in',
+  'format_type',
+  'has_*',
+  'pg_has_role',
+  'pg_collation_is_visible',
+  'pg_conversion_is_visible',
+  'pg_function_is_visible',
+  'pg_opclass_is_visible',
+  'pg_operator_is_visible',
+  'pg_opfamily_is_visible',
+  'pg_statistics_obj_is_visible',
+  'pg_table_is_visible',
+  'pg_ts_config_is_visible',
+  'pg_ts_dict_is_visible',
+  'pg_ts_parser_is_visible',
+  'pg_ts_template_is_visible',
+  'pg_type_is_visible',
+  'regtypeout',
+  'regtypesend',
+  'tuple_data_split',
+  'pg_get_*',
+  'pg_describe_object',
+  'pg_identify_object*',
+  'pg_stat_*',
+  'pg_collation_actual_version',
+  'pg_database_collation_actual_version',
+  'pg_database_size',
+  'pg_tablespace_*',
+  'pg_filenode_relation',
+  'pg_indexam_*',
+  'pg_is_other_temp_schema',
+  'pg_ls_tmpdir',
+  'pg_sequence_parameters',
+  'row_security_active',
+  'lo_*',
+  'oid*',
+  'btoidcmp',
+  'hashoid*',
+  'int8',
+  'max',
+  'min',
+  'nameconcatoid',
+  'acldefault',
+  'makeaclitem',
+  'amvalidate',
+  'btequalimage',
+  'btvarstrequalimage',
+  'binary_upgrade_*',
+  'fmgr_c_validator',
+  'fmgr_internal_validator',
+  'fmgr_sql_validator',
+  'plpgsql_validator',
+  'plperl_validator',
+  'plperlu_validator',
+  'dblink_fdw_validator',
+  'file_fdw_validator',
+  'postgres_fdw_validator',
+  'ts_parse',
+  'ts_token_type',
+  'postgresql_fdw_validator',
+  '_pg_*',
+  'col_description',
+  'obj_description',
+  'shobj_description',
+];
+
+/** Takes a type or relation by OID (oid, regtype) or a type by name (an argument named `type`), callable from SQL (no `internal` argument). */
+function typeCodeCandidate(fn) {
+  if (/\binternal\b/.test(fn.types)) return false;
+  if (/(^|, )(oid|regtype)(,|$)/.test(fn.types)) return true;
+  const modes = Array.isArray(fn.argmodes) ? fn.argmodes : fn.argmodes ? String(fn.argmodes).replace(/[{}]/g, '').split(',') : [];
+  return (fn.argnames ?? []).some((arg, i) => /^type(name)?$/i.test(arg) && ['i', 'b', 'v', undefined].includes(modes[i]));
+}
+
+/**
  * Where the catalogs keep secrets, and the columns that carry them ('*': every column, or the
  * function's result). Docs: 53.8 pg_authid.rolpassword, 53.57 pg_user_mapping.umoptions,
  * 53.52 pg_subscription.subconninfo, 53.51/53.53 planner statistics (sample values of every column,
@@ -833,7 +970,13 @@ async function readServer() {
     ).rows
       .map((r) => r.what)
       .filter((what) => !REVIEWED_HIDDEN.some((name) => what.endsWith(` runs ${name}`)));
-    return { version, extensions, functions, views, rules, hidden };
+    // The built-in base, pseudo, enum, range and domain types by name (no array or row types): what a
+    // constant handed to a type-dispatching function (RUNS_TYPE_CODE) may name.
+    const types = (
+      await db.query(`SELECT t.typname AS name FROM pg_catalog.pg_type t
+         WHERE t.oid < 16384 AND t.typrelid = 0 AND t.typname !~ '^_' ORDER BY 1`)
+    ).rows.map((r) => r.name);
+    return { version, extensions, functions, views, rules, hidden, types };
   } finally {
     await db.end().catch(() => {});
     await admin.query(`DROP DATABASE IF EXISTS ${scratch}`);
@@ -843,7 +986,7 @@ async function readServer() {
 
 // ---- Classifying ----
 
-export function classify({ version, extensions, functions, hidden = [] }) {
+export function classify({ version, extensions, functions, hidden = [], types = [] }) {
   const names = new Set(functions.map((f) => f.name));
   const problems = hidden.map((what) => `${what}, a volatile function the checks would not see called`);
   const bySignature = new Map(functions.map((f) => [`${f.name}(${f.types})`, f]));
@@ -864,6 +1007,22 @@ export function classify({ version, extensions, functions, hidden = [] }) {
   const runsSql = positions(RUNS_SQL);
   const namesRelation = positions(NAMES_RELATION);
   const namesSchema = positions(NAMES_SCHEMA);
+  // By name, for every overload: each must be the reviewed one (a variadic one has no fixed arity).
+  const byName = (table) => {
+    const out = {};
+    for (const [signature, args] of Object.entries(table)) {
+      const fn = bySignature.get(signature);
+      if (!fn) {
+        problems.push(`reviewed ${signature} is not in pg_proc`);
+        continue;
+      }
+      out[fn.name] = args;
+      for (const other of functions)
+        if (other.name === fn.name && `${other.name}(${other.types})` !== signature)
+          problems.push(`${other.name}(${other.types}) shares its name with reviewed ${signature} and is not reviewed`);
+    }
+    return out;
+  };
 
   const refused = {};
   for (const [reason, patterns] of Object.entries(REFUSED)) {
@@ -897,6 +1056,12 @@ export function classify({ version, extensions, functions, hidden = [] }) {
   ];
   for (const c of unreviewedCandidates) problems.push(`${c} may take SQL text or a relation name and is not reviewed`);
   const runsRelationCode = relationCode(functions, problems);
+  const runsTypeCode = byName(RUNS_TYPE_CODE);
+  // satisfies_hash_partition takes its relation as an oid: reviewed with the relation-code functions.
+  const reviewedTypeCode = matcher([...REVIEWED_NOT_TYPE_CODE, ...Object.keys(runsTypeCode), ...Object.keys(runsRelationCode)]);
+  for (const f of functions)
+    if (typeCodeCandidate(f) && !reviewedTypeCode(f.name))
+      problems.push(`${f.name}(${f.types}) takes a type or relation by OID or name and is not reviewed as running its code or not`);
   // Every pg_* name the server has: a pg_* function it lacks is one of a newer server, not classified here.
   const pgNames = [...names].filter((n) => n.startsWith('pg_')).sort();
   return {
@@ -905,7 +1070,9 @@ export function classify({ version, extensions, functions, hidden = [] }) {
     runsSql,
     namesRelation,
     namesSchema,
+    runsTypeCode,
     runsRelationCode,
+    builtinTypes: types,
     refused,
     allowedVolatile,
     writes,
@@ -1162,6 +1329,18 @@ export const PG_NAMES_RELATION: Readonly<Record<string, Readonly<Record<number, 
 
 /** Functions that read every table of the schema named by an argument: name -> number of arguments -> positions. */
 export const PG_NAMES_SCHEMA: Readonly<Record<string, Readonly<Record<number, readonly number[]>>>> = ${record(c.namesSchema)};
+
+/**
+ * Functions that run the own code of the type whose OID an argument gives (array_in, domain_in:
+ * input functions, domain CHECK constraints, range canonical functions): name -> positions of those arguments.
+ */
+export const PG_RUNS_TYPE_CODE: Readonly<Record<string, readonly number[]>> = ${record(c.runsTypeCode ?? {})};
+
+/**
+ * The types initdb makes, by name, other than arrays and row types (_int4 and int4[] are the arrays
+ * of these): a type-dispatching function is answered for a constant naming one.
+ */
+export const PG_BUILTIN_TYPES: readonly string[] = ${list(c.builtinTypes ?? [])};
 
 /**
  * Functions that run code the server keeps beside the relation an argument names (operator classes,

@@ -863,6 +863,8 @@ export function builtinObjection(name: string, allowWrite = true): Objection | u
 function builtinNames(): string[] {
   const names = new Set<string>(['set_config', ...SEQUENCE_WRITE_NAMES]);
   for (const value of Object.values(generated)) {
+    // Type names, not functions'.
+    if (value === generated.PG_BUILTIN_TYPES) continue;
     if (Array.isArray(value)) {
       for (const n of value) if (typeof n === 'string') names.add(n);
     } else if (value && typeof value === 'object') {

@@ -86,6 +86,27 @@ describe('scripts/policy/pg-functions.mjs classify()', () => {
     expect(c.runsRelationCode).not.toHaveProperty('pgstattuple');
   });
 
+  test('a function taking a type or relation by OID, or a type by name, must be reviewed as running its code or not', () => {
+    const { problems, runsTypeCode } = classify({
+      version: '15',
+      extensions: [],
+      functions: [
+        fn('array_in', 'cstring, oid, integer'),
+        fn('array_in', 'cstring, regtype'),
+        fn('newtype_in', 'cstring, oid, integer'),
+        fn('pg_input_is_valid', 'text, text', { argnames: ['input', 'type'] }),
+        fn('format_type', 'oid, integer'),
+        fn('eqsel', 'internal, oid, internal, integer'),
+      ],
+    }) as Classified & { runsTypeCode: Record<string, number[]> };
+    expect(runsTypeCode.array_in).toEqual([1]);
+    expect(reviewedMissing(problems)).toEqual([
+      'array_in(cstring, regtype) shares its name with reviewed array_in(cstring, oid, integer) and is not reviewed',
+      'newtype_in(cstring, oid, integer) takes a type or relation by OID or name and is not reviewed as running its code or not',
+      'pg_input_is_valid(text, text) takes a type or relation by OID or name and is not reviewed as running its code or not',
+    ]);
+  });
+
   test('a volatile function reached by an operator, cast or attribute notation stops generation', () => {
     const { problems } = classify({ version: '15', extensions: [], functions: [], hidden: ['operator @@@ runs do_it'] }) as Classified;
     expect(reviewedMissing(problems)).toEqual(['operator @@@ runs do_it, a volatile function the checks would not see called']);
