@@ -19,7 +19,9 @@ import { unicodeEscapes, unreadableUnicode } from './postgres-unicode-names.js';
  *   inheritance and partition children (pg_inherits); the types of its columns. pg_depend
  *   records nothing on the catalogs initdb pins (pg_authid, pg_user_mapping, pg_statistic), so
  *   the relations a rule reads are also taken from its stored tree (`:relid`, and a regclass constant
- *   handed to table_to_xml or its family: namedByConstant); and, when it has
+ *   handed to table_to_xml or its family: namedByConstant); the type (or table) whose OID a stored
+ *   tree hands a type-dispatching function as a constant (array_in, domain_in, ...: dispatchedIn,
+ *   which runs that type's input function and a domain's CHECK); and, when it has
  *   row-level security on, what its policies' USING and WITH CHECK expressions use (pg_depend
  *   from pg_policy, the relations of their stored trees, and the built-ins those call by OID),
  *   which the server runs on every read and write of it unnamed;
@@ -456,6 +458,7 @@ export function personPolicy(rel: string, judged: string): string {
                  OR EXISTS (SELECT FROM pg_catalog.regexp_matches(${POLICY_TREES}, ':relid (\\d+)', 'g') AS m
                              WHERE m[1]::pg_catalog.oid OPERATOR(pg_catalog.<>) ${rel})
                  OR ${handsRelationByName(POLICY_TREES)}
+                 OR ${callsDispatcher(POLICY_TREES)}
                  OR EXISTS (SELECT FROM pg_catalog.regexp_matches(${POLICY_TREES}, ':(?:funcid|opfuncid|aggfnoid|winfnoid) (\\d+)', 'g') AS m
                              JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) m[1]::pg_catalog.oid
                             WHERE pg_catalog.array_position(${judged}, p.proname) IS NOT NULL)) OFFSET 0)`;
@@ -570,6 +573,110 @@ function textHandsRelationAtRunTime(body: string): string {
 }
 
 /**
+ * The stored expression trees of what a reached object runs, read where pg_depend records nothing
+ * (it records no dependency on what initdb pins, so a built-in these call is only in the tree):
+ * a relation's rewrite rules and live row-level-security policies; a function's BEGIN ATOMIC body and default arguments; a domain's
+ * CHECK constraints; and for a written table its CHECK constraints, defaults and generated
+ * columns, triggers' WHEN clauses and index expressions and predicates. One row per tree, `tree`.
+ */
+export const STORED_TREES = `
+       SELECT w.ev_action::pg_catalog.text AS tree FROM pg_catalog.pg_rewrite w
+        WHERE r.kind OPERATOR(pg_catalog.=) 'r' AND w.ev_class OPERATOR(pg_catalog.=) r.oid
+       UNION ALL SELECT ${POLICY_TREES} FROM ${LIVE_POLICIES}
+        WHERE r.kind OPERATOR(pg_catalog.=) 'r' AND ${LIVE_POLICY}
+       UNION ALL SELECT q.prosqlbody::pg_catalog.text FROM pg_catalog.pg_proc q
+        WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND q.oid OPERATOR(pg_catalog.=) r.oid AND q.prosqlbody IS NOT NULL
+       UNION ALL SELECT q.proargdefaults::pg_catalog.text FROM pg_catalog.pg_proc q
+        WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND q.oid OPERATOR(pg_catalog.=) r.oid AND q.proargdefaults IS NOT NULL
+       UNION ALL SELECT c.conbin::pg_catalog.text FROM pg_catalog.pg_constraint c
+        WHERE r.kind OPERATOR(pg_catalog.=) 't' AND c.contypid OPERATOR(pg_catalog.=) r.oid AND c.conbin IS NOT NULL
+       UNION ALL SELECT c.conbin::pg_catalog.text FROM pg_catalog.pg_constraint c
+        WHERE r.kind OPERATOR(pg_catalog.=) 'w' AND c.conrelid OPERATOR(pg_catalog.=) r.oid AND c.conbin IS NOT NULL
+       UNION ALL SELECT a.adbin::pg_catalog.text FROM pg_catalog.pg_attrdef a
+        WHERE r.kind OPERATOR(pg_catalog.=) 'w' AND a.adrelid OPERATOR(pg_catalog.=) r.oid
+       UNION ALL SELECT g.tgqual::pg_catalog.text FROM pg_catalog.pg_trigger g
+        WHERE r.kind OPERATOR(pg_catalog.=) 'w' AND g.tgrelid OPERATOR(pg_catalog.=) r.oid AND g.tgqual IS NOT NULL
+       UNION ALL SELECT pg_catalog.concat(i.indexprs::pg_catalog.text, ' ', i.indpred::pg_catalog.text) FROM pg_catalog.pg_index i
+        WHERE r.kind OPERATOR(pg_catalog.=) 'w' AND i.indrelid OPERATOR(pg_catalog.=) r.oid AND (i.indexprs IS NOT NULL OR i.indpred IS NOT NULL)`;
+
+/** The built-in functions that run the own code of the type (or relation) an argument gives by OID (type-dispatch.ts), quoted for an IN list. */
+const TYPE_DISPATCHERS = Object.keys(generated.PG_RUNS_TYPE_CODE);
+const RELATION_DISPATCHERS = Object.keys(generated.PG_RUNS_RELATION_CODE);
+const DISPATCHERS = quoted([...TYPE_DISPATCHERS, ...RELATION_DISPATCHERS]);
+const RELATION_DISPATCHER_NAMES = quoted(RELATION_DISPATCHERS);
+
+/** The OIDs of the dispatchers (initdb's), as a regular expression alternation: one value for the whole walk. */
+const DISPATCHER_OIDS = `(SELECT pg_catalog.string_agg(d.oid::pg_catalog.text, '|') FROM pg_catalog.pg_proc d
+      WHERE d.proname OPERATOR(pg_catalog.=) ANY (ARRAY[${DISPATCHERS}]::pg_catalog.name[]) AND d.oid OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID})`;
+
+/** Any character of a stored tree but a brace or a backslash (which escapes a brace in a name). */
+const NO_BRACE = String.raw`[^{}\\]`;
+
+/** One node of a stored tree, `{...}`, nested at most five deep: an argument of a call. */
+const NODE = Array.from({ length: 4 }).reduce<string>((inner) => String.raw`\{(?:${NO_BRACE}|${inner})*\}`, String.raw`\{${NO_BRACE}*\}`);
+
+/**
+ * A constant OID as the stored tree holds an argument of type oid: a constant of type oid,
+ * regtype, regclass or int4, maybe relabelled to oid; its first four bytes (little-endian, as
+ * printed, each signed) captured.
+ */
+const OID_CONSTANT = String.raw`(?:\{RELABELTYPE :arg )?\{CONST :consttype (?:23|26|2205|2206) [^{}]*:constvalue 4 \[ (-?\d+) (-?\d+) (-?\d+) (-?\d+) `;
+
+/** The call's piece of a stored tree (from its OID on) whose OID argument (first for a relation, second for a type) is a constant. */
+const TYPE_CALL = literal(String.raw`^\d+ [^{}]*:args \(${NODE} ${OID_CONSTANT}`);
+const RELATION_CALL = literal(String.raw`^\d+ [^{}]*:args \(${OID_CONSTANT}`);
+
+/** A signed byte `n` of the match `d.m`, as its unsigned value times `scale`. */
+const dispatchedByte = (n: number, scale: number): string =>
+  `((d.m[${n}]::pg_catalog.int8 OPERATOR(pg_catalog.+) 256) OPERATOR(pg_catalog.%) 256 OPERATOR(pg_catalog.*) ${scale})`;
+
+/** The OID a dispatcher call `d` (dispatchedIn) is handed as a constant. */
+const DISPATCHED_OID = `(${dispatchedByte(1, 1)} OPERATOR(pg_catalog.+) ${dispatchedByte(2, 256)} OPERATOR(pg_catalog.+) ${dispatchedByte(3, 65536)} OPERATOR(pg_catalog.+) ${dispatchedByte(4, 16777216)})::pg_catalog.oid`;
+
+/**
+ * Each call of a type-dispatching function (array_in, domain_in, ..., satisfies_hash_partition) in
+ * the stored tree `tree`, as rows (name, relation, m): `relation` when it dispatches on a
+ * relation, `m` the bytes of the constant OID it is handed, or NULL when that argument is anything
+ * else (a parameter, a column's value, an expression, a sub-select): chosen when it runs. The tree
+ * is cut before each such call, so a piece starts with the call's OID; a call nested in another's
+ * first argument cuts that argument short, which then reads as chosen at run time (refused).
+ */
+function dispatchedIn(tree: string): string {
+  return `SELECT f.proname, f.proname OPERATOR(pg_catalog.=) ANY (ARRAY[${RELATION_DISPATCHER_NAMES}]::pg_catalog.name[]) AS relation,
+               pg_catalog.regexp_match(x.piece, CASE WHEN f.proname OPERATOR(pg_catalog.=) ANY (ARRAY[${RELATION_DISPATCHER_NAMES}]::pg_catalog.name[])
+                                                    THEN ${RELATION_CALL} ELSE ${TYPE_CALL} END) AS m
+          FROM pg_catalog.regexp_split_to_table(${tree}, pg_catalog.concat('\\{FUNCEXPR :funcid (?=(?:', ${DISPATCHER_OIDS}, ') )')) WITH ORDINALITY AS x(piece, n)
+          JOIN pg_catalog.pg_proc f ON f.oid OPERATOR(pg_catalog.=) pg_catalog.substring(x.piece, '^\\d+')::pg_catalog.oid
+         WHERE x.n OPERATOR(pg_catalog.>) 1`;
+}
+
+/** True when the stored tree `tree` calls a type-dispatching function (dispatchedIn): the walk judges what it is handed, so earlier stages do not settle it. */
+export function callsDispatcher(tree: string): string {
+  return `${tree} OPERATOR(pg_catalog.~) pg_catalog.concat(':funcid (?:', ${DISPATCHER_OIDS}, ') ')`;
+}
+
+/** A dispatcher's name as a word of a text body, any case: the body is then read for how it calls it. */
+const DISPATCHER_WORD = literal(String.raw`\m(${[...TYPE_DISPATCHERS, ...RELATION_DISPATCHERS].join('|')})\M`);
+
+/** A string literal of a text body. */
+const TEXT_STRING = String.raw`'(?:[^']|'')*'`;
+
+/**
+ * True when the SQL or PL/pgSQL text body `body` calls a type-dispatching function with anything
+ * but a constant as the OID it dispatches on (digits, or a string literal cast to regtype,
+ * regclass or oid: `'int4'::regtype`), or names one without a call the text shows: each
+ * occurrence of a type dispatcher's name must be followed by `(`, a first argument without
+ * parentheses, a comma and the constant; of a relation dispatcher's, by `(` and the constant.
+ */
+function textDispatchesAtRunTime(body: string): string {
+  const constant = String.raw`(?:\d+|${TEXT_STRING}(?:\s*::\s*(?:pg_catalog\s*\.\s*)?(?:regtype|regclass|oid))*)`;
+  const types = literal(String.raw`\m(${TYPE_DISPATCHERS.join('|')})\M("?\s*\(\s*(?:${TEXT_STRING}|[^,()']*)\s*,\s*${constant}\s*[,)])?`);
+  const relations = literal(String.raw`\m(${RELATION_DISPATCHERS.join('|')})\M("?\s*\(\s*${constant}\s*,)?`);
+  return `(EXISTS (SELECT FROM pg_catalog.regexp_matches(${body}, ${types}, 'gi') AS m WHERE m[2] IS NULL)
+        OR EXISTS (SELECT FROM pg_catalog.regexp_matches(${body}, ${relations}, 'gi') AS m WHERE m[2] IS NULL))`;
+}
+
+/**
  * `reach(root, kind, oid)`: each object the statement reaches (kind r relation, p function, o
  * operator, t type, w relation written: read too, and what a write to it fires is followed),
  * with `root`, what the statement named that leads to it. Parameters $1..$5 as reachValues, $7
@@ -611,6 +718,15 @@ export const REACH_CTE = `reach(root, kind, oid) AS (
        WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.=) r.oid AND p.prosqlbody IS NOT NULL
       UNION ALL SELECT 'r', i.inhrelid FROM pg_catalog.pg_inherits i
        WHERE r.kind OPERATOR(pg_catalog.=) 'r' AND i.inhparent OPERATOR(pg_catalog.=) r.oid
+      UNION ALL SELECT CASE WHEN d.relation THEN 'r' ELSE 't' END, ${DISPATCHED_OID}
+        FROM (${STORED_TREES}) AS t CROSS JOIN LATERAL (${dispatchedIn('t.tree')}) AS d
+       WHERE d.m IS NOT NULL
+      UNION ALL SELECT y.kind, x.w::pg_catalog.int8::pg_catalog.oid
+        FROM pg_catalog.pg_proc p CROSS JOIN LATERAL pg_catalog.unnest(${BODY_WORDS}) AS x(w)
+        CROSS JOIN LATERAL (SELECT 't' COLLATE pg_catalog."C" UNION ALL SELECT 'r' WHERE p.prosrc OPERATOR(pg_catalog.~*) ${literal(String.raw`\m(${RELATION_DISPATCHERS.join('|')})\M`)}) AS y(kind)
+       WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.=) r.oid AND ${TEXT_LANGUAGE} AND p.prosqlbody IS NULL
+         AND p.prosrc OPERATOR(pg_catalog.~*) ${DISPATCHER_WORD}
+         AND CASE WHEN x.w OPERATOR(pg_catalog.~) '^[0-9]{1,10}$' THEN x.w::pg_catalog.int8 OPERATOR(pg_catalog.<) 4294967296 ELSE false END
       UNION ALL ${namedByConstant('w.ev_action::pg_catalog.text', 'pg_catalog.pg_rewrite w', `r.kind OPERATOR(pg_catalog.=) 'r' AND w.ev_class OPERATOR(pg_catalog.=) r.oid`)}
       UNION ALL ${namedByConstant('p.prosqlbody::pg_catalog.text', 'pg_catalog.pg_proc p', `r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.=) r.oid AND p.prosqlbody IS NOT NULL`)}
       UNION ALL ${namedByConstant(POLICY_TREES, LIVE_POLICIES, `r.kind OPERATOR(pg_catalog.=) 'r' AND ${LIVE_POLICY}`)}
@@ -767,33 +883,6 @@ export function reachFinding(exempt: string): string {
     WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND p.prosecdef AND NOT ${exempt}
     LIMIT 1))`;
 }
-
-/**
- * The stored expression trees of what a reached object runs, read where pg_depend records nothing
- * (it records no dependency on what initdb pins, so a built-in these call is only in the tree):
- * a relation's rewrite rules and live row-level-security policies; a function's BEGIN ATOMIC body and default arguments; a domain's
- * CHECK constraints; and for a written table its CHECK constraints, defaults and generated
- * columns, triggers' WHEN clauses and index expressions and predicates. One row per tree, `tree`.
- */
-export const STORED_TREES = `
-       SELECT w.ev_action::pg_catalog.text AS tree FROM pg_catalog.pg_rewrite w
-        WHERE r.kind OPERATOR(pg_catalog.=) 'r' AND w.ev_class OPERATOR(pg_catalog.=) r.oid
-       UNION ALL SELECT ${POLICY_TREES} FROM ${LIVE_POLICIES}
-        WHERE r.kind OPERATOR(pg_catalog.=) 'r' AND ${LIVE_POLICY}
-       UNION ALL SELECT q.prosqlbody::pg_catalog.text FROM pg_catalog.pg_proc q
-        WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND q.oid OPERATOR(pg_catalog.=) r.oid AND q.prosqlbody IS NOT NULL
-       UNION ALL SELECT q.proargdefaults::pg_catalog.text FROM pg_catalog.pg_proc q
-        WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND q.oid OPERATOR(pg_catalog.=) r.oid AND q.proargdefaults IS NOT NULL
-       UNION ALL SELECT c.conbin::pg_catalog.text FROM pg_catalog.pg_constraint c
-        WHERE r.kind OPERATOR(pg_catalog.=) 't' AND c.contypid OPERATOR(pg_catalog.=) r.oid AND c.conbin IS NOT NULL
-       UNION ALL SELECT c.conbin::pg_catalog.text FROM pg_catalog.pg_constraint c
-        WHERE r.kind OPERATOR(pg_catalog.=) 'w' AND c.conrelid OPERATOR(pg_catalog.=) r.oid AND c.conbin IS NOT NULL
-       UNION ALL SELECT a.adbin::pg_catalog.text FROM pg_catalog.pg_attrdef a
-        WHERE r.kind OPERATOR(pg_catalog.=) 'w' AND a.adrelid OPERATOR(pg_catalog.=) r.oid
-       UNION ALL SELECT g.tgqual::pg_catalog.text FROM pg_catalog.pg_trigger g
-        WHERE r.kind OPERATOR(pg_catalog.=) 'w' AND g.tgrelid OPERATOR(pg_catalog.=) r.oid AND g.tgqual IS NOT NULL
-       UNION ALL SELECT pg_catalog.concat(i.indexprs::pg_catalog.text, ' ', i.indpred::pg_catalog.text) FROM pg_catalog.pg_index i
-        WHERE r.kind OPERATOR(pg_catalog.=) 'w' AND i.indrelid OPERATOR(pg_catalog.=) r.oid AND (i.indexprs IS NOT NULL OR i.indpred IS NOT NULL)`;
 
 const STATISTICS_FUNCTIONS = quoted(PG_EXECUTOR_STATISTICS);
 
@@ -1036,6 +1125,19 @@ export function runtimeCodeFinding(): string {
     WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND ${TEXT_LANGUAGE}
       AND p.prosqlbody IS NULL AND p.prosrc OPERATOR(pg_catalog.~*) '\\m(set|reset)\\M' AND p.prosrc OPERATOR(pg_catalog.~*) '\\m(role|authorization|session_authorization|mcp)\\M'
       AND CASE WHEN ${SETS_ROLE} THEN true ELSE false END
+    LIMIT 1),
+  (SELECT pg_catalog.concat('T ', d.proname, ' ', r.root, ' calls ', CASE WHEN r.kind OPERATOR(pg_catalog.=) 'p' THEN pg_catalog.concat(p.proname, '()') WHEN r.kind OPERATOR(pg_catalog.=) 't' THEN y.typname::pg_catalog.text ELSE c.relname::pg_catalog.text END)
+     FROM reach r CROSS JOIN LATERAL (${STORED_TREES}) AS t CROSS JOIN LATERAL (${dispatchedIn('t.tree')}) AS d
+     LEFT JOIN pg_catalog.pg_proc p ON r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.=) r.oid
+     LEFT JOIN pg_catalog.pg_type y ON r.kind OPERATOR(pg_catalog.=) 't' AND y.oid OPERATOR(pg_catalog.=) r.oid
+     LEFT JOIN pg_catalog.pg_class c ON r.kind OPERATOR(pg_catalog.<>) ALL ('{p,t}'::pg_catalog.text[]) AND c.oid OPERATOR(pg_catalog.=) r.oid
+    WHERE r.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND d.m IS NULL
+    LIMIT 1),
+  (SELECT pg_catalog.concat('T ', pg_catalog.lower((pg_catalog.regexp_match(p.prosrc, ${DISPATCHER_WORD}, 'i'))[1]), ' ', r.root, ' calls ', p.proname, '()')
+     FROM reach r JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) r.oid
+    WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND ${TEXT_LANGUAGE}
+      AND p.prosqlbody IS NULL AND p.prosrc OPERATOR(pg_catalog.~*) ${DISPATCHER_WORD}
+      AND CASE WHEN ${textDispatchesAtRunTime('p.prosrc')} THEN true ELSE false END
     LIMIT 1),
   (SELECT pg_catalog.concat('X ', r.root, ' calls ', p.proname, '()')
      FROM reach r JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) r.oid

@@ -4,6 +4,7 @@ import { contextBarrierCandidate } from './postgres-context-barrier.js';
 import { childRelation, loginBypasses, ownerRightsCandidate } from './postgres-owner-rights.js';
 import {
   AGE_OF_XID,
+  callsDispatcher,
   FIRST_NORMAL_OID,
   handsRelationByName,
   personDefinitions,
@@ -103,7 +104,8 @@ function viewReadsPlainly(a: string, separated: boolean, lists: NameLists): stri
         OR EXISTS (SELECT FROM pg_catalog.regexp_matches(w.ev_action::pg_catalog.text, ':(?:funcid|opfuncid|aggfnoid|winfnoid) (\\d+)', 'g') AS m
                     JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) m[1]::pg_catalog.oid
                    WHERE pg_catalog.array_position(${names}, p.proname) IS NOT NULL${separated ? ` OR p.oid OPERATOR(pg_catalog.=) ${AGE_OF_XID}` : ''})
-        OR ${handsRelationByName('w.ev_action::pg_catalog.text')}${separated ? FIGURES : ''}`;
+        OR ${handsRelationByName('w.ev_action::pg_catalog.text')}
+        OR ${callsDispatcher('w.ev_action::pg_catalog.text')}${separated ? FIGURES : ''}`;
   return `${a}.relkind OPERATOR(pg_catalog.=) ANY ('{v,m}'::pg_catalog."char"[]) AND NOT EXISTS (SELECT FROM pg_catalog.pg_rewrite w WHERE w.ev_class OPERATOR(pg_catalog.=) ${a}.oid AND (
         EXISTS (SELECT FROM pg_catalog.pg_depend d
                  WHERE d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_rewrite'::pg_catalog.regclass AND d.objid OPERATOR(pg_catalog.=) w.oid

@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import type { StatementReferences } from '../../daemon/policy/types.js';
+import { serverAvailable } from '../helpers/engines.js';
+import { resolveScratch } from '../helpers/resolve-scratch.js';
+
+const available = await serverAvailable('postgres');
+const TAG = `hanactl_fix_dispatch_walk_${process.pid}`;
+
+/** The domain's type, found by a name only built when it runs. */
+const RUNTIME_OID = "(SELECT t.oid FROM pg_catalog.pg_type t WHERE t.typname OPERATOR(pg_catalog.=) ('guar' || 'ded'))";
+
+/** Creates `what` with the domain's OID written into it as a number. */
+const withOid = (what: string): string =>
+  `DO $do$ BEGIN EXECUTE pg_catalog.format('${what.replaceAll("'", "''")}', 's.guarded'::pg_catalog.regtype::pg_catalog.oid::pg_catalog.int8); END $do$`;
+
+const OBJECTS = [
+  'CREATE SCHEMA s',
+  'CREATE FUNCTION s.stop(v int) RETURNS boolean LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_catalog.pg_cancel_backend(0); RETURN true; END $$',
+  'CREATE DOMAIN s.guarded AS int CHECK (s.stop(VALUE))',
+  `CREATE VIEW s.runtime_v AS SELECT pg_catalog.array_in('{1}', ${RUNTIME_OID}, -1)::text AS a`,
+  'CREATE VIEW s.column_v AS SELECT pg_catalog.record_in(t.typname::text::cstring, t.oid, -1)::text AS a FROM pg_catalog.pg_type t',
+  'CREATE VIEW s.hash_v AS SELECT pg_catalog.satisfies_hash_partition(c.oid, 2, 0, 1) AS h FROM pg_catalog.pg_class c',
+  withOid("CREATE VIEW s.const_v AS SELECT pg_catalog.array_in('{1}', %s, -1)::text AS a"),
+  withOid(
+    "CREATE VIEW s.deep_v AS SELECT pg_catalog.array_in(pg_catalog.textout(pg_catalog.lower(pg_catalog.upper('{1}')))::cstring, %s, -1)::text AS a",
+  ),
+  `CREATE FUNCTION s.parse_sql(x text) RETURNS text LANGUAGE sql AS $$ SELECT pg_catalog.array_in(x::cstring, ${RUNTIME_OID}, -1)::text $$`,
+  `CREATE FUNCTION s.parse_plpgsql(x text) RETURNS text LANGUAGE plpgsql AS $$ DECLARE t oid; BEGIN
+     SELECT y.oid INTO t FROM pg_catalog.pg_type y WHERE y.typname OPERATOR(pg_catalog.=) ('guar' || 'ded');
+     RETURN pg_catalog.DOMAIN_IN (x::cstring, t, -1)::text; END $$`,
+  `CREATE FUNCTION s.parse_atomic(x text) RETURNS text LANGUAGE sql BEGIN ATOMIC SELECT pg_catalog.array_in(x::cstring, ${RUNTIME_OID}, -1)::text; END`,
+  withOid(
+    'CREATE FUNCTION s.parse_const(x text) RETURNS text LANGUAGE sql AS $f$ SELECT pg_catalog.array_in(x::cstring, %s, -1)::text $f$',
+  ),
+  withOid(
+    'CREATE FUNCTION s.parse_const_atomic(x text) RETURNS text LANGUAGE sql BEGIN ATOMIC SELECT pg_catalog.array_in(x::cstring, %s, -1)::text; END',
+  ),
+  // A domain whose CHECK hands array_in its value as the type.
+  "CREATE DOMAIN s.sneaky AS int CHECK (pg_catalog.array_in('{1}', VALUE::oid, -1) IS NOT NULL)",
+  'CREATE TABLE s.sneaky_t (v s.sneaky)',
+  // Controls: built-in types only.
+  "CREATE VIEW s.builtin_v AS SELECT pg_catalog.array_in('{1,2}', 23, -1)::text AS a, pg_catalog.range_in('[1,2]', 'int4range'::regtype, -1)::text AS r",
+  "CREATE FUNCTION s.parse_int(x text) RETURNS text LANGUAGE sql AS $$ SELECT pg_catalog.array_in(x::cstring, 'int4'::pg_catalog.regtype, -1)::text $$",
+  'CREATE FUNCTION s.parse_int_atomic(x text) RETURNS text LANGUAGE sql BEGIN ATOMIC SELECT pg_catalog.array_in(x::cstring, 23, -1)::text; END',
+];
+
+const RUN_TIME = /hands (array_in|domain_in|record_in|satisfies_hash_partition)\(\) a (type|relation) chosen only when it runs/;
+const CHECK_RUNS = /calls pg_cancel_backend\(\)/;
+
+// The walk is planned on every call, which on a busy server takes seconds.
+describe.skipIf(!available)('PostgreSQL resolve step: a type handed to a type-dispatching function', { timeout: 180_000 }, () => {
+  const { answer } = resolveScratch(TAG, OBJECTS);
+
+  const fn = (name: string): StatementReferences => ({ relations: [], functions: [name] });
+  const view = (name: string): StatementReferences => ({ relations: [`"s"."${name}"`], functions: [] });
+
+  it.each(['parse_sql', 'parse_plpgsql', 'parse_atomic'])(
+    'refuses %s, which hands a dispatcher a type chosen when it runs',
+    async (name) => {
+      expect(await answer(fn(name), 'walk')).toMatch(RUN_TIME);
+      expect(await answer({ ...fn(name), readOnly: true }, 'walk')).toMatch(RUN_TIME);
+    },
+  );
+
+  it.each(['runtime_v', 'column_v', 'hash_v'])('refuses the view %s, whose type or relation is an expression', async (name) => {
+    expect(await answer(view(name), 'view')).toBe('further');
+    expect(await answer(view(name), 'walk')).toMatch(RUN_TIME);
+  });
+
+  it('refuses a domain whose CHECK hands a dispatcher its value as the type', async () => {
+    expect(await answer(view('sneaky_t'), 'walk')).toMatch(RUN_TIME);
+    expect(await answer({ relations: [], functions: [], types: ['sneaky'] }, 'walk')).toMatch(RUN_TIME);
+  });
+
+  it.each(['const_v', 'deep_v'])('follows the domain a view hands a dispatcher as a constant OID: %s', async (name) => {
+    expect(await answer(view(name), 'view')).toBe('further');
+    expect(await answer(view(name), 'walk')).toMatch(CHECK_RUNS);
+  });
+
+  it.each(['parse_const', 'parse_const_atomic'])('follows the domain %s hands a dispatcher as a constant OID', async (name) => {
+    expect(await answer(fn(name), 'walk')).toMatch(CHECK_RUNS);
+  });
+
+  it('follows a type the statement hands a dispatcher by name', async () => {
+    expect(await answer({ relations: [], functions: ['array_in'], types: ['regtype', 'guarded'] }, 'walk')).toMatch(CHECK_RUNS);
+  });
+
+  it('still answers a view and functions that give built-in types as constants', async () => {
+    expect(await answer(view('builtin_v'), 'view')).toBe('further');
+    expect(await answer(view('builtin_v'), 'walk')).toBe('nothing');
+    expect(await answer(fn('parse_int'), 'walk')).toBe('nothing');
+    expect(await answer(fn('parse_int_atomic'), 'walk')).toBe('nothing');
+  });
+});
