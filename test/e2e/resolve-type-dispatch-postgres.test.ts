@@ -1,0 +1,154 @@
+/**
+ * Built-in input functions that take a type's OID and run that type's own code (array_in,
+ * record_in, domain_in, ...): through the real shim and daemon on a read-only connection, a
+ * person's domain whose CHECK ends another session never runs, whether the statement hands the
+ * OID over at run time, as a regtype constant or as a number, directly or through a person's view
+ * or function; built-in types given as constants still answer.
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { asPgSuperuser, type ScratchPgDatabase, scratchPgDatabase, serverAvailable } from '../helpers/engines.js';
+import { TestHome } from '../helpers/hanactl-home.js';
+import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
+
+const available = await serverAvailable('postgres');
+const TAG = `hanactl_fix_dispatch_${process.pid}`;
+const AGENT = `${TAG}_agent`;
+const PASSWORD = randomBytes(12).toString('hex');
+const VICTIM = `${TAG}_victim`;
+
+/** The domain's type, found by a name the statement or body only builds when it runs. */
+const RUNTIME_OID = "(SELECT t.oid FROM pg_catalog.pg_type t WHERE t.typname OPERATOR(pg_catalog.=) ('guar' || 'ded'))";
+
+/** Creates `what` with the domain's OID written into it as a number. */
+const withOid = (what: string): string =>
+  `DO $do$ BEGIN EXECUTE pg_catalog.format(${pgString(what)}, 's.guarded'::pg_catalog.regtype::pg_catalog.oid::pg_catalog.int8); END $do$`;
+const pgString = (text: string): string => `'${text.replaceAll("'", "''")}'`;
+
+const OBJECTS = [
+  'CREATE SCHEMA s',
+  // The domain's CHECK ends the victim's session (the agent's own role, so it may).
+  `CREATE FUNCTION s.stop_victim(v int) RETURNS boolean LANGUAGE plpgsql AS $$ BEGIN
+     PERFORM pg_catalog.pg_terminate_backend(a.pid) FROM pg_catalog.pg_stat_activity a WHERE a.application_name OPERATOR(pg_catalog.=) '${VICTIM}';
+     RETURN true; END $$`,
+  'CREATE DOMAIN s.guarded AS int CHECK (s.stop_victim(VALUE))',
+  'CREATE TYPE s.pair AS (n s.guarded)',
+  `CREATE VIEW s.runtime_v AS SELECT pg_catalog.array_in('{1}', ${RUNTIME_OID}, -1)::text AS a`,
+  withOid("CREATE VIEW s.const_v AS SELECT pg_catalog.array_in('{1}', %s, -1)::text AS a"),
+  "CREATE VIEW s.regtype_v AS SELECT pg_catalog.array_in('{1}', 's.guarded'::pg_catalog.regtype, -1)::text AS a",
+  `CREATE FUNCTION s.parse_sql(x text) RETURNS text LANGUAGE sql AS $$ SELECT pg_catalog.array_in(x::cstring, ${RUNTIME_OID}, -1)::text $$`,
+  `CREATE FUNCTION s.parse_plpgsql(x text) RETURNS text LANGUAGE plpgsql AS $$ DECLARE t oid; BEGIN
+     SELECT y.oid INTO t FROM pg_catalog.pg_type y WHERE y.typname OPERATOR(pg_catalog.=) ('guar' || 'ded');
+     RETURN pg_catalog.array_in(x::cstring, t, -1)::text; END $$`,
+  `CREATE FUNCTION s.parse_atomic(x text) RETURNS text LANGUAGE sql BEGIN ATOMIC SELECT pg_catalog.array_in(x::cstring, ${RUNTIME_OID}, -1)::text; END`,
+  withOid(
+    'CREATE FUNCTION s.parse_const(x text) RETURNS text LANGUAGE sql AS $f$ SELECT pg_catalog.array_in(x::cstring, %s, -1)::text $f$',
+  ),
+  withOid(
+    'CREATE FUNCTION s.parse_const_atomic(x text) RETURNS text LANGUAGE sql BEGIN ATOMIC SELECT pg_catalog.array_in(x::cstring, %s, -1)::text; END',
+  ),
+  // Controls: built-in types only.
+  "CREATE VIEW s.builtin_v AS SELECT pg_catalog.array_in('{1,2}', 23, -1)::text AS a",
+  "CREATE FUNCTION s.parse_int(x text) RETURNS text LANGUAGE sql AS $$ SELECT pg_catalog.array_in(x::cstring, 'int4'::pg_catalog.regtype, -1)::text $$",
+  `GRANT USAGE ON SCHEMA s TO ${AGENT}`,
+  `GRANT SELECT ON ALL TABLES IN SCHEMA s TO ${AGENT}`,
+];
+
+describe.skipIf(!available)("type-dispatching input functions run a person's type code", { timeout: 300_000 }, () => {
+  const home = new TestHome();
+  let scratch: ScratchPgDatabase | undefined;
+  let readOnly: ShimHandle;
+  let victim: pg.Client | undefined;
+  let victimUrl = '';
+
+  beforeAll(async () => {
+    await asPgSuperuser([`CREATE ROLE ${AGENT} LOGIN PASSWORD '${PASSWORD}'`]);
+    scratch = await scratchPgDatabase(TAG, OBJECTS);
+    const u = new URL(scratch.url);
+    const url = `postgres://${AGENT}@${u.host}${u.pathname}`;
+    await home.ok(['add', '--no-test', 'ro', url, '--password-stdin'], { input: PASSWORD });
+    readOnly = await startShim(home.env, ['--connection', 'ro']);
+    const v = new URL(url);
+    v.password = PASSWORD;
+    victimUrl = v.toString();
+  });
+
+  // A session of the agent's own role (which it may end), fresh for each test.
+  beforeEach(async () => {
+    victim = new pg.Client({ connectionString: victimUrl, application_name: VICTIM });
+    // Ended from outside, the client reports the error on itself.
+    victim.on('error', () => {});
+    await victim.connect();
+  });
+
+  afterEach(async () => {
+    await victim?.end().catch(() => {});
+  });
+
+  afterAll(async () => {
+    await readOnly?.close();
+    await home.dispose();
+    await scratch?.drop();
+    await asPgSuperuser([`DROP ROLE IF EXISTS ${AGENT}`], { ignoreErrors: true });
+  });
+
+  const alive = async (): Promise<void> => {
+    const r = await victim?.query('SELECT 1 AS one');
+    expect(r?.rows).toEqual([{ one: 1 }]);
+  };
+
+  it.each([
+    `SELECT pg_catalog.array_in('{1}', ${RUNTIME_OID}, -1)::text AS a`,
+    `SELECT pg_catalog.record_in('(1)', (SELECT t.oid FROM pg_catalog.pg_type t WHERE t.typname OPERATOR(pg_catalog.=) ('pa' || 'ir')), -1)::text AS a`,
+    `SELECT pg_catalog.domain_in('1', ${RUNTIME_OID}, -1)::text AS a`,
+    `SELECT pg_catalog.array_in('{1}', t.oid, -1)::text AS a FROM pg_catalog.pg_type t WHERE t.typname OPERATOR(pg_catalog.=) 'guarded'`,
+  ])('refuses a type OID chosen when it runs: %s, and the other session lives', async (sql) => {
+    const result = await readOnly.call('run_query', { sql });
+    expect(result.isError, textOf(result)).toBe(true);
+    expect(textOf(result)).toMatch(/Refused: \w+\(\) runs the own code of the type .*chosen only when the statement runs/);
+    await alive();
+  });
+
+  it.each([
+    "SELECT pg_catalog.array_in('{1}', 's.guarded'::pg_catalog.regtype, -1)::text AS a",
+    "SELECT pg_catalog.record_in('(1)', 's.pair'::regtype::oid, -1)::text AS a",
+    "SELECT pg_catalog.domain_in('1', 's.guarded'::regtype, -1)::text AS a",
+  ])("refuses a person's type given as a constant: %s, and the other session lives", async (sql) => {
+    const result = await readOnly.call('run_query', { sql });
+    expect(result.isError, textOf(result)).toBe(true);
+    expect(textOf(result)).toMatch(/Refused: \w+\(\) runs the own code of the type .*not one PostgreSQL itself made/);
+    await alive();
+  });
+
+  it.each([
+    ['s.runtime_v', 'SELECT a FROM s.runtime_v', /hands array_in\(\) a type chosen only when it runs/],
+    ['s.parse_sql', "SELECT s.parse_sql('{1}')", /hands array_in\(\) a type chosen only when it runs/],
+    ['s.parse_plpgsql', "SELECT s.parse_plpgsql('{1}')", /hands array_in\(\) a type chosen only when it runs/],
+    ['s.parse_atomic', "SELECT s.parse_atomic('{1}')", /hands array_in\(\) a type chosen only when it runs/],
+    ['s.const_v', 'SELECT a FROM s.const_v', /calls pg_terminate_backend\(\)|reads pg_stat_activity/],
+    ['s.regtype_v', 'SELECT a FROM s.regtype_v', /calls pg_terminate_backend\(\)|reads pg_stat_activity/],
+    ['s.parse_const', "SELECT s.parse_const('{1}')", /calls pg_terminate_backend\(\)|reads pg_stat_activity/],
+    ['s.parse_const_atomic', "SELECT s.parse_const_atomic('{1}')", /calls pg_terminate_backend\(\)|reads pg_stat_activity/],
+  ])("refuses %s, a person's object handing a dispatcher the domain, and the other session lives", async (_name, sql, why) => {
+    const result = await readOnly.call('run_query', { sql });
+    expect(result.isError, textOf(result)).toBe(true);
+    expect(textOf(result)).toMatch(/Refused: /);
+    expect(textOf(result)).toMatch(why);
+    await alive();
+  });
+
+  it('still answers built-in types given as constants, directly and through a view or a function', async () => {
+    for (const [sql, rows] of [
+      ["SELECT pg_catalog.array_in('{1,2}', 23, -1)::text AS a", [{ a: '{1,2}' }]],
+      ["SELECT array_in('{1,2}', 'int4'::regtype, -1)::text AS a", [{ a: '{1,2}' }]],
+      ['SELECT a FROM s.builtin_v', [{ a: '{1,2}' }]],
+      ["SELECT s.parse_int('{3}') AS a", [{ a: '{3}' }]],
+    ] as const) {
+      const result = await readOnly.call('run_query', { sql });
+      expect(result.isError, `${sql}: ${textOf(result)}`).toBeFalsy();
+      expect(result.structuredContent).toMatchObject({ rows });
+    }
+    await alive();
+  });
+});
