@@ -38,6 +38,10 @@ const OBJECTS = [
   // A domain whose CHECK hands array_in its value as the type.
   "CREATE DOMAIN s.sneaky AS int CHECK (pg_catalog.array_in('{1}', VALUE::oid, -1) IS NOT NULL)",
   'CREATE TABLE s.sneaky_t (v s.sneaky)',
+  // Tables whose default hands a dispatcher the domain: as a number, and as a value chosen when a row is written.
+  withOid("CREATE TABLE s.logged (id int, tag text DEFAULT pg_catalog.array_in('{1}', %s, -1)::text)"),
+  "CREATE TABLE s.logged_rt (id int, tag text DEFAULT pg_catalog.array_in('{1}', pg_catalog.int4(pg_catalog.random() OPERATOR(pg_catalog.*) 0)::oid, -1)::text)",
+  "CREATE TABLE s.logged_int (id int, tag text DEFAULT pg_catalog.array_in('{1}', 23, -1)::text)",
   // Controls: built-in types only.
   "CREATE VIEW s.builtin_v AS SELECT pg_catalog.array_in('{1,2}', 23, -1)::text AS a, pg_catalog.range_in('[1,2]', 'int4range'::regtype, -1)::text AS r",
   "CREATE FUNCTION s.parse_int(x text) RETURNS text LANGUAGE sql AS $$ SELECT pg_catalog.array_in(x::cstring, 'int4'::pg_catalog.regtype, -1)::text $$",
@@ -79,6 +83,15 @@ describe.skipIf(!available)('PostgreSQL resolve step: a type handed to a type-di
 
   it.each(['parse_const', 'parse_const_atomic'])('follows the domain %s hands a dispatcher as a constant OID', async (name) => {
     expect(await answer(fn(name), 'walk')).toMatch(CHECK_RUNS);
+  });
+
+  it('sends a write to the walk when a default hands a dispatcher a type, and judges the type or refuses', async () => {
+    const write = (name: string): StatementReferences => ({ relations: [`"s"."${name}"`], written: [`"s"."${name}"`], functions: [] });
+    expect(await answer(write('logged'), 'first')).toBe('further');
+    expect(await answer(write('logged'), 'walk')).toMatch(CHECK_RUNS);
+    expect(await answer(write('logged_rt'), 'first')).toBe('further');
+    expect(await answer(write('logged_rt'), 'walk')).toMatch(RUN_TIME);
+    expect(await answer(write('logged_int'), 'walk')).toBe('nothing');
   });
 
   it('follows a type the statement hands a dispatcher by name', async () => {

@@ -8,6 +8,7 @@ import { contextBarrierFinding, contextBarrierRefusal } from './postgres-context
 import { childRelation, loginBypasses, ownerRightsFinding, ownerRightsRefusal } from './postgres-owner-rights.js';
 import {
   builtinObjection,
+  callsDispatcher,
   cascadesTo,
   configFinding,
   FIRST_NORMAL_OID,
@@ -160,7 +161,9 @@ function boundNames(values: string[]): NameLists {
  * security does not bind the login, owner-rights, or a sequence, postgres-row-figures.ts; with
  * `intoViews`, one that is not settled: postgres-settled.ts, where a view over plain tables and
  * built-ins only is); a written relation created since whose triggers, defaults, constraints or
- * indexes use a function, operator or type created since, or whose foreign keys' actions write to
+ * indexes use a function, operator or type created since, whose defaults, CHECK constraints or
+ * trigger conditions call a type-dispatching function (array_in with a domain's OID as a number,
+ * which pg_depend does not record: callsDispatcher), or whose foreign keys' actions write to
  * another table; a function
  * of a named name (or a name after a dot) created since, whatever its kind or language (the walk
  * follows what each one records, its argument types and through a domain's CHECK any function,
@@ -204,7 +207,12 @@ function routeConditions(references: StatementReferences, values: string[], into
                   WHERE d.refclassid OPERATOR(pg_catalog.=) ANY (ARRAY['pg_catalog.pg_proc'::pg_catalog.regclass, 'pg_catalog.pg_operator'::pg_catalog.regclass, 'pg_catalog.pg_type'::pg_catalog.regclass])
                     AND d.refobjid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID})
           OR EXISTS (SELECT FROM pg_catalog.pg_depend d JOIN pg_catalog.pg_constraint k ON k.oid OPERATOR(pg_catalog.=) d.objid
-                      WHERE ${cascadesTo('c.oid')})))`);
+                      WHERE ${cascadesTo('c.oid')})
+          OR EXISTS (SELECT FROM pg_catalog.pg_attrdef a WHERE a.adrelid OPERATOR(pg_catalog.=) c.oid AND ${callsDispatcher('a.adbin::pg_catalog.text')})
+          OR EXISTS (SELECT FROM pg_catalog.pg_constraint k WHERE k.conrelid OPERATOR(pg_catalog.=) c.oid AND k.conbin IS NOT NULL
+                        AND ${callsDispatcher('k.conbin::pg_catalog.text')})
+          OR EXISTS (SELECT FROM pg_catalog.pg_trigger g WHERE g.tgrelid OPERATOR(pg_catalog.=) c.oid AND g.tgqual IS NOT NULL
+                        AND ${callsDispatcher('g.tgqual::pg_catalog.text')})))`);
   }
   const named = [...references.functions, ...(references.attributes ?? [])];
   if (named.length > 0) {
