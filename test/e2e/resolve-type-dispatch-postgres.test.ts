@@ -138,6 +138,19 @@ describe.skipIf(!available)("type-dispatching input functions run a person's typ
     await alive();
   });
 
+  // The populate functions take the type from their first argument's, which the statement names.
+  it.each([
+    `SELECT (pg_catalog.json_populate_record(NULL::s.pair, '{"n": 1}')).n AS n`,
+    `SELECT (pg_catalog.jsonb_populate_record(NULL::s.pair, '{"n": 1}')).n AS n`,
+    `SELECT x.n FROM pg_catalog.json_populate_recordset(NULL::s.pair, '[{"n": 1}]') AS x`,
+    `SELECT x.n FROM pg_catalog.json_to_record('{"n": 1}') AS x(n s.guarded)`,
+  ])('refuses %s, which names the type, and the other session lives', async (sql) => {
+    const result = await readOnly.call('run_query', { sql });
+    expect(result.isError, textOf(result)).toBe(true);
+    expect(textOf(result)).toMatch(/Refused: .*(calls pg_terminate_backend\(\)|reads pg_stat_activity)/);
+    await alive();
+  });
+
   it('still answers built-in types given as constants, directly and through a view or a function', async () => {
     for (const [sql, rows] of [
       ["SELECT pg_catalog.array_in('{1,2}', 23, -1)::text AS a", [{ a: '{1,2}' }]],
