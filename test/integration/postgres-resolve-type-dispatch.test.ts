@@ -35,6 +35,8 @@ const OBJECTS = [
   withOid(
     'CREATE FUNCTION s.parse_const_atomic(x text) RETURNS text LANGUAGE sql BEGIN ATOMIC SELECT pg_catalog.array_in(x::cstring, %s, -1)::text; END',
   ),
+  // array_in called by a Unicode-escaped name: the body's reading cannot tell its arguments.
+  'CREATE FUNCTION s.parse_escaped(x text) RETURNS text LANGUAGE sql AS $$ SELECT pg_catalog.U&"arr\\0061y_in"(x::cstring, 23, -1)::text $$',
   // A domain whose CHECK hands array_in its value as the type.
   "CREATE DOMAIN s.sneaky AS int CHECK (pg_catalog.array_in('{1}', VALUE::oid, -1) IS NOT NULL)",
   'CREATE TABLE s.sneaky_t (v s.sneaky)',
@@ -58,7 +60,7 @@ describe.skipIf(!available)('PostgreSQL resolve step: a type handed to a type-di
   const fn = (name: string): StatementReferences => ({ relations: [], functions: [name] });
   const view = (name: string): StatementReferences => ({ relations: [`"s"."${name}"`], functions: [] });
 
-  it.each(['parse_sql', 'parse_plpgsql', 'parse_atomic'])(
+  it.each(['parse_sql', 'parse_plpgsql', 'parse_atomic', 'parse_escaped'])(
     'refuses %s, which hands a dispatcher a type chosen when it runs',
     async (name) => {
       expect(await answer(fn(name), 'walk')).toMatch(RUN_TIME);

@@ -666,14 +666,18 @@ const TEXT_STRING = String.raw`'(?:[^']|'')*'`;
  * but a constant as the OID it dispatches on (digits, or a string literal cast to regtype,
  * regclass or oid: `'int4'::regtype`), or names one without a call the text shows: each
  * occurrence of a type dispatcher's name must be followed by `(`, a first argument without
- * parentheses, a comma and the constant; of a relation dispatcher's, by `(` and the constant.
+ * parentheses, a comma and the constant; of a relation dispatcher's, by `(` and the constant. A
+ * name written with Unicode escapes (`U&"arr!0061y_in" UESCAPE '!'`, unicodeEscapes) counts as one
+ * named without a call the text shows.
  */
 function textDispatchesAtRunTime(body: string): string {
   const constant = String.raw`(?:\d+|${TEXT_STRING}(?:\s*::\s*(?:pg_catalog\s*\.\s*)?(?:regtype|regclass|oid))*)`;
   const types = literal(String.raw`\m(${TYPE_DISPATCHERS.join('|')})\M("?\s*\(\s*(?:${TEXT_STRING}|[^,()']*)\s*,\s*${constant}\s*[,)])?`);
   const relations = literal(String.raw`\m(${RELATION_DISPATCHERS.join('|')})\M("?\s*\(\s*${constant}\s*,)?`);
   return `(EXISTS (SELECT FROM pg_catalog.regexp_matches(${body}, ${types}, 'gi') AS m WHERE m[2] IS NULL)
-        OR EXISTS (SELECT FROM pg_catalog.regexp_matches(${body}, ${relations}, 'gi') AS m WHERE m[2] IS NULL))`;
+        OR EXISTS (SELECT FROM pg_catalog.regexp_matches(${body}, ${relations}, 'gi') AS m WHERE m[2] IS NULL)
+        OR EXISTS (SELECT FROM (${unicodeEscapes(body, TOKEN)}) AS u
+                    WHERE NOT u.string AND pg_catalog.lower(u.text) OPERATOR(pg_catalog.=) ANY (ARRAY[${DISPATCHERS}]::pg_catalog.text[])))`;
 }
 
 /**
@@ -1133,10 +1137,12 @@ export function runtimeCodeFinding(): string {
      LEFT JOIN pg_catalog.pg_class c ON r.kind OPERATOR(pg_catalog.<>) ALL ('{p,t}'::pg_catalog.text[]) AND c.oid OPERATOR(pg_catalog.=) r.oid
     WHERE r.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND d.m IS NULL
     LIMIT 1),
-  (SELECT pg_catalog.concat('T ', pg_catalog.lower((pg_catalog.regexp_match(p.prosrc, ${DISPATCHER_WORD}, 'i'))[1]), ' ', r.root, ' calls ', p.proname, '()')
+  (SELECT pg_catalog.concat('T ', COALESCE(pg_catalog.lower((pg_catalog.regexp_match(p.prosrc, ${DISPATCHER_WORD}, 'i'))[1]),
+         (SELECT pg_catalog.lower(u.text) FROM (${unicodeEscapes('p.prosrc', TOKEN)}) AS u
+           WHERE NOT u.string AND pg_catalog.lower(u.text) OPERATOR(pg_catalog.=) ANY (ARRAY[${DISPATCHERS}]::pg_catalog.text[]) LIMIT 1)), ' ', r.root, ' calls ', p.proname, '()')
      FROM reach r JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) r.oid
     WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND ${TEXT_LANGUAGE}
-      AND p.prosqlbody IS NULL AND p.prosrc OPERATOR(pg_catalog.~*) ${DISPATCHER_WORD}
+      AND p.prosqlbody IS NULL AND (p.prosrc OPERATOR(pg_catalog.~*) ${DISPATCHER_WORD} OR p.prosrc OPERATOR(pg_catalog.~*) 'u&[''"]')
       AND CASE WHEN ${textDispatchesAtRunTime('p.prosrc')} THEN true ELSE false END
     LIMIT 1),
   (SELECT pg_catalog.concat('X ', r.root, ' calls ', p.proname, '()')

@@ -90,6 +90,12 @@ describe('type-dispatching input functions', () => {
     expect(parserAlone(sql), `parser: ${sql}`).toBeUndefined();
   });
 
+  test('a dispatcher called by a Unicode-escaped name is refused, by the parser check on its own too', () => {
+    const sql = 'SELECT U&"arr\\0061y_in"(\'{1}\', t.oid, -1)::text FROM pg_type t';
+    expect(checkStatement(sql, readOnly)).toMatchObject({ ok: false });
+    expect(parserAlone(sql)).toMatchObject({ ok: false, rule: 'dynamic-sql' });
+  });
+
   test('a regtype constant handed to a dispatcher is a type the resolve step walks', () => {
     const verdict = checkStatement("SELECT array_in('{1,2}', 'int4'::regtype, -1)::text", readOnly, true);
     const references = (verdict.ok ? verdict.references : undefined) as StatementReferences | undefined;
