@@ -19,7 +19,7 @@ import { unicodeEscapes, unreadableUnicode } from './postgres-unicode-names.js';
  *   inheritance and partition children (pg_inherits); the types of its columns. pg_depend
  *   records nothing on the catalogs initdb pins (pg_authid, pg_user_mapping, pg_statistic), so
  *   the relations a rule reads are also taken from its stored tree (`:relid`, and a regclass constant
- *   handed to table_to_xml or its family: namedByConstant); the type (or table) whose OID a stored
+ *   handed to table_to_xml or its family: namedByConstant); the type whose OID a stored
  *   tree hands a type-dispatching function as a constant (array_in, domain_in, ...: dispatchedIn,
  *   which runs that type's input function and a domain's CHECK); and, when it has
  *   row-level security on, what its policies' USING and WITH CHECK expressions use (pg_depend
@@ -599,11 +599,13 @@ export const STORED_TREES = `
        UNION ALL SELECT pg_catalog.concat(i.indexprs::pg_catalog.text, ' ', i.indpred::pg_catalog.text) FROM pg_catalog.pg_index i
         WHERE r.kind OPERATOR(pg_catalog.=) 'w' AND i.indrelid OPERATOR(pg_catalog.=) r.oid AND (i.indexprs IS NOT NULL OR i.indpred IS NOT NULL)`;
 
-/** The built-in functions that run the own code of the type (or relation) an argument gives by OID (type-dispatch.ts), quoted for an IN list. */
+/**
+ * The built-in functions that run the own code of the type an argument gives by OID
+ * (type-dispatch.ts), quoted for an IN list. (Those that run a relation's own code, such as
+ * satisfies_hash_partition, are postgres-relation-code.ts's.)
+ */
 const TYPE_DISPATCHERS = Object.keys(generated.PG_RUNS_TYPE_CODE);
-const RELATION_DISPATCHERS = Object.keys(generated.PG_RUNS_RELATION_CODE);
-const DISPATCHERS = quoted([...TYPE_DISPATCHERS, ...RELATION_DISPATCHERS]);
-const RELATION_DISPATCHER_NAMES = quoted(RELATION_DISPATCHERS);
+const DISPATCHERS = quoted(TYPE_DISPATCHERS);
 
 /** The OIDs of the dispatchers (initdb's), as a regular expression alternation: one value for the whole walk. */
 const DISPATCHER_OIDS = `(SELECT pg_catalog.string_agg(d.oid::pg_catalog.text, '|') FROM pg_catalog.pg_proc d
@@ -622,9 +624,8 @@ const NODE = Array.from({ length: 4 }).reduce<string>((inner) => String.raw`\{(?
  */
 const OID_CONSTANT = String.raw`(?:\{RELABELTYPE :arg )?\{CONST :consttype (?:23|26|2205|2206) [^{}]*:constvalue 4 \[ (-?\d+) (-?\d+) (-?\d+) (-?\d+) `;
 
-/** The call's piece of a stored tree (from its OID on) whose OID argument (first for a relation, second for a type) is a constant. */
+/** The call's piece of a stored tree (from its OID on) whose OID argument (its second) is a constant. */
 const TYPE_CALL = literal(String.raw`^\d+ [^{}]*:args \(${NODE} ${OID_CONSTANT}`);
-const RELATION_CALL = literal(String.raw`^\d+ [^{}]*:args \(${OID_CONSTANT}`);
 
 /** A signed byte `n` of the match `d.m`, as its unsigned value times `scale`. */
 const dispatchedByte = (n: number, scale: number): string =>
@@ -634,17 +635,14 @@ const dispatchedByte = (n: number, scale: number): string =>
 const DISPATCHED_OID = `(${dispatchedByte(1, 1)} OPERATOR(pg_catalog.+) ${dispatchedByte(2, 256)} OPERATOR(pg_catalog.+) ${dispatchedByte(3, 65536)} OPERATOR(pg_catalog.+) ${dispatchedByte(4, 16777216)})::pg_catalog.oid`;
 
 /**
- * Each call of a type-dispatching function (array_in, domain_in, ..., satisfies_hash_partition) in
- * the stored tree `tree`, as rows (name, relation, m): `relation` when it dispatches on a
- * relation, `m` the bytes of the constant OID it is handed, or NULL when that argument is anything
+ * Each call of a type-dispatching function (array_in, domain_in, ...) in the stored tree `tree`,
+ * as rows (name, m): `m` the bytes of the constant OID it is handed, or NULL when that argument is anything
  * else (a parameter, a column's value, an expression, a sub-select): chosen when it runs. The tree
  * is cut before each such call, so a piece starts with the call's OID; a call nested in another's
  * first argument cuts that argument short, which then reads as chosen at run time (refused).
  */
 function dispatchedIn(tree: string): string {
-  return `SELECT f.proname, f.proname OPERATOR(pg_catalog.=) ANY (ARRAY[${RELATION_DISPATCHER_NAMES}]::pg_catalog.name[]) AS relation,
-               pg_catalog.regexp_match(x.piece, CASE WHEN f.proname OPERATOR(pg_catalog.=) ANY (ARRAY[${RELATION_DISPATCHER_NAMES}]::pg_catalog.name[])
-                                                    THEN ${RELATION_CALL} ELSE ${TYPE_CALL} END) AS m
+  return `SELECT f.proname, pg_catalog.regexp_match(x.piece, ${TYPE_CALL}) AS m
           FROM pg_catalog.regexp_split_to_table(${tree}, pg_catalog.concat('\\{FUNCEXPR :funcid (?=(?:', ${DISPATCHER_OIDS}, ') )')) WITH ORDINALITY AS x(piece, n)
           JOIN pg_catalog.pg_proc f ON f.oid OPERATOR(pg_catalog.=) pg_catalog.substring(x.piece, '^\\d+')::pg_catalog.oid
          WHERE x.n OPERATOR(pg_catalog.>) 1`;
@@ -656,26 +654,23 @@ export function callsDispatcher(tree: string): string {
 }
 
 /** A dispatcher's name as a word of a text body, any case: the body is then read for how it calls it. */
-const DISPATCHER_WORD = literal(String.raw`\m(${[...TYPE_DISPATCHERS, ...RELATION_DISPATCHERS].join('|')})\M`);
+const DISPATCHER_WORD = literal(String.raw`\m(${TYPE_DISPATCHERS.join('|')})\M`);
 
 /** A string literal of a text body. */
-const TEXT_STRING = String.raw`'(?:[^']|'')*'`;
+const TEXT_STRING = "'(?:[^']|'')*'";
 
 /**
  * True when the SQL or PL/pgSQL text body `body` calls a type-dispatching function with anything
  * but a constant as the OID it dispatches on (digits, or a string literal cast to regtype,
  * regclass or oid: `'int4'::regtype`), or names one without a call the text shows: each
- * occurrence of a type dispatcher's name must be followed by `(`, a first argument without
- * parentheses, a comma and the constant; of a relation dispatcher's, by `(` and the constant. A
- * name written with Unicode escapes (`U&"arr!0061y_in" UESCAPE '!'`, unicodeEscapes) counts as one
+ * occurrence of a dispatcher's name must be followed by `(`, a first argument without
+ * parentheses, a comma and the constant. A name written with Unicode escapes (`U&"arr!0061y_in" UESCAPE '!'`, unicodeEscapes) counts as one
  * named without a call the text shows.
  */
 function textDispatchesAtRunTime(body: string): string {
   const constant = String.raw`(?:\d+|${TEXT_STRING}(?:\s*::\s*(?:pg_catalog\s*\.\s*)?(?:regtype|regclass|oid))*)`;
   const types = literal(String.raw`\m(${TYPE_DISPATCHERS.join('|')})\M("?\s*\(\s*(?:${TEXT_STRING}|[^,()']*)\s*,\s*${constant}\s*[,)])?`);
-  const relations = literal(String.raw`\m(${RELATION_DISPATCHERS.join('|')})\M("?\s*\(\s*${constant}\s*,)?`);
   return `(EXISTS (SELECT FROM pg_catalog.regexp_matches(${body}, ${types}, 'gi') AS m WHERE m[2] IS NULL)
-        OR EXISTS (SELECT FROM pg_catalog.regexp_matches(${body}, ${relations}, 'gi') AS m WHERE m[2] IS NULL)
         OR EXISTS (SELECT FROM (${unicodeEscapes(body, TOKEN)}) AS u
                     WHERE NOT u.string AND pg_catalog.lower(u.text) OPERATOR(pg_catalog.=) ANY (ARRAY[${DISPATCHERS}]::pg_catalog.text[])))`;
 }
@@ -722,12 +717,11 @@ export const REACH_CTE = `reach(root, kind, oid) AS (
        WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.=) r.oid AND p.prosqlbody IS NOT NULL
       UNION ALL SELECT 'r', i.inhrelid FROM pg_catalog.pg_inherits i
        WHERE r.kind OPERATOR(pg_catalog.=) 'r' AND i.inhparent OPERATOR(pg_catalog.=) r.oid
-      UNION ALL SELECT CASE WHEN d.relation THEN 'r' ELSE 't' END, ${DISPATCHED_OID}
+      UNION ALL SELECT 't', ${DISPATCHED_OID}
         FROM (${STORED_TREES}) AS t CROSS JOIN LATERAL (${dispatchedIn('t.tree')}) AS d
        WHERE d.m IS NOT NULL
-      UNION ALL SELECT y.kind, x.w::pg_catalog.int8::pg_catalog.oid
+      UNION ALL SELECT 't', x.w::pg_catalog.int8::pg_catalog.oid
         FROM pg_catalog.pg_proc p CROSS JOIN LATERAL pg_catalog.unnest(${BODY_WORDS}) AS x(w)
-        CROSS JOIN LATERAL (SELECT 't' COLLATE pg_catalog."C" UNION ALL SELECT 'r' WHERE p.prosrc OPERATOR(pg_catalog.~*) ${literal(String.raw`\m(${RELATION_DISPATCHERS.join('|')})\M`)}) AS y(kind)
        WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.=) r.oid AND ${TEXT_LANGUAGE} AND p.prosqlbody IS NULL
          AND p.prosrc OPERATOR(pg_catalog.~*) ${DISPATCHER_WORD}
          AND CASE WHEN x.w OPERATOR(pg_catalog.~) '^[0-9]{1,10}$' THEN x.w::pg_catalog.int8 OPERATOR(pg_catalog.<) 4294967296 ELSE false END

@@ -1,6 +1,5 @@
 import { HanactlError } from '../../../shared/errors.js';
 import { executorStatisticsObjection } from '../../policy/executor-statistics.js';
-import { PG_RUNS_RELATION_CODE } from '../../policy/pg-functions.generated.js';
 import { PG_HANACTL_SECRET_RELATIONS, PG_REFUSED_RELATION_NAMES } from '../../policy/pg-functions.js';
 import type { StatementReferences } from '../../policy/types.js';
 import type { BatchStep } from './postgres-batch.js';
@@ -35,9 +34,6 @@ import { rowFiguresFinding, rowFiguresRefusal } from './postgres-row-figures.js'
 import { judgedRelationNames, type NameLists, settledRelation } from './postgres-settled.js';
 import { contextFunctionBody } from './postgres-signed-context.js';
 import { systemColumnFinding, systemColumnRefusal } from './postgres-system-columns.js';
-
-/** The functions that run the own code of a relation they are handed by OID (satisfies_hash_partition). */
-const RELATION_DISPATCHERS: ReadonlySet<string> = new Set(Object.keys(PG_RUNS_RELATION_CODE));
 
 /** The text a refusing resolve step fails with, before what it found. */
 export const RESOLVE_MARKER = 'hanactl: refused reference ';
@@ -438,12 +434,9 @@ export function resolveRefusal(message: string): HanactlError | undefined {
     const from = via ? rest.slice(0, via.index) : rest;
     const object = via ? (via[1] as string) : rest;
     const through = from === object || from === `${object.replace(/\(\)$/, '')}()` ? object : `${from} calls ${object}, which`;
-    const relation = RELATION_DISPATCHERS.has(dispatcher);
     return new HanactlError(
       'STATEMENT_REFUSED',
-      relation
-        ? `Refused: ${through} hands ${dispatcher}() a relation chosen only when it runs (a parameter, a variable, a column's value or an expression rather than a constant), so it runs that relation's own code (the hash functions of its partition key), which hanactl cannot check before it runs.`
-        : `Refused: ${through} hands ${dispatcher}() a type chosen only when it runs (a parameter, a variable, a column's value or an expression rather than a constant), so it runs that type's own code (its input function, a domain's CHECK constraints, a range's canonical function), which hanactl cannot check before it runs.`,
+      `Refused: ${through} hands ${dispatcher}() a type chosen only when it runs (a parameter, a variable, a column's value or an expression rather than a constant), so it runs that type's own code (its input function, a domain's CHECK constraints, a range's canonical function), which hanactl cannot check before it runs.`,
       {
         rule: 'dynamic-sql',
         hint: "Cast the text to the type instead ('{1,2}'::schema.type[]), which names it so that its code is checked, or give the type as a constant.",
