@@ -71,7 +71,7 @@ function roleCheck(marker: string, login?: number): string {
  */
 function failUnless(test: string, marker: string, runtime: string): string {
   const literal = `'${marker.replace(/'/g, "''")}'`;
-  return `CASE WHEN ${test} THEN 0 ELSE CAST(pg_catalog.concat(${literal}, pg_catalog.left(${runtime}, 0)) AS pg_catalog.int4) END`;
+  return `CASE WHEN ${test} THEN 0 ELSE pg_catalog.int4in(pg_catalog.textout(pg_catalog.concat(${literal}, pg_catalog.left(${runtime}, 0)))) END`;
 }
 
 /**

@@ -130,7 +130,7 @@ function shielded(r: string, v: string): string {
           AND d.refclassid OPERATOR(${G}.=) '${G}.pg_class'::${G}.regclass AND d.refobjid OPERATOR(${G}.=) ${v}.oid
          JOIN reach q ON q.oid OPERATOR(${G}.=) y.polrelid AND q.root OPERATOR(${G}.=) ${r}.root AND q.kind OPERATOR(${G}.=) 'r'
          JOIN ${G}.pg_class c ON c.oid OPERATOR(${G}.=) y.polrelid AND c.relrowsecurity`;
-  return `(${r}.root OPERATOR(${G}.<>) ${v}.oid::${G}.regclass::${G}.text
+  return `(${r}.root OPERATOR(${G}.<>) ${G}.textin(${G}.regclassout(${v}.oid::${G}.regclass))
       AND (EXISTS (SELECT FROM ${readers}) OR EXISTS (SELECT FROM ${policies}))
       AND NOT EXISTS (SELECT FROM ${readers} AND NOT (c.relkind OPERATOR(${G}.=) 'v' AND ${barrier('c')}))
       AND NOT EXISTS (SELECT FROM reach q JOIN ${G}.pg_proc p ON p.oid OPERATOR(${G}.=) q.oid
@@ -145,12 +145,12 @@ function shielded(r: string, v: string): string {
  */
 export function contextBarrierFinding(): string {
   return `COALESCE(
-  (SELECT ${G}.concat('V ', r.root, ' reads ', v.oid::${G}.regclass::${G}.text)
+  (SELECT ${G}.concat('V ', r.root, ' reads ', ${G}.textin(${G}.regclassout(v.oid::${G}.regclass)))
      FROM reach r JOIN ${G}.pg_class v ON v.oid OPERATOR(${G}.=) r.oid
     WHERE r.kind OPERATOR(${G}.=) 'r' AND v.relkind OPERATOR(${G}.=) 'v' AND v.oid OPERATOR(${G}.>=) ${FIRST_NORMAL_OID}
       AND NOT ${barrier('v')} AND NOT ${invoker('v')} AND NOT ${shielded('r', 'v')} AND ${viewFilters('v')}
     LIMIT 1),
-  (SELECT ${G}.concat('V ', r.root, ' calls ', p.oid::${G}.regproc::${G}.text, '()')
+  (SELECT ${G}.concat('V ', r.root, ' calls ', ${G}.textin(${G}.regprocout(p.oid::${G}.regproc)), '()')
      FROM reach r JOIN ${G}.pg_proc p ON p.oid OPERATOR(${G}.=) r.oid
     WHERE r.kind OPERATOR(${G}.=) 'p' AND p.oid OPERATOR(${G}.>=) ${FIRST_NORMAL_OID} AND ${inlinable('p')}
       AND ${functionFilters('p')}

@@ -92,7 +92,8 @@ interface SessionFacts {
 }
 
 /** The first round trip of a new session: the backend's own pid and the server's version. */
-export const SESSION_FACTS = "SELECT pg_catalog.pg_backend_pid() AS pid, pg_catalog.current_setting('server_version_num')::int AS version";
+export const SESSION_FACTS =
+  "SELECT pg_catalog.pg_backend_pid() AS pid, pg_catalog.int4in(pg_catalog.textout(pg_catalog.current_setting('server_version_num'))) AS version";
 
 /** One round trip per new connection: the backend's own pid and the server's version. */
 async function sessionFacts(client: PgClient, secrets: readonly string[]): Promise<SessionFacts> {

@@ -145,7 +145,7 @@ export function ownerRightsFinding(): string {
   (SELECT ${G}.concat('O ', r.root, ' reads ', c.relname, ' over ', c.relname, ' as b', ${BYPASS_REASON})
      FROM reach r JOIN ${G}.pg_class c ON c.oid OPERATOR(${G}.=) r.oid
     WHERE r.kind OPERATOR(${G}.=) 'r' AND c.relkind OPERATOR(${G}.=) ANY ('{r,p}'::${G}."char"[]) AND ${loginBypasses('c')}
-      AND (r.root OPERATOR(${G}.=) c.oid::${G}.regclass::${G}.text OR NOT ${throughParent('r', 'c')})
+      AND (r.root OPERATOR(${G}.=) ${G}.textin(${G}.regclassout(c.oid::${G}.regclass)) OR NOT ${throughParent('r', 'c')})
     LIMIT 1),
   (SELECT ${G}.concat('O ', r.root, ' reads ', v.relname, ' over ', t.relname, ' as v')
      FROM reach r JOIN ${G}.pg_class v ON v.oid OPERATOR(${G}.=) r.oid
@@ -194,7 +194,7 @@ export function ownerRightsFinding(): string {
          UNION SELECT i.inhparent FROM up JOIN ${G}.pg_inherits i ON i.inhrelid OPERATOR(${G}.=) up.oid)
        SELECT x.relname FROM up JOIN ${G}.pg_class x ON x.oid OPERATOR(${G}.=) up.oid WHERE x.relrowsecurity LIMIT 1) AS t
     WHERE r.kind OPERATOR(${G}.=) 'r' AND c.relkind OPERATOR(${G}.=) ANY ('{r,p}'::${G}."char"[])
-      AND (r.root OPERATOR(${G}.=) c.oid::${G}.regclass::${G}.text OR NOT ${throughParent('r', 'c')})
+      AND (r.root OPERATOR(${G}.=) ${G}.textin(${G}.regclassout(c.oid::${G}.regclass)) OR NOT ${throughParent('r', 'c')})
     LIMIT 1),
   (SELECT ${G}.concat('O ', r.root, ' reads ', p.relname, ' over ', d.relname, ' as u')
      FROM reach r JOIN ${G}.pg_class p ON p.oid OPERATOR(${G}.=) r.oid
@@ -204,7 +204,7 @@ export function ownerRightsFinding(): string {
          UNION SELECT i.inhrelid FROM down JOIN ${G}.pg_inherits i ON i.inhparent OPERATOR(${G}.=) down.oid)
        SELECT x.relname FROM down JOIN ${G}.pg_class x ON x.oid OPERATOR(${G}.=) down.oid WHERE x.relrowsecurity LIMIT 1) AS d
     WHERE r.kind OPERATOR(${G}.=) 'r' AND p.relkind OPERATOR(${G}.=) ANY ('{r,p}'::${G}."char"[]) AND p.relhassubclass AND NOT p.relrowsecurity
-      AND (r.root OPERATOR(${G}.=) p.oid::${G}.regclass::${G}.text OR NOT ${throughParent('r', 'p')})
+      AND (r.root OPERATOR(${G}.=) ${G}.textin(${G}.regclassout(p.oid::${G}.regclass)) OR NOT ${throughParent('r', 'p')})
     LIMIT 1))`;
 }
 

@@ -36,7 +36,7 @@ const SEPARATION_PROBE: Omit<PrivilegeProbe, 'separation' | 'database'> = {
   sql: `SELECT r.rolsuper AS superuser, r.rolbypassrls AS bypassrls,
           (SELECT pg_catalog.count(*) FROM ${OWNED_UNFORCED})::int AS owned,
           (SELECT pg_catalog.string_agg(t.name, ', ' ORDER BY t.name)
-             FROM (SELECT c.oid::pg_catalog.regclass::pg_catalog.text AS name FROM ${OWNED_UNFORCED}
+             FROM (SELECT pg_catalog.textin(pg_catalog.regclassout(c.oid::pg_catalog.regclass)) AS name FROM ${OWNED_UNFORCED}
                    ORDER BY 1 LIMIT ${NAMED_TABLES}) AS t) AS owned_names
           , ${ROLE_DEFAULTS} AS role_defaults
         FROM pg_catalog.pg_roles r WHERE r.rolname OPERATOR(pg_catalog.=) CURRENT_USER`,

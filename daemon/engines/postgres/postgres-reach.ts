@@ -118,7 +118,7 @@ const KIND_OF_CLASS = `CASE ${[
 
 /** The catalogs whose objects are code the server runs (functions, operators, types, operator classes and families), as pg_depend's refclassid. */
 const CODE_CLASSES = `(ARRAY['pg_catalog.pg_proc'::pg_catalog.regclass, 'pg_catalog.pg_operator'::pg_catalog.regclass, 'pg_catalog.pg_type'::pg_catalog.regclass,
-          'pg_catalog.pg_opclass'::pg_catalog.regclass, 'pg_catalog.pg_opfamily'::pg_catalog.regclass])`;
+          'pg_catalog.pg_opclass'::pg_catalog.regclass, 'pg_catalog.pg_opfamily'::pg_catalog.regclass]::pg_catalog.oid[])`;
 
 /**
  * What the server keeps beside relation `rel` (an OID expression) and evaluates when it plans or
@@ -290,10 +290,10 @@ const TEXT_BODY_UNNAMED = `SELECT 'o' COLLATE pg_catalog."C" AS kind, o.oid FROM
         UNION ALL SELECT 'p', k.castfunc FROM pg_catalog.pg_cast k JOIN pg_catalog.pg_type kt ON kt.oid OPERATOR(pg_catalog.=) k.casttarget
          WHERE k.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND k.castfunc OPERATOR(pg_catalog.<>) 0
            AND (k.castcontext OPERATOR(pg_catalog.<>) 'e' OR k.casttarget OPERATOR(pg_catalog.=) ANY (${ALIASED_TYPES})
-                OR kt.typname OPERATOR(pg_catalog.=) ANY ((${BODY_WORDS})::pg_catalog.name[]))
+                OR kt.typname OPERATOR(pg_catalog.=) ANY (ARRAY(SELECT pg_catalog.name(bw.w) FROM pg_catalog.unnest(${BODY_WORDS}) AS bw(w))))
         UNION ALL SELECT 't', y.oid FROM pg_catalog.pg_type y
          WHERE y.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
-           AND (y.typname OPERATOR(pg_catalog.=) ANY ((${BODY_WORDS})::pg_catalog.name[])
+           AND (y.typname OPERATOR(pg_catalog.=) ANY (ARRAY(SELECT pg_catalog.name(bw.w) FROM pg_catalog.unnest(${BODY_WORDS}) AS bw(w)))
                 OR (y.typtype OPERATOR(pg_catalog.=) 'd' AND y.typname OPERATOR(pg_catalog.~) ${NOT_NAME}))`;
 
 /**
@@ -413,7 +413,7 @@ export const IMPLICIT_CODE = `(EXISTS (SELECT FROM pg_catalog.pg_cast k WHERE k.
  * (pg_amproc m or pg_amop m, joined on the family), for the caller's SELECT list.
  */
 function indexClasses(rel: string, member: 'amproc' | 'amop'): string {
-  return `pg_catalog.pg_index ix CROSS JOIN LATERAL pg_catalog.unnest(ix.indclass::pg_catalog.oid[]) AS ixc(opc)
+  return `pg_catalog.pg_index ix CROSS JOIN LATERAL pg_catalog.unnest(ix.indclass) AS ixc(opc)
         JOIN pg_catalog.pg_opclass ixo ON ixo.oid OPERATOR(pg_catalog.=) ixc.opc
         JOIN pg_catalog.pg_${member} m ON m.${member}family OPERATOR(pg_catalog.=) ixo.opcfamily
        WHERE ix.indrelid OPERATOR(pg_catalog.=) ${rel}
@@ -428,7 +428,7 @@ function indexClasses(rel: string, member: 'amproc' | 'amop'): string {
  */
 export function personIndexClass(rel: string): string {
   return `EXISTS (SELECT FROM pg_catalog.pg_index ix WHERE ix.indrelid OPERATOR(pg_catalog.=) ${rel}
-                   AND ${FIRST_NORMAL_OID}::pg_catalog.oid OPERATOR(pg_catalog.<=) ANY (ix.indclass::pg_catalog.oid[]) OFFSET 0)`;
+                   AND EXISTS (SELECT FROM pg_catalog.unnest(ix.indclass) AS k(opc) WHERE k.opc OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}) OFFSET 0)`;
 }
 
 /**
@@ -456,11 +456,11 @@ export function personPolicy(rel: string, judged: string): string {
                           WHERE d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_policy'::pg_catalog.regclass AND d.objid OPERATOR(pg_catalog.=) y.oid
                             AND d.refobjid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND d.refobjid OPERATOR(pg_catalog.<>) ${rel})
                  OR EXISTS (SELECT FROM pg_catalog.regexp_matches(${POLICY_TREES}, ':relid (\\d+)', 'g') AS m
-                             WHERE m[1]::pg_catalog.oid OPERATOR(pg_catalog.<>) ${rel})
+                             WHERE pg_catalog.oidin(pg_catalog.textout(m[1])) OPERATOR(pg_catalog.<>) ${rel})
                  OR ${handsRelationByName(POLICY_TREES)}
                  OR ${callsDispatcher(POLICY_TREES)}
                  OR EXISTS (SELECT FROM pg_catalog.regexp_matches(${POLICY_TREES}, ':(?:funcid|opfuncid|aggfnoid|winfnoid) (\\d+)', 'g') AS m
-                             JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) m[1]::pg_catalog.oid
+                             JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) pg_catalog.oidin(pg_catalog.textout(m[1]))
                             WHERE pg_catalog.array_position(${judged}, p.proname) IS NOT NULL)) OFFSET 0)`;
 }
 
@@ -505,7 +505,7 @@ const READS_BY_NAME = quoted(Object.keys(generated.PG_NAMES_RELATION));
 
 /** A signed byte of a stored constant's value, as the tree prints it, as its unsigned value. */
 const byte = (n: number, scale: number): string =>
-  `((m[${n}]::pg_catalog.int8 OPERATOR(pg_catalog.+) 256) OPERATOR(pg_catalog.%) 256 OPERATOR(pg_catalog.*) ${scale})`;
+  `((pg_catalog.int8in(pg_catalog.textout(m[${n}])) OPERATOR(pg_catalog.+) 256) OPERATOR(pg_catalog.%) 256 OPERATOR(pg_catalog.*) ${scale})`;
 
 /**
  * The relations the stored tree `tree` (over the rows of `from`, filtered by `where`) names as
@@ -553,7 +553,7 @@ export function handsRelationByName(tree: string): string {
  */
 function handsRelationAtRunTime(tree: string): string {
   return `EXISTS (SELECT FROM pg_catalog.regexp_matches(${tree}, ':funcid (\\d+) [^{}]*:args \\((\\{CONST :consttype 2205 )?', 'g') AS m
-                   JOIN pg_catalog.pg_proc f ON f.oid OPERATOR(pg_catalog.=) m[1]::pg_catalog.oid
+                   JOIN pg_catalog.pg_proc f ON f.oid OPERATOR(pg_catalog.=) pg_catalog.oidin(pg_catalog.textout(m[1]))
                   WHERE m[2] IS NULL AND f.proname OPERATOR(pg_catalog.=) ANY (ARRAY[${READS_BY_NAME}]::pg_catalog.name[]))`;
 }
 
@@ -682,10 +682,10 @@ function textDispatchesAtRunTime(body: string): string {
  * as writtenValue. Set semantics (UNION) end the recursion on cycles.
  */
 export const REACH_CTE = `reach(root, kind, oid) AS (
-  SELECT r::pg_catalog.text, 'r' COLLATE pg_catalog."C", r::pg_catalog.oid
+  SELECT pg_catalog.textin(pg_catalog.regclassout(r)), 'r' COLLATE pg_catalog."C", r::pg_catalog.oid
     FROM pg_catalog.unnest($1::pg_catalog.text[]) AS n(name) CROSS JOIN LATERAL pg_catalog.to_regclass(n.name) AS r
    WHERE r IS NOT NULL
-  UNION SELECT w::pg_catalog.text, 'w', w::pg_catalog.oid
+  UNION SELECT pg_catalog.textin(pg_catalog.regclassout(w)), 'w', w::pg_catalog.oid
     FROM pg_catalog.unnest($7::pg_catalog.text[]) AS n(name) CROSS JOIN LATERAL pg_catalog.to_regclass(n.name) AS w
    WHERE w IS NOT NULL
   UNION SELECT pg_catalog.concat(p.proname, '()'), 'p', p.oid FROM pg_catalog.pg_proc p
@@ -709,10 +709,10 @@ export const REACH_CTE = `reach(root, kind, oid) AS (
         FROM pg_catalog.pg_rewrite w JOIN pg_catalog.pg_depend d
           ON d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_rewrite'::pg_catalog.regclass AND d.objid OPERATOR(pg_catalog.=) w.oid
        WHERE r.kind OPERATOR(pg_catalog.=) 'r' AND w.ev_class OPERATOR(pg_catalog.=) r.oid AND d.refobjid OPERATOR(pg_catalog.<>) r.oid
-      UNION ALL SELECT 'r', m[1]::pg_catalog.oid
+      UNION ALL SELECT 'r', pg_catalog.oidin(pg_catalog.textout(m[1]))
         FROM pg_catalog.pg_rewrite w CROSS JOIN LATERAL pg_catalog.regexp_matches(w.ev_action::pg_catalog.text, ':relid (\\d+)', 'g') AS m
        WHERE r.kind OPERATOR(pg_catalog.=) 'r' AND w.ev_class OPERATOR(pg_catalog.=) r.oid
-      UNION ALL SELECT CASE WHEN ${WRITES} AND p.prosqlbody::pg_catalog.text OPERATOR(pg_catalog.~) ':commandType [2-5] ' THEN 'w' ELSE 'r' END, m[1]::pg_catalog.oid
+      UNION ALL SELECT CASE WHEN ${WRITES} AND p.prosqlbody::pg_catalog.text OPERATOR(pg_catalog.~) ':commandType [2-5] ' THEN 'w' ELSE 'r' END, pg_catalog.oidin(pg_catalog.textout(m[1]))
         FROM pg_catalog.pg_proc p CROSS JOIN LATERAL pg_catalog.regexp_matches(p.prosqlbody::pg_catalog.text, ':relid (\\d+)', 'g') AS m
        WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.=) r.oid AND p.prosqlbody IS NOT NULL
       UNION ALL SELECT 'r', i.inhrelid FROM pg_catalog.pg_inherits i
@@ -732,7 +732,7 @@ export const REACH_CTE = `reach(root, kind, oid) AS (
         FROM ${LIVE_POLICIES} JOIN pg_catalog.pg_depend d
           ON d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_policy'::pg_catalog.regclass AND d.objid OPERATOR(pg_catalog.=) y.oid
        WHERE r.kind OPERATOR(pg_catalog.=) 'r' AND ${LIVE_POLICY} AND d.refobjid OPERATOR(pg_catalog.<>) r.oid
-      UNION ALL SELECT 'r', m[1]::pg_catalog.oid
+      UNION ALL SELECT 'r', pg_catalog.oidin(pg_catalog.textout(m[1]))
         FROM ${LIVE_POLICIES} CROSS JOIN LATERAL pg_catalog.regexp_matches(${POLICY_TREES}, ':relid (\\d+)', 'g') AS m
        WHERE r.kind OPERATOR(pg_catalog.=) 'r' AND ${LIVE_POLICY}
       UNION ALL SELECT 'r', r.oid WHERE r.kind OPERATOR(pg_catalog.=) 'w'
@@ -757,7 +757,7 @@ export const REACH_CTE = `reach(root, kind, oid) AS (
       UNION ALL SELECT ${KIND_OF_CLASS}, d.refobjid FROM pg_catalog.pg_depend d
        WHERE r.kind OPERATOR(pg_catalog.=) 'k' AND d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
          AND d.objid OPERATOR(pg_catalog.=) r.oid AND d.refclassid OPERATOR(pg_catalog.=) ANY ${CODE_CLASSES}
-      UNION ALL SELECT 'c', u FROM pg_catalog.pg_partitioned_table pt CROSS JOIN LATERAL pg_catalog.unnest(pt.partclass::pg_catalog.oid[]) AS u
+      UNION ALL SELECT 'c', u FROM pg_catalog.pg_partitioned_table pt CROSS JOIN LATERAL pg_catalog.unnest(pt.partclass) AS u
        WHERE r.kind OPERATOR(pg_catalog.=) ANY ('{r,k}'::pg_catalog.text[]) AND pt.partrelid OPERATOR(pg_catalog.=) r.oid
       UNION ALL SELECT 'k', i.inhparent FROM pg_catalog.pg_inherits i JOIN pg_catalog.pg_class ic ON ic.oid OPERATOR(pg_catalog.=) i.inhrelid
        WHERE r.kind OPERATOR(pg_catalog.=) ANY ('{r,k}'::pg_catalog.text[]) AND i.inhrelid OPERATOR(pg_catalog.=) r.oid AND ic.relispartition
@@ -776,11 +776,11 @@ export const REACH_CTE = `reach(root, kind, oid) AS (
        WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.=) r.oid AND ${INTERNAL_LANGUAGE}
       UNION ALL SELECT CASE WHEN ${WRITES} AND p.prosrc OPERATOR(pg_catalog.~*) ${WRITE_WORDS} THEN 'w' ELSE 'r' END, c.oid
         FROM pg_catalog.pg_proc p CROSS JOIN LATERAL (SELECT ${BODY_WORDS} AS words) AS b
-        JOIN pg_catalog.pg_class c ON c.relname OPERATOR(pg_catalog.=) ANY (b.words::pg_catalog.name[]) AND c.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
+        JOIN pg_catalog.pg_class c ON c.relname OPERATOR(pg_catalog.=) ANY (ARRAY(SELECT pg_catalog.name(bw.w) FROM pg_catalog.unnest(b.words) AS bw(w))) AND c.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
        WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.=) r.oid AND NOT p.prosecdef AND ${TEXT_LANGUAGE}
       UNION ALL SELECT 'p', q.oid
         FROM pg_catalog.pg_proc p CROSS JOIN LATERAL (SELECT ${BODY_WORDS} AS words) AS b
-        JOIN pg_catalog.pg_proc q ON q.proname OPERATOR(pg_catalog.=) ANY (b.words::pg_catalog.name[]) AND q.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
+        JOIN pg_catalog.pg_proc q ON q.proname OPERATOR(pg_catalog.=) ANY (ARRAY(SELECT pg_catalog.name(bw.w) FROM pg_catalog.unnest(b.words) AS bw(w))) AND q.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
        WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.=) r.oid AND NOT p.prosecdef AND ${TEXT_LANGUAGE}
       UNION ALL SELECT t.kind, t.oid FROM pg_catalog.pg_proc p CROSS JOIN LATERAL (${TEXT_BODY_UNNAMED}) AS t
        WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.=) r.oid AND NOT p.prosecdef AND ${TEXT_LANGUAGE}
@@ -913,7 +913,7 @@ export function statisticsFinding(): string {
   (SELECT pg_catalog.concat('S ', r.root, ' calls ', p.proname, '()')
      FROM reach r CROSS JOIN LATERAL (${STORED_TREES}) AS t
      CROSS JOIN LATERAL pg_catalog.regexp_matches(t.tree, ':(?:funcid|opfuncid|aggfnoid|winfnoid) (\\d+)', 'g') AS m
-     JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) m[1]::pg_catalog.oid
+     JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) pg_catalog.oidin(pg_catalog.textout(m[1]))
     WHERE r.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND (p.proname OPERATOR(pg_catalog.=) ANY (ARRAY[${STATISTICS_FUNCTIONS}]::pg_catalog.name[]) OR p.oid OPERATOR(pg_catalog.=) ${AGE_OF_XID})
     LIMIT 1),
   (SELECT pg_catalog.concat('S ', r.root, ' calls ', p.proname, '()')
@@ -993,7 +993,7 @@ export function refusedBuiltinFinding(): string {
   (SELECT pg_catalog.concat('B ', r.root, ' calls ', p.proname, '()')
      FROM reach r CROSS JOIN LATERAL (${STORED_TREES}) AS t
      CROSS JOIN LATERAL pg_catalog.regexp_matches(t.tree, ':(?:funcid|opfuncid|aggfnoid|winfnoid) (\\d+)', 'g') AS m
-     JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) m[1]::pg_catalog.oid
+     JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) pg_catalog.oidin(pg_catalog.textout(m[1]))
     WHERE r.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND pg_catalog.array_position(${REFUSED_BUILTINS}, p.proname::pg_catalog.text) IS NOT NULL
     LIMIT 1),
   (SELECT pg_catalog.concat('B ', r.root, ' calls ', p.proname, '()')

@@ -109,7 +109,7 @@ function firstCheck(references: StatementReferences, intoViews: boolean): BatchS
   const values: string[] = [];
   const found = routeConditions(references, values, intoViews);
   const text = `SELECT CASE WHEN ${found.join('\n  OR ')}
-  THEN CAST(pg_catalog.concat('${FURTHER_MARKER}') AS pg_catalog.int4) ELSE 0 END`;
+  THEN pg_catalog.int4in(pg_catalog.textout(pg_catalog.concat('${FURTHER_MARKER}'))) ELSE 0 END`;
   return { text, values };
 }
 
@@ -190,17 +190,17 @@ function routeConditions(references: StatementReferences, values: string[], into
         ? `(${leafRoot(lists)} OR c.relkind OPERATOR(pg_catalog.=) 'S' OR ${childRelation('c')} OR ${loginBypasses('c')})`
         : leafRoot(lists);
     out.push(`EXISTS (SELECT FROM pg_catalog.pg_class c
-   WHERE c.oid OPERATOR(pg_catalog.=) ANY (ARRAY(SELECT pg_catalog.to_regclass(n.name) FROM pg_catalog.unnest(${roots}::pg_catalog.text[]) AS n(name)))
+   WHERE c.oid OPERATOR(pg_catalog.=) ANY (ARRAY(SELECT pg_catalog.to_regclass(n.name)::pg_catalog.oid FROM pg_catalog.unnest(${roots}::pg_catalog.text[]) AS n(name)))
      AND c.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
      AND ${question})`);
   }
   if ((references.written?.length ?? 0) > 0) {
     out.push(`EXISTS (SELECT FROM pg_catalog.pg_class c
-   WHERE c.oid OPERATOR(pg_catalog.=) ANY (ARRAY(SELECT pg_catalog.to_regclass(n.name) FROM pg_catalog.unnest(${bind(references.written)}::pg_catalog.text[]) AS n(name)))
+   WHERE c.oid OPERATOR(pg_catalog.=) ANY (ARRAY(SELECT pg_catalog.to_regclass(n.name)::pg_catalog.oid FROM pg_catalog.unnest(${bind(references.written)}::pg_catalog.text[]) AS n(name)))
      AND c.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
      AND (EXISTS (SELECT FROM (${writeFires('c.oid')}) AS o JOIN pg_catalog.pg_depend d
                    ON d.classid OPERATOR(pg_catalog.=) o.classid AND d.objid OPERATOR(pg_catalog.=) o.oid
-                  WHERE d.refclassid OPERATOR(pg_catalog.=) ANY (ARRAY['pg_catalog.pg_proc'::pg_catalog.regclass, 'pg_catalog.pg_operator'::pg_catalog.regclass, 'pg_catalog.pg_type'::pg_catalog.regclass])
+                  WHERE d.refclassid OPERATOR(pg_catalog.=) ANY (ARRAY['pg_catalog.pg_proc'::pg_catalog.regclass, 'pg_catalog.pg_operator'::pg_catalog.regclass, 'pg_catalog.pg_type'::pg_catalog.regclass]::pg_catalog.oid[])
                     AND d.refobjid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID})
           OR EXISTS (SELECT FROM pg_catalog.pg_depend d JOIN pg_catalog.pg_constraint k ON k.oid OPERATOR(pg_catalog.=) d.objid
                       WHERE ${cascadesTo('c.oid')})
@@ -254,7 +254,7 @@ function routeConditions(references: StatementReferences, values: string[], into
  */
 function walkStep(references: StatementReferences): BatchStep {
   const text = `WITH RECURSIVE ${REACH_CTE}
-SELECT CASE WHEN what IS NULL THEN 0 ELSE CAST(pg_catalog.concat('${RESOLVE_MARKER}', what) AS pg_catalog.int4) END
+SELECT CASE WHEN what IS NULL THEN 0 ELSE pg_catalog.int4in(pg_catalog.textout(pg_catalog.concat('${RESOLVE_MARKER}', what))) END
   FROM (SELECT ${findings(references)} AS what OFFSET 0) AS found`;
   return {
     text,

@@ -49,7 +49,7 @@ export function rowFiguresFinding(): string {
   (SELECT ${G}.concat('N ', r.root, ' reads ', c.relname)
      FROM reach r JOIN ${G}.pg_class c ON c.oid OPERATOR(${G}.=) r.oid
     WHERE r.kind OPERATOR(${G}.=) 'r' AND c.relkind OPERATOR(${G}.=) 'S'
-      AND (r.root OPERATOR(${G}.=) c.oid::${G}.regclass::${G}.text
+      AND (r.root OPERATOR(${G}.=) ${G}.textin(${G}.regclassout(c.oid::${G}.regclass))
            OR NOT EXISTS (SELECT FROM reach q JOIN ${G}.pg_attrdef a ON a.adrelid OPERATOR(${G}.=) q.oid
                             JOIN ${G}.pg_depend d ON d.classid OPERATOR(${G}.=) '${G}.pg_attrdef'::${G}.regclass AND d.objid OPERATOR(${G}.=) a.oid
                            WHERE q.root OPERATOR(${G}.=) r.root AND q.kind OPERATOR(${G}.=) 'w' AND d.refobjid OPERATOR(${G}.=) c.oid))

@@ -102,7 +102,7 @@ function viewReadsPlainly(a: string, separated: boolean, lists: NameLists): stri
   const names = separated ? lists.policy() : lists.builtins();
   const statistics = `
         OR EXISTS (SELECT FROM pg_catalog.regexp_matches(w.ev_action::pg_catalog.text, ':(?:funcid|opfuncid|aggfnoid|winfnoid) (\\d+)', 'g') AS m
-                    JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) m[1]::pg_catalog.oid
+                    JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) pg_catalog.oidin(pg_catalog.textout(m[1]))
                    WHERE pg_catalog.array_position(${names}, p.proname) IS NOT NULL${separated ? ` OR p.oid OPERATOR(pg_catalog.=) ${AGE_OF_XID}` : ''})
         OR ${handsRelationByName('w.ev_action::pg_catalog.text')}
         OR ${callsDispatcher('w.ev_action::pg_catalog.text')}${separated ? FIGURES : ''}`;
@@ -116,7 +116,7 @@ function viewReadsPlainly(a: string, separated: boolean, lists: NameLists): stri
                         WHEN d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_type'::pg_catalog.regclass THEN d.refobjid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
                         ELSE false END)
         OR EXISTS (SELECT FROM pg_catalog.regexp_matches(w.ev_action::pg_catalog.text, ':relid (\\d+)', 'g') AS m
-                    WHERE m[1]::pg_catalog.oid OPERATOR(pg_catalog.<>) ${a}.oid AND NOT ${plainRelation('m[1]::pg_catalog.oid', separated, lists)})${statistics}))`;
+                    WHERE pg_catalog.oidin(pg_catalog.textout(m[1])) OPERATOR(pg_catalog.<>) ${a}.oid AND NOT ${plainRelation('pg_catalog.oidin(pg_catalog.textout(m[1]))', separated, lists)})${statistics}))`;
 }
 
 /**

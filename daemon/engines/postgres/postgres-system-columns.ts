@@ -15,7 +15,7 @@ import { BODY_WORDS, FIRST_NORMAL_OID, STORED_TREES, TEXT_LANGUAGE } from './pos
 const G = 'pg_catalog';
 
 /** The names by attribute number (minus it, as the matched digits), by subscript: a CASE would look up = by name. */
-const NAME_OF_ATTNUM = `(ARRAY[${PG_COORDINATE_ATTNUMS.map((n) => `'${['', 'ctid', 'xmin', 'cmin', 'xmax', 'cmax'][-n]}'`).join(', ')}]::${G}.text[])[m[1]::${G}.int4]`;
+const NAME_OF_ATTNUM = `(ARRAY[${PG_COORDINATE_ATTNUMS.map((n) => `'${['', 'ctid', 'xmin', 'cmin', 'xmax', 'cmax'][-n]}'`).join(', ')}]::${G}.text[])[${G}.int4in(${G}.textout(m[1]))]`;
 
 const WORDS = [...PG_COORDINATE_COLUMNS, 'tablesample'].map((w) => `'${w}'`).join(', ');
 

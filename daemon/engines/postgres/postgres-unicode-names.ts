@@ -67,7 +67,7 @@ function decoded(text: string, esc: string): string {
              FROM (SELECT c.n, c.cp, c.lit, c.lone, ${G}.lag(c.cp) OVER (ORDER BY c.n) AS prev, ${G}.lead(c.cp) OVER (ORDER BY c.n) AS next
                      FROM (SELECT m.n,
                                   CASE WHEN m.m[1] IS NOT NULL AND m.m[1] OPERATOR(${G}.<>) ${esc}
-                                       THEN ${G}.concat('x', ${G}.lpad(${G}.ltrim(m.m[1], '+'), 8, '0'))::bit(32)::${G}.int4 END AS cp,
+                                       THEN ${G}.int4(${G}.bit_in(${G}.textout(${G}.concat('x', ${G}.lpad(${G}.ltrim(m.m[1], '+'), 8, '0'))), 0, 32)) END AS cp,
                                   CASE WHEN m.m[1] OPERATOR(${G}.=) ${esc} THEN ${esc} ELSE m.m[2] END AS lit,
                                   m.m[3] IS NOT NULL AS lone
                              FROM ${G}.regexp_matches(${text}, ${pattern}, 'g') WITH ORDINALITY AS m(m, n)) AS c) AS e) AS d)`;
