@@ -57,7 +57,7 @@ for (const target of ['int4', 'oid', 'int8'] as const)
       await shim?.close();
       await home.dispose();
       await db.dispose();
-    });
+    }, 120_000);
 
     it("still answers a plain read with the caller's rows only", async () => {
       const result = await shim.call('run_query', { sql: 'SELECT customer_id, item FROM orders' });
@@ -93,7 +93,7 @@ describe.skipIf(!available)('a writable superuser connection whose agent makes t
     await shim?.close();
     await home.dispose();
     await scratch?.drop();
-  });
+  }, 120_000);
 
   it('refuses its function that hands table_to_xml a relation built at run time', async () => {
     for (const sql of swallowingCast('int4')) await shim.call('run_query', { sql });

@@ -47,7 +47,7 @@ describe.skipIf(!available)("hanactl's own PostgreSQL statements convert types o
   });
   afterAll(async () => {
     await scratch?.drop();
-  });
+  }, 120_000);
 
   it('the check sees an I/O conversion, an array conversion and a trapped relabel', async () => {
     const sql =
