@@ -33,6 +33,8 @@ const OWNED = [
   "CREATE FUNCTION public.forge() RETURNS text LANGUAGE plpgsql AS $$ BEGIN RETURN set_config('mcp.customer_id', '2', true); END $$",
   'CREATE FUNCTION public.peek() RETURNS text LANGUAGE sql SECURITY DEFINER AS $$ SELECT current_user::text $$',
   'CREATE VIEW public.acts_v AS SELECT query FROM pg_catalog.pg_stat_activity',
+  // A relation named by a constant in a view's stored tree, read whole by table_to_xml.
+  "CREATE VIEW public.xml_v AS SELECT pg_catalog.table_to_xml('public.acts_v'::regclass, true, false, '')::text AS d",
 ];
 
 const refused = (result: CallToolResult): void => {
@@ -48,7 +50,7 @@ for (const target of ['int4', 'oid', 'int8'] as const)
     let shim: ShimHandle;
 
     beforeAll(async () => {
-      await db.setUp(OWNED, [`GRANT SELECT ON orders, acts_v TO ${db.agent}`, ...swallowingCast(target)]);
+      await db.setUp(OWNED, [`GRANT SELECT ON orders, acts_v, xml_v TO ${db.agent}`, ...swallowingCast(target)]);
       await db.addConnection(home, 'shop', ['--context', 'customer_id']);
       shim = await startShim({ ...home.env, MCP_CONTEXT_CUSTOMER_ID: '1' }, ['--connection', 'shop']);
     }, 120_000);
@@ -75,6 +77,7 @@ for (const target of ['int4', 'oid', 'int8'] as const)
     it("refuses a SECURITY DEFINER function and a view over other sessions' statements", async () => {
       refused(await shim.call('run_query', { sql: 'SELECT public.peek()' }));
       refused(await shim.call('run_query', { sql: 'SELECT query FROM public.acts_v' }));
+      refused(await shim.call('run_query', { sql: 'SELECT d FROM public.xml_v' }));
     });
   });
 
