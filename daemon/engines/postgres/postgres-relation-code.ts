@@ -35,7 +35,7 @@ const literal = (text: string): string => `'${text.replaceAll("'", "''")}'`;
  */
 function treeAtRunTime(tree: string): string {
   return `EXISTS (SELECT FROM pg_catalog.regexp_matches(${tree}, ':funcid (\\d+) [^{}]*:args \\((\\{RELABELTYPE :arg )?(\\{CONST :consttype 2205 )?', 'g') AS m
-                   JOIN pg_catalog.pg_proc f ON f.oid OPERATOR(pg_catalog.=) m[1]::pg_catalog.oid
+                   JOIN pg_catalog.pg_proc f ON f.oid OPERATOR(pg_catalog.=) pg_catalog.oidin(pg_catalog.textout(m[1]))
                   WHERE f.proname OPERATOR(pg_catalog.=) ANY (ARRAY[${ALL}]::pg_catalog.name[])
                     AND (m[3] IS NULL OR f.proname OPERATOR(pg_catalog.<>) ALL (ARRAY[${quoted(FIRST)}]::pg_catalog.name[])))`;
 }
