@@ -19,9 +19,7 @@ import { unicodeEscapes, unreadableUnicode } from './postgres-unicode-names.js';
  *   inheritance and partition children (pg_inherits); the types of its columns. pg_depend
  *   records nothing on the catalogs initdb pins (pg_authid, pg_user_mapping, pg_statistic), so
  *   the relations a rule reads are also taken from its stored tree (`:relid`, and a regclass constant
- *   handed to table_to_xml or its family: namedByConstant); the type whose OID a stored
- *   tree hands a type-dispatching function as a constant (array_in, domain_in, ...: dispatchedIn,
- *   which runs that type's input function and a domain's CHECK); and, when it has
+ *   handed to table_to_xml or its family: namedByConstant); and, when it has
  *   row-level security on, what its policies' USING and WITH CHECK expressions use (pg_depend
  *   from pg_policy, the relations of their stored trees, and the built-ins those call by OID),
  *   which the server runs on every read and write of it unnamed;
@@ -717,9 +715,6 @@ export const REACH_CTE = `reach(root, kind, oid) AS (
        WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.=) r.oid AND p.prosqlbody IS NOT NULL
       UNION ALL SELECT 'r', i.inhrelid FROM pg_catalog.pg_inherits i
        WHERE r.kind OPERATOR(pg_catalog.=) 'r' AND i.inhparent OPERATOR(pg_catalog.=) r.oid
-      UNION ALL SELECT 't', ${DISPATCHED_OID}
-        FROM (${STORED_TREES}) AS t CROSS JOIN LATERAL (${dispatchedIn('t.tree')}) AS d
-       WHERE d.m IS NOT NULL
       UNION ALL SELECT 't', x.w::pg_catalog.int8::pg_catalog.oid
         FROM pg_catalog.pg_proc p CROSS JOIN LATERAL pg_catalog.unnest(${BODY_WORDS}) AS x(w)
        WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.=) r.oid AND ${TEXT_LANGUAGE} AND p.prosqlbody IS NULL
@@ -1129,7 +1124,7 @@ export function runtimeCodeFinding(): string {
      LEFT JOIN pg_catalog.pg_proc p ON r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.=) r.oid
      LEFT JOIN pg_catalog.pg_type y ON r.kind OPERATOR(pg_catalog.=) 't' AND y.oid OPERATOR(pg_catalog.=) r.oid
      LEFT JOIN pg_catalog.pg_class c ON r.kind OPERATOR(pg_catalog.<>) ALL ('{p,t}'::pg_catalog.text[]) AND c.oid OPERATOR(pg_catalog.=) r.oid
-    WHERE r.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND d.m IS NULL
+    WHERE r.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND (d.m IS NULL OR ${DISPATCHED_OID} OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID})
     LIMIT 1),
   (SELECT pg_catalog.concat('T ', COALESCE(pg_catalog.lower((pg_catalog.regexp_match(p.prosrc, ${DISPATCHER_WORD}, 'i'))[1]),
          (SELECT pg_catalog.lower(u.text) FROM (${unicodeEscapes('p.prosrc', TOKEN)}) AS u

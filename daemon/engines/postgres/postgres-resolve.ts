@@ -436,7 +436,7 @@ export function resolveRefusal(message: string): HanactlError | undefined {
     const through = from === object || from === `${object.replace(/\(\)$/, '')}()` ? object : `${from} calls ${object}, which`;
     return new HanactlError(
       'STATEMENT_REFUSED',
-      `Refused: ${through} hands ${dispatcher}() a type chosen only when it runs (a parameter, a variable, a column's value or an expression rather than a constant), so it runs that type's own code (its input function, a domain's CHECK constraints, a range's canonical function), which hanactl cannot check before it runs.`,
+      `Refused: ${through} hands ${dispatcher}() a type chosen only when it runs (a parameter, a variable, a column's value or an expression rather than a constant) or a type created since installation given by its number, so it runs that type's own code (its input function, a domain's CHECK constraints, a range's canonical function), which hanactl cannot check before it runs.`,
       {
         rule: 'dynamic-sql',
         hint: "Cast the text to the type instead ('{1,2}'::schema.type[]), which names it so that its code is checked, or give the type as a constant.",
