@@ -606,7 +606,7 @@ const TYPE_DISPATCHERS = Object.keys(generated.PG_RUNS_TYPE_CODE);
 const DISPATCHERS = quoted(TYPE_DISPATCHERS);
 
 /** The OIDs of the dispatchers (initdb's), as a regular expression alternation: one value for the whole walk. */
-const DISPATCHER_OIDS = `(SELECT pg_catalog.string_agg(d.oid::pg_catalog.text, '|') FROM pg_catalog.pg_proc d
+const DISPATCHER_OIDS = `(SELECT pg_catalog.string_agg(pg_catalog.textin(pg_catalog.oidout(d.oid)), '|') FROM pg_catalog.pg_proc d
       WHERE d.proname OPERATOR(pg_catalog.=) ANY (ARRAY[${DISPATCHERS}]::pg_catalog.name[]) AND d.oid OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID})`;
 
 /** Any character of a stored tree but a brace or a backslash (which escapes a brace in a name). */
@@ -627,7 +627,7 @@ const TYPE_CALL = literal(String.raw`^\d+ [^{}]*:args \(${NODE} ${OID_CONSTANT}`
 
 /** A signed byte `n` of the match `d.m`, as its unsigned value times `scale`. */
 const dispatchedByte = (n: number, scale: number): string =>
-  `((d.m[${n}]::pg_catalog.int8 OPERATOR(pg_catalog.+) 256) OPERATOR(pg_catalog.%) 256 OPERATOR(pg_catalog.*) ${scale})`;
+  `((pg_catalog.int8in(pg_catalog.textout(d.m[${n}])) OPERATOR(pg_catalog.+) 256) OPERATOR(pg_catalog.%) 256 OPERATOR(pg_catalog.*) ${scale})`;
 
 /** The OID a dispatcher call `d` (dispatchedIn) is handed as a constant. */
 const DISPATCHED_OID = `(${dispatchedByte(1, 1)} OPERATOR(pg_catalog.+) ${dispatchedByte(2, 256)} OPERATOR(pg_catalog.+) ${dispatchedByte(3, 65536)} OPERATOR(pg_catalog.+) ${dispatchedByte(4, 16777216)})::pg_catalog.oid`;
@@ -642,7 +642,7 @@ const DISPATCHED_OID = `(${dispatchedByte(1, 1)} OPERATOR(pg_catalog.+) ${dispat
 function dispatchedIn(tree: string): string {
   return `SELECT f.proname, pg_catalog.regexp_match(x.piece, ${TYPE_CALL}) AS m
           FROM pg_catalog.regexp_split_to_table(${tree}, pg_catalog.concat('\\{FUNCEXPR :funcid (?=(?:', ${DISPATCHER_OIDS}, ') )')) WITH ORDINALITY AS x(piece, n)
-          JOIN pg_catalog.pg_proc f ON f.oid OPERATOR(pg_catalog.=) pg_catalog.substring(x.piece, '^\\d+')::pg_catalog.oid
+          JOIN pg_catalog.pg_proc f ON f.oid OPERATOR(pg_catalog.=) pg_catalog.oidin(pg_catalog.textout(pg_catalog.substring(x.piece, '^\\d+')))
          WHERE x.n OPERATOR(pg_catalog.>) 1`;
 }
 
@@ -715,11 +715,11 @@ export const REACH_CTE = `reach(root, kind, oid) AS (
        WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.=) r.oid AND p.prosqlbody IS NOT NULL
       UNION ALL SELECT 'r', i.inhrelid FROM pg_catalog.pg_inherits i
        WHERE r.kind OPERATOR(pg_catalog.=) 'r' AND i.inhparent OPERATOR(pg_catalog.=) r.oid
-      UNION ALL SELECT 't', x.w::pg_catalog.int8::pg_catalog.oid
+      UNION ALL SELECT 't', pg_catalog.oidin(pg_catalog.textout(x.w))
         FROM pg_catalog.pg_proc p CROSS JOIN LATERAL pg_catalog.unnest(${BODY_WORDS}) AS x(w)
        WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.=) r.oid AND ${TEXT_LANGUAGE} AND p.prosqlbody IS NULL
          AND p.prosrc OPERATOR(pg_catalog.~*) ${DISPATCHER_WORD}
-         AND CASE WHEN x.w OPERATOR(pg_catalog.~) '^[0-9]{1,10}$' THEN x.w::pg_catalog.int8 OPERATOR(pg_catalog.<) 4294967296 ELSE false END
+         AND CASE WHEN x.w OPERATOR(pg_catalog.~) '^[0-9]{1,10}$' THEN pg_catalog.int8in(pg_catalog.textout(x.w)) OPERATOR(pg_catalog.<) 4294967296 ELSE false END
       UNION ALL ${namedByConstant('w.ev_action::pg_catalog.text', 'pg_catalog.pg_rewrite w', `r.kind OPERATOR(pg_catalog.=) 'r' AND w.ev_class OPERATOR(pg_catalog.=) r.oid`)}
       UNION ALL ${namedByConstant('p.prosqlbody::pg_catalog.text', 'pg_catalog.pg_proc p', `r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.=) r.oid AND p.prosqlbody IS NOT NULL`)}
       UNION ALL ${namedByConstant(POLICY_TREES, LIVE_POLICIES, `r.kind OPERATOR(pg_catalog.=) 'r' AND ${LIVE_POLICY}`)}
