@@ -2,7 +2,7 @@
 /**
  * Per-call cost of the driver layer alone, on the real servers: N calls of `SELECT 1` through a
  * pool and the built driver (dist/, run `npm run build` first), as the query service makes them,
- * without and with one context value, and (PostgreSQL) with that value signed or under a cost guard. Prints p50/p90 per call and the client's round trips per
+ * without and with one context value, and (PostgreSQL) with rows separated, with that value signed or under a cost guard. Prints p50/p90 per call and the client's round trips per
  * call: bursts of socket writes, a burst being the writes of one tick (a protocol step, or a
  * pipelined batch, is one burst; a step that waits for the server's answer starts a new one).
  *
@@ -40,7 +40,7 @@ const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 10
 /** A cost guard whose limit `SELECT 1` stays within: its plan is read, and the statement runs. */
 const costGuard = { maxCost: 1000, over: (e) => new Error(`over: ${e}`), unavailable: (r) => new Error(r) };
 
-async function measure(pool, context, readOnly, contextKey, guard) {
+async function measure(pool, context, readOnly, contextKey, guard, separated) {
   const once = async () => {
     const lease = await pool.acquire();
     try {
@@ -51,6 +51,7 @@ async function measure(pool, context, readOnly, contextKey, guard) {
         ...(context ? { context } : {}),
         ...(contextKey ? { contextKey } : {}),
         ...(guard ? { costGuard: guard } : {}),
+        ...(separated ? { separated } : {}),
       });
     } finally {
       lease.release();
@@ -75,14 +76,16 @@ for (const [name, url] of Object.entries(targets)) {
   const cases = [
     ['read', undefined, true],
     ['read + context', { CUSTOMER_ID: '42' }, true],
+    // Rows separated (PostgreSQL): the call also runs as the login, checked before and after the statement.
+    ...(name === 'postgres' ? [['read + separated', { CUSTOMER_ID: '42' }, true, undefined, undefined, true]] : []),
     // Signed context values (PostgreSQL only): an HMAC per value, one more bound parameter each.
     ...(name === 'postgres' ? [['read + signed', { CUSTOMER_ID: '42' }, true, newContextKey()]] : []),
     // The cost guard (PostgreSQL): EXPLAIN first, the statement sent once its plan is read.
     ...(name === 'postgres' ? [['read + guard', undefined, true, undefined, costGuard]] : []),
     ['write', undefined, false],
   ];
-  for (const [label, context, readOnly, contextKey, guard] of cases) {
-    const r = await measure(pool, context, readOnly, contextKey, guard);
+  for (const [label, context, readOnly, contextKey, guard, separated] of cases) {
+    const r = await measure(pool, context, readOnly, contextKey, guard, separated);
     console.log(`${name.padEnd(9)} ${label.padEnd(15)} p50 ${r.p50} ms  p90 ${r.p90} ms  round trips/call ${r.roundTrips}`);
   }
   await pool.end();

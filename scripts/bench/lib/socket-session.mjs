@@ -1,6 +1,6 @@
 // An MCP session on the daemon's socket with no relay process in between: the SDK's Client over a
 // transport that does what shim/main.ts does (one hello line, then newline-delimited JSON-RPC).
-// Only the latency figure uses it, to tell the relay's cost apart from the daemon's.
+// The latency figure uses it to tell the relay's cost apart from the daemon's.
 import { randomUUID } from 'node:crypto';
 import { connect } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -53,9 +53,12 @@ class DaemonSocketTransport {
   }
 }
 
-/** Opens one session on `socketPath` as a relay started with `--connection connection` in `cwd` would. */
-export async function openSocketSession({ socketPath, connection, cwd, cleanup }) {
-  const hello = { hanactl: 'relay', v: 1, session: randomUUID(), pid: process.pid, cwd, connection, context: {} };
+/**
+ * Opens one session on `socketPath` as a relay started with `--connection connection` in `cwd`
+ * would; `context` holds the values its `MCP_CONTEXT_<NAME>` variables would give.
+ */
+export async function openSocketSession({ socketPath, connection, cwd, cleanup, context = {} }) {
+  const hello = { hanactl: 'relay', v: 1, session: randomUUID(), pid: process.pid, cwd, connection, context };
   const client = new Client({ name: 'hanactl-bench-socket', version: '1.0.0' });
   const forget = cleanup.add('close the daemon socket session', () => client.close());
   await client.connect(new DaemonSocketTransport(socketPath, hello));
