@@ -95,6 +95,12 @@ try {
   // The same database under a cost guard whose limit a cheap plan stays well within.
   await hanactl.add('bench_guarded', pgUrl.toString());
   await hanactl.cli('set', 'bench_guarded', '--max-cost', '1000');
+  // The same database with rows separated by a context value (`--context`): every call also runs
+  // as the login, checked before and after the statement, and sets and reads back the value.
+  // Its own application_name keeps its pool out of the concurrency figure's connection count.
+  const separatedUrl = new URL(options.pgUrl);
+  separatedUrl.searchParams.set('application_name', `hanactl-bench-separated-${tag}`);
+  await hanactl.cli('add', 'bench_separated', separatedUrl.toString(), '--no-password', '--context', 'TENANT');
   if (!maria.error) await hanactl.add('maria', maria.databases.hanactl.url);
 
   const ctx = {

@@ -72,6 +72,14 @@ export function goalRows(results) {
         holds: d <= 0.2,
       };
     }),
+    row('`run_query SELECT 1` with a context value (rows separated), PostgreSQL: adds, beside the plain call', '— (reported)', () => {
+      const { separated, hanactl } = need(f, 'latency');
+      if (!separated) throw new Error('the separated session was not in this run');
+      return {
+        measured: `adds ${ms(separated.p50 - hanactl.p50)} at p50, ${ms(separated.p99 - hanactl.p99)} at p99 (separated p50 ${ms(separated.p50)}, p99 ${ms(separated.p99)}; plain p50 ${ms(hanactl.p50)}, p99 ${ms(hanactl.p99)}; both through the relay, same rounds)`,
+        ratio: `${x(separated.p50 / hanactl.p50)} plain (p99 ${x(separated.p99 / hanactl.p99)})`,
+      };
+    }),
     row(
       `relay cold start: spawn → \`tools/list\` answered, \`bin/hanactl-mcp\`, median of ${c.coldStarts}`,
       '≤ 0.3× bare SDK server',

@@ -24,7 +24,7 @@ function machineLine(m) {
 /** Where a sequential call's time goes, from the latency figure's extra contenders. */
 function breakdown(latency) {
   if (!latency || latency.error) return '';
-  const { floor, daemonSocket, inproc, hanactl, dbhub } = latency;
+  const { floor, daemonSocket, inproc, hanactl, dbhub, separated } = latency;
   const rows = [
     ['floor: `SELECT 1` on a warm `pg` client', floor, floor.p50],
     [
@@ -33,12 +33,21 @@ function breakdown(latency) {
       daemonSocket.p50 - floor.p50,
     ],
     ['+ the relay process: stdio ⇄ socket, bytes copied (= hanactl)', hanactl, hanactl.p50 - daemonSocket.p50],
+    ...(separated
+      ? [
+          [
+            '+ rows separated by a context value (relay given `MCP_CONTEXT_TENANT`): role reset to the login, `row_security = on`, role checked before and after, value set and read back, in the same round trip',
+            separated,
+            separated.p50 - hanactl.p50,
+          ],
+        ]
+      : []),
     ['for comparison, in-process MCP server (MCP over stdio + `pool.query`)', inproc, inproc.p50 - floor.p50],
     ...(dbhub ? [['for comparison, DBHub (MCP over stdio, `execute_sql`)', dbhub, dbhub.p50 - floor.p50]] : []),
   ];
   const cpu = latency.cpuPerCallMs;
   const cpuLine = cpu
-    ? `\nCPU time per call (\`/proc/<pid>/stat\`, 10 ms ticks): relay ${ms(cpu.relay)} + daemon ${ms(cpu.daemon)} = ${ms(cpu.relay + cpu.daemon)} for hanactl; in-process server ${ms(cpu.inproc)}${cpu.dbhub !== undefined ? `; DBHub ${ms(cpu.dbhub)}` : ''}.\n`
+    ? `\nCPU time per call (\`/proc/<pid>/stat\`, 10 ms ticks): relay ${ms(cpu.relay)} + daemon ${ms(cpu.daemon)} = ${ms(cpu.relay + cpu.daemon)} for hanactl (the daemon's time shared out over the calls of every session it served: plain, guarded and separated); in-process server ${ms(cpu.inproc)}${cpu.dbhub !== undefined ? `; DBHub ${ms(cpu.dbhub)}` : ''}.\n`
     : '';
   return `## Where a hanactl call's time goes
 
@@ -89,6 +98,7 @@ ${breakdown(results.figures.latency)}
 ## Method
 
 - Timings are taken in the benchmark process with \`process.hrtime\`; p50/p99 are nearest-rank. Sequential contenders run in ${c.rounds} interleaved rounds so background load hits them alike; each had ${c.warmup} warm-up calls.
+- Rows separated: the connection \`bench_separated\`, the same database and login registered with \`--context TENANT\`, through the relay started with \`MCP_CONTEXT_TENANT\`. Round trips between the daemon and PostgreSQL per call, for it, a plain and a guarded connection: \`node scripts/bench/call-round-trips.mjs\` (a counting TCP relay in front of the server).
 - Cold start: spawn → \`initialize\` → \`tools/list\` answered, the daemon already running; contenders take turns each round after one discarded round.
 - Memory: PSS from \`/proc/<pid>/smaps_rollup\`, each set measured alone after 3 calls per session (hanactl's sum includes the daemon); between hanactl's two sets ${c.churnSessions ?? 0} sessions open on the daemon's socket, call once and close, one after another.
 - Concurrency: ${c.concurrency.sessions} sessions started ${5} at a time, one warm-up call each, then all make ${c.concurrency.calls} calls at once; server connections are sampled every 20 ms (PostgreSQL: \`pg_stat_activity\` by the contender's \`application_name\`; MariaDB: \`information_schema.PROCESSLIST\` for the user in a database private to the run).

@@ -12,6 +12,7 @@ export function latencySeries(results) {
   if (ok('latency')) {
     const items = [
       { label: 'hanactl (relay → daemon → pool)', ...f.latency.hanactl, accent: true },
+      ...(f.latency.separated ? [{ label: 'hanactl, rows separated (context value)', ...f.latency.separated, accent: true }] : []),
       { label: 'in-process MCP server', ...f.latency.inproc },
       ...(f.latency.dbhub ? [{ label: 'DBHub (process per session)', ...f.latency.dbhub }] : []),
       { label: 'floor: warm pg client, no MCP', ...f.latency.floor },
