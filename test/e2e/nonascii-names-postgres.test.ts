@@ -6,11 +6,11 @@
  * Japanese is followed like any other: what it calls is judged, and a harmless one still answers.
  */
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asPgSuperuser, type ScratchPgDatabase, scratchPgDatabase, serverAvailable } from '../helpers/engines.js';
 import { TestHome } from '../helpers/hanactl-home.js';
 import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
+import { VictimSession } from '../helpers/pg-sessions.js';
 
 const available = await serverAvailable('postgres');
 const TAG = `fix_nonascii_${process.pid}`;
@@ -72,7 +72,7 @@ describe.skipIf(!available)('function bodies that name helpers past ASCII, on Po
   let scratch: ScratchPgDatabase | undefined;
   let su: ShimHandle;
   let least: ShimHandle;
-  let victim: pg.Client | undefined;
+  let victim: VictimSession | undefined;
 
   beforeAll(async () => {
     scratch = await scratchPgDatabase(TAG, OBJECTS);
@@ -86,7 +86,7 @@ describe.skipIf(!available)('function bodies that name helpers past ASCII, on Po
   });
 
   afterAll(async () => {
-    await victim?.end().catch(() => {});
+    await victim?.end();
     await su?.close();
     await least?.close();
     await home.dispose();
@@ -132,19 +132,9 @@ describe.skipIf(!available)('function bodies that name helpers past ASCII, on Po
     const url = new URL(scratch!.url);
     url.username = ROLE;
     url.password = PASSWORD;
-    victim = new pg.Client({ connectionString: url.toString() });
-    victim.on('error', () => {});
-    await victim.connect();
-    const pid = Number((await victim.query('SELECT pg_backend_pid() AS pid')).rows[0].pid);
-    const done = victim.query('SELECT pg_catalog.pg_sleep(600)').then(
-      () => 'finished',
-      (err: { code?: string }) => err.code,
-    );
-    // Wait for the event: the server lists the statement as active (each look is one round trip).
-    for (;;) {
-      const { rows } = await scratch!.db.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND state = 'active'", [pid]);
-      if (rows.length > 0) break;
-    }
+    victim = await VictimSession.open(url.toString());
+    const { pid } = victim;
+    const { done } = await victim.running(scratch!.db);
     for (const [who, shim] of callers()) {
       const result = await shim.call('run_query', { sql: `SELECT aufräumen(${pid})` });
       expect(result.isError, `${who}: ${textOf(result)}`).toBe(true);

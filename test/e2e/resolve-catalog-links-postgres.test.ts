@@ -1,9 +1,9 @@
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogLinkObjects } from '../helpers/catalog-links-postgres.js';
 import { type ScratchPgDatabase, scratchPgDatabase, serverAvailable } from '../helpers/engines.js';
 import { TestHome } from '../helpers/hanactl-home.js';
 import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
+import { VictimSession } from '../helpers/pg-sessions.js';
 
 const available = await serverAvailable('postgres');
 const TAG = `hanactl_links_${process.pid}`;
@@ -110,20 +110,17 @@ describe.skipIf(!available)(
     const home = new TestHome();
     let scratch: ScratchPgDatabase | undefined;
     let shim: ShimHandle;
-    let victim: pg.Client | undefined;
+    let victim: VictimSession | undefined;
 
     beforeAll(async () => {
       scratch = await scratchPgDatabase(`${TAG}_b`, LINKED);
       await home.ok(['add', '--no-test', '--no-password', 'pglinked', scratch.url]);
       shim = await startShim(home.env, ['--connection', 'pglinked']);
-      victim = new pg.Client({ connectionString: scratch.url, application_name: VICTIM });
-      // Ended from outside, the client reports the error on itself.
-      victim.on('error', () => {});
-      await victim.connect();
+      victim = await VictimSession.open(scratch.url, VICTIM);
     });
 
     afterAll(async () => {
-      await victim?.end().catch(() => {});
+      await victim?.end();
       await shim?.close();
       await home.dispose();
       await scratch?.drop();
@@ -139,8 +136,7 @@ describe.skipIf(!available)(
       expect(result.isError, textOf(result)).toBe(true);
       expect(textOf(result)).toMatch(/Refused: /);
       expect(textOf(result)).toMatch(message);
-      const alive = await victim?.query('SELECT 1 AS one');
-      expect(alive?.rows).toEqual([{ one: 1 }]);
+      await victim?.alive();
     });
 
     it('answers again once the operators are dropped, which clears the built-in rows', async () => {
@@ -149,8 +145,7 @@ describe.skipIf(!available)(
       const result = await shim.call('run_query', { sql: "SELECT v FROM app.a WHERE NOT (v @> ARRAY[2]) AND t ^@ 'x'" });
       expect(result.isError, textOf(result)).toBeFalsy();
       expect(result.structuredContent).toMatchObject({ rows: [{ v: [3] }] });
-      const alive = await victim?.query('SELECT 1 AS one');
-      expect(alive?.rows).toEqual([{ one: 1 }]);
+      await victim?.alive();
     });
   },
 );

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asPgSuperuser, PG_URL, type ScratchPgDatabase, scratchPgDatabase, serverAvailable } from '../helpers/engines.js';
 import { TestHome } from '../helpers/hanactl-home.js';
 import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
+import { VictimSession } from '../helpers/pg-sessions.js';
 
 const available = await serverAvailable('postgres');
 const TAG = `hanactl_dyn_${process.pid}`;
@@ -86,7 +87,7 @@ describe.skipIf(!available)('run_query refuses code the resolve step cannot judg
   let scoped: ShimHandle;
   let su: ShimHandle;
   let writer: ShimHandle;
-  let victim: pg.Client | undefined;
+  let victim: VictimSession | undefined;
 
   beforeAll(async () => {
     scratch = await scratchPgDatabase(TAG, OBJECTS);
@@ -103,7 +104,7 @@ describe.skipIf(!available)('run_query refuses code the resolve step cannot judg
   });
 
   afterAll(async () => {
-    await victim?.end().catch(() => {});
+    await victim?.end();
     await scoped?.close();
     await su?.close();
     await writer?.close();
@@ -117,21 +118,8 @@ describe.skipIf(!available)('run_query refuses code the resolve step cannot judg
     const url = new URL(scratch?.url ?? '');
     url.username = ROLE;
     url.password = PASSWORD;
-    victim = new pg.Client({ connectionString: url.toString() });
-    // Ended from outside, the client reports the error on the query and on itself.
-    victim.on('error', () => {});
-    await victim.connect();
-    const pid = Number((await victim.query('SELECT pg_backend_pid() AS pid')).rows[0].pid);
-    const done = victim.query('SELECT pg_catalog.pg_sleep(600)').then(
-      () => 'finished',
-      (err: { code?: string }) => err.code,
-    );
-    // Wait for the event: the server lists the statement as active (each look is one round trip).
-    for (;;) {
-      const { rows } = await scratch!.db.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND state = 'active'", [pid]);
-      if (rows.length > 0) break;
-    }
-    return { pid, done };
+    victim = await VictimSession.open(url.toString());
+    return { pid: victim.pid, ...(await victim.running(scratch!.db)) };
   }
 
   it("does not end another caller's running statement through exec_sql, literal or bound", async () => {

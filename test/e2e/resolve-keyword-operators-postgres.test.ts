@@ -1,8 +1,8 @@
-import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PG_URL, type ScratchPgDatabase, scratchPgDatabase, serverAvailable } from '../helpers/engines.js';
 import { TestHome } from '../helpers/hanactl-home.js';
 import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
+import { VictimSession } from '../helpers/pg-sessions.js';
 
 const available = await serverAvailable('postgres');
 const TAG = `hanactl_kwops_${process.pid}`;
@@ -40,7 +40,7 @@ describe.skipIf(!available)('run_query judges the operators a keyword form compa
   const home = new TestHome();
   let scratch: ScratchPgDatabase | undefined;
   let shim: ShimHandle;
-  let victim: pg.Client | undefined;
+  let victim: VictimSession | undefined;
 
   beforeAll(async () => {
     scratch = await scratchPgDatabase(TAG, OBJECTS);
@@ -52,16 +52,13 @@ describe.skipIf(!available)('run_query judges the operators a keyword form compa
   beforeEach(async () => {
     const url = new URL(PG_URL);
     url.pathname = `/${TAG}`;
-    victim = new pg.Client({ connectionString: url.toString() });
-    victim.on('error', () => {});
-    await victim.connect();
-    const { rows } = await victim.query('SELECT pg_catalog.pg_backend_pid() AS pid');
+    victim = await VictimSession.open(url.toString());
     await scratch?.db.query('TRUNCATE app.victim');
-    await scratch?.db.query('INSERT INTO app.victim VALUES ($1)', [rows[0].pid]);
+    await scratch?.db.query('INSERT INTO app.victim VALUES ($1)', [victim.pid]);
   });
 
   afterEach(async () => {
-    await victim?.end().catch(() => {});
+    await victim?.end();
   });
 
   afterAll(async () => {
@@ -91,7 +88,7 @@ describe.skipIf(!available)('run_query judges the operators a keyword form compa
     const result = await shim.call('run_query', { sql });
     expect(result.isError, textOf(result)).toBe(true);
     expect(textOf(result)).toMatch(/Refused: operator (<=|>=|<|>|=|<>) calls pg_terminate_backend\(\)/);
-    await expect(victim?.query('SELECT 1 AS alive')).resolves.toMatchObject({ rows: [{ alive: 1 }] });
+    await expect(victim?.client.query('SELECT 1 AS alive')).resolves.toMatchObject({ rows: [{ alive: 1 }] });
   });
 
   it.each(["SELECT m FROM app.moods WHERE m BETWEEN 'a' AND 'b'", "SELECT m FROM app.moods WHERE m IN (SELECT 'a'::app.mood)"])(
@@ -100,7 +97,7 @@ describe.skipIf(!available)('run_query judges the operators a keyword form compa
       const result = await shim.call('explain_query', { sql });
       expect(result.isError, textOf(result)).toBe(true);
       expect(textOf(result)).toMatch(/Refused: operator (<=|>=|=) calls pg_terminate_backend\(\)/);
-      await expect(victim?.query('SELECT 1 AS alive')).resolves.toMatchObject({ rows: [{ alive: 1 }] });
+      await expect(victim?.client.query('SELECT 1 AS alive')).resolves.toMatchObject({ rows: [{ alive: 1 }] });
     },
   );
 

@@ -6,17 +6,15 @@
  * type sits (a column, a view, a domain, a range, an array, a composite), while a person's type
  * with no cast and built-in types still answer.
  */
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { asPgSuperuser, type ScratchPgDatabase, scratchPgDatabase, serverAvailable } from '../helpers/engines.js';
+import { type ScratchPgDatabase, scratchPgDatabase, serverAvailable } from '../helpers/engines.js';
 import { TestHome } from '../helpers/hanactl-home.js';
 import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
+import { createPgLogin, type PgLogin, VictimSession } from '../helpers/pg-sessions.js';
 
 const available = await serverAvailable('postgres');
 const TAG = `hanactl_casts_${process.pid}`;
 const AGENT = `${TAG}_agent`;
-const PASSWORD = randomBytes(12).toString('hex');
 const VICTIM = `${TAG}_victim`;
 
 /** Ends every session of the victim's application name. */
@@ -67,35 +65,32 @@ describe.skipIf(!available)("a person's cast to json that to_json calls unnamed"
   let scratch: ScratchPgDatabase | undefined;
   let readOnly: ShimHandle;
   let scoped: ShimHandle;
-  let victim: pg.Client | undefined;
+  let login: PgLogin | undefined;
+  let victim: VictimSession | undefined;
 
   beforeAll(async () => {
-    await asPgSuperuser([`CREATE ROLE ${AGENT} LOGIN PASSWORD '${PASSWORD}'`]);
+    login = await createPgLogin(AGENT);
     scratch = await scratchPgDatabase(TAG, OBJECTS);
-    const u = new URL(scratch.url);
-    const url = `postgres://${AGENT}@${u.host}${u.pathname}`;
-    await home.ok(['add', '--no-test', 'ro', url, '--password-stdin'], { input: PASSWORD });
-    await home.ok(['add', '--no-test', 'shop', url, '--password-stdin', '--context', 'customer_id'], { input: PASSWORD });
+    const url = login.url(scratch.url);
+    await home.ok(['add', '--no-test', 'ro', url, '--password-stdin'], { input: login.password });
+    await home.ok(['add', '--no-test', 'shop', url, '--password-stdin', '--context', 'customer_id'], { input: login.password });
     readOnly = await startShim(home.env, ['--connection', 'ro']);
     scoped = await startShim({ ...home.env, MCP_CONTEXT_CUSTOMER_ID: '1' }, ['--connection', 'shop']);
-    victim = new pg.Client({ connectionString: scratch.url, application_name: VICTIM });
-    // Ended from outside, the client reports the error on itself.
-    victim.on('error', () => {});
-    await victim.connect();
+    victim = await VictimSession.open(scratch.url, VICTIM);
   });
 
   afterAll(async () => {
-    await victim?.end().catch(() => {});
+    await victim?.end();
     await readOnly?.close();
     await scoped?.close();
     await home.dispose();
     await scratch?.drop();
-    await asPgSuperuser([`DROP ROLE IF EXISTS ${AGENT}`], { ignoreErrors: true });
+    await login?.drop();
   });
 
   const alive = async (): Promise<void> => {
-    const r = await victim?.query('SELECT 1 AS one');
-    expect(r?.rows).toEqual([{ one: 1 }]);
+    if (!victim) throw new Error('the other session was not opened');
+    await victim.alive();
   };
 
   it.each([
@@ -137,16 +132,15 @@ describe.skipIf(!available)("a person's cast to json that to_json calls unnamed"
     await alive();
   });
 
-  it.each([
-    'SELECT to_json(t) FROM s.tiers',
-    'SELECT to_json(x) FROM s.tiers x',
-    'SELECT json_agg(t) FROM s.tiers',
-  ])("refuses %s on a context connection: no other customer's rows", async (sql) => {
-    const result = await scoped.call('run_query', { sql });
-    expect(result.isError, textOf(result)).toBe(true);
-    expect(textOf(result)).toMatch(/Refused: .*calls tier_json\(\), a SECURITY DEFINER function/);
-    expect(textOf(result)).not.toMatch(/secret-of-2/);
-  });
+  it.each(['SELECT to_json(t) FROM s.tiers', 'SELECT to_json(x) FROM s.tiers x', 'SELECT json_agg(t) FROM s.tiers'])(
+    "refuses %s on a context connection: no other customer's rows",
+    async (sql) => {
+      const result = await scoped.call('run_query', { sql });
+      expect(result.isError, textOf(result)).toBe(true);
+      expect(textOf(result)).toMatch(/Refused: .*calls tier_json\(\), a SECURITY DEFINER function/);
+      expect(textOf(result)).not.toMatch(/secret-of-2/);
+    },
+  );
 
   it("still answers a person's type with no cast and built-in types", async () => {
     for (const [shim, sql, rows] of [

@@ -5,17 +5,15 @@
  * OID over at run time, as a regtype constant or as a number, directly or through a person's view
  * or function; built-in types given as constants still answer.
  */
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { asPgSuperuser, type ScratchPgDatabase, scratchPgDatabase, serverAvailable } from '../helpers/engines.js';
+import { type ScratchPgDatabase, scratchPgDatabase, serverAvailable } from '../helpers/engines.js';
 import { TestHome } from '../helpers/hanactl-home.js';
 import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
+import { createPgLogin, type PgLogin, VictimSession } from '../helpers/pg-sessions.js';
 
 const available = await serverAvailable('postgres');
 const TAG = `hanactl_fix_dispatch_${process.pid}`;
 const AGENT = `${TAG}_agent`;
-const PASSWORD = randomBytes(12).toString('hex');
 const VICTIM = `${TAG}_victim`;
 
 /** The domain's type, found by a name the statement or body only builds when it runs. */
@@ -59,43 +57,36 @@ describe.skipIf(!available)("type-dispatching input functions run a person's typ
   const home = new TestHome();
   let scratch: ScratchPgDatabase | undefined;
   let readOnly: ShimHandle;
-  let victim: pg.Client | undefined;
-  let victimUrl = '';
+  let login: PgLogin | undefined;
+  let victim: VictimSession | undefined;
 
   beforeAll(async () => {
-    await asPgSuperuser([`CREATE ROLE ${AGENT} LOGIN PASSWORD '${PASSWORD}'`]);
+    login = await createPgLogin(AGENT);
     scratch = await scratchPgDatabase(TAG, OBJECTS);
-    const u = new URL(scratch.url);
-    const url = `postgres://${AGENT}@${u.host}${u.pathname}`;
-    await home.ok(['add', '--no-test', 'ro', url, '--password-stdin'], { input: PASSWORD });
+    await home.ok(['add', '--no-test', 'ro', login.url(scratch.url), '--password-stdin'], { input: login.password });
     readOnly = await startShim(home.env, ['--connection', 'ro']);
-    const v = new URL(url);
-    v.password = PASSWORD;
-    victimUrl = v.toString();
   });
 
   // A session of the agent's own role (which it may end), fresh for each test.
   beforeEach(async () => {
-    victim = new pg.Client({ connectionString: victimUrl, application_name: VICTIM });
-    // Ended from outside, the client reports the error on itself.
-    victim.on('error', () => {});
-    await victim.connect();
+    if (!login || !scratch) throw new Error('the suite set-up did not run');
+    victim = await VictimSession.open(login.urlWithPassword(scratch.url), VICTIM);
   });
 
   afterEach(async () => {
-    await victim?.end().catch(() => {});
+    await victim?.end();
   });
 
   afterAll(async () => {
     await readOnly?.close();
     await home.dispose();
     await scratch?.drop();
-    await asPgSuperuser([`DROP ROLE IF EXISTS ${AGENT}`], { ignoreErrors: true });
+    await login?.drop();
   });
 
   const alive = async (): Promise<void> => {
-    const r = await victim?.query('SELECT 1 AS one');
-    expect(r?.rows).toEqual([{ one: 1 }]);
+    if (!victim) throw new Error('the other session was not opened');
+    await victim.alive();
   };
 
   it.each([

@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { type ScratchPgDatabase, scratchPgDatabase, serverAvailable } from '../helpers/engines.js';
 import { TestHome } from '../helpers/hanactl-home.js';
 import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
+import { VictimSession } from '../helpers/pg-sessions.js';
 
 const available = await serverAvailable('postgres');
 const TAG = `hanactl_spath_${process.pid}`;
@@ -57,7 +58,7 @@ describe.skipIf(!available)("hanactl's own statements on a login whose search_pa
   let scratch: ScratchPgDatabase | undefined;
   let shim: ShimHandle;
   let costed: ShimHandle;
-  let victim: pg.Client | undefined;
+  let victim: VictimSession | undefined;
   let url: URL;
 
   beforeAll(async () => {
@@ -74,16 +75,13 @@ describe.skipIf(!available)("hanactl's own statements on a login whose search_pa
 
   // A fresh session per call for the person's code to end: it lives only if none of it ran.
   beforeEach(async () => {
-    victim = new pg.Client({ connectionString: url.toString() });
-    victim.on('error', () => {});
-    await victim.connect();
-    const { rows } = await victim.query('SELECT pg_catalog.pg_backend_pid() AS pid');
+    victim = await VictimSession.open(url.toString());
     await scratch?.db.query('TRUNCATE public.victim');
-    await scratch?.db.query('INSERT INTO public.victim VALUES ($1)', [rows[0].pid]);
+    await scratch?.db.query('INSERT INTO public.victim VALUES ($1)', [victim.pid]);
   });
 
   afterEach(async () => {
-    await victim?.end().catch(() => {});
+    await victim?.end();
   });
 
   afterAll(async () => {
@@ -93,7 +91,7 @@ describe.skipIf(!available)("hanactl's own statements on a login whose search_pa
     await scratch?.drop();
   });
 
-  const victimLives = () => expect(victim?.query('SELECT 1 AS alive')).resolves.toMatchObject({ rows: [{ alive: 1 }] });
+  const victimLives = () => expect(victim?.client.query('SELECT 1 AS alive')).resolves.toMatchObject({ rows: [{ alive: 1 }] });
 
   it('is armed: an unqualified = on oid in a session of this database ends the victim', async () => {
     const session = new pg.Client({ connectionString: url.toString() });
@@ -105,7 +103,7 @@ describe.skipIf(!available)("hanactl's own statements on a login whose search_pa
     } finally {
       await session.end();
     }
-    await expect(victim?.query('SELECT 1')).rejects.toThrow();
+    await expect(victim?.client.query('SELECT 1')).rejects.toThrow();
   });
 
   // The call sets the context value and reads it back after the statement: a forged read-back would fail it as changed.

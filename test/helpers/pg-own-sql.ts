@@ -2,12 +2,7 @@ import type { CatalogExecutor, CatalogRow } from '../../daemon/catalog/catalog.j
 import type { ExecuteOptions } from '../../daemon/engines/driver.js';
 import { planCall, planOpening } from '../../daemon/engines/postgres/postgres-call.js';
 import { PostgresCatalog } from '../../daemon/engines/postgres/postgres-catalog.js';
-import {
-  CLEANUP_STATEMENTS,
-  REMOTE_DISCONNECT_ALL,
-  REMOTE_LINKS_PRESENT,
-  scrubMessage,
-} from '../../daemon/engines/postgres/postgres-cleanup.js';
+import { CLEANUP_STATEMENTS, REMOTE_LINKS_PRESENT, scrubMessage } from '../../daemon/engines/postgres/postgres-cleanup.js';
 import { PostgresConnection, TERMINATE_BACKEND } from '../../daemon/engines/postgres/postgres-connection.js';
 import { SESSION_FACTS } from '../../daemon/engines/postgres/postgres-driver.js';
 import { POSTGRES_PRIVILEGE_PROBE } from '../../daemon/engines/postgres/postgres-privileges.js';
