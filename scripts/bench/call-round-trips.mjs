@@ -6,7 +6,7 @@
  * a scratch role that is not a superuser. The daemon reaches PostgreSQL through a TCP relay in
  * this process that counts turns: the client speaking after the server has answered (or first on
  * a connection) starts one; pipelined statements sent before any answer are one. Prints turns per
- * call, how many calls sent the role reset of a separated call, and p50/p99 per call; a
+ * call, how many calls sent the role reset of a separated call, the daemon's CPU time and p50/p99 per call; a
  * connection under a cost guard (two turns: its plan is read before the statement goes) shows
  * that the count counts. Run `npm run build` first.
  *
@@ -17,7 +17,7 @@ import net from 'node:net';
 import { resolve } from 'node:path';
 import { startBenchHanactl } from './lib/bench-env.mjs';
 import { pgAdmin } from './lib/databases.mjs';
-import { Cleanup } from './lib/processes.mjs';
+import { Cleanup, cpuMs } from './lib/processes.mjs';
 import { openSocketSession } from './lib/socket-session.mjs';
 import { summarise, timeCalls } from './lib/stats.mjs';
 
@@ -83,11 +83,13 @@ try {
     await timeCalls(50, call);
     const before = relay.turns();
     const resetsBefore = relay.roleResets();
+    const cpuBefore = cpuMs(hanactl.daemonPid);
     const times = summarise(await timeCalls(calls, call));
     const perCall = (relay.turns() - before) / calls;
     const resets = (relay.roleResets() - resetsBefore) / calls;
+    const cpu = (cpuMs(hanactl.daemonPid) - cpuBefore) / calls;
     console.log(
-      `${name.padEnd(10)} round trips/call ${perCall.toFixed(2)}  role reset sent ${resets.toFixed(2)}/call  p50 ${times.p50.toFixed(3)} ms  p99 ${times.p99.toFixed(3)} ms`,
+      `${name.padEnd(10)} round trips/call ${perCall.toFixed(2)}  role reset sent ${resets.toFixed(2)}/call  daemon CPU ${cpu.toFixed(3)} ms/call  p50 ${times.p50.toFixed(3)} ms  p99 ${times.p99.toFixed(3)} ms`,
     );
   }
 } finally {
