@@ -26,6 +26,10 @@ const OBJECTS = [
   'CREATE VIEW public.no_from_sublink AS SELECT (SELECT item FROM public.orders WHERE id = 1) AS d',
   'CREATE VIEW public.plain_orders AS SELECT id, item FROM public.orders',
   'CREATE VIEW public.where_orders AS SELECT id, item FROM public.orders WHERE id > 1',
+  "CREATE DOMAIN public.exported AS text CHECK (table_to_xml(VALUE::regclass, true, false, '') IS NOT NULL)",
+  'CREATE TABLE public.exports (name public.exported)',
+  'CREATE DOMAIN public.partition_of AS oid CHECK (pg_catalog.satisfies_hash_partition(VALUE, 2, 0, 1))',
+  'CREATE TABLE public.partitions (parent public.partition_of)',
 ];
 
 const RUN_TIME = /hands table_to_xml \(or its family\) a relation chosen only when it runs.*runs text this statement does not show/;
@@ -48,6 +52,13 @@ describe.skipIf(!available)('PostgreSQL resolve step: a relation handed to table
   it.each(['xml_all', 'xml_cast', 'table_exports'])('refuses the view %s, whose relation is an expression', async (name) => {
     expect(await answer(view(name), 'view')).toBe('further');
     expect(await answer(view(name), 'walk')).toMatch(RUN_TIME);
+  });
+
+  it('names the domain whose CHECK constraint hands the relation over', async () => {
+    expect(await answer(view('exports'), 'walk')).toMatch(/^Refused: exports calls exported, which hands table_to_xml/);
+    expect(await answer(view('partitions'), 'walk')).toMatch(
+      /^Refused: partitions calls partition_of, which hands a built-in that runs a relation's own code/,
+    );
   });
 
   it('still answers a view and functions that name the table as a constant', async () => {

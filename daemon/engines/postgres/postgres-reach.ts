@@ -1096,10 +1096,11 @@ export function configFinding(): string {
  */
 export function runtimeCodeFinding(): string {
   return `COALESCE(
-  (SELECT pg_catalog.concat('Q ', r.root, ' calls ', CASE WHEN r.kind OPERATOR(pg_catalog.=) 'p' THEN pg_catalog.concat(p.proname, '()') ELSE c.relname::pg_catalog.text END)
+  (SELECT pg_catalog.concat('Q ', r.root, ' calls ', CASE WHEN r.kind OPERATOR(pg_catalog.=) 'p' THEN pg_catalog.concat(p.proname, '()') WHEN r.kind OPERATOR(pg_catalog.=) 't' THEN y.typname::pg_catalog.text ELSE c.relname::pg_catalog.text END)
      FROM reach r CROSS JOIN LATERAL (${STORED_TREES}) AS t
      LEFT JOIN pg_catalog.pg_proc p ON r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.=) r.oid
-     LEFT JOIN pg_catalog.pg_class c ON r.kind OPERATOR(pg_catalog.<>) 'p' AND c.oid OPERATOR(pg_catalog.=) r.oid
+     LEFT JOIN pg_catalog.pg_type y ON r.kind OPERATOR(pg_catalog.=) 't' AND y.oid OPERATOR(pg_catalog.=) r.oid
+     LEFT JOIN pg_catalog.pg_class c ON r.kind OPERATOR(pg_catalog.<>) ALL ('{p,t}'::pg_catalog.text[]) AND c.oid OPERATOR(pg_catalog.=) r.oid
     WHERE r.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND ${handsRelationAtRunTime('t.tree')}
     LIMIT 1),
   (SELECT pg_catalog.concat('Q ', r.root, ' calls ', p.proname, '()')
