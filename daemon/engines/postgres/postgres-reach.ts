@@ -597,6 +597,49 @@ export const STORED_TREES = `
        UNION ALL SELECT pg_catalog.concat(i.indexprs::pg_catalog.text, ' ', i.indpred::pg_catalog.text) FROM pg_catalog.pg_index i
         WHERE r.kind OPERATOR(pg_catalog.=) 'w' AND i.indrelid OPERATOR(pg_catalog.=) r.oid AND (i.indexprs IS NOT NULL OR i.indpred IS NOT NULL)`;
 
+/** What a stored-tree-or-text-body finding (treeOrBodyFinding) looks for. */
+export interface TreeOrBody {
+  /** The finding's letter, first in what it returns. */
+  readonly letter: string;
+  /** SQL values written after the letter, one word each: in the stored-tree part and in the text-body part. */
+  readonly word?: { readonly tree: string; readonly body: string };
+  /** A further LATERAL subquery over the stored tree `t.tree`, as `d`, which treeCondition and word.tree may read. */
+  readonly treeRows?: string;
+  /** True for a stored tree `t.tree` (of reach r) that is refused. */
+  readonly treeCondition: string;
+  /** A cheap test of the text body (pg_proc p) that the body may be refused, so bodyCondition runs on those bodies only. */
+  readonly bodyFilter: string;
+  /** True for a SQL or PL/pgSQL text body (pg_proc p) that is refused. */
+  readonly bodyCondition: string;
+}
+
+/**
+ * What the walk reached that `f` refuses, as `<letter> [<word> ]<root> calls <name>`, or NULL:
+ * first a stored tree of an object created since initdb (STORED_TREES) where f.treeCondition
+ * holds, `<name>` the function, type or relation whose tree it is; then the SQL or PL/pgSQL text
+ * body of a function created since initdb (not a BEGIN ATOMIC one: that is a stored tree) where
+ * f.bodyFilter and then f.bodyCondition hold, `<name>` the function. The CASE keeps
+ * f.bodyCondition after every other condition: the planner orders a WHERE clause's conditions by
+ * their cost, and the body's regular expressions are to run only on what the others let through.
+ */
+export function treeOrBodyFinding(f: TreeOrBody): string {
+  const word = (w: string | undefined): string => (w === undefined ? '' : `${w}, ' ', `);
+  return `COALESCE(
+  (SELECT pg_catalog.concat('${f.letter} ', ${word(f.word?.tree)}r.root, ' calls ', CASE WHEN r.kind OPERATOR(pg_catalog.=) 'p' THEN pg_catalog.concat(p.proname, '()') WHEN r.kind OPERATOR(pg_catalog.=) 't' THEN y.typname::pg_catalog.text ELSE c.relname::pg_catalog.text END)
+     FROM reach r CROSS JOIN LATERAL (${STORED_TREES}) AS t${f.treeRows === undefined ? '' : ` CROSS JOIN LATERAL (${f.treeRows}) AS d`}
+     LEFT JOIN pg_catalog.pg_proc p ON r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.=) r.oid
+     LEFT JOIN pg_catalog.pg_type y ON r.kind OPERATOR(pg_catalog.=) 't' AND y.oid OPERATOR(pg_catalog.=) r.oid
+     LEFT JOIN pg_catalog.pg_class c ON r.kind OPERATOR(pg_catalog.<>) ALL ('{p,t}'::pg_catalog.text[]) AND c.oid OPERATOR(pg_catalog.=) r.oid
+    WHERE r.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND ${f.treeCondition}
+    LIMIT 1),
+  (SELECT pg_catalog.concat('${f.letter} ', ${word(f.word?.body)}r.root, ' calls ', p.proname, '()')
+     FROM reach r JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) r.oid
+    WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND ${TEXT_LANGUAGE}
+      AND p.prosqlbody IS NULL AND ${f.bodyFilter}
+      AND CASE WHEN ${f.bodyCondition} THEN true ELSE false END
+    LIMIT 1))`;
+}
+
 /**
  * The built-in functions that run the own code of the type an argument gives by OID
  * (type-dispatch.ts), quoted for an IN list. (Those that run a relation's own code, such as
@@ -1083,32 +1126,64 @@ export function configFinding(): string {
 }
 
 /**
+ * A relation handed to table_to_xml or its family (READS_BY_NAME) that no constant names, as
+ * `Q <root> calls <name>`: the relation is chosen only when the statement runs, so the walk cannot
+ * follow what it reads (namedByConstant follows constants only).
+ */
+const HANDS_RELATION = treeOrBodyFinding({
+  letter: 'Q',
+  // A first argument that is no regclass constant (handsRelationAtRunTime).
+  treeCondition: handsRelationAtRunTime('t.tree'),
+  // Only a body that names such a function, or writes a Unicode-escaped name that may be one, is read for how it calls it.
+  bodyFilter: `p.prosrc OPERATOR(pg_catalog.~*) 'table_to_xml|u&[''"]'`,
+  // A call whose first argument is not one plain string literal, or a name without a call the text shows (textHandsRelationAtRunTime).
+  bodyCondition: textHandsRelationAtRunTime('p.prosrc'),
+});
+
+/**
+ * A type-dispatching function (array_in, domain_in, ...) handed a type that runs a person's code,
+ * as `T <dispatcher> <root> calls <name>`: the dispatcher runs the own code of the type it is given
+ * by OID (its input function, a domain's CHECK constraints, a range's canonical function), which
+ * the tree or body does not name, so the walk cannot follow it.
+ */
+const DISPATCHES_TYPE = treeOrBodyFinding({
+  letter: 'T',
+  word: {
+    tree: 'd.proname',
+    // The dispatcher the body names: as a plain word, else by a Unicode-escaped name.
+    body: `COALESCE(pg_catalog.lower((pg_catalog.regexp_match(p.prosrc, ${DISPATCHER_WORD}, 'i'))[1]),
+         (SELECT pg_catalog.lower(u.text) FROM (${unicodeEscapes('p.prosrc', TOKEN)}) AS u
+           WHERE NOT u.string AND pg_catalog.lower(u.text) OPERATOR(pg_catalog.=) ANY (ARRAY[${DISPATCHERS}]::pg_catalog.text[]) LIMIT 1))`,
+  },
+  treeRows: dispatchedIn('t.tree'),
+  // An OID chosen when it runs (no constant: d.m NULL), or a constant one of a type created since
+  // initdb: a built-in type runs only built-in code. Following a person's type from here, inside
+  // the recursion, made the walk of an ordinary view take seconds; a regtype constant is followed
+  // through pg_depend instead.
+  treeCondition: `(d.m IS NULL OR ${DISPATCHED_OID} OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID})`,
+  // Only a body that names a dispatcher, or writes a Unicode-escaped name that may be one, is read for how it calls it.
+  bodyFilter: `(p.prosrc OPERATOR(pg_catalog.~*) ${DISPATCHER_WORD} OR p.prosrc OPERATOR(pg_catalog.~*) 'u&[''"]')`,
+  // A call whose OID is no constant, or a name without a call the text shows (textDispatchesAtRunTime);
+  // a body's numbers are followed as types through its words.
+  bodyCondition: textDispatchesAtRunTime('p.prosrc'),
+});
+
+/**
  * What the walk reached whose code it cannot judge before it runs, as `X <root> calls <name>()`
  * (a SQL or PL/pgSQL function that runs SQL text: RUNS_TEXT), `K <root> calls <name>()` (a SQL or
  * PL/pgSQL function whose body sets the role, the session's authorization or a context value as
  * a statement of its own: SETS_ROLE; a function's SET clause is configFinding's), `U <root> calls <name>()` (a SQL or
  * PL/pgSQL function whose Unicode-escaped names the walk cannot read for certain: UNREADABLE_NAMES)
  * or `L <language> <root> calls <name>()` (a function in a language whose body the walk does not
- * read: PL/Perl, PL/Python, PL/Tcl, PL/v8, C), or NULL. Only functions created since initdb; an extension's own functions in
+ * read: PL/Perl, PL/Python, PL/Tcl, PL/v8, C), `Q <root> calls <name>` (HANDS_RELATION) or
+ * `T <dispatcher> <root> calls <name>` (DISPATCHES_TYPE), or NULL. Only functions created since initdb; an extension's own functions in
  * C are judged by name, as the built-ins are (refusedBuiltinFinding), and its SQL or PL/pgSQL ones
  * as any other. Refused on every connection: such a function runs what it is handed (`EXECUTE q`),
  * and what that text reaches no check judges.
  */
 export function runtimeCodeFinding(): string {
   return `COALESCE(
-  (SELECT pg_catalog.concat('Q ', r.root, ' calls ', CASE WHEN r.kind OPERATOR(pg_catalog.=) 'p' THEN pg_catalog.concat(p.proname, '()') WHEN r.kind OPERATOR(pg_catalog.=) 't' THEN y.typname::pg_catalog.text ELSE c.relname::pg_catalog.text END)
-     FROM reach r CROSS JOIN LATERAL (${STORED_TREES}) AS t
-     LEFT JOIN pg_catalog.pg_proc p ON r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.=) r.oid
-     LEFT JOIN pg_catalog.pg_type y ON r.kind OPERATOR(pg_catalog.=) 't' AND y.oid OPERATOR(pg_catalog.=) r.oid
-     LEFT JOIN pg_catalog.pg_class c ON r.kind OPERATOR(pg_catalog.<>) ALL ('{p,t}'::pg_catalog.text[]) AND c.oid OPERATOR(pg_catalog.=) r.oid
-    WHERE r.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND ${handsRelationAtRunTime('t.tree')}
-    LIMIT 1),
-  (SELECT pg_catalog.concat('Q ', r.root, ' calls ', p.proname, '()')
-     FROM reach r JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) r.oid
-    WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND ${TEXT_LANGUAGE}
-      AND p.prosqlbody IS NULL AND p.prosrc OPERATOR(pg_catalog.~*) 'table_to_xml|u&[''"]'
-      AND CASE WHEN ${textHandsRelationAtRunTime('p.prosrc')} THEN true ELSE false END
-    LIMIT 1),
+  ${HANDS_RELATION},
   (SELECT pg_catalog.concat('U ', r.root, ' calls ', p.proname, '()')
      FROM reach r JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) r.oid
     WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND ${TEXT_LANGUAGE}
@@ -1120,21 +1195,7 @@ export function runtimeCodeFinding(): string {
       AND p.prosqlbody IS NULL AND p.prosrc OPERATOR(pg_catalog.~*) '\\m(set|reset)\\M' AND p.prosrc OPERATOR(pg_catalog.~*) '\\m(role|authorization|session_authorization|mcp)\\M'
       AND CASE WHEN ${SETS_ROLE} THEN true ELSE false END
     LIMIT 1),
-  (SELECT pg_catalog.concat('T ', d.proname, ' ', r.root, ' calls ', CASE WHEN r.kind OPERATOR(pg_catalog.=) 'p' THEN pg_catalog.concat(p.proname, '()') WHEN r.kind OPERATOR(pg_catalog.=) 't' THEN y.typname::pg_catalog.text ELSE c.relname::pg_catalog.text END)
-     FROM reach r CROSS JOIN LATERAL (${STORED_TREES}) AS t CROSS JOIN LATERAL (${dispatchedIn('t.tree')}) AS d
-     LEFT JOIN pg_catalog.pg_proc p ON r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.=) r.oid
-     LEFT JOIN pg_catalog.pg_type y ON r.kind OPERATOR(pg_catalog.=) 't' AND y.oid OPERATOR(pg_catalog.=) r.oid
-     LEFT JOIN pg_catalog.pg_class c ON r.kind OPERATOR(pg_catalog.<>) ALL ('{p,t}'::pg_catalog.text[]) AND c.oid OPERATOR(pg_catalog.=) r.oid
-    WHERE r.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND (d.m IS NULL OR ${DISPATCHED_OID} OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID})
-    LIMIT 1),
-  (SELECT pg_catalog.concat('T ', COALESCE(pg_catalog.lower((pg_catalog.regexp_match(p.prosrc, ${DISPATCHER_WORD}, 'i'))[1]),
-         (SELECT pg_catalog.lower(u.text) FROM (${unicodeEscapes('p.prosrc', TOKEN)}) AS u
-           WHERE NOT u.string AND pg_catalog.lower(u.text) OPERATOR(pg_catalog.=) ANY (ARRAY[${DISPATCHERS}]::pg_catalog.text[]) LIMIT 1)), ' ', r.root, ' calls ', p.proname, '()')
-     FROM reach r JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) r.oid
-    WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND ${TEXT_LANGUAGE}
-      AND p.prosqlbody IS NULL AND (p.prosrc OPERATOR(pg_catalog.~*) ${DISPATCHER_WORD} OR p.prosrc OPERATOR(pg_catalog.~*) 'u&[''"]')
-      AND CASE WHEN ${textDispatchesAtRunTime('p.prosrc')} THEN true ELSE false END
-    LIMIT 1),
+  ${DISPATCHES_TYPE},
   (SELECT pg_catalog.concat('X ', r.root, ' calls ', p.proname, '()')
      FROM reach r JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) r.oid
     WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND ${TEXT_LANGUAGE}

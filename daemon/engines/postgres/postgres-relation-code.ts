@@ -1,5 +1,5 @@
 import { PG_RUNS_RELATION_CODE } from '../../policy/pg-functions.generated.js';
-import { FIRST_NORMAL_OID, STORED_TREES, TEXT_LANGUAGE, TOKEN } from './postgres-reach.js';
+import { TOKEN, treeOrBodyFinding } from './postgres-reach.js';
 import { unicodeEscapes } from './postgres-unicode-names.js';
 
 /**
@@ -62,18 +62,13 @@ const TEXT_MENTIONS = literal(`${[...FIRST, ...ELSEWHERE].join('|')}|u&['"]`);
  * `H <root> calls <name>()` (the object whose tree or body does), or NULL.
  */
 export function relationCodeFinding(): string {
-  return `COALESCE(
-  (SELECT pg_catalog.concat('H ', r.root, ' calls ', CASE WHEN r.kind OPERATOR(pg_catalog.=) 'p' THEN pg_catalog.concat(p.proname, '()') WHEN r.kind OPERATOR(pg_catalog.=) 't' THEN y.typname::pg_catalog.text ELSE c.relname::pg_catalog.text END)
-     FROM reach r CROSS JOIN LATERAL (${STORED_TREES}) AS t
-     LEFT JOIN pg_catalog.pg_proc p ON r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.=) r.oid
-     LEFT JOIN pg_catalog.pg_type y ON r.kind OPERATOR(pg_catalog.=) 't' AND y.oid OPERATOR(pg_catalog.=) r.oid
-     LEFT JOIN pg_catalog.pg_class c ON r.kind OPERATOR(pg_catalog.<>) ALL ('{p,t}'::pg_catalog.text[]) AND c.oid OPERATOR(pg_catalog.=) r.oid
-    WHERE r.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND ${treeAtRunTime('t.tree')}
-    LIMIT 1),
-  (SELECT pg_catalog.concat('H ', r.root, ' calls ', p.proname, '()')
-     FROM reach r JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) r.oid
-    WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID} AND ${TEXT_LANGUAGE}
-      AND p.prosqlbody IS NULL AND p.prosrc OPERATOR(pg_catalog.~*) ${TEXT_MENTIONS}
-      AND CASE WHEN ${textAtRunTime('p.prosrc')} THEN true ELSE false END
-    LIMIT 1))`;
+  return treeOrBodyFinding({
+    letter: 'H',
+    // A first argument that is no regclass constant, or any call of one whose relation argument is not its first (treeAtRunTime).
+    treeCondition: treeAtRunTime('t.tree'),
+    // Only a body that names such a function, or writes a Unicode-escaped name that may be one, is read for how it calls it.
+    bodyFilter: `p.prosrc OPERATOR(pg_catalog.~*) ${TEXT_MENTIONS}`,
+    // A call whose first argument is not one plain string literal, or a name without a call the text shows (textAtRunTime).
+    bodyCondition: textAtRunTime('p.prosrc'),
+  });
 }
