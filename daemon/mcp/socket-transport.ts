@@ -1,6 +1,14 @@
 import type { Socket } from 'node:net';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ErrorCode,
+  JSONRPCErrorResponseSchema,
+  type JSONRPCMessage,
+  JSONRPCMessageSchema,
+  JSONRPCNotificationSchema,
+  JSONRPCRequestSchema,
+  JSONRPCResultResponseSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 
 /** A line longer than this (no newline yet) ends the connection: the relay sends SQL of at most 1 MB. */
 export const MAX_LINE_BYTES = 8 * 1024 * 1024;
@@ -15,11 +23,27 @@ export function serializeLine(message: JSONRPCMessage): string {
   return `${JSON.stringify({ jsonrpc, id, ...rest })}\n`;
 }
 
+/** What is wrong with an object that is no JSON-RPC message, read as the kind it looks most like. */
+function whyInvalid(message: object): string {
+  const kind =
+    'method' in message
+      ? 'id' in message
+        ? JSONRPCRequestSchema
+        : JSONRPCNotificationSchema
+      : 'error' in message
+        ? JSONRPCErrorResponseSchema
+        : JSONRPCResultResponseSchema;
+  const issue = kind.safeParse(message).error?.issues[0];
+  const where = issue && issue.path.length > 0 ? ` at "${issue.path.join('.')}"` : '';
+  return `Invalid Request: not a JSON-RPC 2.0 message${where}: ${issue?.message ?? 'unreadable'}.`;
+}
+
 /**
  * MCP over one relay's socket: newline-delimited JSON-RPC, as the stdio transport frames it.
- * Lines are parsed, not schema-checked: the SDK's protocol layer sorts requests, notifications
- * and responses itself and reports anything else. Counts the requests still unanswered, so a
- * stopping daemon can let them finish (`whenIdle`).
+ * A line that is not JSON, or not a JSON-RPC message as the SDK's schema reads one (which the
+ * SDK's protocol layer would drop without a word), is answered with JSON-RPC's own error: parse
+ * error or invalid request, with the request's id where one can be read and null otherwise.
+ * Counts the requests still unanswered, so a stopping daemon can let them finish (`whenIdle`).
  */
 export class SocketTransport implements Transport {
   onclose?: () => void;
@@ -128,11 +152,20 @@ export class SocketTransport implements Transport {
     try {
       message = JSON.parse(line.toString('utf8'));
     } catch {
-      this.onerror?.(new Error('A line is not JSON; it was skipped.'));
+      this.#invalid(null, ErrorCode.ParseError, 'Parse error: the line is not JSON; send one JSON-RPC message per line.');
       return;
     }
     if (!message || typeof message !== 'object' || Array.isArray(message)) {
-      this.onerror?.(new Error('A message is not a JSON-RPC object; it was skipped.'));
+      this.#invalid(
+        null,
+        ErrorCode.InvalidRequest,
+        'Invalid Request: a message must be one JSON-RPC object (batches are not part of MCP).',
+      );
+      return;
+    }
+    if (!JSONRPCMessageSchema.safeParse(message).success) {
+      const { id } = message as { id?: unknown };
+      this.#invalid(typeof id === 'string' || typeof id === 'number' ? id : null, ErrorCode.InvalidRequest, whyInvalid(message));
       return;
     }
     const m = message as { id?: unknown; method?: unknown; params?: { requestId?: unknown } };
@@ -147,6 +180,12 @@ export class SocketTransport implements Transport {
       this.#settled(m.params?.requestId);
     }
     this.onmessage?.(message as JSONRPCMessage);
+  }
+
+  /** Answers a line the protocol layer would drop, and reports it. */
+  #invalid(id: string | number | null, code: number, message: string): void {
+    this.onerror?.(new Error(message));
+    this.#socket.write(`${JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } })}\n`);
   }
 
   #settled(id: unknown): void {

@@ -103,7 +103,7 @@ describe('relay sessions', () => {
     }
   });
 
-  it('writes only JSON-RPC to stdout, and answers garbage without losing the session', async () => {
+  it('writes only JSON-RPC to stdout, and answers garbage with JSON-RPC errors without losing the session', async () => {
     const relay = spawn(process.execPath, [BIN, 'mcp'], { env: home.env, cwd: REPO });
     children.push(relay);
     let out = '';
@@ -115,15 +115,40 @@ describe('relay sessions', () => {
       params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
     };
     relay.stdin.write(`${JSON.stringify(init)}\nnot json at all\n{"jsonrpc":"2.0","method":"notifications/initialized"}\n`);
+    // Messages the SDK's protocol layer would drop without a word: each gets JSON-RPC's own error.
+    relay.stdin.write('{"__proto__":{},"jsonrpc":"2.0","id":7,"method":"ping"}\n');
+    relay.stdin.write('{"jsonrpc":"2.0","id":8,"method":"ping","extra":1}\n');
+    relay.stdin.write('{"jsonrpc":"2.0","id":9,"method":5}\n');
+    relay.stdin.write('{"jsonrpc":"1.0","id":10,"method":"ping"}\n');
+    relay.stdin.write('[{"jsonrpc":"2.0","id":11,"method":"ping"}]\n');
+    relay.stdin.write('42\n');
     relay.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 'two', method: 'tools/list' })}\n`);
     const deadline = Date.now() + 15_000;
     while (!out.includes('"id":"two"') && Date.now() < deadline) await new Promise((r) => relay.stdout.once('data', r));
     relay.stdin.end();
     await new Promise((r) => relay.once('exit', r));
-    const lines = out.trim().split('\n');
-    for (const line of lines) expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0' });
-    expect(lines.map((l) => JSON.parse(l).id)).toEqual([1, 'two']);
-    expect(JSON.parse(lines[1] as string).result.tools.length).toBeGreaterThan(5);
+    const messages = out
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    for (const m of messages) expect(m).toMatchObject({ jsonrpc: '2.0' });
+    const byId = (id: unknown) => messages.filter((m) => m.id === id);
+    expect(byId(1)[0].result.serverInfo).toBeDefined();
+    expect(byId('two')[0].result.tools.length).toBeGreaterThan(5);
+    expect(byId(7)).toEqual([
+      { jsonrpc: '2.0', id: 7, error: { code: -32600, message: expect.stringMatching(/Invalid Request.*__proto__/) } },
+    ]);
+    expect(byId(8)).toEqual([{ jsonrpc: '2.0', id: 8, error: { code: -32600, message: expect.stringMatching(/Invalid Request.*extra/) } }]);
+    for (const id of [9, 10])
+      expect(byId(id)).toEqual([{ jsonrpc: '2.0', id, error: { code: -32600, message: expect.stringMatching(/^Invalid Request/) } }]);
+    const anonymous = byId(null).map((m) => m.error);
+    expect(anonymous).toEqual(
+      expect.arrayContaining([
+        { code: -32700, message: expect.stringMatching(/^Parse error: the line is not JSON/) },
+        { code: -32600, message: expect.stringMatching(/^Invalid Request: a message must be one JSON-RPC object/) },
+      ]),
+    );
+    expect(anonymous).toHaveLength(3);
   });
 
   it('answers an oversize statement with a clear error naming the limit, and the session keeps working', async () => {
