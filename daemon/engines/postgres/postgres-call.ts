@@ -54,6 +54,18 @@ const LOGIN_ROLE_STEPS: readonly BatchStep[] = [
 ];
 
 /**
+ * Where rows are separated, the agent's statement is planned with cpu_operator_cost = 0, so that
+ * no condition of its own runs on a scan before the row-security policy (or a security_barrier
+ * view's condition) has passed the row. The planner orders a scan's conditions by security level
+ * and puts one of the caller's ahead of the policy only when it counts as leakproof and costs
+ * less than 10 × cpu_operator_cost (order_qual_clauses); PostgreSQL counts as leakproof a call
+ * with no column argument and a sub-select's value, either of which can fail on a hidden row
+ * and tell the caller what it held. At 0 no cost is below the bar. It is set after the resolve
+ * step (hanactl's own walk keeps the server's costs), for the statement and its EXPLAIN alike.
+ */
+const POLICY_FIRST = "pg_catalog.set_config('cpu_operator_cost', '0', true)";
+
+/**
  * A check that the call runs as the login: current_user is session_user, and session_user is
  * `login` (the parameter $n) where the client knows its login. 0 when it holds; else fails with `marker`.
  */
@@ -168,11 +180,18 @@ export function planCall(
   const asLogin = options.separated && login !== undefined ? [login] : [];
   const roles = options.separated ? [roleCheck(ROLE_MARKER, asLogin.length > 0 ? values.length + signatures.length + 2 : undefined)] : [];
   steps.push({
-    text: `SELECT ${[...roles, "pg_catalog.set_config('statement_timeout', $1, true)", ...(checksClient ? [CLIENT_CHECK] : []), ...sets, ...signs, ...(resolving ? [JIT_OFF] : [])].join(', ')}`,
+    text: `SELECT ${[
+      ...roles,
+      "pg_catalog.set_config('statement_timeout', $1, true)",
+      ...(checksClient ? [CLIENT_CHECK] : []),
+      ...sets,
+      ...signs,
+      ...(resolving ? [JIT_OFF] : options.separated ? [POLICY_FIRST] : []),
+    ].join(', ')}`,
     values: [timeout, ...values, ...signatures, ...asLogin],
   });
   const resolve = resolving ? steps.length : -1;
-  if (resolving) steps.push({ ...resolving, firstRowOnly: true }, { text: JIT_BACK });
+  if (resolving) steps.push({ ...resolving, firstRowOnly: true }, { text: options.separated ? `${JIT_BACK}, ${POLICY_FIRST}` : JIT_BACK });
   let explain = -1;
   if (options.costGuard && options.readOnly && explainable(sql, POSTGRES_NOT_EXPLAINABLE)) {
     explain = steps.length;

@@ -55,3 +55,40 @@ describe('planCall: the role a call runs as where rows are separated', () => {
     expect(plan.steps[plan.settings]?.text).not.toContain(ROLE_MARKER);
   });
 });
+
+/**
+ * Where rows are separated the statement (and its EXPLAIN) is planned with cpu_operator_cost = 0,
+ * so no condition of the caller's runs before the row-security policy; hanactl's own resolve
+ * step is planned before that, with the server's costs.
+ */
+describe('planCall: the policy runs first where rows are separated', () => {
+  const COST_ZERO = "set_config('cpu_operator_cost', '0', true)";
+  const withReferences = (separated: boolean): ExecuteOptions => ({
+    ...options(separated),
+    costGuard: true,
+    references: { relations: [], functions: ['tenant_label'] },
+  });
+
+  it('sets it in the settings step when there is no resolve step', () => {
+    const plan = planCall('SELECT 1', [], options(true), 7, false, false, 'first', false, 'agent');
+    expect(plan.resolve).toBe(-1);
+    expect(plan.steps[plan.settings]?.text).toContain(COST_ZERO);
+  });
+
+  it('sets it after the resolve step, before the EXPLAIN and the statement', () => {
+    const plan = planCall('SELECT 1', [], withReferences(true), 7, false, false, 'first', false, 'agent');
+    expect(plan.resolve).toBeGreaterThan(plan.settings);
+    const at = plan.steps.findIndex((step) => step.text.includes(COST_ZERO));
+    expect(at).toBe(plan.resolve + 1);
+    expect(plan.explain).toBeGreaterThan(at);
+    expect(plan.statement).toBeGreaterThan(at);
+    expect(plan.steps.filter((step) => step.text.includes(COST_ZERO))).toHaveLength(1);
+  });
+
+  it('leaves the costs alone where rows are not separated', () => {
+    for (const o of [options(false), withReferences(false)]) {
+      const plan = planCall('SELECT 1', [], o, 7, false, false, 'first', false, 'agent');
+      expect(plan.steps.some((step) => step.text.includes('cpu_operator_cost'))).toBe(false);
+    }
+  });
+});
