@@ -65,7 +65,7 @@ describe('planCall: the policy runs first where rows are separated', () => {
   const COST_ZERO = "set_config('cpu_operator_cost', '0', true)";
   const withReferences = (separated: boolean): ExecuteOptions => ({
     ...options(separated),
-    costGuard: { maxCost: 1000, over: () => new Error('over') },
+    costGuard: { maxCost: 1000, over: () => new Error('over'), unavailable: () => new Error('unavailable') },
     references: { relations: [], functions: ['tenant_label'] },
   });
 
