@@ -292,13 +292,15 @@ function checkTokens(sql: string, options: PolicyOptions, budget: Budget): Verdi
   const context = { dialect, options, budget, alternative: false };
   const primary: { lexed?: Lexed } = {};
   let verdict = checkReading(sql, dialect.syntax, context, 0, primary) as Verdict;
-  if (!sql.includes('\\')) return verdict;
-  for (const syntax of dialect.alternatives) {
-    if (!verdict.ok) return verdict;
-    const other = checkReading(sql, syntax, { ...context, alternative: true }, 0, primary);
-    if (other) verdict = fold(verdict, other);
+  if (sql.includes('\\')) {
+    for (const syntax of dialect.alternatives) {
+      if (!verdict.ok) return verdict;
+      const other = checkReading(sql, syntax, { ...context, alternative: true }, 0, primary);
+      if (other) verdict = fold(verdict, other);
+    }
   }
-  return verdict;
+  // The raw-text layer, whatever the readings found: what the token rules refused keeps their name.
+  return (verdict.ok ? dialect.rawTextRule?.(sql) : undefined) ?? verdict;
 }
 
 /**

@@ -59,6 +59,14 @@ export interface LexicalSyntax {
    * after a dot the name is read as an identifier even of digits only (MY_LEX_IDENT_SEP: `db.123`).
    */
   readonly mariadbIdentifiers?: boolean;
+  /**
+   * MariaDB's token boundaries outside identifiers (sql_lex.cc lex_one_token), under every reading:
+   * `@` not followed by `@` or a quote is followed by one name of ASCII letters, digits, `.`, `_` and
+   * `$` (MY_LEX_USER_END → MY_LEX_HOSTNAME: `@a.` is the variable `a.`); `\N` is NULL
+   * (MY_LEX_ESCAPE); `..` is one token (MY_LEX_REAL_OR_POINT, DOT_DOT_SYM) and a number ends before
+   * it (MY_LEX_INT_OR_REAL).
+   */
+  readonly mariadbTokens?: boolean;
 }
 
 /** Everything the policy knows about one engine. */
@@ -90,6 +98,11 @@ export interface DialectPolicy {
   readonly roleStateRules?: (tokens: readonly Token[]) => Objection | undefined;
   /** The engine's own parser as a second, independent check (PostgreSQL: libpg-query). */
   readonly parserCheck?: ParserCheck;
+  /**
+   * A rule on the raw text, before and apart from any lexing: a layer that rests on no reading of
+   * token boundaries (MySQL: the words that reach files on the host, host-file-words.ts).
+   */
+  readonly rawTextRule?: (sql: string) => Objection | undefined;
   /** `:=` assigns a variable (everywhere but PostgreSQL, where it only names a function argument). */
   readonly colonEqualsAssigns: boolean;
   /** A `DO BEGIN ...; END` or CREATE PROCEDURE/FUNCTION/TRIGGER body is one statement (SAP HANA SQLScript). */

@@ -51,10 +51,11 @@ function wordEnd(sql: string, i: number): number {
   return j;
 }
 
-function numberEnd(sql: string, i: number): number {
+/** Where the number at `i` ends; with `dotDot`, before a `..` (MariaDB MY_LEX_INT_OR_REAL: `1..2` is 1, `..`, 2). */
+function numberEnd(sql: string, i: number, dotDot = false): number {
   let j = i;
   while (isDigit(code(sql, j))) j++;
-  if (sql[j] === '.') for (j++; isDigit(code(sql, j)); ) j++;
+  if (sql[j] === '.' && !(dotDot && sql[j + 1] === '.')) for (j++; isDigit(code(sql, j)); ) j++;
   if ((sql[j] === 'e' || sql[j] === 'E') && (isDigit(code(sql, j + 1)) || (/[+-]/.test(sql[j + 1] ?? '') && isDigit(code(sql, j + 2))))) {
     for (j += 2; isDigit(code(sql, j)); ) j++;
   }
@@ -67,9 +68,10 @@ const isHexDigit = (c: number): boolean => isDigit(c) || (c >= 0x41 && c <= 0x46
  * MariaDB's MY_LEX_NUMBER_IDENT (sql_lex.cc) at the digit `i`: where the number or the identifier
  * starting there ends, and which it is. `0x` with hex digits, `0b` with binary digits, digits with
  * an exponent (`1e5`, `1e+5`), and digits not followed by an identifier character are numbers;
- * anything else that goes on with identifier characters (`2v`, `1e`, `0x1g`, `0X1F`) is a name.
+ * anything else that goes on with identifier characters (`2v`, `1e`, `0x1g`, `0X1F`) is a name,
+ * and so is `0x` or `0b` alone (MariaDB 10.11: `SELECT 0x` is an unknown column `0x`).
  */
-function mariadbNumberOrName(sql: string, i: number): { readonly end: number; readonly name: boolean } {
+function mariadbNumberOrName(sql: string, i: number, dotDot: boolean): { readonly end: number; readonly name: boolean } {
   const c1 = sql[i + 1];
   if (sql[i] === '0' && (c1 === 'x' || c1 === 'b')) {
     let j = i + 2;
@@ -79,7 +81,7 @@ function mariadbNumberOrName(sql: string, i: number): { readonly end: number; re
   }
   let j = i;
   while (isDigit(code(sql, j))) j++;
-  if (!isWordPart(code(sql, j))) return { end: numberEnd(sql, i), name: false };
+  if (!isWordPart(code(sql, j))) return { end: numberEnd(sql, i, dotDot), name: false };
   if ((sql[j] === 'e' || sql[j] === 'E') && (isDigit(code(sql, j + 1)) || (/[+-]/.test(sql[j + 1] ?? '') && isDigit(code(sql, j + 2))))) {
     for (j += 2; isDigit(code(sql, j)); ) j++;
     return { end: j, name: false };
@@ -393,6 +395,44 @@ export function lex(sql: string, syntax: LexicalSyntax, maxTokens = Number.POSIT
         continue;
       }
     }
+    if (syntax.mariadbTokens && c === '@') {
+      // MY_LEX_USER_END: `@@` (a system variable, MY_LEX_SYSTEM_VAR) and `@` before a quote read
+      // on as usual; otherwise MY_LEX_HOSTNAME takes every ASCII letter, digit, `.`, `_` and `$`
+      // after it as one name, so `@a. INTO` is the variable `a.` and the keyword INTO.
+      operators(i, i + 1);
+      tokens.push(punct('@', spaced));
+      spaced = false;
+      i++;
+      if (next === '@') {
+        operators(i, i + 1);
+        tokens.push(punct('@', false));
+        i++;
+      } else if (next !== "'" && next !== '"' && next !== '`') {
+        let j = i;
+        while (j < length && (isLetter(code(sql, j)) || isDigit(code(sql, j)) || '._$'.includes(sql[j] as string))) j++;
+        // my_isalnum of the connection's character set decides whether the name goes on there.
+        if (code(sql, j) >= 0x80)
+          return done({ ambiguous: 'a non-ASCII character right after `@`, where a variable name ends by character set' });
+        if (j > i) tokens.push(wordToken(sql.slice(i, j), false));
+        i = j;
+      }
+      continue;
+    }
+    if (syntax.mariadbTokens && c === '\\' && next === 'N') {
+      // MY_LEX_ESCAPE: `\N` is NULL, a token of its own (`\Ninto` is NULL INTO).
+      tokens.push({ kind: 'word', text: 'NULL', shown: '\\N', spaced, opaque: false });
+      spaced = false;
+      i += 2;
+      continue;
+    }
+    if (syntax.mariadbTokens && c === '.' && next === '.') {
+      // MY_LEX_REAL_OR_POINT: DOT_DOT_SYM, after which a word is looked up as a keyword.
+      operators(i, i + 2);
+      tokens.push(punct('..', spaced));
+      spaced = false;
+      i += 2;
+      continue;
+    }
     if (syntax.mariadbIdentifiers && c === '.') {
       // MY_LEX_IDENT_SEP: a dot right after a name, or one not followed by a digit, is a
       // separator, and the identifier characters right after it are a name, a keyword's or
@@ -412,7 +452,7 @@ export function lex(sql: string, syntax: LexicalSyntax, maxTokens = Number.POSIT
       }
     }
     if (syntax.mariadbIdentifiers && (isDigit(code(sql, i)) || c === '$')) {
-      const { end, name } = c === '$' ? { end: wordEnd(sql, i), name: true } : mariadbNumberOrName(sql, i);
+      const { end, name } = c === '$' ? { end: wordEnd(sql, i), name: true } : mariadbNumberOrName(sql, i, syntax.mariadbTokens === true);
       tokens.push(wordToken(sql.slice(i, end), spaced, name ? 'word' : 'number'));
       spaced = false;
       i = end;
@@ -447,7 +487,7 @@ export function lex(sql: string, syntax: LexicalSyntax, maxTokens = Number.POSIT
       continue;
     }
     if (isDigit(code(sql, i)) || (c === '.' && isDigit(code(sql, i + 1)))) {
-      const end = numberEnd(sql, i);
+      const end = numberEnd(sql, i, syntax.mariadbTokens === true);
       // Numbers share the words' cache: a word never starts with a digit or a dot, so no key is both.
       tokens.push(wordToken(sql.slice(i, end), spaced, 'number'));
       spaced = false;

@@ -19,11 +19,13 @@ export function leadIndex(tokens: readonly Token[]): number {
 
 /**
  * The word at `i` when it is used as a keyword: not a qualified name (`t.update`) and not an
- * alias (`AS update`).
+ * alias (`AS update`). A word after a dot and a space or comment (`t. update`) is read as a
+ * keyword: MariaDB reads the name after `ident.` without keyword lookup only when it follows the
+ * dot directly (sql_lex.cc MY_LEX_IDENT_SEP); elsewhere this reads more keywords, never fewer.
  */
 export function keywordAt(tokens: readonly Token[], i: number): string | undefined {
   const token = tokens[i];
-  if (!isWord(token) || isPunct(tokens[i - 1], '.') || isWord(tokens[i - 1], 'AS')) return undefined;
+  if (!isWord(token) || (isPunct(tokens[i - 1], '.') && !token.spaced) || isWord(tokens[i - 1], 'AS')) return undefined;
   return token.text;
 }
 

@@ -1,6 +1,7 @@
 import { mysqlCredentialObjection } from '../../policy/credential-reads.js';
-import { mysqlDefaultValueObjection } from '../../policy/mysql-default-value.js';
 import { type DialectPolicy, ident, type LexicalSyntax, PLAIN_SYNTAX, str } from '../../policy/dialects.js';
+import { hostFileWords } from '../../policy/host-file-words.js';
+import { mysqlDefaultValueObjection } from '../../policy/mysql-default-value.js';
 import { mysqlSystemTableObjection } from '../../policy/mysql-system-tables.js';
 import { mysqlStatusCountersRule } from '../../policy/status-counters.js';
 
@@ -12,6 +13,7 @@ const mysql: LexicalSyntax = {
   hashComments: true,
   executableComments: 'code',
   hexPrefixes: 'BX',
+  mariadbTokens: true,
 };
 
 /** What the statement policy knows about MySQL and MariaDB (their scanner: sql_lex.cc). */
@@ -28,6 +30,7 @@ export const MYSQL_DIALECT: DialectPolicy = {
     mysqlSystemTableObjection(tokens, database) ??
     (allowWrite ? undefined : mysqlDefaultValueObjection(tokens)),
   separatedRowsRules: mysqlStatusCountersRule,
+  rawTextRule: hostFileWords,
   colonEqualsAssigns: true,
   codeReachesContext: true,
   doEvaluatesExpressions: true,

@@ -826,7 +826,7 @@ function scopesOf(tokens: readonly Token[]): Map<Token, ReadonlySet<string>> {
 /**
  * Judges a routine's body or a view's definition by the statement check's rules on a read-only
  * connection: the built-ins it calls (GET_LOCK, SLEEP, NEXTVAL, LAST_INSERT_ID(n), ...), host file
- * access (INTO OUTFILE, LOAD_FILE), the catalogs of credentials, and each statement of a body after
+ * access (INTO OUTFILE, LOAD_FILE; and the words OUTFILE and DUMPFILE anywhere in its text), the catalogs of credentials, and each statement of a body after
  * its control flow (KILL, SET GLOBAL, FLUSH, writes, DDL, PREPARE/EXECUTE, DO, HANDLER, XA, ... are
  * not reads). A stored function cannot run SQL text it builds, so its body is all it runs.
  */
@@ -839,7 +839,9 @@ export function judgeDefinition(definition: Definition): Judged {
   const all = lexings.map((lexed) => judgeTokens(definition, lexed.tokens));
   const unreadable = unreadableOf(lexings);
   const pick = <K extends 'does' | 'separatedDoes' | 'setsContext' | 'changesSession'>(key: K): Judged[K] => all.find((j) => j[key])?.[key];
-  const does = pick('does');
+  // The raw-text layer (host-file-words.ts) as for a statement: on the body's text, whatever its tokens.
+  const raw = MYSQL_DIALECT.rawTextRule?.(body);
+  const does = pick('does') ?? (raw ? phrase(raw) : undefined);
   const separatedDoes = pick('separatedDoes');
   const setsContext = pick('setsContext');
   const changesSession = pick('changesSession');

@@ -319,6 +319,11 @@ describe('what a MySQL-family statement reaches', () => {
 });
 
 describe('a routine body judged by the statement check', () => {
+  it('reads `@a.` as one variable name (sql_lex.cc MY_LEX_HOSTNAME), so INTO after it assigns the next one', () => {
+    const judged = judgeDefinition(fn('BEGIN SELECT 1 ORDER BY @a. INTO @mcp_customer_id; RETURN 1; END'));
+    expect(judged.setsContext).toMatch(/mcp_customer_id/);
+  });
+
   it.each([
     ['BEGIN KILL QUERY i; RETURN 1; END', /KILL/],
     ['BEGIN SET GLOBAL long_query_time = secs; RETURN @@global.long_query_time; END', /SET GLOBAL/],
@@ -341,6 +346,10 @@ describe('a routine body judged by the statement check', () => {
     ['BEGIN SET STATEMENT max_statement_time = 1 FOR DELETE FROM t; RETURN 1; END', /DELETE/],
     ['BEGIN FOR r IN (SELECT a FROM t) DO KILL r.a; END FOR; RETURN 1; END', /KILL/],
     ['BEGIN FOR r IN (SELECT a FROM t FOR UPDATE) DO SET x = 1; END FOR; RETURN 1; END', /FOR UPDATE/],
+    // sql_lex.cc MY_LEX_HOSTNAME: `@a.` is one variable name, and INTO after it a keyword.
+    ["BEGIN SELECT 1 ORDER BY @a. INTO OUTFILE '/tmp/x'; RETURN 1; END", /OUTFILE/],
+    // The raw-text layer: the word anywhere in the body, whatever its tokens.
+    ["BEGIN DECLARE x TEXT DEFAULT 'outfile'; RETURN 1; END", /OUTFILE/],
   ])('refuses %s', (body, what) => {
     expect(does(body)).toMatch(what);
   });
