@@ -76,6 +76,19 @@ describe('MY_LEX_USER_END and MY_LEX_HOSTNAME: a user variable name runs over le
   });
 });
 
+describe('EXECUTE IMMEDIATE runs text no check of the statement sees', () => {
+  test('refused on every connection', () => {
+    for (const sql of [
+      "EXECUTE IMMEDIATE CONCAT('SELECT 1 INTO OUT', 'FILE ''/tmp/x''')",
+      "EXECUTE IMMEDIATE 'SELECT 1'",
+      "/*!EXECUTE*/ IMMEDIATE 'SELECT 1'",
+    ]) {
+      expect(readOnly(sql), sql).toMatchObject({ ok: false });
+      expect(writable(sql), sql).toMatchObject({ ok: false, rule: 'dynamic-sql' });
+    }
+  });
+});
+
 describe('MY_LEX_IDENT_SEP: only a name right after the dot skips keyword lookup', () => {
   test('a keyword after a dot and a space, a tab or a comment is a keyword', () => {
     for (const sql of [
