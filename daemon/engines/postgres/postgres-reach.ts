@@ -165,7 +165,8 @@ const INTERNAL_LANGUAGE = `p.prolang OPERATOR(pg_catalog.=) ANY (SELECT l.oid FR
  * trigger's function, a default's): a relation a function's body names is then followed as
  * written when the body holds a write (a text body: one of WRITE_WORDS' words; a BEGIN ATOMIC
  * body: a statement whose commandType is UPDATE, INSERT, DELETE or MERGE), since what a write to
- * it fires runs too. A read runs in a read-only transaction, where no function can write.
+ * it fires runs too. A read runs in a read-only transaction, where no function writes a table (the utility commands
+ * such a transaction still lets a body run are postgres-utility-bodies.ts's).
  */
 const WRITES = `pg_catalog.cardinality($7::pg_catalog.text[]) OPERATOR(pg_catalog.>) 0`;
 const WRITE_WORDS = `'\\m(insert|update|delete|merge|truncate)\\M'`;

@@ -34,6 +34,7 @@ import { rowFiguresFinding, rowFiguresRefusal } from './postgres-row-figures.js'
 import { judgedRelationNames, type NameLists, settledRelation } from './postgres-settled.js';
 import { contextFunctionBody } from './postgres-signed-context.js';
 import { systemColumnFinding, systemColumnRefusal } from './postgres-system-columns.js';
+import { utilityFinding, utilityRefusal } from './postgres-utility-bodies.js';
 
 /** The text a refusing resolve step fails with, before what it found. */
 export const RESOLVE_MARKER = 'hanactl: refused reference ';
@@ -281,7 +282,8 @@ function walkValues(references: StatementReferences): BatchStep['values'] {
  * What the walk judges: on every connection, refused relations, SECURITY DEFINER functions,
  * foreign tables it cannot judge, refused built-ins (with the connection's mode: the list bound
  * as $8) and functions whose code it cannot judge
- * before they run (runtimeCodeFinding); where rows are separated also the executor's statistics
+ * before they run (runtimeCodeFinding), utility statements in function bodies (with the
+ * connection's mode: postgres-utility-bodies.ts); where rows are separated also the executor's statistics
  * and relations that read a table under row security with their owner's rights
  * (postgres-owner-rights.ts), sequences and views over pg_class's figures (postgres-row-figures.ts),
  * views and inlinable functions that filter by context values without a barrier
@@ -289,9 +291,10 @@ function walkValues(references: StatementReferences): BatchStep['values'] {
  * rows and tell them apart (postgres-row-conditions.ts).
  */
 function findings(references: StatementReferences): string {
+  const utility = utilityFinding(references.readOnly === true);
   return references.separated
-    ? `COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${refusedBuiltinFinding()}, ${runtimeCodeFinding()}, ${relationCodeFinding()}, ${configFinding()}, ${statisticsFinding()}, ${systemColumnFinding()}, ${ownerRightsFinding()}, ${rowFiguresFinding()}, ${contextBarrierFinding()}, ${conditionFinding('$9', REACHES_HIDDEN_ROWS)})`
-    : `COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${refusedBuiltinFinding()}, ${runtimeCodeFinding()}, ${relationCodeFinding()}, ${configFinding()})`;
+    ? `COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${refusedBuiltinFinding()}, ${runtimeCodeFinding()}, ${utility}, ${relationCodeFinding()}, ${configFinding()}, ${statisticsFinding()}, ${systemColumnFinding()}, ${ownerRightsFinding()}, ${rowFiguresFinding()}, ${contextBarrierFinding()}, ${conditionFinding('$9', REACHES_HIDDEN_ROWS)})`
+    : `COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${refusedBuiltinFinding()}, ${runtimeCodeFinding()}, ${utility}, ${relationCodeFinding()}, ${configFinding()})`;
 }
 
 /**
@@ -335,6 +338,10 @@ export function resolveRefusal(message: string): HanactlError | undefined {
         hint: "Select from ordinary tables, or from views and functions that do not read the server's own catalogs of roles and sessions.",
       },
     );
+  }
+  if (kind === 'M') {
+    const refusal = utilityRefusal(what);
+    if (refusal) return refusal;
   }
   if (kind === 'O') {
     const refusal = ownerRightsRefusal(what);
