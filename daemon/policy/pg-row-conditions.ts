@@ -51,6 +51,18 @@ export interface ConditionSite {
    */
   readonly columns?: readonly string[];
   readonly relations?: readonly string[];
+  /**
+   * With `relations`, how many of each one's first columns its FROM alias list renames
+   * (`orders AS o(a, b)`): a name among those is no longer one of its columns.
+   */
+  readonly renamed?: readonly number[];
+  /**
+   * The site is a sub-select that reads no column of the condition's level (EXISTS, a scalar, ARRAY
+   * or row sub-select): the planner makes it an init plan whose value counts as leakproof, run when
+   * the condition first needs it, which may be on a hidden row (make_subplan, subselect.c), so any
+   * error or time of anything in it tells that row apart.
+   */
+  readonly subquery?: boolean;
 }
 
 /** The sites of a statement, and the first form with no readable function (`opaque`), if any. */
@@ -69,9 +81,34 @@ interface Level {
   readonly nested: boolean;
   /** The tables the level reads, as regclass text, when its FROM names only tables (no subquery, function or CTE). */
   readonly relations?: readonly string[];
+  /** With `relations`, how many of each one's first columns its alias list renames. */
+  readonly renamed?: readonly number[];
   /** Read an unqualified column name as the level's own (the second reading of a nested level's condition). */
   readonly own?: boolean;
+  /** The FROM items whose columns the planner may replace by their defining expressions, by the name the level gives them. */
+  readonly sources: ReadonlyMap<string, Source>;
+  /** Column names a FROM alias list of the level gives: an unqualified one is the level's own. */
+  readonly aliased: ReadonlySet<string>;
 }
+
+/**
+ * A FROM item whose columns are expressions of a query: a subquery, a CTE, VALUES, or a join of
+ * such. The planner pulls a simple one up into the level (pull_up_subqueries, prepjointree.c;
+ * a CTE read once is inlined first, PostgreSQL 12+), and each of its columns in a condition
+ * becomes the expression that defines it, which is then judged as if written there.
+ */
+interface Source {
+  /** The query and the alias list over its columns, or the items of a join. */
+  readonly body?: Node;
+  readonly colnames?: readonly string[];
+  readonly nested: boolean;
+  readonly items?: readonly Source[];
+  /** A recursive CTE: read as a work table, never inlined, so its columns are plain columns. */
+  readonly plain?: boolean;
+}
+
+/** What one column of a source is: plain columns of tables (`var`), expressions, or not known here. */
+type Definition = 'var' | 'unknown' | readonly { readonly expr: unknown; readonly level: Level }[];
 
 interface Context {
   readonly nested: boolean;
@@ -115,7 +152,7 @@ function strings(list: unknown): string[] {
 /** The sites of every statement of a parse tree's `stmts`. */
 export function conditionSites(stmts: readonly unknown[], operatorNames: (key: string, node: Node) => string[]): ConditionScan {
   const scan: ConditionScan = { sites: [] };
-  const ctes = new Set<string>();
+  const ctes = new Map<string, Node[]>();
   cteNames(stmts, ctes, 0);
   const reader = new Reader(scan, operatorNames, ctes);
   for (const raw of stmts) reader.visit(isNode(raw) ? raw.stmt : undefined, { nested: false, inner: false }, 0);
@@ -125,13 +162,17 @@ export function conditionSites(stmts: readonly unknown[], operatorNames: (key: s
 class Reader {
   readonly #scan: ConditionScan;
   readonly #operators: (key: string, node: Node) => string[];
-  readonly #ctes: ReadonlySet<string>;
+  readonly #ctes: ReadonlyMap<string, readonly Node[]>;
+  /** The query bodies whose columns are being looked up (a recursive CTE reads its own). */
+  readonly #open = new Set<unknown>();
+  /** What each defining expression read in place of a column holds (read once however often it is named). */
+  readonly #defined = new Map<unknown, Info>();
   /** The second reading of a condition: the statements and sublinks in it were visited by the first. */
   #quiet = false;
   /** The level of the expression being read (for the sites a column's neighbour flushes). */
   #level: Level | undefined;
 
-  constructor(scan: ConditionScan, operators: (key: string, node: Node) => string[], ctes: ReadonlySet<string>) {
+  constructor(scan: ConditionScan, operators: (key: string, node: Node) => string[], ctes: ReadonlyMap<string, readonly Node[]>) {
     this.#scan = scan;
     this.#operators = operators;
     this.#ctes = ctes;
@@ -168,10 +209,7 @@ class Reader {
 
   #select(body: Node, context: Context, depth: number): void {
     if (this.#tooDeep(depth)) return;
-    const names = new Set<string>();
-    fromNames(body.fromClause, names);
-    const relations = plainTables(body.fromClause, this.#ctes);
-    const level: Level = { names, nested: context.nested, ...(relations ? { relations } : {}) };
+    const level = this.#levelOf(body.fromClause, context.nested);
     for (const key in body) {
       const child = body[key];
       if (key === 'larg' || key === 'rarg') {
@@ -185,11 +223,222 @@ class Reader {
     }
   }
 
-  #write(key: string, body: Node, context: Context, depth: number): void {
+  /** The level of a query whose FROM list is `from` (and, for a write, whose target is `target`). */
+  #levelOf(from: unknown, nested: boolean, target?: unknown): Level {
+    const items = [...(target === undefined ? [] : [{ RangeVar: target }]), ...(Array.isArray(from) ? from : [])];
     const names = new Set<string>();
-    fromNames([{ RangeVar: body.relation }], names);
-    fromNames(key === 'DeleteStmt' ? body.usingClause : key === 'MergeStmt' ? [body.sourceRelation] : body.fromClause, names);
-    const level: Level = { names, nested: context.nested };
+    fromNames(items, names);
+    const aliased = new Set<string>();
+    aliasColumns(items, aliased);
+    const tables = plainTables(items, this.#ctes);
+    return {
+      names,
+      nested,
+      aliased,
+      sources: this.#sources(items, nested),
+      ...(tables ? { relations: tables.relations, ...(tables.renamed.some((count) => count > 0) ? { renamed: tables.renamed } : {}) } : {}),
+    };
+  }
+
+  /** The FROM items of a list whose columns are defined by expressions (subqueries, CTEs, VALUES, joins of them), by name. */
+  #sources(items: unknown, nested: boolean): Map<string, Source> {
+    const out = new Map<string, Source>();
+    const add = (item: unknown): Source | undefined => {
+      if (!isNode(item)) return undefined;
+      if (isNode(item.RangeSubselect)) {
+        const range = item.RangeSubselect;
+        const alias = aliasOf(range);
+        const source: Source = {
+          body: selectBody(range.subquery),
+          colnames: alias?.colnames ?? [],
+          nested: nested || range.lateral === true,
+        };
+        if (alias) out.set(alias.name, source);
+        return source;
+      }
+      if (isNode(item.RangeVar)) {
+        const range = item.RangeVar;
+        const ctes = range.schemaname === undefined && typeof range.relname === 'string' ? this.#ctes.get(range.relname) : undefined;
+        if (!ctes || typeof range.relname !== 'string') return undefined;
+        const alias = aliasOf(range);
+        // The alias list renames the first columns of the CTE's, which its own list names first.
+        const items = ctes.map((cte): Source => {
+          const own = strings(cte.aliascolnames);
+          const colnames = [...(alias?.colnames ?? [])];
+          for (let i = colnames.length; i < own.length; i++) colnames.push(own[i] as string);
+          return { body: selectBody(cte.ctequery), colnames, nested, ...(readsItself(cte) ? { plain: true } : {}) };
+        });
+        const source: Source = { items, nested };
+        out.set(alias?.name ?? range.relname, source);
+        return source;
+      }
+      if (isNode(item.JoinExpr)) {
+        const join = item.JoinExpr;
+        const inner = [add(join.larg), add(join.rarg)].filter((part): part is Source => part !== undefined);
+        const alias = aliasOf(join);
+        const source: Source = { items: inner, colnames: alias?.colnames ?? [], nested };
+        if (alias && inner.length > 0) out.set(alias.name, source);
+        return inner.length > 0 ? source : undefined;
+      }
+      return undefined;
+    };
+    const all: Source[] = [];
+    for (const item of Array.isArray(items) ? items : []) {
+      const source = add(item);
+      if (source) all.push(source);
+    }
+    if (all.length > 0) out.set('', { items: all, nested });
+    return out;
+  }
+
+  /** What the column `name` of `source` is, or undefined when it has no column of that name. */
+  #lookup(source: Source, name: string, depth: number): Definition | undefined {
+    if (depth > MAX_DEPTH) return 'unknown';
+    if (source.items) {
+      // A join's alias list renames columns whose order the join sets.
+      if (source.colnames?.includes(name)) return 'unknown';
+      return merge(source.items.map((item) => this.#lookup(item, name, depth + 1)));
+    }
+    if (source.plain) return 'var';
+    const body = source.body;
+    if (!body) return 'unknown';
+    // A recursive CTE's reference to itself reads its work table, never inlined: a plain column.
+    if (this.#open.has(body)) return 'var';
+    this.#open.add(body);
+    try {
+      const columns = this.#columns(body, source.nested, depth + 1);
+      if (!columns) return 'unknown';
+      const colnames = source.colnames ?? [];
+      const star = columns.findIndex((column) => column.star !== undefined);
+      const at = colnames.indexOf(name);
+      if (at >= 0) {
+        if (star >= 0 && star <= at) return 'unknown';
+        return columns[at]?.definition ?? 'unknown';
+      }
+      const found: (Definition | undefined)[] = [];
+      columns.forEach((column, i) => {
+        if (column.star) found.push(merge(column.star.map((inner) => (inner === 'table' ? 'var' : this.#lookup(inner, name, depth + 1)))));
+        else if (i >= colnames.length && column.name === name) found.push(column.definition);
+      });
+      return merge(found);
+    } finally {
+      this.#open.delete(body);
+    }
+  }
+
+  /** The output columns of a query body, in order, or undefined when they cannot be read here. */
+  #columns(body: Node, nested: boolean, depth: number): Column[] | undefined {
+    if (depth > MAX_DEPTH) return undefined;
+    if (body.op !== undefined && body.op !== 'SETOP_NONE') {
+      const left = isNode(body.larg) ? this.#columns(body.larg, nested, depth + 1) : undefined;
+      const right = isNode(body.rarg) ? this.#columns(body.rarg, nested, depth + 1) : undefined;
+      if (!left || !right || left.length !== right.length || [...left, ...right].some((column) => column.star)) return undefined;
+      return left.map((column, i) => ({ name: column.name, definition: merge([column.definition, right[i]?.definition]) }));
+    }
+    if (Array.isArray(body.valuesLists)) {
+      const level = this.#levelOf([], nested);
+      const columns: Column[] = [];
+      for (const row of body.valuesLists) {
+        const items = isNode(row) && isNode(row.List) && Array.isArray(row.List.items) ? row.List.items : [];
+        items.forEach((expr, i) => {
+          const column = (columns[i] ??= { name: `column${i + 1}`, definition: [] });
+          column.definition = [...(column.definition as readonly Defined[]), { expr, level }];
+        });
+      }
+      return columns;
+    }
+    const level = this.#levelOf(body.fromClause, nested);
+    const columns: Column[] = [];
+    for (const item of Array.isArray(body.targetList) ? body.targetList : []) {
+      const target = isNode(item) && isNode(item.ResTarget) ? item.ResTarget : undefined;
+      if (!target) continue;
+      const ref = isNode(target.val) && isNode(target.val.ColumnRef) ? target.val.ColumnRef : undefined;
+      const fields = ref && Array.isArray(ref.fields) ? ref.fields : [];
+      if (fields.some((field) => isNode(field) && field.A_Star !== undefined)) {
+        const qualifier = strings(fields).at(-1);
+        const inner = qualifier === undefined ? level.sources.get('') : level.sources.get(qualifier);
+        // A star over a table gives its plain columns; over a subquery, its columns as defined there.
+        columns.push({ star: [...(inner ? [inner] : []), 'table'] });
+      } else {
+        const name = typeof target.name === 'string' ? target.name : columnName(target.val);
+        columns.push({ name, definition: [{ expr: target.val, level }] });
+      }
+    }
+    return columns;
+  }
+
+  /**
+   * A column reference of `level` that names a column of a subquery, CTE or VALUES of its FROM:
+   * what the expressions that define it hold, read as if written in its place (the planner puts
+   * them there when it pulls the subquery up); undefined when it names a table's column.
+   */
+  #resolve(ref: Node, level: Level, depth: number): Info | undefined {
+    if (level.sources.size === 0) return undefined;
+    const fields = Array.isArray(ref.fields) ? ref.fields : [];
+    const names = strings(fields);
+    const star = fields.some((field) => isNode(field) && field.A_Star !== undefined);
+    let definition: Definition | undefined;
+    if (star) {
+      // A whole row of a subquery becomes a row of its expressions.
+      const source = names.length > 0 ? level.sources.get(names.at(-1) as string) : undefined;
+      if (!source) return undefined;
+      definition = 'unknown';
+    } else if (names.length >= 2) {
+      const source = level.sources.get(names.at(-2) as string);
+      definition = source ? this.#lookup(source, names.at(-1) as string, depth + 1) : undefined;
+    } else if (names.length === 1) {
+      const all = level.sources.get('');
+      definition = all ? this.#lookup(all, names[0] as string, depth + 1) : undefined;
+    }
+    if (definition === undefined || definition === 'var') return undefined;
+    if (definition === 'unknown') return { vars: false, constant: false };
+    // Each expression that may define the column is judged; the column counts as holding a column of the row only if all do.
+    const infos = definition.map((defined) => this.#defined1(defined, depth + 1));
+    this.#level = level;
+    const withVars = infos.filter((info) => info.vars);
+    if (withVars.length === infos.length) return this.#combine(infos);
+    for (const info of withVars) this.#flush(info);
+    const info = this.#combine(infos.filter((part) => !part.vars));
+    return { vars: false, constant: info.constant, ...(info.pending ? { pending: info.pending } : {}) };
+  }
+
+  /** What one defining expression holds, read at its own level; its sites and sub-selects are found where it is written. */
+  #defined1(defined: Defined, depth: number): Info {
+    let info = this.#defined.get(defined.expr);
+    if (!info) {
+      const quiet = this.#quiet;
+      this.#quiet = true;
+      try {
+        info = this.#expression(defined.expr, defined.level, depth + 1);
+      } finally {
+        this.#quiet = quiet;
+      }
+      // Names taken as an outer query's there are not this level's: the site stands whatever they name.
+      if (info.pending) info.pending.columns = new Set();
+      info = { vars: info.vars, constant: info.constant, ...(info.pending ? { pending: info.pending } : {}) };
+      this.#defined.set(defined.expr, info);
+    }
+    const pending = info.pending;
+    return {
+      vars: info.vars,
+      constant: info.constant,
+      ...(pending
+        ? {
+            pending: {
+              ...pending,
+              functions: new Set(pending.functions),
+              operators: new Set(pending.operators),
+              types: new Set(pending.types),
+              columns: new Set(),
+            },
+          }
+        : {}),
+    };
+  }
+
+  #write(key: string, body: Node, context: Context, depth: number): void {
+    const from = key === 'DeleteStmt' ? body.usingClause : key === 'MergeStmt' ? [body.sourceRelation] : body.fromClause;
+    const level: Level = { ...this.#levelOf(from, context.nested, body.relation), relations: undefined, renamed: undefined };
     for (const field in body) {
       const child = body[field];
       if (field === 'whereClause' || field === 'joinCondition') this.condition(child, level, depth + 1);
@@ -244,7 +493,9 @@ class Reader {
       types: [...pending.types],
       constant: pending.constant,
       numeric: pending.numeric,
-      ...(columns.length > 0 && relations && !level?.own ? { columns, relations } : {}),
+      ...(columns.length > 0 && relations && !level?.own
+        ? { columns, relations, ...(level?.renamed ? { renamed: level.renamed } : {}) }
+        : {}),
     });
     info.pending = undefined;
   }
@@ -317,15 +568,29 @@ class Reader {
       case 'SQLValueFunction':
         return { vars: false, constant: false };
       case 'ColumnRef': {
+        const defined = this.#resolve(body, level, depth);
+        if (defined) return defined;
         const fields = Array.isArray(body.fields) ? body.fields : [];
         const bare = fields.length === 1 ? strings(fields)[0] : undefined;
-        if (bare !== undefined && level.nested && level.own) return { vars: true, constant: false };
+        if (bare !== undefined && level.nested && (level.own || level.aliased.has(bare))) return { vars: true, constant: false };
         const vars = isColumnOf(body, level);
         return vars || bare === undefined ? { vars, constant: false } : { vars, constant: false, columns: new Set([bare]) };
       }
       case 'SubLink': {
         if (!this.#quiet) this.visit(body.subselect, { nested: true, inner: true }, depth + 1);
         this.#level = level;
+        // EXISTS, a scalar, ARRAY or row sub-select that reads no column of the level is an init
+        // plan; IN, ANY and ALL become a join or a SubPlan, which counts as leaky and runs after the filter.
+        if (body.subLinkType !== 'ANY_SUBLINK' && body.subLinkType !== 'ALL_SUBLINK' && !correlated(body.subselect, level.names))
+          this.#scan.sites.push({
+            shown: 'a sub-select',
+            functions: [],
+            operators: [],
+            types: [],
+            constant: false,
+            numeric: false,
+            subquery: true,
+          });
         const test = parts(body.testexpr);
         const operators = this.#operators('SubLink', body);
         const leaf: Info = { vars: false, constant: false };
@@ -452,8 +717,8 @@ function fromNames(items: unknown, out: Set<string>): void {
   }
 }
 
-/** Every CTE name anywhere in the tree, into `out`: a FROM item of that name may be the CTE rather than a table. */
-function cteNames(value: unknown, out: Set<string>, depth: number): void {
+/** Every CTE anywhere in the tree by name, into `out`: a FROM item of that name may be the CTE rather than a table. */
+function cteNames(value: unknown, out: Map<string, Node[]>, depth: number): void {
   if (depth > MAX_DEPTH) return;
   if (Array.isArray(value)) {
     for (const item of value) cteNames(item, out, depth + 1);
@@ -462,17 +727,26 @@ function cteNames(value: unknown, out: Set<string>, depth: number): void {
   if (!isNode(value)) return;
   for (const key in value) {
     const child = value[key];
-    if (key === 'CommonTableExpr' && isNode(child) && typeof child.ctename === 'string') out.add(child.ctename);
+    if (key === 'CommonTableExpr' && isNode(child) && typeof child.ctename === 'string') {
+      const list = out.get(child.ctename) ?? [];
+      list.push(child);
+      out.set(child.ctename, list);
+    }
     if (typeof child === 'object' && child !== null) cteNames(child, out, depth + 1);
   }
 }
 
-/** The tables a FROM list names as regclass text, when it names nothing else (no subquery, function, or name a CTE has). */
-function plainTables(items: unknown, ctes: ReadonlySet<string>): string[] | undefined {
+/**
+ * The tables a FROM list names as regclass text, with how many of each one's first columns its
+ * alias list renames, when it names nothing else (no subquery, function, name a CTE has, or join
+ * with an alias, which hides the names inside it).
+ */
+function plainTables(items: unknown, ctes: ReadonlyMap<string, unknown>): { relations: string[]; renamed: number[] } | undefined {
   const out: string[] = [];
+  const renamed: number[] = [];
   const add = (item: unknown): boolean => {
     if (!isNode(item)) return false;
-    if (isNode(item.JoinExpr)) return add(item.JoinExpr.larg) && add(item.JoinExpr.rarg);
+    if (isNode(item.JoinExpr)) return item.JoinExpr.alias === undefined && add(item.JoinExpr.larg) && add(item.JoinExpr.rarg);
     const range = isNode(item.RangeVar) ? item.RangeVar : undefined;
     if (!range || typeof range.relname !== 'string') return false;
     if (range.schemaname === undefined && ctes.has(range.relname)) return false;
@@ -480,8 +754,121 @@ function plainTables(items: unknown, ctes: ReadonlySet<string>): string[] | unde
       (part): part is string => typeof part === 'string' && part !== '',
     );
     out.push(parts.map((part) => `"${part.replaceAll('"', '""')}"`).join('.'));
+    renamed.push(aliasOf(range)?.colnames.length ?? 0);
     return true;
   };
   const list = Array.isArray(items) ? items : [];
-  return list.length > 0 && list.every(add) ? out : undefined;
+  return list.length > 0 && list.every(add) ? { relations: out, renamed } : undefined;
+}
+
+/** A FROM item's alias and its column list. */
+function aliasOf(item: Node): { name: string; colnames: string[] } | undefined {
+  const alias = isNode(item.alias) ? item.alias : undefined;
+  return alias && typeof alias.aliasname === 'string' ? { name: alias.aliasname, colnames: strings(alias.colnames) } : undefined;
+}
+
+/** The column names the alias lists of a FROM list give, into `out`. */
+function aliasColumns(items: unknown, out: Set<string>): void {
+  for (const item of Array.isArray(items) ? items : []) {
+    if (!isNode(item)) continue;
+    for (const key in item) {
+      const node = item[key];
+      if (!isNode(node)) continue;
+      for (const name of aliasOf(node)?.colnames ?? []) out.add(name);
+      if (key === 'JoinExpr') aliasColumns([node.larg, node.rarg], out);
+    }
+  }
+}
+
+/** True when a CTE's query names the CTE itself (WITH RECURSIVE): PostgreSQL does not inline such a CTE. */
+function readsItself(cte: Node): boolean {
+  let found = false;
+  const walk = (value: unknown, depth: number): void => {
+    if (found || depth > MAX_DEPTH) return;
+    if (Array.isArray(value)) {
+      for (const item of value) walk(item, depth + 1);
+      return;
+    }
+    if (!isNode(value)) return;
+    for (const key in value) {
+      const child = value[key];
+      if (key === 'RangeVar' && isNode(child) && child.schemaname === undefined && child.relname === cte.ctename) found = true;
+      if (typeof child === 'object' && child !== null) walk(child, depth + 1);
+    }
+  };
+  walk(cte.ctequery, 0);
+  return found;
+}
+
+/** The query body of a subquery or CTE node (`{ SelectStmt: ... }`), if it is one. */
+function selectBody(value: unknown): Node | undefined {
+  return isNode(value) && isNode(value.SelectStmt) ? value.SelectStmt : undefined;
+}
+
+/** One output column of a query body: its name and what defines it, or a star over the sources it expands. */
+interface Column {
+  readonly name?: string;
+  definition?: Definition;
+  readonly star?: readonly (Source | 'table')[];
+}
+
+type Defined = { readonly expr: unknown; readonly level: Level };
+
+/** What several possible definitions of one column together are: not known if any is not; every expression of those that are expressions. */
+function merge(all: readonly (Definition | undefined)[]): Definition | undefined {
+  if (all.includes('unknown')) return 'unknown';
+  const exprs = all.filter((item): item is readonly Defined[] => Array.isArray(item)).flat();
+  if (exprs.length > 0) return exprs;
+  return all.includes('var') ? 'var' : undefined;
+}
+
+/** The name PostgreSQL gives a select-list item without AS (FigureColname, parse_target.c), as far as a reference can use it. */
+function columnName(value: unknown): string {
+  if (!isNode(value)) return '?column?';
+  if (isNode(value.ColumnRef)) return strings(value.ColumnRef.fields).at(-1) ?? '?column?';
+  if (isNode(value.FuncCall)) return strings(value.FuncCall.funcname).at(-1) ?? '?column?';
+  if (isNode(value.TypeCast)) {
+    const inner = columnName(value.TypeCast.arg);
+    return inner !== '?column?'
+      ? inner
+      : ((isNode(value.TypeCast.typeName) ? strings(value.TypeCast.typeName.names).at(-1) : undefined) ?? '?column?');
+  }
+  if (isNode(value.A_Indirection)) return strings(value.A_Indirection.indirection).at(-1) ?? columnName(value.A_Indirection.arg);
+  if (isNode(value.CaseExpr)) return 'case';
+  if (isNode(value.SubLink))
+    return value.SubLink.subLinkType === 'EXISTS_SUBLINK' ? 'exists' : value.SubLink.subLinkType === 'ARRAY_SUBLINK' ? 'array' : '?column?';
+  return '?column?';
+}
+
+/**
+ * True when a sub-select reads a column of the level whose FROM gives `names` (qualified by one of
+ * them that no FROM inside it gives too): the planner then runs it per row, as a SubPlan, which
+ * counts as leaky. An unqualified name is not counted: it may be the sub-select's own.
+ */
+function correlated(subselect: unknown, names: ReadonlySet<string>): boolean {
+  const qualifiers = new Set<string>();
+  const inner = new Set<string>();
+  const walk = (value: unknown, depth: number): void => {
+    if (depth > MAX_DEPTH) return;
+    if (Array.isArray(value)) {
+      for (const item of value) walk(item, depth + 1);
+      return;
+    }
+    if (!isNode(value)) return;
+    for (const key in value) {
+      const child = value[key];
+      if (key === 'ColumnRef' && isNode(child)) {
+        const fields = Array.isArray(child.fields) ? child.fields : [];
+        const parts = strings(fields);
+        const star = fields.some((field) => isNode(field) && field.A_Star !== undefined);
+        const qualifier = star ? parts.at(-1) : parts.length >= 2 ? parts.at(-2) : undefined;
+        if (qualifier !== undefined) qualifiers.add(qualifier);
+      }
+      if (key === 'fromClause' || key === 'usingClause') fromNames(child, inner);
+      if (key === 'CommonTableExpr' && isNode(child) && typeof child.ctename === 'string') inner.add(child.ctename);
+      if (typeof child === 'object' && child !== null) walk(child, depth + 1);
+    }
+  };
+  walk(subselect, 0);
+  return [...qualifiers].some((name) => names.has(name) && !inner.has(name));
 }

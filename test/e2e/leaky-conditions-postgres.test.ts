@@ -185,6 +185,57 @@ describe.skipIf(!available)('conditions that could run on hidden rows on Postgre
     expect(ids(await scoped.call('run_query', { sql: "SELECT id FROM my_ledger WHERE note = 'mine'" }))).toEqual([1]);
   });
 
+  it('refuses a sub-select that reads no column of the row, which runs when first reached, alike whether or not a hidden row matches', async () => {
+    for (const fails of [
+      '(SELECT true LIMIT -1)',
+      '(SELECT true OFFSET -1)',
+      "(SELECT x FROM has_table_privilege('nope', 'select') x)",
+      "(SELECT ('-1'::information_schema.cardinal_number) IS NULL)",
+      'EXISTS (SELECT FROM pg_class LIMIT -1)',
+    ]) {
+      const guess = (prefix: string) => `SELECT id FROM orders WHERE CASE WHEN note ^@ '${prefix}' THEN ${fails} ELSE true END`;
+      const hidden = refused(await scoped.call('run_query', { sql: guess('hidden') }));
+      const absent = refused(await scoped.call('run_query', { sql: guess('zzz') }));
+      expect(hidden).toBe(absent);
+      expect(hidden).toContain('sub-select');
+      expect(hidden).toMatch(/CTE or a subquery joined in FROM/);
+    }
+  });
+
+  it('refuses an outer column that a FROM alias list renamed the table column away from', async () => {
+    const sql =
+      "SELECT (SELECT count(*) FROM orders AS o(id, customer_id, n2) WHERE CASE WHEN o.n2 ^@ 'hidden' THEN has_table_privilege(note, 'select') ELSE true END) FROM (VALUES ('nope')) AS v(note)";
+    expect(refused(await scoped.call('run_query', { sql }))).toContain('has_table_privilege()');
+  });
+
+  it('refuses a column of a subquery or CTE whose defining expression holds no column of the row', async () => {
+    const cond = "CASE WHEN o.note ^@ 'hidden' THEN has_table_privilege(v.x, 'select') ELSE true END";
+    for (const sql of [
+      `SELECT o.id FROM (SELECT 'nope'::text AS x) v, orders o WHERE ${cond}`,
+      `WITH v AS (SELECT 'nope'::text AS x) SELECT o.id FROM v, orders o WHERE ${cond}`,
+      `SELECT o.id FROM (VALUES ('nope')) v(x) JOIN orders o ON ${cond}`,
+    ]) {
+      expect(refused(await scoped.call('run_query', { sql })), sql).toContain('has_table_privilege()');
+    }
+    const update = `UPDATE orders o SET note = o.note FROM (SELECT 'nope'::text AS x) v WHERE ${cond}`;
+    expect(refused(await writable.call('run_query', { sql: update }))).toContain('has_table_privilege()');
+  });
+
+  it('answers IN (SELECT ...), a correlated sub-select, a CTE of plain columns, a join, and a computed CTE joined in', async () => {
+    const ids = (result: CallToolResult) => rowsOf(result).map((row) => row.id);
+    for (const sql of [
+      'SELECT id FROM orders WHERE id IN (SELECT i.order_id FROM items i)',
+      "SELECT id FROM orders WHERE CASE WHEN note ^@ 'm' THEN id IN (SELECT 1) ELSE true END",
+      'SELECT o.id FROM orders o WHERE o.id = (SELECT max(i.order_id) FROM items i WHERE i.order_id = o.id)',
+      "WITH c AS (SELECT id, note FROM orders) SELECT c.id FROM c WHERE lower(c.note) = 'mine'",
+      "SELECT v.id FROM (SELECT o.id, o.note AS n FROM orders o) v WHERE lower(v.n) = 'mine'",
+      "SELECT o.id FROM orders o JOIN items i ON i.order_id = o.id WHERE lower(i.sku) = 'sku-mine'",
+      'WITH m AS (SELECT max(id) AS top FROM orders) SELECT o.id FROM orders o, m WHERE o.id <= m.top',
+    ]) {
+      expect(ids(await scoped.call('run_query', { sql })), sql).toEqual([1]);
+    }
+  });
+
   it('keeps such conditions where no context names are declared', async () => {
     const result = await plain.call('run_query', { sql: oracle('no-such-note', "has_table_privilege('orders', 'select')") });
     expect(textOf(result)).not.toContain('leaky-condition');

@@ -59,7 +59,8 @@ export function conditionsValue(references: StatementReferences): string {
       t: site.types,
       c: site.constant,
       n: site.numeric,
-      ...(site.columns && site.relations ? { u: site.columns, r: site.relations } : {}),
+      ...(site.columns && site.relations ? { u: site.columns, r: site.relations, ...(site.renamed ? { k: site.renamed } : {}) } : {}),
+      ...(site.subquery ? { s: true } : {}),
     })),
   );
 }
@@ -88,20 +89,27 @@ function siteNames(site: string): string {
          NOT EXISTS (SELECT FROM ${operator} AND ${notImmutable('p')} AND ${numericOperands})
     FROM ${names('o')}
   UNION ALL SELECT 't', x.name, NOT EXISTS (SELECT FROM ${type}), NOT EXISTS (SELECT FROM ${type} AND ${typeFunctions})
-    FROM ${names('t')}`;
+    FROM ${names('t')}
+  UNION ALL SELECT 's', 'sub-select', false, false WHERE (${site} OPERATOR(${G}.->>) 's') OPERATOR(${G}.=) 'true'`;
 }
 
 /**
  * True when the site `site` (jsonb) holds unqualified names taken as an outer query's (`u`) and
- * each is a column of a table its level reads (`r`): the server reads them as that level's own, so
- * the site is none (its level's second reading holds the sites that remain).
+ * each is a column of a table its level reads (`r`), past the first `k` (its FROM alias list
+ * renames those; dropped columns take no alias, as buildRelationAliases skips them): the server
+ * reads them as that level's own, so the site is none (its level's second reading holds the sites
+ * that remain).
  */
 function ownColumns(site: string): string {
   return `(COALESCE(${G}.jsonb_typeof(${site} OPERATOR(${G}.->) 'u'), '') OPERATOR(${G}.=) 'array'
      AND NOT EXISTS (SELECT FROM ${G}.jsonb_array_elements_text(${site} OPERATOR(${G}.->) 'u') AS u(name)
-                      WHERE NOT EXISTS (SELECT FROM ${G}.jsonb_array_elements_text(${site} OPERATOR(${G}.->) 'r') AS r(name)
+                      WHERE NOT EXISTS (SELECT FROM ${G}.jsonb_array_elements_text(${site} OPERATOR(${G}.->) 'r') WITH ORDINALITY AS r(name, i)
                                           JOIN ${G}.pg_attribute a ON a.attrelid OPERATOR(${G}.=) ${G}.to_regclass(r.name)
-                                         WHERE a.attname OPERATOR(${G}.=) u.name AND a.attnum OPERATOR(${G}.>) 0 AND NOT a.attisdropped)))`;
+                                         WHERE a.attname OPERATOR(${G}.=) u.name AND a.attnum OPERATOR(${G}.>) 0 AND NOT a.attisdropped
+                                           AND (SELECT ${G}.count(*) FROM ${G}.pg_attribute b
+                                                 WHERE b.attrelid OPERATOR(${G}.=) a.attrelid AND b.attnum OPERATOR(${G}.>) 0
+                                                   AND b.attnum OPERATOR(${G}.<=) a.attnum AND NOT b.attisdropped)
+                                               OPERATOR(${G}.>) COALESCE(((${site} OPERATOR(${G}.->) 'k') OPERATOR(${G}.->>) (r.i OPERATOR(${G}.-) 1)::${G}.int4)::${G}.int8, 0))))`;
 }
 
 /**
@@ -126,9 +134,18 @@ export const REACHES_HIDDEN_ROWS = `EXISTS (SELECT FROM reach r JOIN ${G}.pg_cla
 
 /** The refusal for a finding `<f|o|t> <name>` (what follows the kind), or undefined. */
 export function conditionRefusal(what: string): HanactlError | undefined {
-  const found = /^([fot]) (.+)$/s.exec(what);
+  const found = /^([fots]) (.+)$/s.exec(what);
   if (!found) return undefined;
   const [, kind, name] = found as unknown as [string, string, string];
+  if (kind === 's')
+    return new HanactlError(
+      'STATEMENT_REFUSED',
+      'Refused: a condition of this statement (WHERE, JOIN ... ON, HAVING, or the select list of a subquery or CTE) holds a sub-select that reads no column of the row (EXISTS, a scalar or ARRAY sub-select), and PostgreSQL runs such a sub-select once, when the condition first needs its value, which may be on a row the row-security policy (or security_barrier view) hides, before their filter: its error or time would tell those rows apart. Compute such a value in a CTE or a subquery joined in FROM, or pass it as a parameter.',
+      {
+        rule: 'leaky-condition',
+        hint: "Compute the value in a CTE or a subquery joined in FROM (WITH m AS (SELECT max(x) AS v FROM t) SELECT ... FROM orders, m WHERE amount > m.v), use IN (SELECT ...), refer to a column of the row in the sub-select with its table's name or alias, or compute it on the client and pass it as a parameter ($1).",
+      },
+    );
   const called = kind === 'f' ? `${name}()` : kind === 'o' ? `the operator ${name}` : `a cast to ${name}`;
   return new HanactlError(
     'STATEMENT_REFUSED',
