@@ -20,6 +20,12 @@
  * What each site calls is judged against the catalog where the statement runs
  * (postgres-row-conditions.ts in the engine); a site in a form whose functions the server chooses
  * without a name here (GREATEST, XML and JSON forms) is named as `opaque`.
+ *
+ * The condition is read as the planner will see it at the scan: a column of a subquery, CTE or
+ * VALUES in FROM is the expression that defines it (pull_up_subqueries, prepjointree.c), and an
+ * EXISTS, scalar, ARRAY or row sub-select that reads no column of its level is an init plan whose
+ * Param counts as leakproof and runs when first reached (make_subplan, subselect.c), a site of its
+ * own; IN, ANY and ALL become a join or a SubPlan, which contain_leaked_vars counts as leaky.
  */
 
 type Node = Record<string, unknown>;
