@@ -3,11 +3,12 @@
  * (COPY to a file or a program, ANALYZE, LOAD, CHECKPOINT, REINDEX, CLUSTER, PREPARE), through
  * the real shim, daemon and PostgreSQL on a read-only superuser connection: sent directly each
  * statement is refused, and reached through a function, a view, sample_rows, explain_query or
- * ROWS FROM it is refused too, with nothing left behind.
+ * ROWS FROM it is refused too, with nothing left behind. And a foreign table, whose rows come
+ * from a server the walk does not see (a loopback postgres_fdw server here).
  */
 import { existsSync, rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ScratchPgDatabase, scratchPgDatabase, serverAvailable } from '../helpers/engines.js';
+import { PG_URL, type ScratchPgDatabase, scratchPgDatabase, serverAvailable } from '../helpers/engines.js';
 import { TestHome } from '../helpers/hanactl-home.js';
 import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
 
@@ -17,6 +18,8 @@ const FILE = `/tmp/${TAG}_file`;
 const PROGRAM = `/tmp/${TAG}_program`;
 const SQL_FILE = `/tmp/${TAG}_sql`;
 const WRITER_FILE = `/tmp/${TAG}_writer`;
+
+const loopback = new URL(PG_URL);
 
 const OBJECTS = [
   'CREATE TABLE public.t (id int PRIMARY KEY, copy int, load int, "analyze" int)',
@@ -37,9 +40,17 @@ const OBJECTS = [
   // Controls: a body that only reads, and columns named like the statements.
   'CREATE FUNCTION public.f_select() RETURNS bigint LANGUAGE plpgsql AS $$ BEGIN RETURN (SELECT count(*) FROM public.t WHERE copy > 0 AND load > 0); END $$',
   'CREATE FUNCTION public.f_sql_select() RETURNS bigint LANGUAGE sql AS $$ SELECT sum(copy + load + "analyze") FROM public.t $$',
+  // A foreign table over a loopback server to this same database, and a partition that is one.
+  'CREATE EXTENSION postgres_fdw',
+  `CREATE SERVER loop FOREIGN DATA WRAPPER postgres_fdw OPTIONS (host '${loopback.hostname}', port '${loopback.port || '5432'}', dbname '${TAG}')`,
+  `CREATE USER MAPPING FOR CURRENT_USER SERVER loop OPTIONS (user '${decodeURIComponent(loopback.username || 'postgres')}')`,
+  "CREATE FOREIGN TABLE public.loopft (id int) SERVER loop OPTIONS (schema_name 'public', table_name 't')",
+  'CREATE TABLE public.parts (id int) PARTITION BY RANGE (id)',
+  'CREATE TABLE public.parts_local PARTITION OF public.parts FOR VALUES FROM (0) TO (100)',
+  "CREATE FOREIGN TABLE public.parts_remote PARTITION OF public.parts FOR VALUES FROM (100) TO (200) SERVER loop OPTIONS (schema_name 'public', table_name 't')",
 ];
 
-describe.skipIf(!available)('utility statements in function bodies on a read-only connection', () => {
+describe.skipIf(!available)('utility statements in function bodies and foreign tables on a read-only connection', () => {
   const home = new TestHome();
   let scratch: ScratchPgDatabase | undefined;
   let su: ShimHandle;
@@ -138,5 +149,25 @@ describe.skipIf(!available)('utility statements in function bodies on a read-onl
       expect(result.isError, `${sql}: ${textOf(result)}`).toBeFalsy();
       expect(result.structuredContent).toMatchObject({ rows: [row] });
     }
+  });
+
+  it('refuses a foreign table and a foreign partition, naming the server and its wrapper', async () => {
+    for (const [tool, args] of [
+      ['run_query', { sql: 'SELECT * FROM loopft' }],
+      ['run_query', { sql: 'SELECT * FROM parts' }],
+      ['sample_rows', { schema: 'public', table: 'loopft' }],
+    ] as const) {
+      const result = await su.call(tool, args);
+      expect(result.isError, `${tool} ${JSON.stringify(args)}: ${textOf(result)}`).toBe(true);
+      expect(textOf(result)).toMatch(
+        /foreign table (loopft|parts_remote) \(server loop, foreign-data wrapper postgres_fdw\).*this connection is read-only/,
+      );
+    }
+    // A table without a foreign partition still answers; a writable connection still reads the foreign table.
+    const local = await su.call('run_query', { sql: 'SELECT count(*)::int AS n FROM parts_local' });
+    expect(local.isError, textOf(local)).toBeFalsy();
+    const written = await writer.call('run_query', { sql: 'SELECT count(*)::int AS n FROM loopft' });
+    expect(written.isError, textOf(written)).toBeFalsy();
+    expect(written.structuredContent).toMatchObject({ rows: [{ n: 40 }] });
   });
 });

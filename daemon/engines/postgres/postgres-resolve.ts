@@ -4,6 +4,7 @@ import { PG_HANACTL_SECRET_RELATIONS, PG_REFUSED_RELATION_NAMES } from '../../po
 import type { StatementReferences } from '../../policy/types.js';
 import type { BatchStep } from './postgres-batch.js';
 import { contextBarrierFinding, contextBarrierRefusal } from './postgres-context-barrier.js';
+import { foreignTableFinding, foreignTableRefusal } from './postgres-foreign-tables.js';
 import { childRelation, loginBypasses, ownerRightsFinding, ownerRightsRefusal } from './postgres-owner-rights.js';
 import {
   builtinObjection,
@@ -283,7 +284,8 @@ function walkValues(references: StatementReferences): BatchStep['values'] {
  * foreign tables it cannot judge, refused built-ins (with the connection's mode: the list bound
  * as $8) and functions whose code it cannot judge
  * before they run (runtimeCodeFinding), utility statements in function bodies (with the
- * connection's mode: postgres-utility-bodies.ts); where rows are separated also the executor's statistics
+ * connection's mode: postgres-utility-bodies.ts); on a read-only connection and where rows are
+ * separated, every foreign table (postgres-foreign-tables.ts); where rows are separated also the executor's statistics
  * and relations that read a table under row security with their owner's rights
  * (postgres-owner-rights.ts), sequences and views over pg_class's figures (postgres-row-figures.ts),
  * views and inlinable functions that filter by context values without a barrier
@@ -292,9 +294,11 @@ function walkValues(references: StatementReferences): BatchStep['values'] {
  */
 function findings(references: StatementReferences): string {
   const utility = utilityFinding(references.readOnly === true);
+  // Last: a finding that says more of the same table (owner-rights, credential-read) comes first.
+  const foreign = references.readOnly || references.separated ? `, ${foreignTableFinding(references.separated === true)}` : '';
   return references.separated
-    ? `COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${refusedBuiltinFinding()}, ${runtimeCodeFinding()}, ${utility}, ${relationCodeFinding()}, ${configFinding()}, ${statisticsFinding()}, ${systemColumnFinding()}, ${ownerRightsFinding()}, ${rowFiguresFinding()}, ${contextBarrierFinding()}, ${conditionFinding('$9', REACHES_HIDDEN_ROWS)})`
-    : `COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${refusedBuiltinFinding()}, ${runtimeCodeFinding()}, ${utility}, ${relationCodeFinding()}, ${configFinding()})`;
+    ? `COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${refusedBuiltinFinding()}, ${runtimeCodeFinding()}, ${utility}, ${relationCodeFinding()}, ${configFinding()}, ${statisticsFinding()}, ${systemColumnFinding()}, ${ownerRightsFinding()}, ${rowFiguresFinding()}, ${contextBarrierFinding()}, ${conditionFinding('$9', REACHES_HIDDEN_ROWS)}${foreign})`
+    : `COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${refusedBuiltinFinding()}, ${runtimeCodeFinding()}, ${utility}, ${relationCodeFinding()}, ${configFinding()}${foreign})`;
 }
 
 /**
@@ -338,6 +342,10 @@ export function resolveRefusal(message: string): HanactlError | undefined {
         hint: "Select from ordinary tables, or from views and functions that do not read the server's own catalogs of roles and sessions.",
       },
     );
+  }
+  if (kind === 'W') {
+    const refusal = foreignTableRefusal(what);
+    if (refusal) return refusal;
   }
   if (kind === 'M') {
     const refusal = utilityRefusal(what);
