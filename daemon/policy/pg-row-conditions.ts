@@ -69,6 +69,16 @@ export interface ConditionSite {
    * error or time of anything in it tells that row apart.
    */
   readonly subquery?: boolean;
+  /**
+   * The site as read with the level's columns of relations named in FROM taken as columns of views
+   * whose definition holds no column of the row (a view is pulled up like a subquery, its column
+   * replaced by that definition): each `[relation, column, position in the FROM alias list or 0]`.
+   * The site is none when any of them is a column of a table or a plain column of a view (the
+   * reading with them as columns holds the sites that remain then).
+   */
+  readonly views?: readonly (readonly [string, string, number])[];
+  /** With `views`: the site is a view's column itself, whose definition may call anything. */
+  readonly viewColumn?: boolean;
 }
 
 /** The sites of a statement, and the first form with no readable function (`opaque`), if any. */
@@ -95,6 +105,14 @@ interface Level {
   readonly sources: ReadonlyMap<string, Source>;
   /** Column names a FROM alias list of the level gives: an unqualified one is the level's own. */
   readonly aliased: ReadonlySet<string>;
+  /** The relations (tables or views) the level's FROM names, by the name it gives them ('' for all). */
+  readonly tables: ReadonlyMap<string, readonly Named[]>;
+}
+
+/** A relation a FROM item names (a table or a view), as regclass text, with its alias list. */
+interface Named {
+  readonly relation: string;
+  readonly colnames: readonly string[];
 }
 
 /**
@@ -144,6 +162,10 @@ interface Pending {
   constant: boolean;
   numeric: boolean;
   columns: Set<string>;
+  /** Columns of relations named in FROM it reads, as JSON `[relation, column, position]`, in the reading that takes them as views'. */
+  pairs: Set<string>;
+  /** It holds a view's column read as its definition. */
+  column: boolean;
 }
 
 function strings(list: unknown): string[] {
@@ -173,6 +195,9 @@ class Reader {
   readonly #open = new Set<unknown>();
   /** What each defining expression read in place of a column holds (read once however often it is named). */
   readonly #defined = new Map<unknown, Info>();
+  /** The reading that takes columns of relations named in FROM as views' columns defined with no column of the row. */
+  #views = false;
+  readonly #definedAsViews = new Map<unknown, Info>();
   /** The second reading of a condition: the statements and sublinks in it were visited by the first. */
   #quiet = false;
   /** The level of the expression being read (for the sites a column's neighbour flushes). */
@@ -241,6 +266,7 @@ class Reader {
       names,
       nested,
       aliased,
+      tables: namedRelations(items, this.#ctes),
       sources: this.#sources(items, nested),
       ...(tables ? { relations: tables.relations, ...(tables.renamed.some((count) => count > 0) ? { renamed: tables.renamed } : {}) } : {}),
     };
@@ -410,7 +436,8 @@ class Reader {
 
   /** What one defining expression holds, read at its own level; its sites and sub-selects are found where it is written. */
   #defined1(defined: Defined, depth: number): Info {
-    let info = this.#defined.get(defined.expr);
+    const memo = this.#views ? this.#definedAsViews : this.#defined;
+    let info = memo.get(defined.expr);
     if (!info) {
       const quiet = this.#quiet;
       this.#quiet = true;
@@ -422,7 +449,7 @@ class Reader {
       // Names taken as an outer query's there are not this level's: the site stands whatever they name.
       if (info.pending) info.pending.columns = new Set();
       info = { vars: info.vars, constant: info.constant, ...(info.pending ? { pending: info.pending } : {}) };
-      this.#defined.set(defined.expr, info);
+      memo.set(defined.expr, info);
     }
     const pending = info.pending;
     return {
@@ -436,6 +463,7 @@ class Reader {
               operators: new Set(pending.operators),
               types: new Set(pending.types),
               columns: new Set(),
+              pairs: new Set(pending.pairs),
             },
           }
         : {}),
@@ -477,7 +505,19 @@ class Reader {
   condition(expression: unknown, level: Level, depth: number): void {
     if (expression === undefined) return;
     this.#flush(this.#expression(expression, level, depth), level);
-    if (!level.nested || !level.relations || this.#quiet) return;
+    if (this.#quiet || this.#views) return;
+    if (level.tables.size > 0) {
+      // Read again with the columns of relations it names as views' columns defined on no column of the row.
+      this.#quiet = true;
+      this.#views = true;
+      try {
+        this.#flush(this.#expression(expression, level, depth), level);
+      } finally {
+        this.#quiet = false;
+        this.#views = false;
+      }
+    }
+    if (!level.nested || !level.relations) return;
     // Read again with unqualified names as the level's own: the sites that remain if they are.
     this.#quiet = true;
     try {
@@ -499,8 +539,14 @@ class Reader {
       types: [...pending.types],
       constant: pending.constant,
       numeric: pending.numeric,
-      ...(columns.length > 0 && relations && !level?.own
+      ...(columns.length > 0 && relations && !level?.own && !this.#views
         ? { columns, relations, ...(level?.renamed ? { renamed: level.renamed } : {}) }
+        : {}),
+      ...(pending.pairs.size > 0
+        ? {
+            views: [...pending.pairs].map((pair) => JSON.parse(pair) as [string, string, number]),
+            ...(pending.column ? { viewColumn: true } : {}),
+          }
         : {}),
     });
     info.pending = undefined;
@@ -520,7 +566,10 @@ class Reader {
     let pending: Pending | undefined;
     for (const part of parts) {
       if (!part.pending) continue;
-      if (!pending) pending = { ...part.pending, functions: new Set(), operators: new Set(), types: new Set(), columns: new Set() };
+      if (!pending)
+        pending = { ...part.pending, functions: new Set(), operators: new Set(), types: new Set(), columns: new Set(), pairs: new Set() };
+      for (const pair of part.pending.pairs) pending.pairs.add(pair);
+      pending.column ||= part.pending.column;
       for (const name of part.pending.functions) pending.functions.add(name);
       for (const name of part.pending.operators) pending.operators.add(name);
       for (const name of part.pending.types) pending.types.add(name);
@@ -544,6 +593,8 @@ class Reader {
       constant: info.constant,
       numeric,
       columns: new Set(info.columns),
+      pairs: new Set(),
+      column: false,
     };
     pending.shown = shown;
     pending.constant = info.constant;
@@ -578,6 +629,8 @@ class Reader {
         if (defined) return defined;
         const fields = Array.isArray(body.fields) ? body.fields : [];
         const bare = fields.length === 1 ? strings(fields)[0] : undefined;
+        const view = this.#views ? viewColumn(body, level) : undefined;
+        if (view) return view;
         if (bare !== undefined && level.nested && (level.own || level.aliased.has(bare))) return { vars: true, constant: false };
         const vars = isColumnOf(body, level);
         return vars || bare === undefined ? { vars, constant: false } : { vars, constant: false, columns: new Set([bare]) };
@@ -671,6 +724,8 @@ class Reader {
       default: {
         // A form whose functions the server chooses without a name here: judged whole.
         const info = this.#combine(this.#list(Object.values(body), level, depth));
+        // Taking columns as views' is a reading the catalog may set aside: what it holds stays a site in the making.
+        if (this.#views) return info;
         if (!info.vars) this.#scan.opaque ??= describe(kind ?? 'an expression');
         return { vars: info.vars, constant: info.constant };
       }
@@ -765,6 +820,65 @@ function plainTables(items: unknown, ctes: ReadonlyMap<string, unknown>): { rela
   };
   const list = Array.isArray(items) ? items : [];
   return list.length > 0 && list.every(add) ? { relations: out, renamed } : undefined;
+}
+
+/** The relations a FROM list names (tables or views; not a CTE's name), by the name it gives each, and all under ''. */
+function namedRelations(items: unknown, ctes: ReadonlyMap<string, unknown>): Map<string, Named[]> {
+  const out = new Map<string, Named[]>();
+  const all: Named[] = [];
+  const add = (item: unknown): Named[] => {
+    if (!isNode(item)) return [];
+    if (isNode(item.JoinExpr)) {
+      const inner = [...add(item.JoinExpr.larg), ...add(item.JoinExpr.rarg)];
+      const alias = aliasOf(item.JoinExpr);
+      // A join's alias list renames columns whose order the join sets: those are not followed.
+      if (alias && alias.colnames.length === 0) out.set(alias.name, inner);
+      return inner;
+    }
+    const range = isNode(item.RangeVar) ? item.RangeVar : undefined;
+    if (!range || typeof range.relname !== 'string') return [];
+    if (range.schemaname === undefined && ctes.has(range.relname)) return [];
+    const parts = [range.catalogname, range.schemaname, range.relname].filter(
+      (part): part is string => typeof part === 'string' && part !== '',
+    );
+    const alias = aliasOf(range);
+    const named: Named = { relation: parts.map((part) => `"${part.replaceAll('"', '""')}"`).join('.'), colnames: alias?.colnames ?? [] };
+    out.set(alias?.name ?? range.relname, [named]);
+    all.push(named);
+    return [named];
+  };
+  for (const item of Array.isArray(items) ? items : []) add(item);
+  if (all.length > 0) out.set('', all);
+  return out;
+}
+
+/**
+ * In the reading that takes them as views' columns: a column of a relation the level names, as a
+ * site in the making on no column of the row, with the relation and column it may be.
+ */
+function viewColumn(ref: Node, level: Level): Info | undefined {
+  const fields = Array.isArray(ref.fields) ? ref.fields : [];
+  if (fields.some((field) => isNode(field) && field.A_Star !== undefined)) return undefined;
+  const names = strings(fields);
+  const name = names.at(-1);
+  if (name === undefined) return undefined;
+  // An unqualified name may be a column of any relation the level names (or, in a sublink, an
+  // outer query's: none of them has it then, and the first reading holds that site).
+  const candidates = level.tables.get(names.length >= 2 ? (names.at(-2) as string) : '');
+  if (!candidates || candidates.length === 0) return undefined;
+  const pairs = new Set(candidates.map((named) => JSON.stringify([named.relation, name, named.colnames.indexOf(name) + 1])));
+  const pending: Pending = {
+    shown: `column ${name}`,
+    functions: new Set(),
+    operators: new Set(),
+    types: new Set(),
+    constant: false,
+    numeric: false,
+    columns: new Set(),
+    pairs,
+    column: true,
+  };
+  return { vars: false, constant: false, pending };
 }
 
 /** A FROM item's alias and its column list. */

@@ -36,6 +36,11 @@ const OBJECTS = [
   "INSERT INTO ledger VALUES (1, 1, 'mine'), (2, 2, 'hidden-note-B')",
   `CREATE VIEW my_ledger WITH (security_barrier) AS SELECT id, note FROM ledger WHERE customer_id = current_setting('mcp.customer_id')::int`,
   'CREATE SEQUENCE cnt',
+  // Views pulled up into the caller's query: a column defined on no column of the row, and plain ones.
+  "CREATE VIEW flag WITH (security_invoker = true) AS SELECT has_table_privilege('nope', 'select') AS x, 1 AS one",
+  "CREATE VIEW flag_sub WITH (security_invoker = true) AS SELECT s.x FROM (SELECT 'nope'::text AS x) s",
+  'CREATE VIEW order_items WITH (security_invoker = true) AS SELECT o.id, i.sku FROM orders o JOIN items i ON i.order_id = o.id',
+  `GRANT SELECT ON flag, flag_sub, order_items TO ${AGENT}`,
   `GRANT SELECT ON orders, items, my_ledger TO ${AGENT}`,
   `GRANT SELECT, INSERT, UPDATE ON orders TO ${AGENT}`,
   `GRANT USAGE, SELECT, UPDATE ON SEQUENCE cnt TO ${AGENT}`,
@@ -234,6 +239,20 @@ describe.skipIf(!available)('conditions that could run on hidden rows on Postgre
     ]) {
       expect(ids(await scoped.call('run_query', { sql })), sql).toEqual([1]);
     }
+  });
+
+  it("refuses a view's column whose definition is not a plain column, and answers a join view's plain columns", async () => {
+    for (const sql of [
+      "SELECT o.id FROM flag v, orders o WHERE CASE WHEN o.note ^@ 'hidden' THEN v.x ELSE true END",
+      "SELECT o.id FROM flag_sub v, orders o WHERE CASE WHEN o.note ^@ 'hidden' THEN has_table_privilege(v.x, 'select') ELSE true END",
+    ]) {
+      refused(await scoped.call('run_query', { sql }));
+    }
+    const text = refused(await scoped.call('run_query', { sql: 'SELECT o.id FROM flag v JOIN orders o ON v.x' }));
+    expect(text).toContain('the column flag.x of a view');
+    const ids = (result: CallToolResult) => rowsOf(result).map((row) => row.id);
+    expect(ids(await scoped.call('run_query', { sql: "SELECT id FROM order_items WHERE lower(sku) = 'sku-mine'" }))).toEqual([1]);
+    expect(ids(await scoped.call('run_query', { sql: "SELECT id FROM my_ledger WHERE lower(note) = 'mine'" }))).toEqual([1]);
   });
 
   it('keeps such conditions where no context names are declared', async () => {

@@ -61,6 +61,7 @@ export function conditionsValue(references: StatementReferences): string {
       n: site.numeric,
       ...(site.columns && site.relations ? { u: site.columns, r: site.relations, ...(site.renamed ? { k: site.renamed } : {}) } : {}),
       ...(site.subquery ? { s: true } : {}),
+      ...(site.views ? { v: site.views, ...(site.viewColumn ? { vc: true } : {}) } : {}),
     })),
   );
 }
@@ -90,7 +91,9 @@ function siteNames(site: string): string {
     FROM ${names('o')}
   UNION ALL SELECT 't', x.name, NOT EXISTS (SELECT FROM ${type}), NOT EXISTS (SELECT FROM ${type} AND ${typeFunctions})
     FROM ${names('t')}
-  UNION ALL SELECT 's', 'sub-select', false, false WHERE (${site} OPERATOR(${G}.->>) 's') OPERATOR(${G}.=) 'true'`;
+  UNION ALL SELECT 's', 'sub-select', false, false WHERE (${site} OPERATOR(${G}.->>) 's') OPERATOR(${G}.=) 'true'
+  UNION ALL (SELECT 'c', v.name, false, false FROM (${viewPairs(site)}) AS v
+              WHERE (${site} OPERATOR(${G}.->>) 'vc') OPERATOR(${G}.=) 'true' LIMIT 1)`;
 }
 
 /**
@@ -113,6 +116,52 @@ function ownColumns(site: string): string {
 }
 
 /**
+ * True when a view's column `a` (pg_attribute) of view `c` (pg_class) is a plain column of a table
+ * (its definition a Var): pulled up, it is a column of the row. Either PostgreSQL says the column
+ * is updatable through the view (pg_column_is_updatable: a Var of its one base relation, through
+ * nested views), or the view's stored query (pg_rewrite, the _RETURN rule's node tree) reads
+ * tables and joins only (no subquery, function, VALUES, CTE, sublink, other view), and its target
+ * entry at the column's position is a single Var.
+ */
+function plainViewColumn(c: string, a: string): string {
+  return `(${G}.pg_column_is_updatable(${c}.oid, ${a}.attnum, false)
+     OR EXISTS (SELECT FROM ${G}.pg_rewrite w
+                 WHERE w.ev_class OPERATOR(${G}.=) ${c}.oid AND w.rulename OPERATOR(${G}.=) '_RETURN'
+                   AND NOT (w.ev_action::${G}.text OPERATOR(${G}.~) ':rtekind [13-8]|:hasSubLinks true')
+                   AND NOT EXISTS (SELECT FROM ${G}.pg_depend d JOIN ${G}.pg_class r ON r.oid OPERATOR(${G}.=) d.refobjid
+                                    WHERE d.classid OPERATOR(${G}.=) '${G}.pg_rewrite'::${G}.regclass AND d.objid OPERATOR(${G}.=) w.oid
+                                      AND d.refclassid OPERATOR(${G}.=) '${G}.pg_class'::${G}.regclass
+                                      AND r.relkind OPERATOR(${G}.=) 'v' AND r.oid OPERATOR(${G}.<>) ${c}.oid)
+                   AND EXISTS (SELECT FROM ${G}.regexp_split_to_table(w.ev_action::${G}.text, '\\{TARGETENTRY ') AS e(piece)
+                                WHERE e.piece OPERATOR(${G}.~) ${G}.concat('^:expr \\{VAR [^{}]*\\} :resno ', ${a}.attnum, ' '))))`;
+}
+
+/**
+ * The pairs of the site `site` (jsonb `v`: `[relation, column, position in the alias list or 0]`)
+ * that are columns of views whose definition is not a plain column, as `name` (`relation.column`).
+ */
+function viewPairs(site: string): string {
+  return `SELECT ${G}.concat(c.relname, '.', a.attname) AS name
+    FROM ${G}.jsonb_array_elements(COALESCE(${site} OPERATOR(${G}.->) 'v', '[]')) WITH ORDINALITY AS p(pair, i)
+    JOIN ${G}.pg_class c ON c.oid OPERATOR(${G}.=) ${G}.to_regclass(p.pair OPERATOR(${G}.->>) 0) AND c.relkind OPERATOR(${G}.=) 'v'
+    JOIN ${G}.pg_attribute a ON a.attrelid OPERATOR(${G}.=) c.oid AND a.attnum OPERATOR(${G}.>) 0 AND NOT a.attisdropped
+     AND CASE WHEN (p.pair OPERATOR(${G}.->>) 2)::${G}.int4 OPERATOR(${G}.>) 0
+              THEN a.attnum OPERATOR(${G}.=) (p.pair OPERATOR(${G}.->>) 2)::${G}.int4
+              ELSE a.attname OPERATOR(${G}.=) (p.pair OPERATOR(${G}.->>) 1) END
+   WHERE NOT ${plainViewColumn('c', 'a')}
+   ORDER BY p.i`;
+}
+
+/**
+ * True when the site `site` (jsonb) was read with columns of relations it names taken as views'
+ * (`v`) and none of them is a view's column defined otherwise than as a plain column: the site is
+ * none then (the reading with them as columns holds the sites that remain).
+ */
+function plainColumns(site: string): string {
+  return `(COALESCE(${G}.jsonb_typeof(${site} OPERATOR(${G}.->) 'v'), '') OPERATOR(${G}.=) 'array' AND NOT EXISTS (${viewPairs(site)}))`;
+}
+
+/**
  * The first name, as `K <f|o|t> <name>`, that a site of the bound jsonb `param` calls and that may
  * tell hidden rows apart (neither safe nor in a site the planner computes before reading rows), or
  * NULL. With `guard`, only when it holds (the walk's: the statement reaches rows that are hidden).
@@ -121,7 +170,7 @@ export function conditionFinding(param: string, guard?: string): string {
   return `(SELECT ${G}.concat('K ', b.kind, ' ', b.name)
      FROM ${G}.jsonb_array_elements(${param}::${G}.jsonb) WITH ORDINALITY AS s(site, i)
      CROSS JOIN LATERAL (${siteNames('s.site')}) AS b
-    WHERE NOT b.safe AND NOT ${ownColumns('s.site')}
+    WHERE NOT b.safe AND NOT ${ownColumns('s.site')} AND NOT ${plainColumns('s.site')}
       AND NOT ((s.site OPERATOR(${G}.->>) 'c') OPERATOR(${G}.=) 'true'
                AND NOT EXISTS (SELECT FROM (${siteNames('s.site')}) AS z WHERE NOT z.folds))${guard ? `\n      AND ${guard}` : ''}
     ORDER BY s.i LIMIT 1)`;
@@ -134,9 +183,18 @@ export const REACHES_HIDDEN_ROWS = `EXISTS (SELECT FROM reach r JOIN ${G}.pg_cla
 
 /** The refusal for a finding `<f|o|t> <name>` (what follows the kind), or undefined. */
 export function conditionRefusal(what: string): HanactlError | undefined {
-  const found = /^([fots]) (.+)$/s.exec(what);
+  const found = /^([fotsc]) (.+)$/s.exec(what);
   if (!found) return undefined;
   const [, kind, name] = found as unknown as [string, string, string];
+  if (kind === 'c')
+    return new HanactlError(
+      'STATEMENT_REFUSED',
+      `Refused: a condition of this statement (WHERE, JOIN ... ON, HAVING, or the select list of a subquery or CTE) uses the column ${name} of a view, whose definition is not a plain column of a table. PostgreSQL puts that definition in the column's place, and when it holds no column of the row, runs it on the rows the row-security policy (or security_barrier view) hides, before their filter: its error, side effect or time would tell those rows apart. Compare with plain columns of the view, or read the view's column in the select list of the outer query.`,
+      {
+        rule: 'leaky-condition',
+        hint: 'Use the column in the select list of the outer query, which runs only on the rows the policy shows, or filter on plain columns.',
+      },
+    );
   if (kind === 's')
     return new HanactlError(
       'STATEMENT_REFUSED',

@@ -2,17 +2,19 @@ import { describe, expect, it } from 'vitest';
 import { checkStatement } from '../../../../daemon/policy/check-statement.js';
 import { parsePostgres } from '../../../../daemon/policy/pg-parser.js';
 
-/** The sites of `sql` as `shown` -> names, and the opaque form. */
+/** The sites of `sql` as `shown` -> names, and the opaque form (but those read with columns taken as views'). */
 function sites(sql: string) {
   const parsed = parsePostgres(sql);
   if (!parsed.ok) throw new Error(parsed.message);
   return {
-    sites: parsed.conditions.map((site) => ({
-      shown: site.shown,
-      names: [...site.functions, ...site.operators, ...site.types.map((type) => `::${type}`)].sort(),
-      constant: site.constant,
-      numeric: site.numeric,
-    })),
+    sites: parsed.conditions
+      .filter((site) => !site.views)
+      .map((site) => ({
+        shown: site.shown,
+        names: [...site.functions, ...site.operators, ...site.types.map((type) => `::${type}`)].sort(),
+        constant: site.constant,
+        numeric: site.numeric,
+      })),
     opaque: parsed.opaqueCondition,
   };
 }
@@ -90,7 +92,7 @@ describe('calls in conditions on no column of the row (pg-row-conditions)', () =
     expect(shownOf("SELECT * FROM v WHERE v.id IN (SELECT t.id FROM t WHERE lower(name) = 'x')")).toEqual(['operator =']);
     // A level that reads a CTE or a subquery cannot be asked for its columns: the site stands alone.
     const cte = parsePostgres("WITH t AS (SELECT 1 AS name) SELECT * FROM v WHERE v.id IN (SELECT 1 FROM t WHERE lower(name) = 'x')");
-    expect(cte.ok && cte.conditions.map((site) => site.relations)).toEqual([undefined]);
+    expect(cte.ok && cte.conditions.filter((site) => !site.views).map((site) => site.relations)).toEqual([undefined]);
     expect(
       shownOf("SELECT * FROM v WHERE v.id IN (SELECT t.id FROM t WHERE t.note = 'x' AND has_table_privilege(t.name, 'select'))"),
     ).toEqual([]);
@@ -104,7 +106,9 @@ describe('calls in conditions on no column of the row (pg-row-conditions)', () =
   it('hands the sites to the resolve step where rows are separated, and refuses an opaque form there', () => {
     const sql = `SELECT id FROM t WHERE CASE WHEN note = 'x' THEN ${HTP} END`;
     const separated = checkStatement(sql, { dialect: 'postgres', allowWrite: false, rowSeparation: true }, true);
-    expect(separated.ok && separated.references?.conditions?.map((site) => site.shown)).toEqual(['has_table_privilege()']);
+    expect(separated.ok && separated.references?.conditions?.filter((site) => !site.views).map((site) => site.shown)).toEqual([
+      'has_table_privilege()',
+    ]);
     const plain = checkStatement(sql, { dialect: 'postgres', allowWrite: false }, true);
     expect(plain.ok && plain.references?.conditions).toBeUndefined();
     const opaque = checkStatement("SELECT id FROM t WHERE CASE WHEN note = 'x' THEN xmlparse(content 'x') IS NULL END", {
@@ -180,6 +184,34 @@ describe('calls in conditions on no column of the row (pg-row-conditions)', () =
       ]) {
         expect(sites(sql), sql).toEqual({ sites: [], opaque: undefined });
       }
+    });
+
+    it('reads each column of a relation named in FROM once more as a view column defined on no column of the row', () => {
+      const parsed = parsePostgres("SELECT o.id FROM evil v, orders o WHERE CASE WHEN o.note ^@ 'hidden' THEN v.x ELSE true END");
+      const views = parsed.ok ? parsed.conditions.filter((site) => site.views) : [];
+      expect(views).toContainEqual(
+        expect.objectContaining({
+          viewColumn: true,
+          views: expect.arrayContaining([
+            ['"evil"', 'x', 0],
+            ['"orders"', 'note', 0],
+          ]),
+        }),
+      );
+      // Unqualified, the name may be a column of any relation the level names; an alias list gives its position.
+      const bare = parsePostgres('SELECT 1 FROM s.a, b AS c(z) WHERE lower(z) = $1');
+      expect(bare.ok && bare.conditions).toEqual([
+        expect.objectContaining({
+          views: [
+            ['"s"."a"', 'z', 0],
+            ['"b"', 'z', 1],
+          ],
+          viewColumn: true,
+        }),
+      ]);
+      // A form with no function named here is no opaque form in that reading: its columns are then the catalog's to judge.
+      const greatest = parsePostgres('SELECT id FROM t WHERE greatest(id, 2) = 2');
+      expect(greatest.ok && greatest.opaqueCondition).toBeUndefined();
     });
   });
 });
