@@ -11,6 +11,7 @@ import { CATEGORIES, categoryObjection, objection } from './objections.js';
 import { operatorChain } from './operator-chain.js';
 import { plannerFiguresRule } from './planner-figures.js';
 import { readObjection } from './read-rules.js';
+import { sharedSchemaTokenRule } from './shared-schema.js';
 import { splitStatements } from './skeletonize.js';
 import { leadingKind } from './statement-kinds.js';
 import type { Objection, PolicyOptions, StatementReferences, Verdict } from './types.js';
@@ -161,7 +162,9 @@ function judge(lexed: Lexed, dialect: DialectPolicy, options: PolicyOptions, emb
     // On a read-only connection code is refused by the read-only rules, which name it better.
     contextCodeRule(tokens, dialect, options.allowWrite && options.unsignedContext, signsContext(options.dialect)) ??
     (options.rowSeparation ? (plannerFiguresRule(tokens) ?? dialect.separatedRowsRules?.(tokens, options.database)) : undefined) ??
-    (options.rowSeparation && options.allowWrite ? dialect.roleStateRules?.(tokens) : undefined);
+    (options.rowSeparation && options.allowWrite
+      ? (dialect.roleStateRules?.(tokens) ?? sharedSchemaTokenRule(tokens, dialect))
+      : undefined);
   if (refusal) return refusal;
   // On a writable connection this decides the kind: anything the read-only rules refuse is a write.
   // On a read-only one the function and catalog rules above were these same rules, and passed.

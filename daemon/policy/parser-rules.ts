@@ -18,6 +18,7 @@ import { MAX_PARSE_TREE_CHARS, megabytes, parsePostgres } from './pg-parser.js';
 import { catalogFiguresRule, plannerFiguresObjection } from './planner-figures.js';
 import { relationCodeObjection, relationCodePositions } from './relation-code.js';
 import { roleStateObjection } from './role-state.js';
+import { sharedSchemaObjection } from './shared-schema.js';
 import { PG_COORDINATE_COLUMNS, systemColumnNameObjection, systemColumnObjection } from './system-columns.js';
 import { dispatchedTypeNames, typeCodeObjection } from './type-dispatch.js';
 import type { Objection, PolicyOptions, StatementReferences, Verdict } from './types.js';
@@ -155,6 +156,8 @@ export function postgresParserObjection(
     const refused = pgAttributeFunctionObjection(attribute.toLowerCase(), options.allowWrite, options.rowSeparation === true);
     if (refused) return refused;
   }
+  // Last of the refusals, so that the more specific ones above keep their names.
+  if (options.rowSeparation && options.allowWrite && statement.schemaChange) return sharedSchemaObjection(statement.schemaChange);
   if (kind === 'read' && !statement.read) {
     return objection(
       'checks-disagree',

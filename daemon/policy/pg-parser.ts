@@ -4,6 +4,7 @@ import { type ConditionSite, conditionSites } from './pg-row-conditions.js';
 import { parseRaw } from './pg-wasm.js';
 import type { RelationArgument } from './relation-code.js';
 import { roleStateOfStatement } from './role-state.js';
+import { changesSharedSchema } from './shared-schema.js';
 
 /** A function call anywhere in the parse tree. */
 export interface ParsedCall {
@@ -40,6 +41,8 @@ export type Parsed =
         readonly notAllowed?: string;
         /** How the statement is named when it changes role state that outlasts the call (role-state.ts). */
         readonly roleState?: string;
+        /** How the statement is named when it changes the schema or permissions, or may (shared-schema.ts). */
+        readonly schemaChange?: string;
       }[];
       readonly calls: readonly ParsedCall[];
       /** Every name part of every column reference (`c.reltuples` gives `c` and `reltuples`), as folded. */
@@ -199,7 +202,21 @@ function notAllowed(kind: string, body: Node): string | undefined {
       ? undefined
       : `ALTER ${words(String(body.renameType))}`;
   if (ALLOWED_KINDS.has(kind)) return undefined;
+  return statementLabel(kind, body);
+}
+
+/** How a statement of `kind` is named in a refusal (`CREATE FUNCTION`, `ALTER TABLE`, `SELECT ... INTO`). */
+function statementLabel(kind: string, body: Node): string {
   if (kind === 'DefineStmt' && typeof body.kind === 'string') return `CREATE ${words(body.kind)}`;
+  if (kind === 'AlterTableStmt' && typeof body.objtype === 'string') return `ALTER ${words(body.objtype)}`;
+  if (kind === 'SelectStmt') return 'SELECT ... INTO';
+  if (kind === 'CreateStmt') return 'CREATE TABLE';
+  if (kind === 'ViewStmt') return 'CREATE VIEW';
+  if (kind === 'IndexStmt') return 'CREATE INDEX';
+  if (kind === 'CreateTableAsStmt') return 'CREATE TABLE ... AS';
+  if (kind === 'CreateSeqStmt') return 'CREATE SEQUENCE';
+  if (kind === 'CreatedbStmt') return 'CREATE DATABASE';
+  if (kind === 'GrantStmt') return body.is_grant === false ? 'REVOKE' : 'GRANT';
   return (
     KIND_LABELS.get(kind) ??
     CODE_KEYS.get(kind) ??
@@ -314,6 +331,8 @@ function callOf(node: Node): ParsedCall {
 
 /** What the walk collects from every statement's tree. */
 interface Found {
+  /** A SELECT ... INTO anywhere in the tree, which creates a table. */
+  into: boolean;
   readonly calls: ParsedCall[];
   readonly columns: Set<string>;
   readonly bare: Set<string>;
@@ -413,6 +432,7 @@ function walk(root: unknown, found: Found): boolean {
       if (!SPECIAL_KEYS.has(key)) continue;
       if (WRITE_KEYS.has(key) || key === 'intoClause' || (key === 'lockingClause' && Array.isArray(child) && child.length > 0))
         writes = true;
+      if (key === 'intoClause') found.into = true;
       if (!isNode(child)) continue;
       if (key === 'FuncCall') found.calls.push(callOf(child));
       if (ROUTE_KEYS.has(key)) collectRoutes(key, child, found);
@@ -523,6 +543,7 @@ export function parsePostgres(sql: string): Parsed {
   const tree: unknown = JSON.parse(raw.json);
   const stmts = isNode(tree) && Array.isArray(tree.stmts) ? tree.stmts : [];
   const found: Found = {
+    into: false,
     calls: [],
     columns: new Set(),
     bare: new Set(),
@@ -549,7 +570,14 @@ export function parsePostgres(sql: string): Parsed {
     const node = isNode(body) ? body : {};
     const label = notAllowed(kind, node);
     const roleState = roleStateOfStatement(kind, node);
-    return { kind, read: isRead(kind, node, writes), ...(label ? { notAllowed: label } : {}), ...(roleState ? { roleState } : {}) };
+    const schemaChange = changesSharedSchema(kind, found.into) ? statementLabel(kind, node) : undefined;
+    return {
+      kind,
+      read: isRead(kind, node, writes),
+      ...(label ? { notAllowed: label } : {}),
+      ...(roleState ? { roleState } : {}),
+      ...(schemaChange ? { schemaChange } : {}),
+    };
   });
   const scan = conditionSites(stmts, operatorNames);
   return {
