@@ -81,19 +81,23 @@ describe.skipIf(!available)('a session scoped by a context value, on PostgreSQL'
     expect(textOf(read)).not.toMatch(/secret|item/i);
   });
 
-  it('may still create a table and an index there', async () => {
+  it("may not create a table or an index there: every caller of the login shares the login's schema", async () => {
     const table = `${rls.table}_notes`;
     const created = await shim.call('run_query', { sql: `CREATE TABLE ${table} (id int DEFAULT 1 CHECK (id > 0))` });
-    expect(created.isError, textOf(created)).toBeFalsy();
-    const index = await shim.call('run_query', { sql: `CREATE INDEX ${table}_id ON ${table} (id)` });
-    expect(index.isError, textOf(index)).toBeFalsy();
-    await rls.admin.query(`DROP TABLE ${table}`);
+    expect(created.isError).toBe(true);
+    expect(textOf(created)).toContain('(rule: shared-schema)');
+    const index = await shim.call('run_query', { sql: `CREATE INDEX ${table}_id ON ${rls.table} (customer_id)` });
+    expect(textOf(index)).toContain('(rule: shared-schema)');
+    expect((await rls.admin.query('SELECT to_regclass($1) AS t', [`public.${table}`])).rows[0].t).toBeNull();
   });
 
-  it('may add code once the value is signed (policies then read the verified value, hanactl.context())', async () => {
+  it('may not add code once the value is signed either', async () => {
     await home.ok(['set', 'shop', '--signed-context']);
     const created = await shim.call('run_query', { sql: peek });
-    expect(created.isError, textOf(created)).toBeFalsy();
+    expect(created.isError).toBe(true);
+    expect(textOf(created)).toContain('(rule: shared-schema)');
+    const { rows } = await rls.admin.query('SELECT count(*)::int AS n FROM pg_proc WHERE proname = $1', [fn]);
+    expect(rows[0].n).toBe(0);
     // A function named without a call goes through the function rules signed or not.
     const forged = await shim.call('run_query', { sql: forge });
     expect(forged.isError).toBe(true);

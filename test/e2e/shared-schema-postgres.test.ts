@@ -1,0 +1,123 @@
+/**
+ * Where rows are separated, every caller of a connection is the same login and shares its schema.
+ * Through the real shim and daemon, on writable connections with context names (values signed and
+ * not): a caller may not create objects other callers would meet — a function whose SET clause
+ * gives back the server's costs, so that its own condition runs before the policy and fails on a
+ * hidden row (the outside review's F1), or a table in the login's own schema ahead of the
+ * person's on the search path (F2) — and rows are still read and written.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { serverAvailable } from '../helpers/engines.js';
+import { textOf } from '../helpers/mcp-client.js';
+import { RLS_POLICY, RlsOwnerDatabase, scopedAndPlainShims } from '../helpers/rls-fixture.js';
+
+const available = await serverAvailable('postgres');
+
+/** F1: a condition that fails on a hidden row whose note starts with `v`, run with the server's costs. */
+const F1 = `CREATE FUNCTION f(v text) RETURNS bigint LANGUAGE plpgsql SET cpu_operator_cost = 0.0025 AS $$
+  DECLARE n bigint;
+  BEGIN
+    SELECT count(*) INTO n FROM sorders WHERE CASE WHEN note ^@ v THEN (SELECT true LIMIT -1) ELSE true END;
+    RETURN n;
+  END $$`;
+
+describe.skipIf(!available)("a login's schema, shared by every caller where rows are separated, on PostgreSQL", () => {
+  const db = new RlsOwnerDatabase('fix_shared');
+  const callers = scopedAndPlainShims({
+    async setUp(home) {
+      await db.setUp(
+        [
+          'CREATE TABLE sorders (customer_id int NOT NULL, note text NOT NULL)',
+          "INSERT INTO sorders VALUES (1, 'mine-a'), (2, 'secret-b')",
+          'ALTER TABLE sorders ENABLE ROW LEVEL SECURITY',
+          `CREATE POLICY by_customer ON sorders USING (${RLS_POLICY})`,
+        ],
+        [
+          `GRANT SELECT, INSERT ON sorders TO ${db.agent}`,
+          // The default search path's "$user": a schema of the login's own, ahead of public.
+          `CREATE SCHEMA ${db.agent} AUTHORIZATION ${db.agent}`,
+        ],
+      );
+      await db.addScopedAndPlain(home);
+      await db.addConnection(home, 'shopw', ['--allow-write', '--context', 'customer_id']);
+      await db.addConnection(home, 'signedw', ['--allow-write', '--context', 'customer_id']);
+      await home.ok(['set', 'signedw', '--signed-context']);
+    },
+    dispose: () => db.dispose(),
+    more: {
+      a: { connection: 'shopw', customer: '1' },
+      b: { connection: 'shopw', customer: '2' },
+      signedA: { connection: 'signedw', customer: '1' },
+      signedB: { connection: 'signedw', customer: '2' },
+    },
+  });
+  const { a, b, signedA, signedB } = callers;
+
+  const rowsOf = (result: CallToolResult) => {
+    expect(result.isError, textOf(result)).toBeFalsy();
+    return (result.structuredContent as { rows: Record<string, unknown>[] }).rows;
+  };
+  const refused = (result: CallToolResult, rule?: string) => {
+    const text = textOf(result);
+    expect(result.isError, text).toBe(true);
+    expect(text).toMatch(/^STATEMENT_REFUSED/);
+    if (rule) expect(text).toContain(`(rule: ${rule})`);
+    expect(text).not.toMatch(/secret-b/);
+    return text;
+  };
+  /** Whether `condition` holds in the database, asked as the superuser. */
+  const holds = async (condition: string): Promise<boolean> => {
+    const admin = new pg.Client({ connectionString: db.url });
+    await admin.connect();
+    try {
+      return (await admin.query(`SELECT (${condition}) AS v`)).rows[0].v === true;
+    } finally {
+      await admin.end();
+    }
+  };
+
+  it("refuses F1's function on both writable connections, and it never exists", async () => {
+    // Unsigned values: the function is code the checks cannot read (context-code) before anything else.
+    refused(await a.call('run_query', { sql: F1 }), 'context-code');
+    const text = refused(await signedA.call('run_query', { sql: F1 }), 'shared-schema');
+    expect(text).toMatch(/every caller of this connection's login shares its schema/);
+    expect(await holds("EXISTS (SELECT FROM pg_proc WHERE proname = 'f')")).toBe(false);
+    expect(textOf(await signedA.call('run_query', { sql: "SELECT f('secret-b')" }))).toMatch(/function f\(unknown\) does not exist/);
+  });
+
+  it("refuses F2's table in the login's own schema, plain and signed, so the person's table still answers", async () => {
+    for (const caller of [a, signedA]) {
+      refused(await caller.call('run_query', { sql: `CREATE TABLE ${db.agent}.sorders (customer_id int, note text)` }), 'shared-schema');
+      refused(await caller.call('run_query', { sql: 'CREATE TABLE sorders (customer_id int, note text)' }), 'shared-schema');
+      refused(await caller.call('run_query', { sql: `SELECT * INTO ${db.agent}.sorders FROM public.sorders` }), 'shared-schema');
+      refused(
+        await caller.call('run_query', { sql: `CREATE VIEW ${db.agent}.sorders AS SELECT 1 AS customer_id, 'planted' AS note` }),
+        'shared-schema',
+      );
+    }
+    refused(
+      await signedA.call('run_query', {
+        sql: `DO $$ BEGIN EXECUTE 'CREATE TABLE ${db.agent}.sorders (customer_id int, note text)'; END $$`,
+      }),
+      'shared-schema',
+    );
+    expect(await holds(`to_regclass('${db.agent}.sorders') IS NOT NULL`)).toBe(false);
+    // B reads the person's table: its own row, nothing a caller planted.
+    expect(rowsOf(await b.call('run_query', { sql: 'SELECT note FROM sorders' }))).toEqual([{ note: 'secret-b' }]);
+  });
+
+  it('still reads and writes rows, each caller its own', async () => {
+    expect(rowsOf(await a.call('run_query', { sql: "INSERT INTO sorders VALUES (1, 'new-a') RETURNING note" }))).toEqual([
+      { note: 'new-a' },
+    ]);
+    expect(rowsOf(await signedB.call('run_query', { sql: "INSERT INTO sorders VALUES (2, 'new-b') RETURNING customer_id" }))).toEqual([
+      { customer_id: 2 },
+    ]);
+    expect(rowsOf(await signedA.call('run_query', { sql: 'SELECT note FROM sorders ORDER BY note' }))).toEqual([
+      { note: 'mine-a' },
+      { note: 'new-a' },
+    ]);
+  });
+});
