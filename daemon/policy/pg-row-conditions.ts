@@ -858,15 +858,21 @@ function namedRelations(items: unknown, ctes: ReadonlyMap<string, unknown>): Map
  */
 function viewColumn(ref: Node, level: Level): Info | undefined {
   const fields = Array.isArray(ref.fields) ? ref.fields : [];
-  if (fields.some((field) => isNode(field) && field.A_Star !== undefined)) return undefined;
   const names = strings(fields);
   const name = names.at(-1);
   if (name === undefined) return undefined;
-  // An unqualified name may be a column of any relation the level names (or, in a sublink, an
-  // outer query's: none of them has it then, and the first reading holds that site).
-  const candidates = level.tables.get(names.length >= 2 ? (names.at(-2) as string) : '');
-  if (!candidates || candidates.length === 0) return undefined;
-  const pairs = new Set(candidates.map((named) => JSON.stringify([named.relation, name, named.colnames.indexOf(name) + 1])));
+  const pairs = new Set<string>();
+  if (fields.some((field) => isNode(field) && field.A_Star !== undefined)) {
+    // A whole row (`v.*`) of a view becomes a row of its definitions: `*` stands for every column.
+    for (const named of level.tables.get(name) ?? []) pairs.add(JSON.stringify([named.relation, '*', 0]));
+  } else {
+    // An unqualified name may be a column of any relation the level names (or, in a sublink, an
+    // outer query's: none of them has it then, and the first reading holds that site), or a whole row.
+    const candidates = level.tables.get(names.length >= 2 ? (names.at(-2) as string) : '') ?? [];
+    for (const named of candidates) pairs.add(JSON.stringify([named.relation, name, named.colnames.indexOf(name) + 1]));
+    if (names.length === 1) for (const named of level.tables.get(name) ?? []) pairs.add(JSON.stringify([named.relation, '*', 0]));
+  }
+  if (pairs.size === 0) return undefined;
   const pending: Pending = {
     shown: `column ${name}`,
     functions: new Set(),

@@ -248,6 +248,11 @@ describe.skipIf(!available)('conditions that could run on hidden rows on Postgre
     ]) {
       refused(await scoped.call('run_query', { sql }));
     }
+    refused(
+      await scoped.call('run_query', {
+        sql: "SELECT o.id FROM flag v, orders o WHERE CASE WHEN o.note ^@ 'hidden' THEN v.* IS NOT NULL ELSE true END",
+      }),
+    );
     const text = refused(await scoped.call('run_query', { sql: 'SELECT o.id FROM flag v JOIN orders o ON v.x' }));
     expect(text).toContain('the column flag.x of a view');
     const ids = (result: CallToolResult) => rowsOf(result).map((row) => row.id);

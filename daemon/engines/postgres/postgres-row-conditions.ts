@@ -137,7 +137,7 @@ function plainViewColumn(c: string, a: string): string {
 }
 
 /**
- * The pairs of the site `site` (jsonb `v`: `[relation, column, position in the alias list or 0]`)
+ * The pairs of the site `site` (jsonb `v`: `[relation, column or * for the whole row, position in the alias list or 0]`)
  * that are columns of views whose definition is not a plain column, as `name` (`relation.column`).
  */
 function viewPairs(site: string): string {
@@ -145,7 +145,8 @@ function viewPairs(site: string): string {
     FROM ${G}.jsonb_array_elements(COALESCE(${site} OPERATOR(${G}.->) 'v', '[]')) WITH ORDINALITY AS p(pair, i)
     JOIN ${G}.pg_class c ON c.oid OPERATOR(${G}.=) ${G}.to_regclass(p.pair OPERATOR(${G}.->>) 0) AND c.relkind OPERATOR(${G}.=) 'v'
     JOIN ${G}.pg_attribute a ON a.attrelid OPERATOR(${G}.=) c.oid AND a.attnum OPERATOR(${G}.>) 0 AND NOT a.attisdropped
-     AND CASE WHEN (p.pair OPERATOR(${G}.->>) 2)::${G}.int4 OPERATOR(${G}.>) 0
+     AND CASE WHEN (p.pair OPERATOR(${G}.->>) 1) OPERATOR(${G}.=) '*' THEN true
+              WHEN (p.pair OPERATOR(${G}.->>) 2)::${G}.int4 OPERATOR(${G}.>) 0
               THEN a.attnum OPERATOR(${G}.=) (p.pair OPERATOR(${G}.->>) 2)::${G}.int4
               ELSE a.attname OPERATOR(${G}.=) (p.pair OPERATOR(${G}.->>) 1) END
    WHERE NOT ${plainViewColumn('c', 'a')}
