@@ -72,7 +72,8 @@ export interface ConditionSite {
   /**
    * The site as read with the level's columns of relations named in FROM taken as columns of views
    * whose definition holds no column of the row (a view is pulled up like a subquery, its column
-   * replaced by that definition): each `[relation, column, position in the FROM alias list or 0]`.
+   * replaced by that definition): each `[relation, column, position in the FROM alias list or 0]`,
+   * or `[function(), column, -1]` for a function called in FROM.
    * The site is none when any of them is a column of a table or a plain column of a view (the
    * reading with them as columns holds the sites that remain then).
    */
@@ -109,9 +110,14 @@ interface Level {
   readonly tables: ReadonlyMap<string, readonly Named[]>;
 }
 
-/** A relation a FROM item names (a table or a view), as regclass text, with its alias list. */
+/**
+ * A relation a FROM item names (a table or a view), as regclass text, with its alias list; or a
+ * function it calls (`relation` empty, `function` its name), which the planner inlines when it is
+ * a set-returning SQL function (inline_set_returning_function) and then pulls up like a subquery.
+ */
 interface Named {
   readonly relation: string;
+  readonly function?: string;
   readonly colnames: readonly string[];
 }
 
@@ -835,6 +841,20 @@ function namedRelations(items: unknown, ctes: ReadonlyMap<string, unknown>): Map
       if (alias && alias.colnames.length === 0) out.set(alias.name, inner);
       return inner;
     }
+    if (isNode(item.RangeFunction)) {
+      const alias = aliasOf(item.RangeFunction);
+      const called: Named[] = [];
+      for (const entry of Array.isArray(item.RangeFunction.functions) ? item.RangeFunction.functions : []) {
+        const call = isNode(entry) && isNode(entry.List) && Array.isArray(entry.List.items) ? entry.List.items[0] : undefined;
+        const name = isNode(call) && isNode(call.FuncCall) ? strings(call.FuncCall.funcname).at(-1) : undefined;
+        if (name !== undefined) called.push({ relation: '', function: name, colnames: [] });
+      }
+      const first = called[0]?.function;
+      const named = alias?.name ?? (called.length === 1 ? first : undefined);
+      if (named !== undefined) out.set(named, called);
+      all.push(...called);
+      return called;
+    }
     const range = isNode(item.RangeVar) ? item.RangeVar : undefined;
     if (!range || typeof range.relname !== 'string') return [];
     if (range.schemaname === undefined && ctes.has(range.relname)) return [];
@@ -864,13 +884,19 @@ function viewColumn(ref: Node, level: Level): Info | undefined {
   const pairs = new Set<string>();
   if (fields.some((field) => isNode(field) && field.A_Star !== undefined)) {
     // A whole row (`v.*`) of a view becomes a row of its definitions: `*` stands for every column.
-    for (const named of level.tables.get(name) ?? []) pairs.add(JSON.stringify([named.relation, '*', 0]));
+    for (const named of level.tables.get(name) ?? [])
+      pairs.add(JSON.stringify([named.relation || `${named.function}()`, '*', named.function ? -1 : 0]));
   } else {
     // An unqualified name may be a column of any relation the level names (or, in a sublink, an
     // outer query's: none of them has it then, and the first reading holds that site), or a whole row.
     const candidates = level.tables.get(names.length >= 2 ? (names.at(-2) as string) : '') ?? [];
-    for (const named of candidates) pairs.add(JSON.stringify([named.relation, name, named.colnames.indexOf(name) + 1]));
-    if (names.length === 1) for (const named of level.tables.get(name) ?? []) pairs.add(JSON.stringify([named.relation, '*', 0]));
+    for (const named of candidates)
+      pairs.add(
+        JSON.stringify(named.function ? [`${named.function}()`, name, -1] : [named.relation, name, named.colnames.indexOf(name) + 1]),
+      );
+    if (names.length === 1)
+      for (const named of level.tables.get(name) ?? [])
+        pairs.add(JSON.stringify([named.relation || `${named.function}()`, '*', named.function ? -1 : 0]));
   }
   if (pairs.size === 0) return undefined;
   const pending: Pending = {

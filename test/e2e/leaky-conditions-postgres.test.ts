@@ -41,6 +41,7 @@ const OBJECTS = [
   "CREATE VIEW flag_sub WITH (security_invoker = true) AS SELECT s.x FROM (SELECT 'nope'::text AS x) s",
   'CREATE VIEW order_items WITH (security_invoker = true) AS SELECT o.id, i.sku FROM orders o JOIN items i ON i.order_id = o.id',
   `GRANT SELECT ON flag, flag_sub, order_items TO ${AGENT}`,
+  "CREATE FUNCTION flags() RETURNS SETOF boolean LANGUAGE sql STABLE AS $$ SELECT has_table_privilege('nope', 'select') $$",
   `GRANT SELECT ON orders, items, my_ledger TO ${AGENT}`,
   `GRANT SELECT, INSERT, UPDATE ON orders TO ${AGENT}`,
   `GRANT USAGE, SELECT, UPDATE ON SEQUENCE cnt TO ${AGENT}`,
@@ -242,6 +243,7 @@ describe.skipIf(!available)('conditions that could run on hidden rows on Postgre
   });
 
   it("refuses a view's column whose definition is not a plain column, and answers a join view's plain columns", async () => {
+    const ids = (result: CallToolResult) => rowsOf(result).map((row) => row.id);
     for (const sql of [
       "SELECT o.id FROM flag v, orders o WHERE CASE WHEN o.note ^@ 'hidden' THEN v.x ELSE true END",
       "SELECT o.id FROM flag_sub v, orders o WHERE CASE WHEN o.note ^@ 'hidden' THEN has_table_privilege(v.x, 'select') ELSE true END",
@@ -255,7 +257,13 @@ describe.skipIf(!available)('conditions that could run on hidden rows on Postgre
     );
     const text = refused(await scoped.call('run_query', { sql: 'SELECT o.id FROM flag v JOIN orders o ON v.x' }));
     expect(text).toContain('the column flag.x of a view');
-    const ids = (result: CallToolResult) => rowsOf(result).map((row) => row.id);
+    const inlined = refused(
+      await scoped.call('run_query', {
+        sql: "SELECT o.id FROM flags() f(x), orders o WHERE CASE WHEN o.note ^@ 'hidden' THEN f.x ELSE true END",
+      }),
+    );
+    expect(inlined).toContain('flags(), a SQL function in FROM');
+    expect(ids(await scoped.call('run_query', { sql: 'SELECT o.id FROM generate_series(1, 1) g, orders o WHERE o.id = g' }))).toEqual([1]);
     expect(ids(await scoped.call('run_query', { sql: "SELECT id FROM order_items WHERE lower(sku) = 'sku-mine'" }))).toEqual([1]);
     expect(ids(await scoped.call('run_query', { sql: "SELECT id FROM my_ledger WHERE lower(note) = 'mine'" }))).toEqual([1]);
   });

@@ -61,7 +61,13 @@ export function conditionsValue(references: StatementReferences): string {
       n: site.numeric,
       ...(site.columns && site.relations ? { u: site.columns, r: site.relations, ...(site.renamed ? { k: site.renamed } : {}) } : {}),
       ...(site.subquery ? { s: true } : {}),
-      ...(site.views ? { v: site.views, ...(site.viewColumn ? { vc: true } : {}) } : {}),
+      ...(site.views
+        ? {
+            v: site.views.filter((pair) => pair[2] >= 0),
+            fn: site.views.filter((pair) => pair[2] < 0).map((pair) => pair[0].slice(0, -2)),
+            ...(site.viewColumn ? { vc: true } : {}),
+          }
+        : {}),
     })),
   );
 }
@@ -141,7 +147,7 @@ function plainViewColumn(c: string, a: string): string {
  * that are columns of views whose definition is not a plain column, as `name` (`relation.column`).
  */
 function viewPairs(site: string): string {
-  return `SELECT ${G}.concat(c.relname, '.', a.attname) AS name
+  return `SELECT q.name FROM (SELECT ${G}.concat(c.relname, '.', a.attname) AS name, p.i
     FROM ${G}.jsonb_array_elements(COALESCE(${site} OPERATOR(${G}.->) 'v', '[]')) WITH ORDINALITY AS p(pair, i)
     JOIN ${G}.pg_class c ON c.oid OPERATOR(${G}.=) ${G}.to_regclass(p.pair OPERATOR(${G}.->>) 0) AND c.relkind OPERATOR(${G}.=) 'v'
     JOIN ${G}.pg_attribute a ON a.attrelid OPERATOR(${G}.=) c.oid AND a.attnum OPERATOR(${G}.>) 0 AND NOT a.attisdropped
@@ -150,13 +156,21 @@ function viewPairs(site: string): string {
               THEN a.attnum OPERATOR(${G}.=) (p.pair OPERATOR(${G}.->>) 2)::${G}.int4
               ELSE a.attname OPERATOR(${G}.=) (p.pair OPERATOR(${G}.->>) 1) END
    WHERE NOT ${plainViewColumn('c', 'a')}
-   ORDER BY p.i`;
+  UNION ALL SELECT ${G}.concat(f.name, '()'), f.i
+    FROM ${G}.jsonb_array_elements_text(COALESCE(${site} OPERATOR(${G}.->) 'fn', '[]')) WITH ORDINALITY AS f(name, i)
+   WHERE EXISTS (SELECT FROM ${G}.pg_proc g JOIN ${G}.pg_language l ON l.oid OPERATOR(${G}.=) g.prolang
+                  WHERE g.proname OPERATOR(${G}.=) f.name AND l.lanname OPERATOR(${G}.=) 'sql' AND g.prokind OPERATOR(${G}.=) 'f'
+                    AND g.proretset AND NOT g.proisstrict AND g.provolatile OPERATOR(${G}.<>) 'v' AND NOT g.prosecdef
+                    AND g.proconfig IS NULL)) AS q
+   ORDER BY q.i`;
 }
 
 /**
  * True when the site `site` (jsonb) was read with columns of relations it names taken as views'
- * (`v`) and none of them is a view's column defined otherwise than as a plain column: the site is
- * none then (the reading with them as columns holds the sites that remain).
+ * (`v`) and none of them is a view's column defined otherwise than as a plain column, nor a
+ * column of a function in FROM (`fn`) that the planner may inline (a set-returning SQL function,
+ * neither STRICT nor VOLATILE nor SECURITY DEFINER, with no SET: inline_set_returning_function):
+ * the site is none then (the reading with them as columns holds the sites that remain).
  */
 function plainColumns(site: string): string {
   return `(COALESCE(${G}.jsonb_typeof(${site} OPERATOR(${G}.->) 'v'), '') OPERATOR(${G}.=) 'array' AND NOT EXISTS (${viewPairs(site)}))`;
@@ -190,7 +204,7 @@ export function conditionRefusal(what: string): HanactlError | undefined {
   if (kind === 'c')
     return new HanactlError(
       'STATEMENT_REFUSED',
-      `Refused: a condition of this statement (WHERE, JOIN ... ON, HAVING, or the select list of a subquery or CTE) uses the column ${name} of a view, whose definition is not a plain column of a table. PostgreSQL puts that definition in the column's place, and when it holds no column of the row, runs it on the rows the row-security policy (or security_barrier view) hides, before their filter: its error, side effect or time would tell those rows apart. Compare with plain columns of the view, or read the view's column in the select list of the outer query.`,
+      `Refused: a condition of this statement (WHERE, JOIN ... ON, HAVING, or the select list of a subquery or CTE) uses ${name.endsWith('()') ? `a column of ${name}, a SQL function in FROM that PostgreSQL inlines,` : `the column ${name} of a view,`} whose definition is not a plain column of a table. PostgreSQL puts that definition in the column's place, and when it holds no column of the row, runs it on the rows the row-security policy (or security_barrier view) hides, before their filter: its error, side effect or time would tell those rows apart. Compare with plain columns of the view, or read the view's column in the select list of the outer query.`,
       {
         rule: 'leaky-condition',
         hint: 'Use the column in the select list of the outer query, which runs only on the rows the policy shows, or filter on plain columns.',

@@ -210,6 +210,11 @@ describe('calls in conditions on no column of the row (pg-row-conditions)', () =
         }),
       ]);
       // A form with no function named here is no opaque form in that reading: its columns are then the catalog's to judge.
+      // A function in FROM, which the planner may inline: its columns are the catalog's to judge as well.
+      const called = parsePostgres('SELECT 1 FROM f() AS r(a), orders o WHERE CASE WHEN o.note = $1 THEN r.a END');
+      expect(called.ok && called.conditions.filter((site) => site.views)).toContainEqual(
+        expect.objectContaining({ views: expect.arrayContaining([['f()', 'a', -1]]), viewColumn: true }),
+      );
       const greatest = parsePostgres('SELECT id FROM t WHERE greatest(id, 2) = 2');
       expect(greatest.ok && greatest.opaqueCondition).toBeUndefined();
     });
