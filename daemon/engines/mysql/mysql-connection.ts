@@ -30,6 +30,8 @@ import {
   runsTextRefusal,
   sessionChangeRefusal,
   setsContextRefusal,
+  storedModeRefusal,
+  mayAssignContextRefusal,
   shownName,
   statementUnreadableRefusal,
   statisticsRefusal,
@@ -416,6 +418,7 @@ export class MysqlConnection implements DriverConnection {
           name: String(row.n),
           security: String(row.sec),
           body: typeof row.body === 'string' ? row.body : null,
+          sqlMode: typeof row.mode === 'string' ? row.mode : null,
           ...(row.kind === 'TRIGGER' ? { table: `${String(row.s)}.${pending[index]?.name.name}` } : {}),
         };
         found.set(index, [...(found.get(index) ?? []), definition]);
@@ -447,7 +450,10 @@ export class MysqlConnection implements DriverConnection {
           const judged = judgeDefinition(definition);
           // Text no reading reads whole is judged only up to where the lexer stopped: refused.
           if (judged.unreadable) return unreadableRefusal(definition, item.path, judged.unreadable);
+          // A body the server parses by a grammar this check does not read cannot be judged for what it assigns.
+          if (judged.storedMode && separated) return storedModeRefusal(definition, item.path, judged.storedMode);
           if (judged.setsContext && separated) return setsContextRefusal(definition, item.path, judged.setsContext);
+          if (judged.mayAssignContext && separated) return mayAssignContextRefusal(definition, item.path, judged.mayAssignContext);
           if (judged.does && readOnly) return routineRefusal(definition, item.path, judged.does);
           // On a read-only call `does` names it already (PREPARE and EXECUTE are no reads).
           if (judged.reached.runsText && separated) return runsTextRefusal(definition, item.path, judged.reached.runsText);

@@ -414,6 +414,8 @@ export interface Definition {
   readonly body: string | null;
   /** A trigger's table, `schema.name`. */
   readonly table?: string;
+  /** The sql_mode a routine or trigger was stored under (its SQL_MODE column), by which the server parses it. */
+  readonly sqlMode?: string | null;
 }
 
 /** What judging one definition found. */
@@ -424,6 +426,16 @@ export interface Judged {
   readonly separatedDoes?: string;
   /** It assigns a context variable (`@mcp_...`). */
   readonly setsContext?: string;
+  /**
+   * A context variable written where an assignment cannot be told from a comparison (`@mcp_x =`
+   * after a comma or THEN): refused as if assigned.
+   */
+  readonly mayAssignContext?: string;
+  /**
+   * The sql_mode whose grammar or names the body is parsed by and the statement check does not
+   * model (storedModeOf), so that where the call carries context values it is refused whole.
+   */
+  readonly storedMode?: 'ORACLE' | 'MSSQL';
   /**
    * A session or user variable it assigns (`sql_mode`, `@x`), which outlives the call: any target
    * of SET, `:=`, INTO or GET DIAGNOSTICS that is not a local variable the body declares.
@@ -483,6 +495,93 @@ const isContextVariable = (tokens: readonly Token[], k: number): boolean =>
   !isPunct(tokens[k - 1], '@') &&
   /^mcp_/i.test(nameText(tokens[k + 1]) ?? (tokens[k + 1]?.kind === 'string' ? (tokens[k + 1] as Token).text : ''));
 
+/**
+ * Words after which `@mcp_x = ...` is an expression, so a comparison: a condition or a value
+ * (WHERE, ON, HAVING, WHEN, IF, ELSEIF, ELSIF, WHILE, UNTIL, RETURN, SELECT, and the logical
+ * operators). After any other word, a comma at the top level or THEN, `=` may be a SET list's or
+ * GET DIAGNOSTICS' assignment, which the raw scan cannot tell apart.
+ */
+const COMPARES_AFTER: ReadonlySet<string> = new Set(
+  'WHERE AND OR NOT XOR ON HAVING WHEN IF ELSEIF ELSIF WHILE UNTIL RETURN SELECT'.split(' '),
+);
+/** Operators after which `@mcp_x = ...` is an operand, so a comparison. */
+const OPERATORS_BEFORE = new Set(['(', '=', '<', '>', '!', '+', '-', '*', '/', '%', '&', '|', '^', '~']);
+
+/** The index of the `(` enclosing token `k`, or -1 at the top level. */
+function enclosingParen(tokens: readonly Token[], k: number): number {
+  let depth = 0;
+  for (let j = k - 1; j >= 0; j--) {
+    if (isPunct(tokens[j], ')')) depth++;
+    else if (isPunct(tokens[j], '(') && depth-- === 0) return j;
+  }
+  return -1;
+}
+
+/** The index of the first token of the variable or name ending at `end` (`@x`, `a`, `r.a`), or -1. */
+function targetStart(tokens: readonly Token[], end: number): number {
+  if (isPunct(tokens[end - 1], '@') && (nameText(tokens[end]) !== undefined || tokens[end]?.kind === 'string')) return end - 1;
+  if (nameText(tokens[end]) === undefined) return -1;
+  let at = end;
+  while (isPunct(tokens[at - 1], '.') && nameText(tokens[at - 2]) !== undefined) at -= 2;
+  return at;
+}
+
+/**
+ * The raw layer for context values, whatever reading found a body's statement starts: every
+ * `@mcp_...` (any quoting, ASCII case-insensitive) that is assigned — before `:=`; before `=` as a
+ * SET target; in an INTO list (`INTO a, @mcp_x`); as a direct argument of CALL, which an OUT or
+ * INOUT parameter assigns — is `setsContext`. One before `=` where the scan cannot tell an
+ * assignment from a comparison (after a top-level comma, THEN, DIAGNOSTICS or another word that
+ * no condition follows) is `mayAssignContext`.
+ */
+function contextAssignments(tokens: readonly Token[], found: { setsContext?: string; mayAssignContext?: string }): void {
+  for (let k = 0; k < tokens.length; k++) {
+    if (!isContextVariable(tokens, k)) continue;
+    const variable = userVariable(tokens, k);
+    const after = tokens[k + 2];
+    if (isPunct(after, ':') && isPunct(tokens[k + 3], '=')) {
+      found.setsContext ??= variable;
+      continue;
+    }
+    // An INTO list: back over `, target` pairs to INTO.
+    let back = k;
+    while (isPunct(tokens[back - 1], ',')) {
+      const start = targetStart(tokens, back - 2);
+      if (start < 0) break;
+      back = start;
+    }
+    if (keywordAt(tokens, back - 1) === 'INTO') {
+      found.setsContext ??= variable;
+      continue;
+    }
+    // A direct argument of CALL name(...).
+    const open = enclosingParen(tokens, k);
+    if (
+      open > 0 &&
+      (isPunct(tokens[k - 1], '(') || isPunct(tokens[k - 1], ',')) &&
+      (isPunct(tokens[k + 2], ',') || isPunct(tokens[k + 2], ')'))
+    ) {
+      const name = targetStart(tokens, open - 1);
+      if (name >= 0 && !isPunct(tokens[name], '@') && keywordAt(tokens, name - 1) === 'CALL') {
+        found.setsContext ??= variable;
+        continue;
+      }
+    }
+    if (!isPunct(after, '=')) continue;
+    const before = tokens[k - 1];
+    if (keywordAt(tokens, k - 1) === 'SET') {
+      found.setsContext ??= variable;
+      continue;
+    }
+    const word = keywordAt(tokens, k - 1);
+    if (word !== undefined && COMPARES_AFTER.has(word)) continue;
+    if (before?.kind === 'punct' && OPERATORS_BEFORE.has(before.text)) continue;
+    // A comma inside parentheses separates arguments or a row's values, never a SET list's targets.
+    if (isPunct(before, ',') && open >= 0) continue;
+    found.mayAssignContext ??= variable;
+  }
+}
+
 /** Index of the first of `words` at depth 0 from `from`, skipping nested CASE ... END, or the end. */
 function findWord(tokens: readonly Token[], from: number, words: readonly string[]): number {
   let depth = 0;
@@ -527,6 +626,7 @@ function intoTargets(tokens: readonly Token[], at: number, found: { setsContext?
 interface Found {
   does?: string;
   setsContext?: string;
+  mayAssignContext?: string;
   changesSession?: string;
   /** The local variables in scope at each token of the body (scopesOf), upper case. */
   readonly locals: ReadonlyMap<Token, ReadonlySet<string>>;
@@ -838,18 +938,22 @@ export function judgeDefinition(definition: Definition): Judged {
   const lexings = readingsOf(body, true).map((syntax) => lex(body, syntax));
   const all = lexings.map((lexed) => judgeTokens(definition, lexed.tokens));
   const unreadable = unreadableOf(lexings);
-  const pick = <K extends 'does' | 'separatedDoes' | 'setsContext' | 'changesSession'>(key: K): Judged[K] => all.find((j) => j[key])?.[key];
+  const pick = <K extends 'does' | 'separatedDoes' | 'setsContext' | 'mayAssignContext' | 'changesSession'>(key: K): Judged[K] => all.find((j) => j[key])?.[key];
   // The raw-text layer (host-file-words.ts) as for a statement: on the body's text, whatever its tokens.
   const raw = MYSQL_DIALECT.rawTextRule?.(body);
   const does = pick('does') ?? (raw ? phrase(raw) : undefined);
   const separatedDoes = pick('separatedDoes');
   const setsContext = pick('setsContext');
+  const mayAssignContext = setsContext ? undefined : pick('mayAssignContext');
   const changesSession = pick('changesSession');
+  const storedMode = storedModeOf(definition.sqlMode);
   const runsText = all.find((j) => j.reached.runsText)?.reached.runsText;
   return {
     ...(does ? { does } : {}),
     ...(separatedDoes ? { separatedDoes } : {}),
     ...(setsContext ? { setsContext } : {}),
+    ...(mayAssignContext ? { mayAssignContext } : {}),
+    ...(storedMode ? { storedMode } : {}),
     ...(changesSession ? { changesSession } : {}),
     ...(unreadable ? { unreadable } : {}),
     readsTables: all.some((j) => j.readsTables),
@@ -862,15 +966,26 @@ export function judgeDefinition(definition: Definition): Judged {
   };
 }
 
+/**
+ * The sql_mode a routine or trigger was stored under whose reading the statement check does not
+ * make: ORACLE, whose grammar (sql_yacc.yy built with ORACLE) starts statements after ELSIF ...
+ * THEN, `<<label>>`, FOR/WHILE ... LOOP, EXCEPTION WHEN ... THEN and at a procedure's name alone,
+ * and MSSQL (ANSI_QUOTES with `[name]` quoting). The server parses the body under it on every run.
+ */
+export function storedModeOf(sqlMode: string | null | undefined): 'ORACLE' | 'MSSQL' | undefined {
+  const flags = (sqlMode ?? '').toUpperCase().split(',');
+  if (flags.includes('ORACLE')) return 'ORACLE';
+  return flags.includes('MSSQL') ? 'MSSQL' : undefined;
+}
+
 /** judgeDefinition under one reading of the body. */
 function judgeTokens(definition: Definition, tokens: readonly Token[]): Judged {
   const found: Found = { schema: definition.schema, locals: scopesOf(tokens), ...(definition.kind === 'TRIGGER' ? { trigger: true } : {}) };
   const anywhere =
     deniedFunction(tokens, false) ?? hostAccessAnywhere(tokens) ?? MYSQL_DIALECT.catalogRules?.(tokens, false, definition.schema);
   if (anywhere) found.does = phrase(anywhere);
+  contextAssignments(tokens, found);
   for (let k = 0; k + 2 < tokens.length; k++) {
-    if (isContextVariable(tokens, k) && isPunct(tokens[k + 2], ':') && isPunct(tokens[k + 3], '='))
-      found.setsContext ??= `@${nameText(tokens[k + 1])}`;
     if (isPunct(tokens[k], '@') && !isPunct(tokens[k - 1], '@') && isPunct(tokens[k + 2], ':') && isPunct(tokens[k + 3], '='))
       found.changesSession ??= userVariable(tokens, k);
   }
@@ -884,6 +999,7 @@ function judgeTokens(definition: Definition, tokens: readonly Token[]): Judged {
       judgeStatement(statement, each);
       found.does ??= each.does;
       found.setsContext ??= each.setsContext;
+      found.mayAssignContext ??= each.mayAssignContext;
       found.changesSession ??= each.changesSession;
       found.separatedDoes ??= each.separatedDoes;
     }
@@ -1061,6 +1177,28 @@ export function setsContextRefusal(definition: Definition, path: readonly string
   );
 }
 
+/**
+ * The refusal, where the call carries context values, of a routine or trigger stored under a
+ * sql_mode whose grammar the statement check does not read (storedModeOf): where its statements
+ * start, and so what they assign, cannot be told.
+ */
+export function storedModeRefusal(definition: Definition, path: readonly string[], mode: 'ORACLE' | 'MSSQL'): HanactlError {
+  return refusal(
+    'stored-routine',
+    `Refused: the statement runs ${shownName(definition)}${through(path)}, whose body was stored under sql_mode=${mode} and is parsed by that mode's grammar, which this check does not read, so what it assigns and reads cannot be judged where the call carries context values.`,
+    `Ask a person to run it, or to create the ${KIND_WORD[definition.kind]} again under the default sql_mode.`,
+  );
+}
+
+/** The refusal of a routine that writes a context variable where an assignment cannot be told from a comparison. */
+export function mayAssignContextRefusal(definition: Definition, path: readonly string[], variable: string): HanactlError {
+  return refusal(
+    'session-change',
+    `Refused: the statement runs ${shownName(definition)}${through(path)}, which writes ${variable} before \`=\` where an assignment cannot be told from a comparison, and a context value is one that only hanactl sets, for each call.`,
+    `Ask a person to write the comparison as \`value = ${variable}\`.`,
+  );
+}
+
 /** The refusal of a routine whose body changes a session or user variable, which outlives the call. */
 export function sessionChangeRefusal(definition: Definition, path: readonly string[], variable: string): HanactlError {
   return refusal(
@@ -1152,14 +1290,14 @@ export function definitionsQuery(
     }
     const schema = schemaOf(lookup.name);
     values.push(lookup.name.name);
-    const routine = `SELECT ${i} AS i, ROUTINE_TYPE AS kind, ROUTINE_SCHEMA AS s, ROUTINE_NAME AS n, SECURITY_TYPE AS sec, ROUTINE_DEFINITION AS body FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = ${schema} AND ROUTINE_NAME = CONVERT(? USING utf8mb4) COLLATE utf8mb4_general_ci`;
+    const routine = `SELECT ${i} AS i, ROUTINE_TYPE AS kind, ROUTINE_SCHEMA AS s, ROUTINE_NAME AS n, SECURITY_TYPE AS sec, SQL_MODE AS mode, ROUTINE_DEFINITION AS body FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = ${schema} AND ROUTINE_NAME = CONVERT(? USING utf8mb4) COLLATE utf8mb4_general_ci`;
     if (lookup.kind === 'writes') {
       // A trigger runs with its DEFINER's rights (SECURITY_TYPE has no meaning for it).
       parts.push(
-        `SELECT ${i} AS i, 'TRIGGER' AS kind, TRIGGER_SCHEMA AS s, TRIGGER_NAME AS n, 'DEFINER' AS sec, ACTION_STATEMENT AS body FROM information_schema.TRIGGERS WHERE EVENT_OBJECT_SCHEMA = ${schema} AND EVENT_OBJECT_TABLE = ?`,
+        `SELECT ${i} AS i, 'TRIGGER' AS kind, TRIGGER_SCHEMA AS s, TRIGGER_NAME AS n, 'DEFINER' AS sec, SQL_MODE AS mode, ACTION_STATEMENT AS body FROM information_schema.TRIGGERS WHERE EVENT_OBJECT_SCHEMA = ${schema} AND EVENT_OBJECT_TABLE = ?`,
       );
       parts.push(
-        `SELECT ${i} AS i, 'UPDATABLE VIEW' AS kind, TABLE_SCHEMA AS s, TABLE_NAME AS n, SECURITY_TYPE AS sec, NULL AS body FROM information_schema.VIEWS WHERE TABLE_SCHEMA = ${schemaOf(lookup.name)} AND TABLE_NAME = ? AND IS_UPDATABLE = 'YES'`,
+        `SELECT ${i} AS i, 'UPDATABLE VIEW' AS kind, TABLE_SCHEMA AS s, TABLE_NAME AS n, SECURITY_TYPE AS sec, NULL AS mode, NULL AS body FROM information_schema.VIEWS WHERE TABLE_SCHEMA = ${schemaOf(lookup.name)} AND TABLE_NAME = ? AND IS_UPDATABLE = 'YES'`,
       );
       values.push(lookup.name.name);
       return;
@@ -1169,7 +1307,7 @@ export function definitionsQuery(
         ? routine
         : lookup.kind === 'package'
           ? `${routine} AND ROUTINE_TYPE IN ('PACKAGE', 'PACKAGE BODY')`
-          : `SELECT ${i} AS i, 'VIEW' AS kind, TABLE_SCHEMA AS s, TABLE_NAME AS n, SECURITY_TYPE AS sec, VIEW_DEFINITION AS body FROM information_schema.VIEWS WHERE TABLE_SCHEMA = ${schema} AND TABLE_NAME = ?`,
+          : `SELECT ${i} AS i, 'VIEW' AS kind, TABLE_SCHEMA AS s, TABLE_NAME AS n, SECURITY_TYPE AS sec, NULL AS mode, VIEW_DEFINITION AS body FROM information_schema.VIEWS WHERE TABLE_SCHEMA = ${schema} AND TABLE_NAME = ?`,
     );
   });
   const branches: string[] = [];
@@ -1180,7 +1318,7 @@ export function definitionsQuery(
     // The schema's equality lets the server read that schema's routines alone; LONGTEXT keeps a
     // name whole, whatever its length, as the bound string of a branch of its own.
     branches.push(
-      `SELECT c.i AS i, r.ROUTINE_TYPE AS kind, r.ROUTINE_SCHEMA AS s, r.ROUTINE_NAME AS n, r.SECURITY_TYPE AS sec, r.ROUTINE_DEFINITION AS body FROM information_schema.ROUTINES AS r JOIN JSON_TABLE(?, '$[*]' COLUMNS(i INT PATH '$[0]', n LONGTEXT CHARACTER SET utf8mb4 PATH '$[1]')) AS c ON r.ROUTINE_NAME = c.n COLLATE utf8mb4_general_ci WHERE r.ROUTINE_SCHEMA = ${schema === undefined ? 'DATABASE()' : '?'}`,
+      `SELECT c.i AS i, r.ROUTINE_TYPE AS kind, r.ROUTINE_SCHEMA AS s, r.ROUTINE_NAME AS n, r.SECURITY_TYPE AS sec, r.SQL_MODE AS mode, r.ROUTINE_DEFINITION AS body FROM information_schema.ROUTINES AS r JOIN JSON_TABLE(?, '$[*]' COLUMNS(i INT PATH '$[0]', n LONGTEXT CHARACTER SET utf8mb4 PATH '$[1]')) AS c ON r.ROUTINE_NAME = c.n COLLATE utf8mb4_general_ci WHERE r.ROUTINE_SCHEMA = ${schema === undefined ? 'DATABASE()' : '?'}`,
     );
   }
   return { sql: [...branches, ...parts].join('\nUNION ALL\n'), values: [...groupValues, ...values] };

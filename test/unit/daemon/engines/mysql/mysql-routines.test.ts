@@ -6,12 +6,14 @@ import {
   existingNamesQuery,
   hiddenDefinitionRefusal,
   judgeDefinition,
+  mayAssignContextRefusal,
   NARROW_OVER,
   narrowsNames,
   probablyNative,
   reachedBy,
   shownName,
   statementUnreadableRefusal,
+  storedModeRefusal,
   unreadableRefusal,
   updatableViewRefusal,
 } from '../../../../../daemon/engines/mysql/mysql-routines.js';
@@ -790,5 +792,77 @@ describe('the triggers a write fires', () => {
     );
     expect(hidden.message).toMatch(/GRANT TRIGGER ON shop\.notes TO agent/);
     expect(updatableViewRefusal({ schema: 'shop', name: 'v' }, []).message).toMatch(/updatable view shop\.v/);
+  });
+});
+
+describe('a body stored under sql_mode ORACLE or MSSQL, where the call carries context values', () => {
+  const trigger = (body: string, sqlMode?: string): Definition => ({
+    kind: 'TRIGGER',
+    schema: 'sand',
+    name: 'tr',
+    security: 'DEFINER',
+    body,
+    table: 'sand.leak3',
+    ...(sqlMode === undefined ? {} : { sqlMode }),
+  });
+  const oracle = 'PIPES_AS_CONCAT,ANSI_QUOTES,IGNORE_SPACE,ORACLE,NO_KEY_OPTIONS,NO_TABLE_OPTIONS,NO_FIELD_OPTIONS,NO_AUTO_CREATE_USER,SIMULTANEOUS_ASSIGNMENT';
+  const mssql = 'PIPES_AS_CONCAT,ANSI_QUOTES,IGNORE_SPACE,MSSQL,NO_KEY_OPTIONS,NO_TABLE_OPTIONS,NO_FIELD_OPTIONS';
+  const reviewers =
+    "BEGIN IF NEW.a = 0 THEN NULL; ELSIF NEW.a = 1 THEN SET @mcp_customer_id = 'C2'; END IF; IF NEW.a = 0 THEN NULL; ELSIF NEW.a = 3 THEN SET @mcp_customer_id = 'C1'; END IF; END";
+
+  it('names the mode a trigger or routine was stored under when its grammar or names read otherwise', () => {
+    expect(judgeDefinition(trigger(reviewers, oracle)).storedMode).toBe('ORACLE');
+    expect(judgeDefinition(trigger('SET NEW.b = 1', mssql)).storedMode).toBe('MSSQL');
+    expect(judgeDefinition({ ...fn('AS BEGIN RETURN 1; END'), sqlMode: oracle }).storedMode).toBe('ORACLE');
+    for (const mode of ['', 'STRICT_TRANS_TABLES,NO_ENGINE_SUBSTITUTION', 'ANSI_QUOTES', 'PIPES_AS_CONCAT,ANSI_QUOTES,IGNORE_SPACE,ANSI'])
+      expect(judgeDefinition(trigger('SET NEW.b = 1', mode)).storedMode, mode).toBeUndefined();
+    expect(judgeDefinition(trigger('SET NEW.b = 1')).storedMode).toBeUndefined();
+    const refused = storedModeRefusal(trigger(reviewers, oracle), [], 'ORACLE');
+    expect(refused.message).toMatch(/the trigger sand\.tr on sand\.leak3.*sql_mode=ORACLE/);
+  });
+
+  it.each([
+    ["the reviewer's trigger", reviewers],
+    ['a <<label>> before SET', "BEGIN <<l>> SET @mcp_customer_id = 'C2'; END"],
+    ['FOR ... LOOP', "BEGIN FOR i IN 1..1 LOOP SET @mcp_customer_id = 'C2'; END LOOP; END"],
+    ['WHILE ... LOOP', "BEGIN WHILE NEW.a > 100 LOOP SET @mcp_customer_id = 'C2'; END LOOP; END"],
+    ['EXCEPTION WHEN ... THEN', "BEGIN NULL; EXCEPTION WHEN OTHERS THEN SET @mcp_customer_id = 'C2'; END"],
+    ['a quoted name', "BEGIN <<l>> SET @`mcp_customer_id` = 'C2'; END"],
+    ['a single-quoted name', "BEGIN <<l>> SET @'MCP_customer_id' = 'C2'; END"],
+    ['a double-quoted name', 'BEGIN <<l>> SET @"mcp_customer_id" = \'C2\'; END'],
+    ['INTO in a loop', "BEGIN WHILE NEW.a > 100 LOOP SELECT 'C2' INTO @mcp_customer_id; END LOOP; END"],
+    ['an INTO list in a loop', "BEGIN FOR i IN 1..1 LOOP SELECT 1, 'C2' INTO @x, @mcp_customer_id; END LOOP; END"],
+    [':= in a loop', "BEGIN FOR i IN 1..1 LOOP SELECT @mcp_customer_id := 'C2'; END LOOP; END"],
+    ['CALL with an OUT argument in a loop', 'BEGIN <<l>> CALL p(1, @mcp_customer_id); END'],
+  ])('refuses %s as assigning the context value, whatever reading finds the statement start', (_what, body) => {
+    expect(judgeDefinition(trigger(body)).setsContext).toMatch(/^@.?mcp_customer_id.?$/i);
+  });
+
+  it.each([
+    ['a SET list', "BEGIN <<l>> SET @x = 1, @mcp_customer_id = 'C2'; END"],
+    ['a top-level select list', "BEGIN <<l>> SELECT 1, @mcp_customer_id = 'C2'; END"],
+    ['after THEN', "BEGIN SET NEW.b = CASE WHEN 1 THEN @mcp_customer_id = 'C2' END; END"],
+    ['GET DIAGNOSTICS', 'BEGIN <<l>> GET DIAGNOSTICS @mcp_customer_id = ROW_COUNT; END'],
+  ])('refuses %s, where an assignment cannot be told from a comparison', (_what, body) => {
+    const judged = judgeDefinition(trigger(body));
+    expect(judged.setsContext ?? judged.mayAssignContext, body).toMatch(/^@mcp_customer_id$/i);
+    if (judged.mayAssignContext) expect(mayAssignContextRefusal(trigger(body), [], judged.mayAssignContext).message).toMatch(/value = @mcp_customer_id/);
+  });
+
+  it.each([
+    'RETURN @mcp_customer_id',
+    'SET NEW.customer = @mcp_customer_id',
+    "BEGIN IF @mcp_customer_id = 'C1' THEN SET NEW.b = 1; ELSEIF NOT @mcp_customer_id = 'C2' THEN SET NEW.b = 2; END IF; END",
+    "SET NEW.b = (SELECT count(*) FROM t WHERE @mcp_customer_id = t.c AND (@mcp_customer_id = 'x' OR 1 = @mcp_customer_id))",
+    'SET NEW.b = IF(@mcp_customer_id = 1, CONCAT(NEW.b, @mcp_customer_id = 2), 0)',
+    'SET NEW.b = (SELECT a, @mcp_customer_id FROM t)',
+    // A comma inside parentheses separates a subquery's columns or a call's arguments, never SET targets.
+    "SET NEW.b = (SELECT 1, @mcp_customer_id = 'C2')",
+    "SET NEW.b = f(NEW.a, @mcp_customer_id = 'C2')",
+    'BEGIN DECLARE v INT; SELECT a INTO v FROM t ORDER BY a, @mcp_customer_id; END',
+  ])('passes a body that only reads the context value: %s', (body) => {
+    const judged = judgeDefinition(trigger(body));
+    expect(judged.setsContext).toBeUndefined();
+    expect(judged.mayAssignContext).toBeUndefined();
   });
 });
