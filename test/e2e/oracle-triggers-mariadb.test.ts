@@ -26,7 +26,17 @@ const server = new URL(MYSQL_URL);
 function asLogin(sqlMode: string, sql: string): void {
   const run = spawnSync(
     'mariadb',
-    ['-h', server.hostname, '-P', server.port || '3306', '-u', login.user, db, '-e', `SET sql_mode = '${sqlMode}';\nDELIMITER //\n${sql}//`],
+    [
+      '-h',
+      server.hostname,
+      '-P',
+      server.port || '3306',
+      '-u',
+      login.user,
+      db,
+      '-e',
+      `SET sql_mode = '${sqlMode}';\nDELIMITER //\n${sql}//`,
+    ],
     { env: { ...process.env, MYSQL_PWD: login.password }, encoding: 'utf8', timeout: 30_000 },
   );
   if (run.status !== 0) throw new Error(`mariadb client: ${run.stderr}`);

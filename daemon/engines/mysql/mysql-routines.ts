@@ -938,7 +938,8 @@ export function judgeDefinition(definition: Definition): Judged {
   const lexings = readingsOf(body, true).map((syntax) => lex(body, syntax));
   const all = lexings.map((lexed) => judgeTokens(definition, lexed.tokens));
   const unreadable = unreadableOf(lexings);
-  const pick = <K extends 'does' | 'separatedDoes' | 'setsContext' | 'mayAssignContext' | 'changesSession'>(key: K): Judged[K] => all.find((j) => j[key])?.[key];
+  const pick = <K extends 'does' | 'separatedDoes' | 'setsContext' | 'mayAssignContext' | 'changesSession'>(key: K): Judged[K] =>
+    all.find((j) => j[key])?.[key];
   // The raw-text layer (host-file-words.ts) as for a statement: on the body's text, whatever its tokens.
   const raw = MYSQL_DIALECT.rawTextRule?.(body);
   const does = pick('does') ?? (raw ? phrase(raw) : undefined);

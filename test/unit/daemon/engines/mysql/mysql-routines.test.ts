@@ -805,7 +805,8 @@ describe('a body stored under sql_mode ORACLE or MSSQL, where the call carries c
     table: 'sand.leak3',
     ...(sqlMode === undefined ? {} : { sqlMode }),
   });
-  const oracle = 'PIPES_AS_CONCAT,ANSI_QUOTES,IGNORE_SPACE,ORACLE,NO_KEY_OPTIONS,NO_TABLE_OPTIONS,NO_FIELD_OPTIONS,NO_AUTO_CREATE_USER,SIMULTANEOUS_ASSIGNMENT';
+  const oracle =
+    'PIPES_AS_CONCAT,ANSI_QUOTES,IGNORE_SPACE,ORACLE,NO_KEY_OPTIONS,NO_TABLE_OPTIONS,NO_FIELD_OPTIONS,NO_AUTO_CREATE_USER,SIMULTANEOUS_ASSIGNMENT';
   const mssql = 'PIPES_AS_CONCAT,ANSI_QUOTES,IGNORE_SPACE,MSSQL,NO_KEY_OPTIONS,NO_TABLE_OPTIONS,NO_FIELD_OPTIONS';
   const reviewers =
     "BEGIN IF NEW.a = 0 THEN NULL; ELSIF NEW.a = 1 THEN SET @mcp_customer_id = 'C2'; END IF; IF NEW.a = 0 THEN NULL; ELSIF NEW.a = 3 THEN SET @mcp_customer_id = 'C1'; END IF; END";
@@ -817,6 +818,16 @@ describe('a body stored under sql_mode ORACLE or MSSQL, where the call carries c
     for (const mode of ['', 'STRICT_TRANS_TABLES,NO_ENGINE_SUBSTITUTION', 'ANSI_QUOTES', 'PIPES_AS_CONCAT,ANSI_QUOTES,IGNORE_SPACE,ANSI'])
       expect(judgeDefinition(trigger('SET NEW.b = 1', mode)).storedMode, mode).toBeUndefined();
     expect(judgeDefinition(trigger('SET NEW.b = 1')).storedMode).toBeUndefined();
+    // The server's record of each routine and trigger carries the mode it was stored under.
+    const query = definitionsQuery([
+      { kind: 'writes', name: { schema: 'sand', name: 'leak3' } },
+      { kind: 'routine', name: { schema: 'sand', name: 'f' } },
+    ]);
+    expect(query.sql).toMatch(/SQL_MODE AS mode, ACTION_STATEMENT AS body FROM information_schema\.TRIGGERS/);
+    expect(query.sql).toMatch(/SQL_MODE AS mode, ROUTINE_DEFINITION AS body FROM information_schema\.ROUTINES/);
+    expect(definitionsQuery([{ kind: 'routine', name: { schema: 'sand', name: 'f' } }], { routinesAsOne: true }).sql).toMatch(
+      /r\.SQL_MODE AS mode/,
+    );
     const refused = storedModeRefusal(trigger(reviewers, oracle), [], 'ORACLE');
     expect(refused.message).toMatch(/the trigger sand\.tr on sand\.leak3.*sql_mode=ORACLE/);
   });
@@ -846,7 +857,8 @@ describe('a body stored under sql_mode ORACLE or MSSQL, where the call carries c
   ])('refuses %s, where an assignment cannot be told from a comparison', (_what, body) => {
     const judged = judgeDefinition(trigger(body));
     expect(judged.setsContext ?? judged.mayAssignContext, body).toMatch(/^@mcp_customer_id$/i);
-    if (judged.mayAssignContext) expect(mayAssignContextRefusal(trigger(body), [], judged.mayAssignContext).message).toMatch(/value = @mcp_customer_id/);
+    if (judged.mayAssignContext)
+      expect(mayAssignContextRefusal(trigger(body), [], judged.mayAssignContext).message).toMatch(/value = @mcp_customer_id/);
   });
 
   it.each([
