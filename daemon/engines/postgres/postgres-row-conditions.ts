@@ -213,7 +213,7 @@ export function conditionRefusal(what: string): HanactlError | undefined {
   if (kind === 's')
     return new HanactlError(
       'STATEMENT_REFUSED',
-      'Refused: a condition of this statement (WHERE, JOIN ... ON, HAVING, or the select list of a subquery or CTE) holds a sub-select that reads no column of the row (EXISTS, a scalar or ARRAY sub-select), and PostgreSQL runs such a sub-select once, when the condition first needs its value, which may be on a row the row-security policy (or security_barrier view) hides, before their filter: its error or time would tell those rows apart. Compute such a value in a CTE or a subquery joined in FROM, or pass it as a parameter.',
+      `Refused: a condition of this statement (WHERE, JOIN ... ON, HAVING, or the select list of a subquery or CTE) holds a sub-select that reads no column of the row (EXISTS, a scalar or ARRAY sub-select), and PostgreSQL runs such a sub-select once, when the condition first needs its value, which may be on a row the row-security policy (or security_barrier view) hides, before their filter: its error or time would tell those rows apart. Compute such a value in a CTE or a subquery joined in FROM, or pass it as a parameter; a sub-select that names a column of the row with its table's name or alias, and IN (SELECT ...), run after the filter and are allowed.`,
       {
         rule: 'leaky-condition',
         hint: "Compute the value in a CTE or a subquery joined in FROM (WITH m AS (SELECT max(x) AS v FROM t) SELECT ... FROM orders, m WHERE amount > m.v), use IN (SELECT ...), refer to a column of the row in the sub-select with its table's name or alias, or compute it on the client and pass it as a parameter ($1).",
