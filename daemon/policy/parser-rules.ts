@@ -185,7 +185,8 @@ export function postgresParserObjection(
           functions: [...parsed.calls.map((call) => call.folded), ...parsed.keywordCalls],
           operators: parsed.operators,
           // array_in('{1}', 'int4'::regtype, -1) runs int4's code: a person's type of that name on the search path is walked too.
-          types: [...parsed.types, ...parsed.calls.flatMap(dispatchedTypeNames)],
+          // A name in call position is a conversion to the type of that name where no function fits (typeCallNames).
+          types: [...parsed.types, ...parsed.calls.flatMap(dispatchedTypeNames), ...typeCallNames(parsed)],
           attributes: parsed.attributes,
           ...(options.rowSeparation && parsed.conditions.length > 0 ? { conditions: parsed.conditions } : {}),
         },
@@ -194,6 +195,20 @@ export function postgresParserObjection(
     );
   }
   return undefined;
+}
+
+/**
+ * The names the statement writes in call position, each walked as a type of that name too: where
+ * no function of the name fits one argument, PostgreSQL reads `name(x)` as a conversion to type
+ * `name` (parse_func.c, func_get_detail's coercion fallback: the function's name, with its
+ * qualification, looked up as a type name: `_name` is the array type), and runs that type's code
+ * as a cast to it does (a domain's CHECK constraints, a field's domain, an input function).
+ * Attribute notation `(x).name` is such a call where no column has the name (ParseFuncOrColumn),
+ * and so are the keyword forms older servers read as calls. Every name, whatever its number of
+ * arguments or whether a function matches too: the walk follows a type only when one has the name.
+ */
+function typeCallNames(parsed: Extract<ReturnType<typeof parsePostgres>, { ok: true }>): string[] {
+  return [...parsed.calls.map((call) => call.folded), ...parsed.attributes, ...parsed.keywordCalls];
 }
 
 /**

@@ -27,6 +27,15 @@ describe('what a statement names for the resolve step, beyond calls and relation
     expect(referencesOf('SELECT o.peek, (o).other FROM orders o')?.attributes).toEqual(expect.arrayContaining(['peek', 'other']));
   });
 
+  it('names every name in call position as a type too, which the server converts to where no function fits', () => {
+    const names = (sql: string): readonly string[] => referencesOf(sql)?.types ?? [];
+    expect(names('SELECT dom(1), "Dom"(2), s.dom3(3)')).toEqual(expect.arrayContaining(['dom', 'Dom', 'dom3']));
+    expect(names("SELECT _dom('{1}')")).toEqual(['_dom']);
+    expect(names('SELECT (1).dom, o.peek FROM orders o')).toEqual(expect.arrayContaining(['dom', 'peek']));
+    expect(names('SELECT 1 FROM t WHERE x IN (SELECT dom(y) FROM u)')).toContain('dom');
+    expect(names('SELECT json_scalar(1)')).toContain('json_scalar');
+  });
+
   it('names SQL/JSON keyword forms as the calls an older server makes of them', () => {
     const { functions = [] } = referencesOf("SELECT json_scalar(1), json_serialize(1), json_object('a': 1), json_array(1)") ?? {};
     expect(functions).toEqual(expect.arrayContaining(['json_scalar', 'json_serialize', 'json_object', 'json_array']));
