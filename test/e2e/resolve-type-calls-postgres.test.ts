@@ -1,0 +1,137 @@
+/**
+ * A type named like a function call: where no function of that name fits, PostgreSQL reads
+ * `name(x)` (quoted, qualified, the array type's `_name`, attribute notation `(x).name`) as a
+ * conversion to type `name`, and runs the type's own code: here a domain's CHECK that writes a
+ * file on the database host, ends another session and resets a table's statistics. Through the
+ * real shim, daemon and PostgreSQL on a read-only superuser connection, each form is refused and
+ * nothing happens; on a connection with context names too. Built-in conversions by call syntax
+ * and a person's type with no code still answer.
+ */
+import { existsSync, rmSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ScratchPgDatabase, scratchPgDatabase, serverAvailable } from '../helpers/engines.js';
+import { TestHome } from '../helpers/hanactl-home.js';
+import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
+import { createPgLogin, type PgLogin, VictimSession } from '../helpers/pg-sessions.js';
+
+const available = await serverAvailable('postgres');
+const TAG = `hanactl_typecall_${process.pid}`;
+const AGENT = `${TAG}_agent`;
+const FILE = `/tmp/${TAG}_pwned.txt`;
+
+const OBJECTS = [
+  'CREATE SCHEMA s',
+  'CREATE TABLE public.victim (pid int)',
+  'CREATE TABLE public.counted (id int)',
+  'INSERT INTO public.counted SELECT g FROM generate_series(1, 10) g',
+  `CREATE FUNCTION public.evil(int) RETURNS boolean LANGUAGE plpgsql AS $$ BEGIN
+     COPY (SELECT 1) TO '${FILE}';
+     PERFORM pg_catalog.pg_terminate_backend(v.pid) FROM public.victim v;
+     PERFORM pg_catalog.pg_stat_reset_single_table_counters('public.counted'::pg_catalog.regclass);
+     RETURN true; END $$`,
+  'CREATE DOMAIN public.dom AS int CHECK (public.evil(VALUE))',
+  'CREATE DOMAIN s.dom3 AS int CHECK (public.evil(VALUE))',
+  'CREATE DOMAIN public.dd AS int CHECK (public.evil(VALUE))',
+  'CREATE TYPE public.comp AS (f public.dd)',
+  'CREATE DOMAIN public.dc AS public.comp',
+  // Control: a person's type with no code.
+  'CREATE DOMAIN public.plain_d AS int',
+  `GRANT USAGE ON SCHEMA s TO ${AGENT}`,
+];
+
+const FORMS = [
+  'SELECT dom(1)',
+  'SELECT public.dom(1)',
+  'SELECT "dom"(1)',
+  'SELECT (1).dom',
+  "SELECT _dom('{1}')",
+  'SELECT s.dom3(1)',
+  "SELECT dc('(1)')",
+  'SELECT dom(x) FROM generate_series(1, 3) x',
+];
+
+/** What the walk meets first in the CHECK's function: the COPY, or a built-in refused on a read-only connection. */
+const REFUSED = /Refused: .*(runs COPY|calls pg_terminate_backend\(\)|calls pg_stat_reset_single_table_counters\(\))/;
+
+describe.skipIf(!available)('a type named like a function call, whose code the conversion runs', { timeout: 300_000 }, () => {
+  const home = new TestHome();
+  let scratch: ScratchPgDatabase | undefined;
+  let login: PgLogin | undefined;
+  let su: ShimHandle;
+  let scoped: ShimHandle;
+  let victim: VictimSession | undefined;
+
+  /** The table's sequential scans as the statistics hold them. */
+  const scans = async (): Promise<number> => {
+    const { rows } = await scratch!.db.query("SELECT seq_scan::int AS n FROM pg_stat_user_tables WHERE relid = 'public.counted'::regclass");
+    return Number(rows[0]?.n ?? 0);
+  };
+
+  beforeAll(async () => {
+    rmSync(FILE, { force: true });
+    login = await createPgLogin(AGENT);
+    scratch = await scratchPgDatabase(TAG, OBJECTS);
+    victim = await VictimSession.open(scratch.url);
+    await scratch.db.query('INSERT INTO public.victim VALUES ($1)', [victim.pid]);
+    // Statistics to lose: scans the session reports once it is idle (flushed at once, not on its timer).
+    await scratch.db.query('SELECT count(*) FROM public.counted');
+    await scratch.db.query('SELECT pg_stat_force_next_flush()');
+    while ((await scans()) === 0) await scratch.db.query('SELECT pg_stat_force_next_flush()');
+    await home.ok(['add', '--no-test', '--no-password', 'tcsu', scratch.url]);
+    await home.ok(['add', '--no-test', 'tcshop', login.url(scratch.url), '--password-stdin', '--context', 'customer_id'], {
+      input: login.password,
+    });
+    su = await startShim(home.env, ['--connection', 'tcsu']);
+    scoped = await startShim({ ...home.env, MCP_CONTEXT_CUSTOMER_ID: '1' }, ['--connection', 'tcshop']);
+  });
+
+  afterAll(async () => {
+    await su?.close();
+    await scoped?.close();
+    await victim?.end();
+    await home.dispose();
+    await scratch?.drop();
+    await login?.drop();
+    rmSync(FILE, { force: true });
+  });
+
+  it.each(FORMS)('refuses %s on a read-only superuser connection, and nothing happens', async (sql) => {
+    const before = await scans();
+    const result = await su.call('run_query', { sql });
+    expect(result.isError, textOf(result)).toBe(true);
+    expect(textOf(result)).toMatch(REFUSED);
+    expect(existsSync(FILE)).toBe(false);
+    await victim!.alive();
+    expect(await scans()).toBeGreaterThanOrEqual(before);
+  });
+
+  it('refuses the conversion through explain_query too', async () => {
+    const result = await su.call('explain_query', { sql: 'SELECT dom(1)' });
+    expect(result.isError, textOf(result)).toBe(true);
+    expect(textOf(result)).toMatch(REFUSED);
+    expect(existsSync(FILE)).toBe(false);
+  });
+
+  it.each(['SELECT dom(1)', 'SELECT (1).dom', "SELECT _dom('{1}')"])('refuses %s on a connection with context names', async (sql) => {
+    const result = await scoped.call('run_query', { sql });
+    expect(result.isError, textOf(result)).toBe(true);
+    expect(textOf(result)).toMatch(REFUSED);
+    await victim!.alive();
+  });
+
+  it("still answers built-in conversions by call syntax and a person's type with no code", async () => {
+    for (const [sql, rows] of [
+      [
+        'SELECT int4(1.5) AS a, text(1) AS b, "numeric"(1) AS c, date(\'2020-01-01\')::text AS d',
+        [{ a: 2, b: '1', c: '1', d: '2020-01-01' }],
+      ],
+      ['SELECT plain_d(1) AS p, (2).plain_d AS q', [{ p: 1, q: 2 }]],
+    ] as const) {
+      const result = await su.call('run_query', { sql });
+      expect(result.isError, `${sql}: ${textOf(result)}`).toBeFalsy();
+      expect(result.structuredContent).toMatchObject({ rows });
+    }
+    await victim!.alive();
+    expect(existsSync(FILE)).toBe(false);
+  });
+});
