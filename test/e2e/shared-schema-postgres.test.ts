@@ -23,6 +23,24 @@ const F1 = `CREATE FUNCTION f(v text) RETURNS bigint LANGUAGE plpgsql SET cpu_op
     RETURN n;
   END $$`;
 
+/** Bodies that set cpu_operator_cost for the query after them, each as a statement of its own. */
+const PERSON_BODIES: readonly (readonly [string, string])[] = [
+  ['person_set', 'SET LOCAL cpu_operator_cost = 0.0025;'],
+  ['person_reset', 'RESET "CPU_OPERATOR_COST";'],
+  ['person_reset_all', 'RESET /* every setting */ ALL;'],
+  ['person_config', "PERFORM set_config('cpu_operator_cost', '0.0025', true);"],
+  ['person_settings', "UPDATE pg_settings SET setting = '0.0025' WHERE name = 'cpu_' || 'operator_cost';"],
+];
+
+/** A PL/pgSQL function `name(v text)` that runs `first`, then F1's condition. */
+const personFunction = (name: string, first: string): string => `CREATE FUNCTION ${name}(v text) RETURNS bigint LANGUAGE plpgsql AS $$
+  DECLARE n bigint;
+  BEGIN
+    ${first}
+    SELECT count(*) INTO n FROM sorders WHERE CASE WHEN note ^@ v THEN (SELECT true LIMIT -1) ELSE true END;
+    RETURN n;
+  END $$`;
+
 describe.skipIf(!available)("a login's schema, shared by every caller where rows are separated, on PostgreSQL", () => {
   const db = new RlsOwnerDatabase('fix_shared');
   const callers = scopedAndPlainShims({
@@ -33,6 +51,10 @@ describe.skipIf(!available)("a login's schema, shared by every caller where rows
           "INSERT INTO sorders VALUES (1, 'mine-a'), (2, 'secret-b')",
           'ALTER TABLE sorders ENABLE ROW LEVEL SECURITY',
           `CREATE POLICY by_customer ON sorders USING (${RLS_POLICY})`,
+          // A person's functions that give back the server's costs for what they run.
+          F1.replace('FUNCTION f(', 'FUNCTION person_f('),
+          ...PERSON_BODIES.map(([name, body]) => personFunction(name, body)),
+          "CREATE FUNCTION person_fine() RETURNS bigint LANGUAGE sql AS $$ SELECT count(*) FROM sorders WHERE note <> 'cpu_operator' $$",
         ],
         [
           `GRANT SELECT, INSERT ON sorders TO ${db.agent}`,
@@ -53,7 +75,7 @@ describe.skipIf(!available)("a login's schema, shared by every caller where rows
       signedB: { connection: 'signedw', customer: '2' },
     },
   });
-  const { a, b, signedA, signedB } = callers;
+  const { scoped, plain, a, b, signedA, signedB } = callers;
 
   const rowsOf = (result: CallToolResult) => {
     expect(result.isError, textOf(result)).toBeFalsy();
@@ -106,6 +128,25 @@ describe.skipIf(!available)("a login's schema, shared by every caller where rows
     expect(await holds(`to_regclass('${db.agent}.sorders') IS NOT NULL`)).toBe(false);
     // B reads the person's table: its own row, nothing a caller planted.
     expect(rowsOf(await b.call('run_query', { sql: 'SELECT note FROM sorders' }))).toEqual([{ note: 'secret-b' }]);
+  });
+
+  it("refuses a person's function that sets cpu_operator_cost, by its SET clause or in its body, on every separated connection", async () => {
+    for (const caller of [scoped, a, signedA]) {
+      for (const name of ['person_f', ...PERSON_BODIES.map(([n]) => n)]) {
+        // The same refusal whether or not a hidden row starts so: the walk refuses before anything runs.
+        const hit = refused(await caller.call('run_query', { sql: `SELECT ${name}('secret-b') AS n` }));
+        const miss = refused(await caller.call('run_query', { sql: `SELECT ${name}('nothing-starts-so') AS n` }));
+        expect(miss).toBe(hit);
+        expect(hit).toMatch(new RegExp(`${name}\\(\\)`));
+        expect(hit).toMatch(name === 'person_config' ? /set_config\(\)/ : /cpu_operator_cost/);
+      }
+      expect(textOf(await caller.call('run_query', { sql: "SELECT person_f('secret-b') AS n" }))).toMatch(
+        /sets cpu_operator_cost .*row-security policy/s,
+      );
+      expect(rowsOf(await caller.call('run_query', { sql: 'SELECT person_fine() AS n' }))).toHaveLength(1);
+    }
+    // Without context names the function runs as its author meant.
+    expect(rowsOf(await plain.call('run_query', { sql: "SELECT person_set('nothing') AS n" }))).toHaveLength(1);
   });
 
   it('still reads and writes rows, each caller its own', async () => {

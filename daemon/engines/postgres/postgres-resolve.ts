@@ -6,6 +6,7 @@ import type { BatchStep } from './postgres-batch.js';
 import { contextBarrierFinding, contextBarrierRefusal } from './postgres-context-barrier.js';
 import { foreignTableFinding, foreignTableRefusal } from './postgres-foreign-tables.js';
 import { childRelation, loginBypasses, ownerRightsFinding, ownerRightsRefusal } from './postgres-owner-rights.js';
+import { policyFirstFinding, policyFirstRefusal } from './postgres-policy-first.js';
 import {
   builtinObjection,
   callsDispatcher,
@@ -297,7 +298,7 @@ function findings(references: StatementReferences): string {
   // Last: a finding that says more of the same table (owner-rights, credential-read) comes first.
   const foreign = references.readOnly || references.separated ? `, ${foreignTableFinding(references.separated === true)}` : '';
   return references.separated
-    ? `COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${refusedBuiltinFinding()}, ${runtimeCodeFinding()}, ${utility}, ${relationCodeFinding()}, ${configFinding()}, ${statisticsFinding()}, ${systemColumnFinding()}, ${ownerRightsFinding()}, ${rowFiguresFinding()}, ${contextBarrierFinding()}, ${conditionFinding('$9', REACHES_HIDDEN_ROWS)}${foreign})`
+    ? `COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${refusedBuiltinFinding()}, ${runtimeCodeFinding()}, ${utility}, ${relationCodeFinding()}, ${configFinding()}, ${policyFirstFinding()}, ${statisticsFinding()}, ${systemColumnFinding()}, ${ownerRightsFinding()}, ${rowFiguresFinding()}, ${contextBarrierFinding()}, ${conditionFinding('$9', REACHES_HIDDEN_ROWS)}${foreign})`
     : `COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${refusedBuiltinFinding()}, ${runtimeCodeFinding()}, ${utility}, ${relationCodeFinding()}, ${configFinding()}${foreign})`;
 }
 
@@ -349,6 +350,10 @@ export function resolveRefusal(message: string): HanactlError | undefined {
   }
   if (kind === 'M') {
     const refusal = utilityRefusal(what);
+    if (refusal) return refusal;
+  }
+  if (kind === 'P') {
+    const refusal = policyFirstRefusal(what);
     if (refusal) return refusal;
   }
   if (kind === 'O') {

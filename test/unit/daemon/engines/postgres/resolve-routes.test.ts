@@ -163,3 +163,21 @@ describe('views and functions that filter by context values without a barrier, w
     expect(qualified).toContain('ALTER FUNCTION app.my_rows VOLATILE');
   });
 });
+
+describe('functions that set cpu_operator_cost, where rows are separated', () => {
+  it('asks the walk for them only then', () => {
+    expect(resolveStep({ ...all, separated: true }, 'walk')?.text).toContain("'P clause '");
+    expect(resolveStep(all, 'walk')?.text).not.toContain("'P clause '");
+  });
+
+  it('names the function and where it sets the value', () => {
+    const refusal = (found: string) => resolveRefusal(`invalid input syntax for type integer: "hanactl: refused reference ${found}"`);
+    const clause = refusal('P clause f() calls f()');
+    expect(clause?.message).toMatch(/^Refused: f\(\) sets cpu_operator_cost when it runs \(a SET clause in its definition\)/);
+    expect(clause?.message).toContain('before the row-security policy');
+    expect(clause?.details).toMatchObject({ rule: 'session-change' });
+    expect(refusal('P body v_orders calls g()')?.message).toMatch(
+      /^Refused: v_orders calls g\(\), which sets or resets cpu_operator_cost in its body/,
+    );
+  });
+});
