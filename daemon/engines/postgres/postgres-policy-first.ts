@@ -15,6 +15,8 @@ import { BODY_WORDS, TEXT_LANGUAGE } from './postgres-reach.js';
  * split into words too), coarsely, as the executor-statistics rule reads a body: the word
  * cpu_operator_cost anywhere, `reset` beside `all`, or `pg_settings` beside `update`. set_config
  * is refused in any body already (refusedBuiltinFinding), EXECUTE and DO too (runtimeCodeFinding).
+ * The bodies are picked first (`OFFSET 0` keeps the pick apart): only those that hold one of the
+ * words are split into words, whatever order the planner gives the conditions.
  */
 export function policyFirstFinding(): string {
   const word = (w: string): string =>
@@ -26,11 +28,13 @@ export function policyFirstFinding(): string {
       AND EXISTS (SELECT FROM pg_catalog.unnest(p.proconfig) AS g(setting)
                    WHERE pg_catalog.lower(pg_catalog.split_part(g.setting, '=', 1)) OPERATOR(pg_catalog.=) 'cpu_operator_cost')
     LIMIT 1),
-  (SELECT pg_catalog.concat('P body ', r.root, ' calls ', p.proname, '()')
-     FROM reach r JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) r.oid
-    WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND ${TEXT_LANGUAGE} AND p.prosqlbody IS NULL
-      AND p.prosrc OPERATOR(pg_catalog.~*) '(cpu_operator_cost|reset|pg_settings)'
-      AND CASE WHEN ${word('cpu_operator_cost')} OR (${word('reset')} AND ${word('all')}) OR (${word('pg_settings')} AND ${word('update')})
+  (SELECT pg_catalog.concat('P body ', p.root, ' calls ', p.proname, '()')
+     FROM (SELECT r.root, p.proname, p.prosrc
+             FROM reach r JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) r.oid
+            WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND ${TEXT_LANGUAGE} AND p.prosqlbody IS NULL
+              AND p.prosrc OPERATOR(pg_catalog.~*) '(cpu_operator_cost|reset|pg_settings)'
+           OFFSET 0) AS p
+    WHERE CASE WHEN ${word('cpu_operator_cost')} OR (${word('reset')} AND ${word('all')}) OR (${word('pg_settings')} AND ${word('update')})
                THEN true ELSE false END
     LIMIT 1))`;
 }
