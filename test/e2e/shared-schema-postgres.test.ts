@@ -149,6 +149,14 @@ describe.skipIf(!available)("a login's schema, shared by every caller where rows
     expect(rowsOf(await plain.call('run_query', { sql: "SELECT person_set('nothing') AS n" }))).toHaveLength(1);
   });
 
+  it('warns on add and test that the login may create objects in a schema on its search path', async () => {
+    const warning = new RegExp(`may create objects in ${db.agent} .*on its search path.*shadow`, 's');
+    expect((await callers.home.ok(['test', 'shopw'])).stderr).toMatch(warning);
+    expect((await db.addConnection(callers.home, 'shop2', ['--context', 'customer_id'], { test: true })).stderr).toMatch(warning);
+    // Without context names no caller's rows are separated from another's.
+    expect((await callers.home.ok(['test', 'plain'])).stderr).not.toMatch(/may create objects/);
+  });
+
   it('still reads and writes rows, each caller its own', async () => {
     expect(rowsOf(await a.call('run_query', { sql: "INSERT INTO sorders VALUES (1, 'new-a') RETURNING note" }))).toEqual([
       { note: 'new-a' },

@@ -26,6 +26,20 @@ const ROLE_DEFAULTS = `(SELECT pg_catalog.string_agg(c.setting, ', ' ORDER BY c.
               AND pg_catalog.lower(pg_catalog.split_part(c.setting, '=', 1)) OPERATOR(pg_catalog.=) ANY ('{role,session_authorization,row_security}'::pg_catalog.text[]))`;
 
 /**
+ * The schemas on the login's search path it may create objects in (current_schemas(false), which
+ * holds the `"$user"` schema when it exists, and that schema by name too), as quoted names in path
+ * order, or NULL: every caller of a connection with context names is the login, so a table or
+ * function another client of the login makes there shadows the person's of the same name in a
+ * later schema (or overloads it), for every caller.
+ */
+const CREATE_ON_PATH = `(SELECT pg_catalog.string_agg(pg_catalog.quote_ident(s.name), ', ' ORDER BY s.at)
+             FROM (SELECT DISTINCT ON (x.name) x.name, x.at
+                     FROM (SELECT c.name, c.at FROM pg_catalog.unnest(pg_catalog.current_schemas(false)) WITH ORDINALITY AS c(name, at)
+                           UNION ALL SELECT n.nspname, 0 FROM pg_catalog.pg_namespace n WHERE n.nspname OPERATOR(pg_catalog.=) SESSION_USER) AS x
+                    ORDER BY x.name, x.at DESC) AS s
+            WHERE pg_catalog.has_schema_privilege(s.name, 'CREATE'))`;
+
+/**
  * Where rows are separated: a login that row-level security does not bind (a superuser or BYPASSRLS,
  * its own attributes; the owner of a table without FORCE, or a role with its owner's privileges)
  * reads every caller's rows of such a table, and the resolve step refuses what reaches one
@@ -38,17 +52,23 @@ const SEPARATION_PROBE: Omit<PrivilegeProbe, 'separation' | 'database'> = {
           (SELECT pg_catalog.string_agg(t.name, ', ' ORDER BY t.name)
              FROM (SELECT pg_catalog.textin(pg_catalog.regclassout(c.oid::pg_catalog.regclass)) AS name FROM ${OWNED_UNFORCED}
                    ORDER BY 1 LIMIT ${NAMED_TABLES}) AS t) AS owned_names
-          , ${ROLE_DEFAULTS} AS role_defaults
+          , ${ROLE_DEFAULTS} AS role_defaults, ${CREATE_ON_PATH} AS create_on_path
         FROM pg_catalog.pg_roles r WHERE r.rolname OPERATOR(pg_catalog.=) CURRENT_USER`,
   advice(row, user) {
     const defaults = row.role_defaults ? [roleDefaultsAdvice(user, String(row.role_defaults))] : [];
-    return [...defaults, ...bypassAdvice(row, user)];
+    const creates = row.create_on_path ? [createOnPathAdvice(user, String(row.create_on_path))] : [];
+    return [...defaults, ...creates, ...bypassAdvice(row, user)];
   },
 };
 
 /** The warning for role defaults `found` (`name=value, ...`). */
 function roleDefaultsAdvice(user: string, found: string): string {
   return `${user} separates rows by context values, but its login starts each session with ${found} (a default set with ALTER ROLE ... SET or ALTER DATABASE ... SET): hanactl runs every call on this connection as the login itself, but other clients of the login run as that role. Remove it with ALTER ROLE <login> RESET role (or IN DATABASE <db>, or ALTER DATABASE <db> RESET role, as it was set).`;
+}
+
+/** The warning for schemas `found` (`a, b`) on the login's search path that it may create objects in. */
+function createOnPathAdvice(user: string, found: string): string {
+  return `${user} separates rows by context values, but its login may create objects in ${found} (on its search path): every caller of this connection is that login, so a table or function another client of the login makes there would shadow the person's of the same name for every caller. hanactl refuses schema changes on this connection; revoke the privilege (REVOKE CREATE ON SCHEMA <schema> FROM <login>) or take the schema off the login's search path (ALTER ROLE <login> SET search_path = ...).`;
 }
 
 /** The sentences for a login that row-level security does not bind. */
