@@ -24,6 +24,8 @@ const OBJECTS = [
   'CREATE DOMAIN public.dd AS int CHECK (public.evil(VALUE))',
   'CREATE TYPE public.comp AS (f public.dd)',
   'CREATE DOMAIN public.dc AS public.comp',
+  'CREATE FUNCTION public.owner_check(int) RETURNS boolean LANGUAGE sql SECURITY DEFINER AS $$ SELECT true $$',
+  'CREATE DOMAIN public.sdom AS int CHECK (public.owner_check(VALUE))',
   // Controls: a person's type with no code.
   'CREATE DOMAIN public.plain_d AS int',
 ];
@@ -69,6 +71,16 @@ describe.skipIf(!available)('PostgreSQL resolve step: a type named like a functi
     const options: PolicyOptions = { dialect: 'postgres', allowWrite: true, rowSeparation: true };
     expect(await resolved(referencesOf('SELECT dom(1)', options))).toMatch(/Refused: .*calls pg_terminate_backend\(\)/);
   });
+
+  it.each([{ allowWrite: false }, { allowWrite: true }, { allowWrite: true, rowSeparation: true }])(
+    'refuses a domain whose CHECK calls a SECURITY DEFINER function, by call syntax (%o)',
+    async (mode) => {
+      const options: PolicyOptions = { dialect: 'postgres', ...mode };
+      for (const sql of ['SELECT sdom(1)', 'SELECT (1).sdom', "SELECT _sdom('{1}')"]) {
+        expect(await resolved(referencesOf(sql, options)), sql).toMatch(/calls owner_check\(\), a SECURITY DEFINER function/);
+      }
+    },
+  );
 
   it.each([
     'SELECT int4(1.5)',
