@@ -118,7 +118,7 @@ function ownColumns(site: string): string {
                                            AND (SELECT ${G}.count(*) FROM ${G}.pg_attribute b
                                                  WHERE b.attrelid OPERATOR(${G}.=) a.attrelid AND b.attnum OPERATOR(${G}.>) 0
                                                    AND b.attnum OPERATOR(${G}.<=) a.attnum AND NOT b.attisdropped)
-                                               OPERATOR(${G}.>) COALESCE(((${site} OPERATOR(${G}.->) 'k') OPERATOR(${G}.->>) (r.i OPERATOR(${G}.-) 1)::${G}.int4)::${G}.int8, 0))))`;
+                                               OPERATOR(${G}.>) COALESCE(${G}.int8in(${G}.textout((${site} OPERATOR(${G}.->) 'k') OPERATOR(${G}.->>) (r.i OPERATOR(${G}.-) 1)::${G}.int4)), 0))))`;
 }
 
 /**
@@ -152,8 +152,8 @@ function viewPairs(site: string): string {
     JOIN ${G}.pg_class c ON c.oid OPERATOR(${G}.=) ${G}.to_regclass(p.pair OPERATOR(${G}.->>) 0) AND c.relkind OPERATOR(${G}.=) 'v'
     JOIN ${G}.pg_attribute a ON a.attrelid OPERATOR(${G}.=) c.oid AND a.attnum OPERATOR(${G}.>) 0 AND NOT a.attisdropped
      AND CASE WHEN (p.pair OPERATOR(${G}.->>) 1) OPERATOR(${G}.=) '*' THEN true
-              WHEN (p.pair OPERATOR(${G}.->>) 2)::${G}.int4 OPERATOR(${G}.>) 0
-              THEN a.attnum OPERATOR(${G}.=) (p.pair OPERATOR(${G}.->>) 2)::${G}.int4
+              WHEN ${G}.int4in(${G}.textout(p.pair OPERATOR(${G}.->>) 2)) OPERATOR(${G}.>) 0
+              THEN a.attnum OPERATOR(${G}.=) ${G}.int4in(${G}.textout(p.pair OPERATOR(${G}.->>) 2))
               ELSE a.attname OPERATOR(${G}.=) (p.pair OPERATOR(${G}.->>) 1) END
    WHERE NOT ${plainViewColumn('c', 'a')}
   UNION ALL SELECT ${G}.concat(f.name, '()'), f.i
