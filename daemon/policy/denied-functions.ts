@@ -47,8 +47,15 @@ const GROUPS: readonly DeniedGroup[] = [
   {
     does: 'reads or writes files on the database host',
     always: true,
-    names: ['load_file', 'readfile', 'writefile', 'edit', 'pg_stat_file'],
-    prefixes: ['pg_read_', 'pg_ls_', 'pg_file_', 'lo_'],
+    names: ['load_file', 'readfile', 'writefile', 'edit', 'pg_stat_file', 'lo_import', 'lo_export'],
+    prefixes: ['pg_read_', 'pg_ls_', 'pg_file_'],
+  },
+  {
+    // PostgreSQL's large objects live outside any table, outlive the call and are shared by every role that may read them.
+    does: 'creates, opens or changes a large object, which outlives the call',
+    always: true,
+    names: [],
+    prefixes: ['lo_'],
   },
   {
     does: 'runs programs or loads code on the database host',
