@@ -35,7 +35,8 @@ describe.skipIf(!available)('the resolve step follows the catalog links the plan
     ['explain_query', 'SELECT * FROM app.t a JOIN app.t b ON a.id OPERATOR(app.=#) b.id', /operator =# calls pg_cancel_backend\(\)/],
     ['run_query', 'SELECT id FROM app.t ORDER BY id USING OPERATOR(app.<^) LIMIT 2', /operator <\^ calls pg_cancel_backend\(\)/],
     ['explain_query', 'SELECT * FROM app.t a JOIN app.t b ON a.id OPERATOR(app.=%) b.id', /operator =% calls pg_cancel_backend\(\)/],
-    ['run_query', 'SELECT app.irange(1, 5) AS r', /irange\(\) calls pg_cancel_backend\(\)/],
+    // The range's constructor is a function and the type itself by call syntax: the walk meets the type first.
+    ['run_query', 'SELECT app.irange(1, 5) AS r', /(irange\(\)|type irange) calls pg_cancel_backend\(\)/],
     ['run_query', "SELECT '[1,5)'::app.irange AS r", /type irange calls pg_cancel_backend\(\)/],
     ['explain_query', 'SELECT * FROM app.pt WHERE id = 5', /pt.* calls pg_cancel_backend\(\)/],
     ['explain_query', 'SELECT * FROM app.pe WHERE id = 5', /pe.* calls pg_cancel_backend\(\)/],
