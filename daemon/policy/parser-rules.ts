@@ -182,6 +182,8 @@ export function postgresParserObjection(
         {
           relations: [...parsed.qualified, ...named, ...running],
           written: parsed.written,
+          inserts: parsed.inserts,
+          updates: parsed.updates,
           functions: [...parsed.calls.map((call) => call.folded), ...parsed.keywordCalls],
           operators: parsed.operators,
           // array_in('{1}', 'int4'::regtype, -1) runs int4's code: a person's type of that name on the search path is walked too.
@@ -249,6 +251,8 @@ function mergeReferences(all: readonly StatementReferences[]): StatementReferenc
   return {
     relations: union((r) => r.relations),
     written: union((r) => r.written),
+    inserts: union((r) => r.inserts),
+    updates: union((r) => r.updates),
     functions: union((r) => r.functions),
     operators: union((r) => r.operators),
     types: union((r) => r.types),

@@ -67,6 +67,14 @@ export type Parsed =
        * constraints) is resolved as well as what it names.
        */
       readonly written: readonly string[];
+      /**
+       * The relations among `written` whose rows the statement creates or changes, as `written`
+       * names them: `inserts` those an INSERT, a MERGE's WHEN NOT MATCHED THEN INSERT or COPY ...
+       * FROM adds rows to; `updates` those an UPDATE, INSERT ... ON CONFLICT DO UPDATE or a MERGE's
+       * THEN UPDATE changes rows of. A DELETE or TRUNCATE is in neither: it creates no row.
+       */
+      readonly inserts: readonly string[];
+      readonly updates: readonly string[];
       /** Every node anywhere in the tree that defines or runs code (CODE_KEYS), by node name. */
       readonly code: readonly string[];
       /**
@@ -343,6 +351,8 @@ interface Found {
   readonly settings: string[];
   readonly updated: string[];
   readonly written: Set<string>;
+  readonly inserts: Set<string>;
+  readonly updates: Set<string>;
   readonly code: string[];
   readonly references: string[];
   readonly operators: Set<string>;
@@ -466,6 +476,7 @@ function walk(root: unknown, found: Found): boolean {
         const name = qualifiedName(child.relation);
         found.qualified.add(name);
         if (key !== 'CopyStmt' || child.is_from === true) found.written.add(name);
+        for (const event of createdRows(key, child)) (event === 'insert' ? found.inserts : found.updates).add(name);
       }
       if (key === 'TruncateStmt' && Array.isArray(child.relations))
         for (const item of child.relations) if (isNode(item) && isNode(item.RangeVar)) found.written.add(qualifiedName(item.RangeVar));
@@ -488,6 +499,31 @@ const ROUTE_KEYS: ReadonlySet<string> = new Set([
   'JsonFuncExpr',
   ...KEYWORD_CALLS.keys(),
 ]);
+
+/**
+ * What the write statement `key` (its node `node`) does to the rows of its target: adds them
+ * (`insert`), changes them (`update`), or neither (DELETE, COPY TO). A MERGE by its WHEN clauses'
+ * commands; INSERT ... ON CONFLICT DO UPDATE both.
+ */
+function createdRows(key: string, node: Node): ('insert' | 'update')[] {
+  if (key === 'InsertStmt') {
+    const conflict = isNode(node.onConflictClause) ? node.onConflictClause : undefined;
+    return conflict?.action === 'ONCONFLICT_UPDATE' ? ['insert', 'update'] : ['insert'];
+  }
+  if (key === 'UpdateStmt') return ['update'];
+  if (key === 'CopyStmt') return node.is_from === true ? ['insert'] : [];
+  if (key === 'MergeStmt') {
+    const commands = (Array.isArray(node.mergeWhenClauses) ? node.mergeWhenClauses : []).map((clause) =>
+      isNode(clause) && isNode(clause.MergeWhenClause) ? clause.MergeWhenClause.commandType : undefined,
+    );
+    // A clause read in another form is taken as both.
+    return [
+      ...(commands.some((c) => c !== 'CMD_UPDATE' && c !== 'CMD_DELETE' && c !== 'CMD_NOTHING') ? ['insert' as const] : []),
+      ...(commands.some((c) => c !== 'CMD_INSERT' && c !== 'CMD_DELETE' && c !== 'CMD_NOTHING') ? ['update' as const] : []),
+    ];
+  }
+  return [];
+}
 
 /** Statements whose `relation` is the table they write (COPY: when FROM) or, COPY TO, read. */
 const TARGET_KEYS: ReadonlySet<string> = new Set([...WRITE_KEYS, 'CopyStmt']);
@@ -554,6 +590,8 @@ export function parsePostgres(sql: string): Parsed {
     settings: [],
     updated: [],
     written: new Set(),
+    inserts: new Set(),
+    updates: new Set(),
     code: [],
     references: [],
     operators: new Set(),
@@ -591,6 +629,8 @@ export function parsePostgres(sql: string): Parsed {
     stars: [...found.stars],
     qualified: [...found.qualified],
     written: [...found.written],
+    inserts: [...found.inserts],
+    updates: [...found.updates],
     operators: [...found.operators],
     types: [...found.types],
     attributes: [...found.attributes],

@@ -41,6 +41,14 @@ export interface StatementReferences {
    * constraints, index expressions, partitions, the tables its cascades write to) is resolved too.
    */
   readonly written?: readonly string[];
+  /**
+   * The relations among `written` whose rows the statement adds (`inserts`: INSERT, MERGE ... THEN
+   * INSERT, COPY ... FROM) or changes (`updates`: UPDATE, ON CONFLICT DO UPDATE, MERGE ... THEN
+   * UPDATE): where rows are separated, a view among them that filters rows must check the rows a
+   * write leaves (postgres-check-option.ts).
+   */
+  readonly inserts?: readonly string[];
+  readonly updates?: readonly string[];
   /** Functions called, unqualified, as PostgreSQL folds them (pg_proc.proname). */
   readonly functions: readonly string[];
   /** Operators used, by name as written (pg_operator.oprname). */

@@ -69,7 +69,7 @@ export function filtersRows(tree: string): string {
 }
 
 /** True when the view `v` (pg_class) removes rows in its rules (filtersRows). */
-function viewFilters(v: string): string {
+export function viewFilters(v: string): string {
   return `EXISTS (SELECT FROM ${G}.pg_rewrite w WHERE w.ev_class OPERATOR(${G}.=) ${v}.oid AND ${filtersRows(`w.ev_action::${G}.text`)})`;
 }
 

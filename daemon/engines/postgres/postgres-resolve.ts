@@ -3,6 +3,7 @@ import { executorStatisticsObjection } from '../../policy/executor-statistics.js
 import { PG_HANACTL_SECRET_RELATIONS, PG_REFUSED_RELATION_NAMES } from '../../policy/pg-functions.js';
 import type { StatementReferences } from '../../policy/types.js';
 import type { BatchStep } from './postgres-batch.js';
+import { checkOptionFinding, checkOptionRefusal } from './postgres-check-option.js';
 import { contextBarrierFinding, contextBarrierRefusal } from './postgres-context-barrier.js';
 import { foreignTableFinding, foreignTableRefusal } from './postgres-foreign-tables.js';
 import { childRelation, loginBypasses, ownerRightsFinding, ownerRightsRefusal } from './postgres-owner-rights.js';
@@ -268,7 +269,8 @@ SELECT CASE WHEN what IS NULL THEN 0 ELSE pg_catalog.int4in(pg_catalog.textout(p
 /**
  * The walk's bound values: what the statement names, hanactl's own function body, whether it
  * writes, the refused built-ins for the connection's mode ($8); where rows are separated, the
- * calls in its conditions on no column of the row ($9, postgres-row-conditions.ts).
+ * calls in its conditions on no column of the row ($9, postgres-row-conditions.ts), and the
+ * relations it inserts into ($10) and updates ($11: postgres-check-option.ts).
  */
 function walkValues(references: StatementReferences): BatchStep['values'] {
   return [
@@ -276,7 +278,7 @@ function walkValues(references: StatementReferences): BatchStep['values'] {
     contextFunctionBody(SCHEMA_MARK),
     writtenValue(references),
     refusedBuiltinNames(references.readOnly === true),
-    ...(references.separated ? [conditionsValue(references)] : []),
+    ...(references.separated ? [conditionsValue(references), textArray(references.inserts), textArray(references.updates)] : []),
   ];
 }
 
@@ -290,7 +292,8 @@ function walkValues(references: StatementReferences): BatchStep['values'] {
  * and relations that read a table under row security with their owner's rights
  * (postgres-owner-rights.ts), sequences and views over pg_class's figures (postgres-row-figures.ts),
  * views and inlinable functions that filter by context values without a barrier
- * (postgres-context-barrier.ts), and calls in the statement's conditions that may run on hidden
+ * (postgres-context-barrier.ts), writes through views that filter rows without a check option
+ * (postgres-check-option.ts), and calls in the statement's conditions that may run on hidden
  * rows and tell them apart (postgres-row-conditions.ts).
  */
 function findings(references: StatementReferences): string {
@@ -298,7 +301,7 @@ function findings(references: StatementReferences): string {
   // Last: a finding that says more of the same table (owner-rights, credential-read) comes first.
   const foreign = references.readOnly || references.separated ? `, ${foreignTableFinding(references.separated === true)}` : '';
   return references.separated
-    ? `COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${refusedBuiltinFinding()}, ${runtimeCodeFinding()}, ${utility}, ${relationCodeFinding()}, ${configFinding()}, ${policyFirstFinding()}, ${statisticsFinding()}, ${systemColumnFinding()}, ${ownerRightsFinding()}, ${rowFiguresFinding()}, ${contextBarrierFinding()}, ${conditionFinding('$9', REACHES_HIDDEN_ROWS)}${foreign})`
+    ? `COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${refusedBuiltinFinding()}, ${runtimeCodeFinding()}, ${utility}, ${relationCodeFinding()}, ${configFinding()}, ${policyFirstFinding()}, ${statisticsFinding()}, ${systemColumnFinding()}, ${ownerRightsFinding()}, ${rowFiguresFinding()}, ${contextBarrierFinding()}, ${checkOptionFinding()}, ${conditionFinding('$9', REACHES_HIDDEN_ROWS)}${foreign})`
     : `COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${refusedBuiltinFinding()}, ${runtimeCodeFinding()}, ${utility}, ${relationCodeFinding()}, ${configFinding()}${foreign})`;
 }
 
@@ -366,6 +369,10 @@ export function resolveRefusal(message: string): HanactlError | undefined {
   }
   if (kind === 'V') {
     const refusal = contextBarrierRefusal(what);
+    if (refusal) return refusal;
+  }
+  if (kind === 'G') {
+    const refusal = checkOptionRefusal(what);
     if (refusal) return refusal;
   }
   if (kind === 'N') {

@@ -1,0 +1,123 @@
+/**
+ * Writes through a view that filters rows, on a writable connection that separates rows, through
+ * the real shim and daemon. PostgreSQL writes through an automatically updatable view without
+ * checking the rows an INSERT or UPDATE leaves against the view's condition unless the view (or a
+ * view above it, with CASCADED) has a check option: without one, customer 1 could move its row to
+ * customer 2 or plant a row there. Such a write is refused, naming the view and the remedy; with
+ * WITH CASCADED CHECK OPTION the server itself rejects those rows, and writes that keep the row
+ * inside the view answer. A DELETE creates no row and answers.
+ */
+import { randomBytes } from 'node:crypto';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { describe, expect, it } from 'vitest';
+import { asPgSuperuser, type ScratchPgDatabase, scratchPgDatabase, serverAvailable } from '../helpers/engines.js';
+import { textOf } from '../helpers/mcp-client.js';
+import { scopedAndPlainShims } from '../helpers/rls-fixture.js';
+
+const available = await serverAvailable('postgres');
+const TAG = `hanactl_checkopt_${process.pid}`;
+const AGENT = `${TAG}_agent`;
+const PASSWORD = randomBytes(12).toString('hex');
+const MINE = "customer_id = nullif(current_setting('mcp.customer_id', true), '')::int";
+
+const OBJECTS = [
+  'CREATE TABLE vorders (id serial PRIMARY KEY, customer_id int NOT NULL, item text, secret text)',
+  "INSERT INTO vorders (id, customer_id, item) VALUES (1, 1, 'one'), (2, 2, 'two'), (3, 1, 'three'), (4, 1, 'four')",
+  // The recipe's view without a check option, and with one.
+  `CREATE VIEW my_vorders WITH (security_barrier = true) AS SELECT * FROM vorders WHERE ${MINE}`,
+  `CREATE VIEW my_vorders_checked WITH (security_barrier = true) AS SELECT * FROM vorders WHERE ${MINE} WITH CASCADED CHECK OPTION`,
+  // Over the unchecked view: LOCAL checks only its own (empty) condition; CASCADED covers the one beneath.
+  'CREATE VIEW over_local AS SELECT * FROM my_vorders WITH LOCAL CHECK OPTION',
+  'CREATE VIEW over_cascaded AS SELECT * FROM my_vorders WITH CASCADED CHECK OPTION',
+  // A view that filters nothing: nothing to hide.
+  'CREATE VIEW all_vorders AS SELECT id, customer_id, item FROM vorders',
+];
+
+describe.skipIf(!available)('writes through views that filter rows on PostgreSQL', () => {
+  let scratch: ScratchPgDatabase | undefined;
+  const { writable } = scopedAndPlainShims({
+    async setUp(home) {
+      await asPgSuperuser([`CREATE ROLE ${AGENT} LOGIN PASSWORD '${PASSWORD}'`]);
+      scratch = await scratchPgDatabase(TAG, [
+        ...OBJECTS,
+        `GRANT SELECT, INSERT, UPDATE, DELETE ON my_vorders, my_vorders_checked, over_local, over_cascaded, all_vorders TO ${AGENT}`,
+      ]);
+      const u = new URL(scratch.url);
+      const url = `postgres://${AGENT}@${u.host}${u.pathname}`;
+      await home.ok(['add', '--no-test', 'shop', url, '--password-stdin', '--context', 'customer_id'], { input: PASSWORD });
+      await home.ok(['add', '--no-test', 'plain', url, '--password-stdin'], { input: PASSWORD });
+      await home.ok(['add', '--no-test', 'shop_rw', url, '--password-stdin', '--context', 'customer_id', '--allow-write'], {
+        input: PASSWORD,
+      });
+    },
+    async dispose() {
+      await scratch?.drop();
+      await asPgSuperuser([`DROP ROLE IF EXISTS ${AGENT}`], { ignoreErrors: true });
+    },
+    more: { writable: { connection: 'shop_rw', customer: '1' } },
+  });
+
+  const table = async () => (await scratch?.db.query('SELECT id, customer_id, item FROM vorders ORDER BY id'))?.rows;
+
+  const refused = (result: CallToolResult): string => {
+    const text = textOf(result);
+    expect(result.isError, text).toBe(true);
+    expect(text).toContain('(rule: view-check-option)');
+    return text;
+  };
+
+  it.each([
+    ["UPDATE my_vorders SET customer_id = 2, item = 'moved-by-1' WHERE id = 1", 'my_vorders', 'my_vorders'],
+    ["INSERT INTO my_vorders (id, customer_id, item) VALUES (100, 2, 'planted-by-1')", 'my_vorders', 'my_vorders'],
+    [
+      "INSERT INTO my_vorders (id, customer_id, item) VALUES (1, 2, 'x') ON CONFLICT (id) DO UPDATE SET customer_id = 2",
+      'my_vorders',
+      'my_vorders',
+    ],
+    // Even a write that keeps the row inside: whether it does is the server's to check.
+    ["UPDATE my_vorders SET item = 'renamed' WHERE id = 1", 'my_vorders', 'my_vorders'],
+    ['UPDATE over_local SET customer_id = 2 WHERE id = 1', 'my_vorders', 'over_local'],
+  ])('refuses %s, naming the view and the remedy, and the table is unchanged', async (sql, view, remedyOn) => {
+    const before = await table();
+    const text = refused(await writable.call('run_query', { sql }));
+    expect(text).toContain(view);
+    expect(text).toContain(`ALTER VIEW ${remedyOn} SET (check_option = cascaded)`);
+    expect(await table()).toEqual(before);
+  });
+
+  it('lets the server reject rows that leave a view with CASCADED CHECK OPTION, and answers writes that keep them inside', async () => {
+    const before = await table();
+    for (const sql of [
+      "UPDATE my_vorders_checked SET customer_id = 2, item = 'moved-by-1' WHERE id = 1",
+      "INSERT INTO my_vorders_checked (id, customer_id, item) VALUES (100, 2, 'planted-by-1')",
+      "UPDATE over_cascaded SET customer_id = 2, item = 'moved-by-1' WHERE id = 1",
+      "INSERT INTO over_cascaded (id, customer_id, item) VALUES (100, 2, 'planted-by-1')",
+    ]) {
+      const result = await writable.call('run_query', { sql });
+      expect(result.isError, sql).toBe(true);
+      expect(textOf(result)).toMatch(/new row violates check option/);
+    }
+    expect(await table()).toEqual(before);
+    for (const sql of [
+      "UPDATE my_vorders_checked SET item = 'renamed' WHERE id = 1",
+      "INSERT INTO my_vorders_checked (id, customer_id, item) VALUES (101, 1, 'mine')",
+      "UPDATE over_cascaded SET item = 'renamed-again' WHERE id = 1",
+    ]) {
+      const result = await writable.call('run_query', { sql });
+      expect(result.isError, textOf(result)).toBeFalsy();
+    }
+    const after = await table();
+    expect(after?.find((r) => r.id === 1)).toEqual({ id: 1, customer_id: 1, item: 'renamed-again' });
+    expect(after?.find((r) => r.id === 101)).toEqual({ id: 101, customer_id: 1, item: 'mine' });
+  });
+
+  it('answers a DELETE through a view without a check option, and writes through a view that filters nothing', async () => {
+    const deleted = await writable.call('run_query', { sql: 'DELETE FROM my_vorders WHERE id = 3' });
+    expect(deleted.isError, textOf(deleted)).toBeFalsy();
+    const updated = await writable.call('run_query', { sql: "UPDATE all_vorders SET item = 'plain' WHERE id = 4" });
+    expect(updated.isError, textOf(updated)).toBeFalsy();
+    const rows = await table();
+    expect(rows?.some((r) => r.id === 3)).toBe(false);
+    expect(rows?.find((r) => r.id === 4)?.item).toBe('plain');
+  });
+});
