@@ -31,6 +31,12 @@ const OBJECTS = [
   'CREATE VIEW over_cascaded AS SELECT * FROM my_vorders WITH CASCADED CHECK OPTION',
   // A view that filters nothing: nothing to hide.
   'CREATE VIEW all_vorders AS SELECT id, customer_id, item FROM vorders',
+  // A view that takes INSERT with its own trigger: the trigger's code decides what it writes.
+  `CREATE VIEW my_vorders_trig WITH (security_barrier = true) AS SELECT * FROM vorders WHERE ${MINE}`,
+  `CREATE FUNCTION vorders_trig() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+     INSERT INTO vorders (id, customer_id, item) VALUES (NEW.id, nullif(current_setting('mcp.customer_id', true), '')::int, NEW.item);
+     RETURN NEW; END $$`,
+  'CREATE TRIGGER vorders_trig INSTEAD OF INSERT ON my_vorders_trig FOR EACH ROW EXECUTE FUNCTION vorders_trig()',
 ];
 
 describe.skipIf(!available)('writes through views that filter rows on PostgreSQL', () => {
@@ -40,7 +46,7 @@ describe.skipIf(!available)('writes through views that filter rows on PostgreSQL
       await asPgSuperuser([`CREATE ROLE ${AGENT} LOGIN PASSWORD '${PASSWORD}'`]);
       scratch = await scratchPgDatabase(TAG, [
         ...OBJECTS,
-        `GRANT SELECT, INSERT, UPDATE, DELETE ON my_vorders, my_vorders_checked, over_local, over_cascaded, all_vorders TO ${AGENT}`,
+        `GRANT SELECT, INSERT, UPDATE, DELETE ON my_vorders, my_vorders_checked, over_local, over_cascaded, all_vorders, my_vorders_trig TO ${AGENT}`,
       ]);
       const u = new URL(scratch.url);
       const url = `postgres://${AGENT}@${u.host}${u.pathname}`;
@@ -109,6 +115,15 @@ describe.skipIf(!available)('writes through views that filter rows on PostgreSQL
     const after = await table();
     expect(after?.find((r) => r.id === 1)).toEqual({ id: 1, customer_id: 1, item: 'renamed-again' });
     expect(after?.find((r) => r.id === 101)).toEqual({ id: 101, customer_id: 1, item: 'mine' });
+  });
+
+  it('leaves an INSERT into a view that takes it with an INSTEAD OF trigger to the trigger, and refuses its UPDATE', async () => {
+    const inserted = await writable.call('run_query', {
+      sql: "INSERT INTO my_vorders_trig (id, customer_id, item) VALUES (200, 2, 'via-trigger')",
+    });
+    expect(textOf(inserted)).not.toContain('view-check-option');
+    const moved = refused(await writable.call('run_query', { sql: 'UPDATE my_vorders_trig SET customer_id = 2 WHERE id = 1' }));
+    expect(moved).toContain('ALTER VIEW my_vorders_trig SET (check_option = cascaded)');
   });
 
   it('answers a DELETE through a view without a check option, and writes through a view that filters nothing', async () => {
