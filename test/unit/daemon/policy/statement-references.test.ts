@@ -64,4 +64,21 @@ describe('what a statement names for the resolve step, beyond calls and relation
     }
     expect(referencesOf('SELECT n FROM app."Orders"')?.written ?? []).toEqual([]);
   });
+
+  it('tells the relations a write adds rows to or changes from those it only deletes from', () => {
+    const of = (sql: string) => {
+      const references = referencesOf(sql, write);
+      return { inserts: references?.inserts ?? [], updates: references?.updates ?? [] };
+    };
+    const v = '"v"';
+    expect(of('INSERT INTO v (a) VALUES (1)')).toEqual({ inserts: [v], updates: [] });
+    expect(of('INSERT INTO v (a) VALUES (1) ON CONFLICT (a) DO UPDATE SET a = 2')).toEqual({ inserts: [v], updates: [v] });
+    expect(of('INSERT INTO v (a) VALUES (1) ON CONFLICT DO NOTHING')).toEqual({ inserts: [v], updates: [] });
+    expect(of('UPDATE v SET a = 1')).toEqual({ inserts: [], updates: [v] });
+    expect(of('DELETE FROM v')).toEqual({ inserts: [], updates: [] });
+    expect(of('MERGE INTO v USING t ON true WHEN MATCHED THEN UPDATE SET a = 1')).toEqual({ inserts: [], updates: [v] });
+    expect(of('MERGE INTO v USING t ON true WHEN NOT MATCHED THEN INSERT (a) VALUES (1)')).toEqual({ inserts: [v], updates: [] });
+    expect(of('MERGE INTO v USING t ON true WHEN MATCHED THEN DELETE')).toEqual({ inserts: [], updates: [] });
+    expect(of('WITH x AS (UPDATE v SET a = 1 RETURNING a) SELECT * FROM x')).toEqual({ inserts: [], updates: [v] });
+  });
 });
