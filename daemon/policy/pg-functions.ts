@@ -186,6 +186,26 @@ export const PG_REFUSED_RELATION_NAMES: readonly string[] = [
  */
 export const PG_HANACTL_SECRET_RELATIONS: readonly string[] = ['context_keys'];
 
+/**
+ * Storage (TOAST) tables: relkind t, in schema pg_toast (pg_toast_temp_N for a temporary
+ * relation's), each named pg_toast_<OID of the relation it serves> (toasting.c). Their rows are
+ * another relation's out-of-line values (chunk_data): pg_toast_2619 holds pg_statistic's large
+ * sample arrays, pg_authid's password verifiers among them; pg_toast_1260 pg_authid's own. Whatever
+ * the rules say of the owning relation (credentials, statistics, row security) they would bypass,
+ * so the schemas and the table names are refused on every connection, and the resolve step
+ * refuses any relation of relkind t it reaches by OID (postgres-reach.ts).
+ */
+export const PG_STORAGE_NAME = /^pg_toast(?:_temp_[0-9]+|_[0-9]+)?$/;
+
+/** The refusal for naming a storage (TOAST) table or its schema. */
+export function storageTableObjection(what: string, owner?: string): Objection {
+  return objection(
+    'storage-table',
+    `Refused: ${what} stores the out-of-line values of another relation${owner ? ` (${owner})` : ''} (a TOAST table), which would read past every rule that judges that relation (password hashes, planner statistics, row security); hanactl does not read it on any connection.`,
+    'Select from the owning table itself; its large values are returned there.',
+  );
+}
+
 /** PostgreSQL's NAMEDATALEN - 1. */
 const MAX_IDENTIFIER_BYTES = 63;
 
@@ -194,6 +214,7 @@ export function deniedRelationObjection(name: string): Objection | undefined {
   // PostgreSQL cuts a longer name to its first 63 bytes, which is longer than every refused name;
   // and a megabyte-long word is not folded again and again.
   if (name.length > MAX_IDENTIFIER_BYTES) return undefined;
+  if (PG_STORAGE_NAME.test(name)) return storageTableObjection(name);
   if (PG_HANACTL_SECRET_RELATIONS.includes(name.toLowerCase())) {
     return objection(
       'credential-read',

@@ -108,6 +108,35 @@ describe('statements that show credentials', () => {
     }
   });
 
+  // TOAST tables (relkind t, schemas pg_toast and pg_toast_temp_N) hold the out-of-line values of
+  // another relation: pg_toast_2619 is pg_statistic's, pg_toast_1260 pg_authid's.
+  test.each([
+    "select encode(substr(chunk_data, position('SCRAM-SHA-256'::bytea in chunk_data), 140), 'hex') from pg_toast.pg_toast_2619 where position('SCRAM-SHA-256'::bytea in chunk_data) > 0 limit 1",
+    'SELECT chunk_data FROM pg_toast.pg_toast_1260',
+    'SELECT * FROM PG_TOAST.PG_TOAST_6100',
+    'SELECT * FROM "pg_toast"."pg_toast_1418"',
+    'SELECT * FROM pg_toast_3429',
+    'SELECT * FROM "pg_toast_2619"',
+    'SELECT * FROM pg_toast_temp_3.pg_toast_16500',
+    'SELECT 1 WHERE EXISTS (SELECT 1 FROM pg_toast.pg_toast_16401 t WHERE t.chunk_seq = 0)',
+    "SELECT table_to_xml('pg_toast.pg_toast_2619', true, false, '')",
+    "SELECT table_to_xml('\"pg_toast\".\"pg_toast_2619\"', true, false, '')",
+    'WITH x AS (SELECT * FROM Pg_Toast_Temp_12.pg_toast_20000) SELECT 1 FROM x',
+  ])('PostgreSQL: a storage (TOAST) table (%s) is refused', (sql) => {
+    for (const options of [pgRead, { ...pgRead, allowWrite: true }]) {
+      const verdict = checkStatement(sql, options);
+      expect(verdict, sql).toMatchObject({ ok: false, rule: 'storage-table' });
+      if (!verdict.ok) expect(verdict.message).toMatch(/stores the out-of-line values of another relation/);
+    }
+  });
+
+  test.each(['SELECT toast FROM t', 'SELECT * FROM pg_toaster', 'SELECT * FROM toast_2619', "SELECT 'pg_toast.pg_toast_2619'"])(
+    'PostgreSQL: %s (no storage table) still runs',
+    (sql) => {
+      expect(checkStatement(sql, pgRead)).toEqual({ ok: true, kind: 'read' });
+    },
+  );
+
   test('PostgreSQL: table_to_xml of an ordinary table named as a literal still runs', () => {
     expect(checkStatement("SELECT table_to_xml('public.orders', true, false, '')", pgRead)).toEqual({ ok: true, kind: 'read' });
   });
