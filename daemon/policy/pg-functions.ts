@@ -197,11 +197,11 @@ export const PG_HANACTL_SECRET_RELATIONS: readonly string[] = ['context_keys'];
  */
 export const PG_STORAGE_NAME = /^pg_toast(?:_temp_[0-9]+|_[0-9]+)?$/;
 
-/** The refusal for naming a storage (TOAST) table or its schema. */
+/** The refusal for reading `what`, a storage (TOAST) table or its schema, or what reads one; `owner`, the relation it serves, when known. */
 export function storageTableObjection(what: string, owner?: string): Objection {
   return objection(
     'storage-table',
-    `Refused: ${what} stores the out-of-line values of another relation${owner ? ` (${owner})` : ''} (a TOAST table), which would read past every rule that judges that relation (password hashes, planner statistics, row security); hanactl does not read it on any connection.`,
+    `Refused: ${what} stores the out-of-line values of ${owner || 'another relation'} (a TOAST table): reading it would bypass every rule that judges that relation (password hashes, planner statistics, row security), so hanactl does not read it on any connection.`,
     'Select from the owning table itself; its large values are returned there.',
   );
 }

@@ -3,7 +3,7 @@ import { TRANSACTION_ID_SOURCES } from '../../policy/executor-statistics.js';
 import { functionReferenceObjection, postgresReferencedFunction } from '../../policy/function-references.js';
 import * as generated from '../../policy/pg-functions.generated.js';
 import { PG_EXECUTOR_STATISTICS, PG_EXECUTOR_STATISTICS_VIEWS } from '../../policy/pg-functions.generated.js';
-import { PG_HANACTL_SECRET_RELATIONS, PG_REFUSED_RELATION_NAMES } from '../../policy/pg-functions.js';
+import { PG_HANACTL_SECRET_RELATIONS, PG_REFUSED_RELATION_NAMES, PG_STORAGE_NAME } from '../../policy/pg-functions.js';
 import type { Objection, StatementReferences } from '../../policy/types.js';
 import { unicodeEscapes, unreadableUnicode } from './postgres-unicode-names.js';
 
@@ -72,6 +72,13 @@ import { unicodeEscapes, unreadableUnicode } from './postgres-unicode-names.js';
  * a default argument) is kept, unfollowed, so the findings judge it as they judge one the
  * statement calls (pg_cancel_backend behind an operator, pg_stat_reset in a domain's CHECK).
  */
+
+/**
+ * The relation whose storage (TOAST) table has the OID `toast` (pg_class.reltoastrelid), as
+ * regclass text, or '' (the finding names it; pg_toast_<OID> names it only by number).
+ */
+const TOAST_OWNER = (toast: string): string =>
+  `COALESCE((SELECT pg_catalog.textin(pg_catalog.regclassout(o.oid)) FROM pg_catalog.pg_class o WHERE o.reltoastrelid OPERATOR(pg_catalog.=) ${toast} LIMIT 1), '')`;
 
 /** PostgreSQL's FirstNormalObjectId: every object initdb creates has a lower OID. */
 export const FIRST_NORMAL_OID = 16384;
@@ -878,8 +885,10 @@ export const REACH_CTE = `reach(root, kind, oid) AS (
 /**
  * What the walk found that hanactl refuses, as `<K> <root> <verb> <what>`, or NULL: K is R (reads
  * a refused relation: directly, through a view, a function's body, a foreign table's remote
- * name), D (calls a SECURITY DEFINER function created since initdb, `exempt` aside: a SQL
- * condition on pg_proc p), F (reads a foreign table whose remote end cannot be judged). The
+ * name), E (reads a storage (TOAST) table, relkind t, by OID or as a word of a text body:
+ * `E <root> reads <pg_toast_N> of <the relation it serves>`), D (calls a SECURITY DEFINER
+ * function created since initdb, `exempt` aside: a SQL condition on pg_proc p), F (reads a
+ * foreign table whose remote end cannot be judged). The
  * server's refused relations count when initdb or an extension made them; hanactl's key table
  * wherever it is.
  */
@@ -894,6 +903,10 @@ export function reachFinding(exempt: string): string {
                              WHERE d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
                                AND d.objid OPERATOR(pg_catalog.=) c.oid AND d.deptype OPERATOR(pg_catalog.=) 'e')))
            OR (c.relname OPERATOR(pg_catalog.=) ANY (ARRAY[${SECRETS}]::pg_catalog.name[]) AND c.relkind OPERATOR(pg_catalog.=) ANY ('{r,p}'::pg_catalog."char"[])))
+    LIMIT 1),
+  (SELECT pg_catalog.concat('E ', r.root, ' reads ', c.relname, ' of ', ${TOAST_OWNER('c.oid')})
+     FROM reach r JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) r.oid
+    WHERE r.kind OPERATOR(pg_catalog.=) ANY ('{r,w}'::pg_catalog.text[]) AND c.relkind OPERATOR(pg_catalog.=) 't'
     LIMIT 1),
   (SELECT CASE WHEN s.fdwname OPERATOR(pg_catalog.<>) 'postgres_fdw' THEN pg_catalog.concat('F ', r.root, ' reads ', c.relname)
                ELSE pg_catalog.concat('R ', r.root, ' reads ', s.remote) END
@@ -914,6 +927,15 @@ export function reachFinding(exempt: string): string {
      CROSS JOIN LATERAL pg_catalog.unnest(${BODY_WORDS}) AS x(w)
     WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND NOT p.prosecdef AND ${TEXT_LANGUAGE}
       AND pg_catalog.lower(x.w) OPERATOR(pg_catalog.=) ANY (ARRAY[${REFUSED}, ${SECRETS}]::pg_catalog.text[])
+    LIMIT 1),
+  (SELECT pg_catalog.concat('E ', r.root, ' reads ', x.w, ' of ',
+                            (SELECT ${TOAST_OWNER('t.oid')} FROM pg_catalog.pg_class t
+                              WHERE t.relname OPERATOR(pg_catalog.=) pg_catalog.name(x.w) AND t.relkind OPERATOR(pg_catalog.=) 't' LIMIT 1))
+     FROM reach r JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) r.oid
+     CROSS JOIN LATERAL pg_catalog.unnest(${BODY_WORDS}) AS x(w)
+    WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND NOT p.prosecdef AND ${TEXT_LANGUAGE}
+      AND x.w OPERATOR(pg_catalog.~) '${PG_STORAGE_NAME.source}'
+    ORDER BY x.w OPERATOR(pg_catalog.~) '^pg_toast(_temp_[0-9]+)?$'
     LIMIT 1),
   (SELECT pg_catalog.concat('D ', r.root, ' calls ', p.proname, '()')
      FROM reach r JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) r.oid

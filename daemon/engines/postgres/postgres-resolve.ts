@@ -1,6 +1,11 @@
 import { HanactlError } from '../../../shared/errors.js';
 import { executorStatisticsObjection } from '../../policy/executor-statistics.js';
-import { PG_HANACTL_SECRET_RELATIONS, PG_REFUSED_RELATION_NAMES } from '../../policy/pg-functions.js';
+import {
+  PG_HANACTL_SECRET_RELATIONS,
+  PG_REFUSED_RELATION_NAMES,
+  PG_STORAGE_NAME,
+  storageTableObjection,
+} from '../../policy/pg-functions.js';
 import type { StatementReferences } from '../../policy/types.js';
 import type { BatchStep } from './postgres-batch.js';
 import { checkOptionFinding, checkOptionRefusal } from './postgres-check-option.js';
@@ -91,7 +96,11 @@ function looksIntoViews(references: StatementReferences): boolean {
  */
 export function resolveStep(references: StatementReferences | undefined, stage: ResolveStage): BatchStep | undefined {
   if (!references || !namesAnything(references)) return undefined;
-  if (stage === 'walk' || references.relations.some((relation) => REFUSED_SET.has(relationName(relation)))) return walkStep(references);
+  const refusedRoot = (relation: string): boolean => {
+    const name = relationName(relation);
+    return REFUSED_SET.has(name) || PG_STORAGE_NAME.test(name);
+  };
+  if (stage === 'walk' || references.relations.some(refusedRoot)) return walkStep(references);
   return firstCheck(references, stage === 'view' && looksIntoViews(references));
 }
 
@@ -125,7 +134,7 @@ export function resolvesFurther(message: string): boolean {
 /** A relation the walk goes on from, unless it is a view that reads plainly (settledRelation, asked at the `view` stage). */
 const leafRoot = (
   lists: NameLists,
-): string => `(c.relhasrules OR c.relkind OPERATOR(pg_catalog.=) 'f' OR c.relhassubclass OR c.relname OPERATOR(pg_catalog.=) ANY ('{${PG_HANACTL_SECRET_RELATIONS.join(',')}}'::pg_catalog.name[])
+): string => `(c.relhasrules OR c.relkind OPERATOR(pg_catalog.=) ANY ('{f,t}'::pg_catalog."char"[]) OR c.relhassubclass OR c.relname OPERATOR(pg_catalog.=) ANY ('{${PG_HANACTL_SECRET_RELATIONS.join(',')}}'::pg_catalog.name[])
           OR (c.relhasindex AND ${personIndexClass('c.oid')}) OR ${personDefinitions('c')}
           OR (c.relrowsecurity AND ${personPolicy('c.oid', lists.policy())})
           OR EXISTS (SELECT FROM pg_catalog.pg_attribute a WHERE a.attrelid OPERATOR(pg_catalog.=) c.oid AND a.attnum OPERATOR(pg_catalog.>) 0
@@ -336,6 +345,15 @@ export function resolveRefusal(message: string): HanactlError | undefined {
       `Refused: ${root} reads ${target} (through the objects it uses), which holds hanactl's context signing keys; hanactl does not return them on any connection.`,
       { rule: 'credential-read', hint: 'Read context values with the verifying function (hanactl.context(name)) instead.' },
     );
+  }
+  if (kind === 'E') {
+    // `E <root> reads <pg_toast_N> of <owner>`: the storage table's name has no space.
+    const storage = / reads ([^ ]+) of (.*)$/.exec(what);
+    const from = storage ? what.slice(0, storage.index) : what;
+    const table = storage ? (storage[1] as string) : 'a storage table';
+    const owner = storage?.[2] || undefined;
+    const refusal = storageTableObjection(from === table || from.endsWith(`.${table}`) ? from : `${from} reads ${table}, which`, owner);
+    return new HanactlError('STATEMENT_REFUSED', refusal.message, { rule: refusal.rule, hint: refusal.hint });
   }
   if (kind === 'R') {
     return new HanactlError(

@@ -37,6 +37,8 @@ import { readsClassFigures } from './postgres-row-figures.js';
  * or a table whose row security does not bind the login (loginBypasses),
  * a sequence, or pg_class's figure columns (postgres-row-figures.ts).
  *
+ * A storage (TOAST) table (relkind t) is never plain, whoever made it: the walk refuses it.
+ *
  * Anything else (a view over a view, a function, operator or type created since, a relation with
  * children, a foreign table) is left to the walk. A route the walk gains from a relation must be
  * asked here too (leafRelation), or the first check would wave through what the walk refuses.
@@ -74,7 +76,7 @@ const unjudged = (name: string, lists: NameLists): string => `pg_catalog.array_p
  * with `separated`, not a partition or inheritance child nor a table whose row security does not bind the login (owner-rights), nor a sequence (postgres-row-figures.ts).
  */
 function leafRelation(a: string, separated: boolean, lists: NameLists): string {
-  return `NOT ${a}.relhasrules${separated ? ` AND ${a}.relkind OPERATOR(pg_catalog.<>) 'S' AND NOT ${childRelation(a)} AND NOT ${loginBypasses(a)}` : ''} AND ${a}.relkind OPERATOR(pg_catalog.<>) 'f' AND NOT ${a}.relhassubclass
+  return `NOT ${a}.relhasrules AND ${a}.relkind OPERATOR(pg_catalog.<>) 't'${separated ? ` AND ${a}.relkind OPERATOR(pg_catalog.<>) 'S' AND NOT ${childRelation(a)} AND NOT ${loginBypasses(a)}` : ''} AND ${a}.relkind OPERATOR(pg_catalog.<>) 'f' AND NOT ${a}.relhassubclass
         AND NOT (${a}.relhasindex AND ${personIndexClass(`${a}.oid`)}) AND NOT ${personDefinitions(a)}
         AND NOT (${a}.relrowsecurity AND ${personPolicy(`${a}.oid`, lists.policy())})
         AND NOT EXISTS (SELECT FROM pg_catalog.pg_attribute t WHERE t.attrelid OPERATOR(pg_catalog.=) ${a}.oid
@@ -83,7 +85,7 @@ function leafRelation(a: string, separated: boolean, lists: NameLists): string {
 
 /** True when the relation whose OID is `oid` has no judged name and is one initdb made or a leaf. */
 function plainRelation(oid: string, separated: boolean, lists: NameLists): string {
-  return `EXISTS (SELECT FROM pg_catalog.pg_class x WHERE x.oid OPERATOR(pg_catalog.=) ${oid} AND ${unjudged('x.relname', lists)}
+  return `EXISTS (SELECT FROM pg_catalog.pg_class x WHERE x.oid OPERATOR(pg_catalog.=) ${oid} AND ${unjudged('x.relname', lists)} AND x.relkind OPERATOR(pg_catalog.<>) 't'
              AND (x.oid OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID} OR (${leafRelation('x', separated, lists)})))`;
 }
 
@@ -125,8 +127,8 @@ function viewReadsPlainly(a: string, separated: boolean, lists: NameLists): stri
  * reads plainly (viewReadsPlainly).
  */
 export function settledRelation(a: string, separated: boolean, lists: NameLists): string {
-  return `(${a}.oid OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID}
-     OR (${unjudged(`${a}.relname`, lists)} AND ${a}.relkind OPERATOR(pg_catalog.<>) 'f' AND NOT ${a}.relhassubclass${separated ? ` AND ${a}.relkind OPERATOR(pg_catalog.<>) 'S' AND NOT ${childRelation(a)} AND NOT ${loginBypasses(a)}` : ''}
+  return `((${a}.oid OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID} AND ${a}.relkind OPERATOR(pg_catalog.<>) 't')
+     OR (${unjudged(`${a}.relname`, lists)} AND ${a}.relkind OPERATOR(pg_catalog.<>) 't' AND ${a}.relkind OPERATOR(pg_catalog.<>) 'f' AND NOT ${a}.relhassubclass${separated ? ` AND ${a}.relkind OPERATOR(pg_catalog.<>) 'S' AND NOT ${childRelation(a)} AND NOT ${loginBypasses(a)}` : ''}
          AND NOT (${a}.relhasindex AND ${personIndexClass(`${a}.oid`)}) AND NOT ${personDefinitions(a)}
          AND NOT (${a}.relrowsecurity AND ${personPolicy(`${a}.oid`, lists.policy())})
          AND NOT EXISTS (SELECT FROM pg_catalog.pg_attribute t WHERE t.attrelid OPERATOR(pg_catalog.=) ${a}.oid

@@ -120,7 +120,7 @@ describe('statements that show credentials', () => {
     'SELECT * FROM pg_toast_temp_3.pg_toast_16500',
     'SELECT 1 WHERE EXISTS (SELECT 1 FROM pg_toast.pg_toast_16401 t WHERE t.chunk_seq = 0)',
     "SELECT table_to_xml('pg_toast.pg_toast_2619', true, false, '')",
-    "SELECT table_to_xml('\"pg_toast\".\"pg_toast_2619\"', true, false, '')",
+    'SELECT table_to_xml(\'"pg_toast"."pg_toast_2619"\', true, false, \'\')',
     'WITH x AS (SELECT * FROM Pg_Toast_Temp_12.pg_toast_20000) SELECT 1 FROM x',
   ])('PostgreSQL: a storage (TOAST) table (%s) is refused', (sql) => {
     for (const options of [pgRead, { ...pgRead, allowWrite: true }]) {

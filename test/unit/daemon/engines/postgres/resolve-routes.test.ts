@@ -26,6 +26,28 @@ describe('resolveStep beyond relations and functions', () => {
     expect(resolveStep({ relations: ['"hanactl"."context_keys"'], functions: [] }, 'first')?.text.startsWith('WITH RECURSIVE')).toBe(true);
   });
 
+  it('sends the walk at once for a storage (TOAST) table named by name', () => {
+    for (const name of ['"pg_toast"."pg_toast_2619"', '"pg_toast_temp_3"."pg_toast_16500"']) {
+      expect(resolveStep({ relations: [name], functions: [] }, 'first')?.text.startsWith('WITH RECURSIVE'), name).toBe(true);
+    }
+  });
+
+  it('names the relation a storage (TOAST) table serves', () => {
+    const refusal = (found: string) => resolveRefusal(`invalid input syntax for type integer: "hanactl: refused reference ${found}"`);
+    expect(refusal('E toast_view reads pg_toast_2619 of pg_statistic')).toMatchObject({
+      message: expect.stringMatching(
+        /^Refused: toast_view reads pg_toast_2619, which stores the out-of-line values of pg_statistic \(a TOAST table\)/,
+      ),
+      details: { rule: 'storage-table' },
+    });
+    expect(refusal('E pg_toast.pg_toast_2619 reads pg_toast_2619 of pg_statistic')?.message).toMatch(
+      /^Refused: pg_toast\.pg_toast_2619 stores the out-of-line values of pg_statistic/,
+    );
+    expect(refusal('E f() reads pg_toast of ')?.message).toMatch(
+      /^Refused: f\(\) reads pg_toast, which stores the out-of-line values of another relation/,
+    );
+  });
+
   it('says what each finding is, with its rule', () => {
     const refusal = (found: string) => resolveRefusal(`invalid input syntax for type integer: "hanactl: refused reference ${found}"`);
     expect(refusal('R v_fn reads pg_stat_activity')?.details).toMatchObject({ rule: 'credential-read' });
