@@ -41,7 +41,7 @@ const OBJECTS = [
 
 describe.skipIf(!available)('writes through views that filter rows on PostgreSQL', () => {
   let scratch: ScratchPgDatabase | undefined;
-  const { writable } = scopedAndPlainShims({
+  const { writable, home } = scopedAndPlainShims({
     async setUp(home) {
       await asPgSuperuser([`CREATE ROLE ${AGENT} LOGIN PASSWORD '${PASSWORD}'`]);
       scratch = await scratchPgDatabase(TAG, [
@@ -124,6 +124,14 @@ describe.skipIf(!available)('writes through views that filter rows on PostgreSQL
     expect(textOf(inserted)).not.toContain('view-check-option');
     const moved = refused(await writable.call('run_query', { sql: 'UPDATE my_vorders_trig SET customer_id = 2 WHERE id = 1' }));
     expect(moved).toContain('ALTER VIEW my_vorders_trig SET (check_option = cascaded)');
+  });
+
+  it('warns on test of a connection with context names of the views its login may write through without a check option', async () => {
+    const { stderr } = await home.ok(['test', 'shop_rw']);
+    expect(stderr).toMatch(/may INSERT into or UPDATE views that filter rows but have no check option: [^\n]*my_vorders/);
+    expect(stderr).toContain('check_option = cascaded');
+    expect(stderr).not.toMatch(/no check option:[^\n]*(my_vorders_checked|over_cascaded|all_vorders)/);
+    expect((await home.ok(['test', 'plain'])).stderr).not.toMatch(/no check option/);
   });
 
   it('answers a DELETE through a view without a check option, and writes through a view that filters nothing', async () => {

@@ -1,4 +1,5 @@
 import type { PrivilegeProbe } from '../privilege-probe.js';
+import { viewFilters } from './postgres-context-barrier.js';
 import { FIRST_NORMAL_OID } from './postgres-reach.js';
 
 /** How many of the tables a login bypasses the separation warning names. */
@@ -40,6 +41,20 @@ const CREATE_ON_PATH = `(SELECT pg_catalog.string_agg(pg_catalog.quote_ident(s.n
             WHERE pg_catalog.has_schema_privilege(s.name, 'CREATE'))`;
 
 /**
+ * Views created since initdb that the login may INSERT into or UPDATE, that filter rows
+ * (filtersRows) and have no check option: a write through one may leave rows its condition hides,
+ * and the resolve step refuses such writes on a writable connection (postgres-check-option.ts).
+ * As regclass text, `, `-separated and at most NAMED_TABLES of them, or NULL.
+ */
+const UNCHECKED_VIEWS = `(SELECT pg_catalog.string_agg(t.name, ', ' ORDER BY t.name)
+             FROM (SELECT pg_catalog.textin(pg_catalog.regclassout(c.oid::pg_catalog.regclass)) AS name FROM pg_catalog.pg_class c
+                    WHERE c.relkind OPERATOR(pg_catalog.=) 'v' AND c.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
+                      AND (pg_catalog.has_table_privilege(c.oid, 'INSERT') OR pg_catalog.has_table_privilege(c.oid, 'UPDATE'))
+                      AND NOT EXISTS (SELECT FROM pg_catalog.unnest(c.reloptions) AS o(opt) WHERE o.opt OPERATOR(pg_catalog.~*) '^check_option=(local|cascaded)$')
+                      AND ${viewFilters('c')}
+                    ORDER BY 1 LIMIT ${NAMED_TABLES}) AS t)`;
+
+/**
  * Where rows are separated: a login that row-level security does not bind (a superuser or BYPASSRLS,
  * its own attributes; the owner of a table without FORCE, or a role with its owner's privileges)
  * reads every caller's rows of such a table, and the resolve step refuses what reaches one
@@ -52,14 +67,20 @@ const SEPARATION_PROBE: Omit<PrivilegeProbe, 'separation' | 'database'> = {
           (SELECT pg_catalog.string_agg(t.name, ', ' ORDER BY t.name)
              FROM (SELECT pg_catalog.textin(pg_catalog.regclassout(c.oid::pg_catalog.regclass)) AS name FROM ${OWNED_UNFORCED}
                    ORDER BY 1 LIMIT ${NAMED_TABLES}) AS t) AS owned_names
-          , ${ROLE_DEFAULTS} AS role_defaults, ${CREATE_ON_PATH} AS create_on_path
+          , ${ROLE_DEFAULTS} AS role_defaults, ${CREATE_ON_PATH} AS create_on_path, ${UNCHECKED_VIEWS} AS unchecked_views
         FROM pg_catalog.pg_roles r WHERE r.rolname OPERATOR(pg_catalog.=) CURRENT_USER`,
   advice(row, user) {
     const defaults = row.role_defaults ? [roleDefaultsAdvice(user, String(row.role_defaults))] : [];
     const creates = row.create_on_path ? [createOnPathAdvice(user, String(row.create_on_path))] : [];
-    return [...defaults, ...creates, ...bypassAdvice(row, user)];
+    const unchecked = row.unchecked_views ? [uncheckedViewsAdvice(user, String(row.unchecked_views))] : [];
+    return [...defaults, ...creates, ...bypassAdvice(row, user), ...unchecked];
   },
 };
+
+/** The warning for views `found` (`a, b`) the login may write through that filter rows without a check option. */
+function uncheckedViewsAdvice(user: string, found: string): string {
+  return `${user} separates rows by context values, and its login may INSERT into or UPDATE views that filter rows but have no check option: ${found}. PostgreSQL does not check that a row written through such a view still matches its condition, so a caller could move or plant rows another caller sees; on a writable connection hanactl refuses those writes. Run ALTER VIEW <view> SET (check_option = cascaded).`;
+}
 
 /** The warning for role defaults `found` (`name=value, ...`). */
 function roleDefaultsAdvice(user: string, found: string): string {
