@@ -206,6 +206,36 @@ export function storageTableObjection(what: string, owner?: string): Objection {
   );
 }
 
+/**
+ * Settings only a superuser (or a pg_read_all_settings member) reads that can hold a password or
+ * a command with one: a standby's connection string (primary_conninfo) and the shell commands the
+ * server runs (restore_command, archive_command, archive_cleanup_command, recovery_end_command,
+ * ssl_passphrase_command). guc.c looks names up case-insensitively.
+ */
+const SECRET_SETTINGS: ReadonlySet<string> = new Set([
+  'primary_conninfo',
+  'restore_command',
+  'archive_command',
+  'archive_cleanup_command',
+  'recovery_end_command',
+  'ssl_passphrase_command',
+]);
+
+/** The refusal for a token that names a setting that can hold a secret (SHOW x, current_setting('x'), pg_settings' name = 'x'), or undefined. */
+export function secretSettingObjection(token: Token): Objection | undefined {
+  if (token.kind !== 'word' && token.kind !== 'quoted' && token.kind !== 'string') return undefined;
+  if (token.text.length > MAX_SETTING_NAME || !SECRET_SETTINGS.has(token.text.trim().toLowerCase())) return undefined;
+  const name = token.text.trim().toLowerCase();
+  return objection(
+    'credential-read',
+    `Refused: the setting ${name} can hold a password or a command that carries one, which hanactl does not return on any connection.`,
+    "Read other settings with current_setting('name') or SHOW name.",
+  );
+}
+
+/** Longer than every name in SECRET_SETTINGS, with room for white space around it. */
+const MAX_SETTING_NAME = 64;
+
 /** PostgreSQL's NAMEDATALEN - 1. */
 const MAX_IDENTIFIER_BYTES = 63;
 
@@ -369,6 +399,8 @@ export function postgresTokenObjection(tokens: readonly Token[], allowWrite: boo
   let close: Int32Array | undefined;
   for (let k = 0; k < tokens.length; k++) {
     const token = tokens[k] as Token;
+    const secret = secretSettingObjection(token);
+    if (secret) return secret;
     const setting = settingAfterSet(tokens, k);
     if (setting && isContextSetting(setting)) return contextSettingObjection(setting);
     const name = callName(tokens, k);

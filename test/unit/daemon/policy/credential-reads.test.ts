@@ -137,6 +137,30 @@ describe('statements that show credentials', () => {
     },
   );
 
+  test.each([
+    "SELECT current_setting('primary_conninfo')",
+    "SELECT current_setting('RESTORE_COMMAND', true)",
+    'SHOW primary_conninfo',
+    'show Archive_Command',
+    'SHOW "ssl_passphrase_command"',
+    "SELECT setting FROM pg_settings WHERE name = 'archive_cleanup_command'",
+    "SELECT setting FROM pg_settings WHERE name IN ('recovery_end_command')",
+    "SELECT setting FROM pg_file_settings WHERE name = 'primary_conninfo'",
+  ])('PostgreSQL: a setting that can hold a secret (%s) is refused', (sql) => {
+    for (const options of [pgRead, { ...pgRead, allowWrite: true }]) {
+      const verdict = checkStatement(sql, options);
+      expect(verdict, sql).toMatchObject({ ok: false });
+      if (!verdict.ok && !sql.includes('pg_file_settings')) expect(verdict.message).toMatch(/can hold a password or a command/);
+    }
+  });
+
+  test.each(["SELECT current_setting('work_mem')", 'SHOW search_path', "SELECT setting FROM pg_settings WHERE name = 'archive_mode'"])(
+    'PostgreSQL: %s (a setting that holds no secret) still runs',
+    (sql) => {
+      expect(checkStatement(sql, pgRead)).toEqual({ ok: true, kind: 'read' });
+    },
+  );
+
   test('PostgreSQL: table_to_xml of an ordinary table named as a literal still runs', () => {
     expect(checkStatement("SELECT table_to_xml('public.orders', true, false, '')", pgRead)).toEqual({ ok: true, kind: 'read' });
   });
