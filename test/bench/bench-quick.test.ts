@@ -30,6 +30,7 @@ const ROWS = [
   'same vs spawn per call',
   'broker overhead',
   'cost guard on, cheap plan',
+  'with a context value (rows separated)',
   'relay cold start: spawn',
   '`node dist/shim.cjs mcp`',
   '`node bin/hanactl.js mcp`',
