@@ -285,7 +285,8 @@ function namesAnything(references: StatementReferences): boolean {
     references.functions.length > 0 ||
     (references.operators?.length ?? 0) > 0 ||
     (references.types?.length ?? 0) > 0 ||
-    (references.attributes?.length ?? 0) > 0
+    (references.attributes?.length ?? 0) > 0 ||
+    references.settings !== undefined
   );
 }
 

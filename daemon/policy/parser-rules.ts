@@ -14,7 +14,7 @@ import {
   relationArgumentPositions,
   sqlArgumentPositions,
 } from './pg-functions.js';
-import { MAX_PARSE_TREE_CHARS, megabytes, parsePostgres } from './pg-parser.js';
+import { MAX_PARSE_TREE_CHARS, megabytes, type ParsedCall, parsePostgres } from './pg-parser.js';
 import { catalogFiguresRule, plannerFiguresObjection } from './planner-figures.js';
 import { relationCodeObjection, relationCodePositions } from './relation-code.js';
 import { roleStateObjection } from './role-state.js';
@@ -191,6 +191,7 @@ export function postgresParserObjection(
           types: [...parsed.types, ...parsed.calls.flatMap(dispatchedTypeNames), ...typeCallNames(parsed)],
           attributes: parsed.attributes,
           ...(options.rowSeparation && parsed.conditions.length > 0 ? { conditions: parsed.conditions } : {}),
+          ...wholesaleSettings(statement.shows, parsed.calls),
         },
         ...inner,
       ]),
@@ -243,6 +244,27 @@ function opaqueConditionObjection(form: string): Objection {
   );
 }
 
+/**
+ * How the statement reads settings wholesale, as StatementReferences' `settings`: SHOW ALL (every
+ * setting the login may read), pg_show_all_settings() (pg_settings' own function), or
+ * current_setting() of a name that is not one string constant (`'primary_' || 'conninfo'`, a
+ * column's value), which the statement check cannot compare with the names it refuses. pg_settings
+ * itself is judged by the relation it resolves to (postgres-secret-settings.ts).
+ */
+function wholesaleSettings(shows: string | undefined, calls: readonly ParsedCall[]): { settings?: string } {
+  if (shows === 'all') return { settings: 'SHOW ALL' };
+  if (calls.some((call) => call.name === 'pg_show_all_settings')) return { settings: 'pg_show_all_settings()' };
+  if (calls.some((call) => call.name === 'current_setting' && call.stringArgs[0] === undefined))
+    return { settings: 'current_setting() of a name chosen when it runs' };
+  return {};
+}
+
+/** The first wholesale read of settings among `all`, as StatementReferences' `settings`. */
+function settingsOf(all: readonly StatementReferences[]): { settings?: string } {
+  const settings = all.find((r) => r.settings !== undefined)?.settings;
+  return settings === undefined ? {} : { settings };
+}
+
 /** One set of references holding each name of `all` once. */
 function mergeReferences(all: readonly StatementReferences[]): StatementReferences {
   const union = (pick: (r: StatementReferences) => readonly string[] | undefined): string[] => [
@@ -258,5 +280,6 @@ function mergeReferences(all: readonly StatementReferences[]): StatementReferenc
     types: union((r) => r.types),
     attributes: union((r) => r.attributes),
     ...(all.some((r) => (r.conditions?.length ?? 0) > 0) ? { conditions: all.flatMap((r) => r.conditions ?? []) } : {}),
+    ...settingsOf(all),
   };
 }

@@ -212,14 +212,16 @@ export function storageTableObjection(what: string, owner?: string): Objection {
  * server runs (restore_command, archive_command, archive_cleanup_command, recovery_end_command,
  * ssl_passphrase_command). guc.c looks names up case-insensitively.
  */
-const SECRET_SETTINGS: ReadonlySet<string> = new Set([
+export const PG_SECRET_SETTINGS: readonly string[] = [
   'primary_conninfo',
   'restore_command',
   'archive_command',
   'archive_cleanup_command',
   'recovery_end_command',
   'ssl_passphrase_command',
-]);
+];
+
+const SECRET_SETTINGS: ReadonlySet<string> = new Set(PG_SECRET_SETTINGS);
 
 /** The refusal for a token that names a setting that can hold a secret (SHOW x, current_setting('x'), pg_settings' name = 'x'), or undefined. */
 export function secretSettingObjection(token: Token): Objection | undefined {

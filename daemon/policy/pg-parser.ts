@@ -43,6 +43,8 @@ export type Parsed =
         readonly roleState?: string;
         /** How the statement is named when it changes the schema or permissions, or may (shared-schema.ts). */
         readonly schemaChange?: string;
+        /** The setting a SHOW names, lower-cased (`all` for SHOW ALL). */
+        readonly shows?: string;
       }[];
       readonly calls: readonly ParsedCall[];
       /** Every name part of every column reference (`c.reltuples` gives `c` and `reltuples`), as folded. */
@@ -615,6 +617,7 @@ export function parsePostgres(sql: string): Parsed {
       ...(label ? { notAllowed: label } : {}),
       ...(roleState ? { roleState } : {}),
       ...(schemaChange ? { schemaChange } : {}),
+      ...(kind === 'VariableShowStmt' && typeof node.name === 'string' ? { shows: node.name.toLowerCase() } : {}),
     };
   });
   const scan = conditionSites(stmts, operatorNames);

@@ -73,6 +73,13 @@ export interface StatementReferences {
    * a read-only transaction does not stop them all.
    */
   readonly readOnly?: boolean;
+  /**
+   * The statement reads settings wholesale rather than by a constant name (SHOW ALL,
+   * pg_show_all_settings(), current_setting() of a name chosen when it runs), as it is named in a
+   * refusal: the server refuses it where a setting that can hold a secret is set and the login
+   * may read it (postgres-secret-settings.ts).
+   */
+  readonly settings?: string;
 }
 
 /**

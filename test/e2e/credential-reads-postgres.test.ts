@@ -194,4 +194,19 @@ describe.skipIf(!available)('PostgreSQL credentials stay out of tool results on 
     expect(mapped.isError, textOf(mapped)).toBeFalsy();
     expect(mapped.structuredContent).toMatchObject({ rows: [{ foreign_server_name: `${TAG}_srv` }] });
   });
+  it('reads the settings wholesale where the server holds no setting that can carry a secret (none is set here)', async () => {
+    const held = await admin.query(
+      "SELECT name FROM pg_settings WHERE name IN ('primary_conninfo', 'restore_command', 'archive_command', 'archive_cleanup_command', 'recovery_end_command', 'ssl_passphrase_command') AND setting NOT IN ('', '(disabled)')",
+    );
+    expect(held.rows).toEqual([]);
+    for (const sql of [
+      'SHOW ALL',
+      "SELECT setting FROM pg_settings WHERE name = 'work_mem'",
+      "SELECT count(*) AS n FROM pg_show_all_settings() WHERE name = 'work_mem'",
+      "SELECT current_setting('work' || '_mem') AS v",
+    ]) {
+      const result = await shim.call('run_query', { sql });
+      expect(result.isError, `${sql}: ${textOf(result)}`).toBeFalsy();
+    }
+  });
 });

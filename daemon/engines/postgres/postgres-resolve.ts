@@ -39,6 +39,7 @@ import {
 import { relationCodeFinding } from './postgres-relation-code.js';
 import { conditionFinding, conditionRefusal, conditionsValue, REACHES_HIDDEN_ROWS } from './postgres-row-conditions.js';
 import { rowFiguresFinding, rowFiguresRefusal } from './postgres-row-figures.js';
+import { settingsFinding, settingsRefusal } from './postgres-secret-settings.js';
 import { judgedRelationNames, type NameLists, settledRelation } from './postgres-settled.js';
 import { contextFunctionBody } from './postgres-signed-context.js';
 import { systemColumnFinding, systemColumnRefusal } from './postgres-system-columns.js';
@@ -98,15 +99,19 @@ export function resolveStep(references: StatementReferences | undefined, stage: 
   if (!references || !namesAnything(references)) return undefined;
   const refusedRoot = (relation: string): boolean => {
     const name = relationName(relation);
-    return REFUSED_SET.has(name) || PG_STORAGE_NAME.test(name);
+    return REFUSED_SET.has(name) || PG_STORAGE_NAME.test(name) || name === 'pg_settings';
   };
-  if (stage === 'walk' || references.relations.some(refusedRoot)) return walkStep(references);
+  // A wholesale read of settings is judged by the walk, which asks whether a secret setting is held (postgres-secret-settings.ts).
+  if (stage === 'walk' || references.settings !== undefined || references.relations.some(refusedRoot)) return walkStep(references);
   return firstCheck(references, stage === 'view' && looksIntoViews(references));
 }
 
 function namesAnything(references: StatementReferences): boolean {
-  return [references.relations, references.functions, references.operators, references.types, references.attributes].some(
-    (names) => (names?.length ?? 0) > 0,
+  return (
+    references.settings !== undefined ||
+    [references.relations, references.functions, references.operators, references.types, references.attributes].some(
+      (names) => (names?.length ?? 0) > 0,
+    )
   );
 }
 
@@ -309,9 +314,10 @@ function findings(references: StatementReferences): string {
   const utility = utilityFinding(references.readOnly === true);
   // Last: a finding that says more of the same table (owner-rights, credential-read) comes first.
   const foreign = references.readOnly || references.separated ? `, ${foreignTableFinding(references.separated === true)}` : '';
+  const settings = settingsFinding(references.settings);
   return references.separated
-    ? `COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${refusedBuiltinFinding()}, ${runtimeCodeFinding()}, ${utility}, ${relationCodeFinding()}, ${configFinding()}, ${policyFirstFinding()}, ${statisticsFinding()}, ${systemColumnFinding()}, ${ownerRightsFinding()}, ${rowFiguresFinding()}, ${contextBarrierFinding()}, ${checkOptionFinding()}, ${conditionFinding('$9', REACHES_HIDDEN_ROWS)}${foreign})`
-    : `COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${refusedBuiltinFinding()}, ${runtimeCodeFinding()}, ${utility}, ${relationCodeFinding()}, ${configFinding()}${foreign})`;
+    ? `COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${settings}, ${refusedBuiltinFinding()}, ${runtimeCodeFinding()}, ${utility}, ${relationCodeFinding()}, ${configFinding()}, ${policyFirstFinding()}, ${statisticsFinding()}, ${systemColumnFinding()}, ${ownerRightsFinding()}, ${rowFiguresFinding()}, ${contextBarrierFinding()}, ${checkOptionFinding()}, ${conditionFinding('$9', REACHES_HIDDEN_ROWS)}${foreign})`
+    : `COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${settings}, ${refusedBuiltinFinding()}, ${runtimeCodeFinding()}, ${utility}, ${relationCodeFinding()}, ${configFinding()}${foreign})`;
 }
 
 /**
@@ -365,6 +371,7 @@ export function resolveRefusal(message: string): HanactlError | undefined {
       },
     );
   }
+  if (kind === 'A') return settingsRefusal(what);
   if (kind === 'W') {
     const refusal = foreignTableRefusal(what);
     if (refusal) return refusal;

@@ -13,6 +13,7 @@ import {
   textArray,
 } from './postgres-reach.js';
 import { readsClassFigures } from './postgres-row-figures.js';
+import { readsSettingsWholesale } from './postgres-secret-settings.js';
 
 /**
  * When a relation the statement names needs no walk (postgres-reach.ts) at all: the first check's
@@ -27,6 +28,8 @@ import { readsClassFigures } from './postgres-row-figures.js';
  * functions, operators and types initdb made (which the walk does not follow) is settled too: the
  * walk would reach those and stop. Every relation on the way is asked its name against all the
  * names any finding judges (refused, hanactl's keys, the executor's statistics), whoever made it.
+ * A view that reads the settings wholesale (pg_settings, pg_show_all_settings(), current_setting()
+ * of a name that is not a constant: postgres-secret-settings.ts) is not settled either.
  * A view whose stored tree calls by OID a built-in the policy refuses (builtinObjection, on a
  * read-only connection: the walk then judges with the connection's mode; pg_depend records
  * nothing on what initdb pins) is not settled, nor, where rows are separated,
@@ -60,7 +63,13 @@ let judgedRelations: string | undefined;
 /** Every relation name a walk's finding judges, as the value of a bound name[] parameter. */
 export function judgedRelationNames(): string {
   judgedRelations ??= textArray([
-    ...new Set([...PG_REFUSED_RELATION_NAMES, ...PG_HANACTL_SECRET_RELATIONS, ...Object.keys(PG_EXECUTOR_STATISTICS_VIEWS)]),
+    ...new Set([
+      ...PG_REFUSED_RELATION_NAMES,
+      ...PG_HANACTL_SECRET_RELATIONS,
+      ...Object.keys(PG_EXECUTOR_STATISTICS_VIEWS),
+      // Read wholesale, the settings may hold a secret (postgres-secret-settings.ts).
+      'pg_settings',
+    ]),
   ]);
   return judgedRelations;
 }
@@ -107,7 +116,8 @@ function viewReadsPlainly(a: string, separated: boolean, lists: NameLists): stri
                     JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) pg_catalog.oidin(pg_catalog.textout(m[1]))
                    WHERE pg_catalog.array_position(${names}, p.proname) IS NOT NULL${separated ? ` OR p.oid OPERATOR(pg_catalog.=) ${AGE_OF_XID}` : ''})
         OR ${handsRelationByName('w.ev_action::pg_catalog.text')}
-        OR ${callsDispatcher('w.ev_action::pg_catalog.text')}${separated ? FIGURES : ''}`;
+        OR ${callsDispatcher('w.ev_action::pg_catalog.text')}
+        OR ${readsSettingsWholesale('w.ev_action::pg_catalog.text')}${separated ? FIGURES : ''}`;
   return `${a}.relkind OPERATOR(pg_catalog.=) ANY ('{v,m}'::pg_catalog."char"[]) AND NOT EXISTS (SELECT FROM pg_catalog.pg_rewrite w WHERE w.ev_class OPERATOR(pg_catalog.=) ${a}.oid AND (
         EXISTS (SELECT FROM pg_catalog.pg_depend d
                  WHERE d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_rewrite'::pg_catalog.regclass AND d.objid OPERATOR(pg_catalog.=) w.oid
