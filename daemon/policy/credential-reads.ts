@@ -1,6 +1,6 @@
 import { mayBeUnqualified, qualifiersAt } from './mysql-names.js';
 import { objection } from './objections.js';
-import { isWord, leadIndex } from './tokens.js';
+import { isPunct, isWord, leadIndex } from './tokens.js';
 import type { Objection, Token } from './types.js';
 
 /**
@@ -115,6 +115,132 @@ function otherSessionsShow(tokens: readonly Token[], at: number): string | undef
   return undefined;
 }
 
+/**
+ * The server variable that holds a credential in clear: report_password, the password a replica
+ * reports to its primary, which MariaDB (and MySQL) show to any login in SHOW VARIABLES, @@name
+ * and the variables tables. wsrep_sst_auth holds one too, but MariaDB shows it as `********`
+ * (wsrep_sst_auth_init), so reading it returns no secret.
+ */
+const SECRET_VARIABLE = 'report_password';
+
+/**
+ * The tables and views that list every server variable with its value: information_schema's
+ * GLOBAL_VARIABLES, SESSION_VARIABLES and SYSTEM_VARIABLES (MariaDB), and performance_schema's
+ * global_variables, session_variables, variables_by_thread and persisted_variables (MySQL).
+ */
+const VARIABLE_TABLES: ReadonlySet<string> = new Set([
+  'global_variables',
+  'session_variables',
+  'system_variables',
+  'variables_by_thread',
+  'persisted_variables',
+]);
+
+const refuseVariable = (what: string): Objection =>
+  objection(
+    'credential-read',
+    `Refused: ${what} can show the server variable ${SECRET_VARIABLE} (a replica's password, in clear), which hanactl does not return on any connection.`,
+    `Read other variables by name: @@name, SHOW VARIABLES LIKE 'name', or WHERE VARIABLE_NAME = 'name' on one variables table; never ${SECRET_VARIABLE}.`,
+  );
+
+/** True when `pattern`, read as a LIKE pattern (% any run, _ any character, \ escaping the next), matches `name` case-insensitively. */
+function likeMatches(pattern: string, name: string): boolean {
+  let source = '';
+  for (let k = 0; k < pattern.length; k++) {
+    const ch = pattern[k] as string;
+    if (ch === '\\' && k + 1 < pattern.length) source += escapeRegExp(pattern[++k] as string);
+    else if (ch === '%') source += '[\\s\\S]*';
+    else if (ch === '_') source += '[\\s\\S]';
+    else source += escapeRegExp(ch);
+  }
+  return new RegExp(`^${source}$`, 'i').test(name);
+}
+
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** True for a string constant the checks read as the server does, whose value is not the secret variable's name (as a PAD SPACE collation compares). */
+const namesOtherVariable = (token: Token | undefined): boolean =>
+  token?.kind === 'string' && !token.opaque && token.text.trimEnd().toLowerCase() !== SECRET_VARIABLE;
+
+/** True when the tokens from `at` end the statement (nothing, or one `;`). */
+const endsAt = (tokens: readonly Token[], at: number): boolean =>
+  at === tokens.length || (at === tokens.length - 1 && isPunct(tokens[at], ';'));
+
+/** True when the tokens from `at` are `WHERE VARIABLE_NAME = '<another variable>'` and the statement's end. */
+function whereOneOtherVariable(tokens: readonly Token[], at: number): boolean {
+  return (
+    isWord(tokens[at], 'WHERE') &&
+    nameOf(tokens[at + 1]) === 'variable_name' &&
+    isPunct(tokens[at + 2], '=') &&
+    namesOtherVariable(tokens[at + 3]) &&
+    endsAt(tokens, at + 4)
+  );
+}
+
+/**
+ * SHOW [GLOBAL | SESSION | LOCAL] VARIABLES from `at` (the word after SHOW), refused unless it
+ * names one constant variable other than report_password: `LIKE '<pattern>'` that does not match
+ * it, or `WHERE VARIABLE_NAME = '<name>'`, and nothing else.
+ */
+function showVariablesObjection(tokens: readonly Token[], at: number): Objection | undefined {
+  const scoped = isWord(tokens[at], 'GLOBAL', 'SESSION', 'LOCAL') ? at + 1 : at;
+  if (!isWord(tokens[scoped], 'VARIABLES')) return undefined;
+  const rest = scoped + 1;
+  const pattern = tokens[rest + 1];
+  if (
+    isWord(tokens[rest], 'LIKE') &&
+    // A double-quoted pattern is a string here whatever sql_mode says: the grammar takes only a string after SHOW ... LIKE.
+    (pattern?.kind === 'string' || pattern?.kind === 'quoted') &&
+    !pattern.opaque &&
+    !likeMatches(pattern.text, SECRET_VARIABLE) &&
+    endsAt(tokens, rest + 2)
+  )
+    return undefined;
+  if (whereOneOtherVariable(tokens, rest)) return undefined;
+  return refuseVariable('SHOW VARIABLES without one constant variable name');
+}
+
+/**
+ * True when the statement is `SELECT <columns> FROM [schema.]<variables table> WHERE
+ * VARIABLE_NAME = '<another variable>'` and nothing more: the one form of a variables table read
+ * that shows one named variable.
+ */
+function selectsOneOtherVariable(tokens: readonly Token[]): boolean {
+  if (!isWord(tokens[0], 'SELECT')) return false;
+  let k = 1;
+  while (k < tokens.length && !isWord(tokens[k], 'FROM')) {
+    const token = tokens[k] as Token;
+    if (!(token.kind === 'word' || token.kind === 'quoted' || isPunct(token, ',') || isPunct(token, '.') || isPunct(token, '*')))
+      return false;
+    k++;
+  }
+  k++;
+  if (isPunct(tokens[k + 1], '.')) k += 2;
+  const table = nameOf(tokens[k]);
+  return table !== undefined && VARIABLE_TABLES.has(table) && whereOneOtherVariable(tokens, k + 1);
+}
+
+/**
+ * The server variable that holds a credential (report_password), named as a word, a quoted name
+ * or a string anywhere (`@@report_password`, `@@global.report_password`, `LIKE 'report_password'`,
+ * `VARIABLE_NAME = 'report_password'`), and every variable read wholesale: SHOW VARIABLES and the
+ * variables tables, unless the statement names one constant variable other than it.
+ */
+function secretVariableObjection(tokens: readonly Token[], at: number): Objection | undefined {
+  for (const token of tokens) {
+    if (token.kind !== 'word' && token.kind !== 'quoted' && token.kind !== 'string') continue;
+    if (token.text.length > 64) continue;
+    if (token.text.replace(/^@@?/, '').trim().toLowerCase() === SECRET_VARIABLE) return refuseVariable(SECRET_VARIABLE);
+  }
+  if (isWord(tokens[at], 'SHOW')) {
+    const refused = showVariablesObjection(tokens, at + 1);
+    if (refused) return refused;
+  }
+  const table = tokens.map(nameOf).find((name) => name !== undefined && VARIABLE_TABLES.has(name));
+  if (table !== undefined && !selectsOneOtherVariable(tokens)) return refuseVariable(`${table} without one constant variable name`);
+  return undefined;
+}
+
 /** The refusal for reading the table `table` (lower case) of the `mysql` schema, or undefined. */
 function mysqlTableObjection(table: string): Objection | undefined {
   if (MYSQL_CREDENTIAL_TABLES.includes(table)) return refuse(`mysql.${table}`);
@@ -133,6 +259,8 @@ function mysqlTableObjection(table: string): Objection | undefined {
  */
 export function mysqlCredentialObjection(tokens: readonly Token[], _allowWrite = false, database?: string): Objection | undefined {
   const at = leadIndex(tokens);
+  const variable = secretVariableObjection(tokens, at);
+  if (variable) return variable;
   if (isWord(tokens[at], 'SHOW')) {
     if (isWord(tokens[at + 1], 'GRANTS')) return refuse('SHOW GRANTS');
     if (isWord(tokens[at + 1], 'CREATE') && isWord(tokens[at + 2], 'USER', 'SERVER')) return refuse(`SHOW CREATE ${tokens[at + 2]?.text}`);

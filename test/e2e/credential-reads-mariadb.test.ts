@@ -180,4 +180,24 @@ describe.skipIf(!available)('MariaDB credentials stay out of tool results on a r
     noSecret(result);
     expect(JSON.stringify(result)).not.toContain('ZIgUREUg5PVgQ6Lskh');
   });
+  it("refuses report_password (a replica's password, shown in clear) by name and among every variable, and reads other variables by name", async () => {
+    for (const sql of [
+      'SELECT @@global.report_password',
+      "SHOW GLOBAL VARIABLES LIKE 'report%'",
+      'SHOW VARIABLES',
+      'SELECT * FROM information_schema.GLOBAL_VARIABLES',
+    ]) {
+      const result = await shim.call('run_query', { sql });
+      expect(result.isError, sql).toBe(true);
+      expect(textOf(result), sql).toMatch(/^STATEMENT_REFUSED: Refused: .*report_password/);
+    }
+    for (const sql of [
+      'SELECT @@max_connections AS n',
+      "SHOW VARIABLES LIKE 'max_connections'",
+      "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_VARIABLES WHERE VARIABLE_NAME = 'max_connections'",
+    ]) {
+      const result = await shim.call('run_query', { sql });
+      expect(result.isError, `${sql}: ${textOf(result)}`).toBeFalsy();
+    }
+  });
 });

@@ -161,6 +161,66 @@ describe('statements that show credentials', () => {
     },
   );
 
+  test.each([
+    'SELECT @@report_password',
+    'SELECT @@global.report_password',
+    'select @@GLOBAL.Report_Password',
+    'SELECT @@session.`report_password`',
+    "SHOW VARIABLES LIKE 'report_password'",
+    "SHOW GLOBAL VARIABLES LIKE 'report%'",
+    "SHOW SESSION VARIABLES LIKE '%pass%'",
+    "SHOW VARIABLES LIKE 'report\\_password'",
+    'SHOW VARIABLES',
+    'show global variables',
+    "SHOW VARIABLES WHERE Variable_name LIKE 'rep%'",
+    "SHOW VARIABLES WHERE Variable_name = 'x' OR 1 = 1",
+    "SHOW VARIABLES LIKE 'max_connections' OR 1",
+    'SELECT * FROM information_schema.GLOBAL_VARIABLES',
+    'SELECT VARIABLE_VALUE FROM information_schema.SESSION_VARIABLES',
+    'SELECT * FROM information_schema.SYSTEM_VARIABLES',
+    "SELECT * FROM information_schema.GLOBAL_VARIABLES WHERE VARIABLE_NAME = 'report_password'",
+    "SELECT * FROM information_schema.GLOBAL_VARIABLES WHERE VARIABLE_NAME = 'max_connections' OR 1 = 1",
+    'SELECT * FROM performance_schema.global_variables',
+    'SELECT * FROM performance_schema.variables_by_thread',
+    'SELECT 1 FROM t WHERE EXISTS (SELECT 1 FROM information_schema.global_variables)',
+  ])("MariaDB/MySQL: %s (report_password, a replica's password shown in clear, by name or among every variable) is refused", (sql) => {
+    for (const options of [readOnly, writable]) {
+      const verdict = checkStatement(sql, options);
+      expect(verdict, sql).toMatchObject({ ok: false, rule: 'credential-read' });
+      if (!verdict.ok) expect(verdict.message).toMatch(/report_password/);
+    }
+  });
+
+  test.each([
+    'SELECT @@max_connections',
+    'SELECT @@global.wsrep_sst_auth',
+    "SHOW VARIABLES LIKE 'max_connections'",
+    "SHOW GLOBAL VARIABLES LIKE 'innodb%'",
+    "SHOW SESSION VARIABLES LIKE 'sql_mode';",
+    "SHOW VARIABLES WHERE Variable_name = 'version'",
+    "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_VARIABLES WHERE VARIABLE_NAME = 'max_connections'",
+    "SELECT variable_name, variable_value FROM information_schema.SYSTEM_VARIABLES WHERE variable_name = 'sql_mode'",
+    'SELECT * FROM app.settings_variables',
+  ])('MariaDB/MySQL: %s (a variable named by a constant other than report_password) still runs', (sql) => {
+    expect(checkStatement(sql, readOnly)).toEqual({ ok: true, kind: 'read' });
+  });
+
+  test.each([
+    ['SHOW ALL', 'SHOW ALL'],
+    ['SELECT * FROM pg_show_all_settings()', 'pg_show_all_settings()'],
+    ["SELECT current_setting('primary_' || 'conninfo')", 'current_setting() of a name chosen when it runs'],
+    ['SELECT current_setting(name) FROM t', 'current_setting() of a name chosen when it runs'],
+    ["SELECT * FROM query_to_xml('SHOW ALL', true, false, '')", 'SHOW ALL'],
+  ])('PostgreSQL: %s reads settings wholesale, for the server to judge', (sql, settings) => {
+    const verdict = checkStatement(sql, pgRead, true);
+    expect(verdict).toMatchObject({ ok: true, references: { settings } });
+  });
+
+  test.each(["SELECT current_setting('work_mem')", 'SHOW work_mem', 'SELECT 1'])('PostgreSQL: %s reads no setting wholesale', (sql) => {
+    const verdict = checkStatement(sql, pgRead, true);
+    expect(verdict.ok && verdict.references?.settings).toBeFalsy();
+  });
+
   test('PostgreSQL: table_to_xml of an ordinary table named as a literal still runs', () => {
     expect(checkStatement("SELECT table_to_xml('public.orders', true, false, '')", pgRead)).toEqual({ ok: true, kind: 'read' });
   });
