@@ -9,6 +9,8 @@ import {
   mayAssignContextRefusal,
   NARROW_OVER,
   narrowsNames,
+  outParameterRefusal,
+  outParametersQuery,
   probablyNative,
   reachedBy,
   shownName,
@@ -876,5 +878,27 @@ describe('a body stored under sql_mode ORACLE or MSSQL, where the call carries c
     const judged = judgeDefinition(trigger(body));
     expect(judged.setsContext).toBeUndefined();
     expect(judged.mayAssignContext).toBeUndefined();
+  });
+});
+
+describe('a stored function with an OUT or INOUT parameter, where the call carries context values', () => {
+  it("asks the server's record of parameters which of the functions reached declare one", () => {
+    const query = outParametersQuery([
+      { schema: 'shop', name: 'setsel' },
+      { schema: 'shop', name: 'peeks' },
+    ]);
+    expect(query?.sql).toMatch(/FROM information_schema\.PARAMETERS WHERE ROUTINE_TYPE = 'FUNCTION' AND PARAMETER_MODE IN \('OUT', 'INOUT'\)/);
+    expect(query?.sql).toMatch(/\(SPECIFIC_SCHEMA = \? AND SPECIFIC_NAME = \?\) OR \(SPECIFIC_SCHEMA = \? AND SPECIFIC_NAME = \?\)/);
+    expect(query?.values).toEqual(['shop', 'setsel', 'shop', 'peeks']);
+    expect(outParametersQuery([])).toBeUndefined();
+  });
+
+  it('is refused naming the function, the parameter and the way it was reached', () => {
+    const error = outParameterRefusal(fn('BEGIN SELECT v INTO x; RETURN 1; END'), ['shop.peeks()'], 'x', 'OUT');
+    expect(error.details).toMatchObject({ rule: 'session-change' });
+    expect(error.message).toMatch(
+      /^Refused: the statement runs shop\.f\(\) \(reached through shop\.peeks\(\)\), a stored function with the OUT parameter x, which writes back into the variable its caller passes there/,
+    );
+    expect(error.message).toMatch(/@mcp_/);
   });
 });
