@@ -8,7 +8,7 @@
  * parameters, and the recipe, still answer.
  */
 import { randomBytes } from 'node:crypto';
-import mysql from 'mysql2/promise';
+import type mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serverAvailable } from '../helpers/engines.js';
 import { TestHome } from '../helpers/hanactl-home.js';
@@ -32,7 +32,7 @@ describe.skipIf(!available)('a stored function with an OUT or INOUT parameter, w
     [`peeks_${s}`]: `(me VARCHAR(64), other VARCHAR(64)) RETURNS TEXT SQL SECURITY INVOKER READS SQL DATA BEGIN DECLARE r INT; DECLARE res TEXT; SET r = setsel_${s}(@mcp_customer_id, other); SELECT GROUP_CONCAT(item ORDER BY item) INTO res FROM my_orders_${s}; SET r = setsel_${s}(@mcp_customer_id, me); RETURN res; END`,
     [`setio_${s}`]: '(INOUT x VARCHAR(64), v VARCHAR(64)) RETURNS INT SQL SECURITY INVOKER BEGIN SET x = v; RETURN 1; END',
     [`peekio_${s}`]: `(me VARCHAR(64), other VARCHAR(64)) RETURNS TEXT SQL SECURITY INVOKER READS SQL DATA BEGIN DECLARE r INT; DECLARE res TEXT; SET r = setio_${s}(@mcp_customer_id, other); SELECT GROUP_CONCAT(item ORDER BY item) INTO res FROM my_orders_${s}; SET r = setio_${s}(@mcp_customer_id, me); RETURN res; END`,
-    [`echo_${s}`]: '(v VARCHAR(64)) RETURNS VARCHAR(64) DETERMINISTIC SQL SECURITY INVOKER RETURN CONCAT(\'seen-\', v)',
+    [`echo_${s}`]: "(v VARCHAR(64)) RETURNS VARCHAR(64) DETERMINISTIC SQL SECURITY INVOKER RETURN CONCAT('seen-', v)",
   };
 
   beforeAll(async () => {
@@ -95,7 +95,8 @@ describe.skipIf(!available)('a stored function with an OUT or INOUT parameter, w
   });
 
   it('refuses a statement naming such a function itself', async () => {
-    for (const shim of [ro, wrctx]) refused(await shim.call('run_query', { sql: `SELECT setsel_${s}(@mcp_customer_id, '2') AS r` }), `setsel_${s}`, 'OUT');
+    for (const shim of [ro, wrctx])
+      refused(await shim.call('run_query', { sql: `SELECT setsel_${s}(@mcp_customer_id, '2') AS r` }), `setsel_${s}`, 'OUT');
   });
 
   it('still answers the recipe, and a function with only IN parameters taking @mcp_customer_id', async () => {

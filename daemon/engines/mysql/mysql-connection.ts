@@ -21,7 +21,10 @@ import {
   MAX_CANDIDATES,
   MAX_REACH_DEPTH,
   MAX_REACHED,
+  mayAssignContextRefusal,
   narrowsNames,
+  outParameterRefusal,
+  outParametersQuery,
   packageRefusal,
   probablyNative,
   type ReachedName,
@@ -30,11 +33,10 @@ import {
   runsTextRefusal,
   sessionChangeRefusal,
   setsContextRefusal,
-  storedModeRefusal,
-  mayAssignContextRefusal,
   shownName,
   statementUnreadableRefusal,
   statisticsRefusal,
+  storedModeRefusal,
   tooFarRefusal,
   unreadableRefusal,
   unseenRefusal,
@@ -342,7 +344,8 @@ export class MysqlConnection implements DriverConnection {
    * refusal, or undefined when the statement may run.
    *
    * On a read-only call, a body holding what no read-only call runs is refused; wherever a call
-   * carries context values, a routine assigning @mcp_*, and one reading tables with a SQL SECURITY
+   * carries context values, a routine assigning @mcp_*, a stored function with an OUT or INOUT
+   * parameter (which writes back into what its caller passes), and one reading tables with a SQL SECURITY
    * DEFINER owner's rights (itself DEFINER, or called by such a routine or view). A routine whose
    * body the login may not read, whatever its SQL SECURITY (an INVOKER one may call DEFINER ones),
    * or a routine a DEFINER one calls that the login may not see, cannot be judged and is refused:
@@ -423,6 +426,23 @@ export class MysqlConnection implements DriverConnection {
         };
         found.set(index, [...(found.get(index) ?? []), definition]);
       }
+      // Where the call carries context values, a stored function with an OUT or INOUT parameter
+      // (MariaDB 10.8 and later; MySQL's are all IN) may write a context value back into its
+      // caller: asked for every function reached, in one query per level.
+      const outParameters = new Map<string, { readonly parameter: string; readonly mode: string }>();
+      if (separated && this.#deps.server.flavour === 'mariadb') {
+        const functions = [...found.values()].flat().filter((d) => d.kind === 'FUNCTION');
+        const asked = outParametersQuery(functions);
+        if (asked) {
+          const answer = await this.#statement(asked.sql, asked.values, { maxRows: MAX_REACHED + 1 }, watch);
+          if (!answer.ok) return answer.error;
+          if (answer.capped) return tooFarRefusal();
+          for (const row of answer.result.rows) {
+            const id = key('FUNCTION', String(row.s), String(row.n));
+            if (!outParameters.has(id)) outParameters.set(id, { parameter: String(row.p), mode: String(row.m) });
+          }
+        }
+      }
       const next: Pending[] = [];
       for (const [index, item] of pending.entries()) {
         const matches = found.get(index) ?? [];
@@ -443,6 +463,10 @@ export class MysqlConnection implements DriverConnection {
           if (seen.size > MAX_REACHED) return tooFarRefusal();
           // A package's routines are written for sql_mode ORACLE: not judged, so not called.
           if (isPackage(definition)) return packageRefusal(definition, item.path);
+          // Refused whatever its body, readable or not, does.
+          const out =
+            definition.kind === 'FUNCTION' ? outParameters.get(key(definition.kind, definition.schema, definition.name)) : undefined;
+          if (out) return outParameterRefusal(definition, item.path, out.parameter, out.mode);
           // A body or view definition that cannot be read cannot be judged, whatever its SQL
           // SECURITY: an INVOKER routine or view may call DEFINER routines, or KILL another
           // caller's query on the same login; a DEFINER view runs what it calls with its owner's rights.

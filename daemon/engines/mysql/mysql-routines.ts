@@ -1179,6 +1179,39 @@ export function setsContextRefusal(definition: Definition, path: readonly string
 }
 
 /**
+ * The query for which of `functions` (as the server records them) declare an OUT or INOUT
+ * parameter (MariaDB 10.8 and later): rows of schema `s`, name `n`, the first such parameter `p`
+ * and its mode `m`. information_schema.PARAMETERS lists a routine's parameters to a login that
+ * may run it or is its definer, even where its body is hidden (checked on 10.11). Undefined for
+ * no functions.
+ */
+export function outParametersQuery(
+  functions: readonly Pick<Definition, 'schema' | 'name'>[],
+): { readonly sql: string; readonly values: string[] } | undefined {
+  if (functions.length === 0) return undefined;
+  const values = functions.flatMap((f) => [f.schema, f.name]);
+  const each = functions.map(() => '(SPECIFIC_SCHEMA = ? AND SPECIFIC_NAME = ?)').join(' OR ');
+  return {
+    sql: `SELECT SPECIFIC_SCHEMA AS s, SPECIFIC_NAME AS n, PARAMETER_NAME AS p, PARAMETER_MODE AS m FROM information_schema.PARAMETERS WHERE ROUTINE_TYPE = 'FUNCTION' AND PARAMETER_MODE IN ('OUT', 'INOUT') AND (${each}) ORDER BY ORDINAL_POSITION`,
+    values,
+  };
+}
+
+/**
+ * The refusal, where the call carries context values, of a stored function that declares an OUT
+ * or INOUT parameter: it writes back into the variable its caller passes there (`SET r =
+ * f(@mcp_customer_id, ...)` in a body, `SET` or `DO` in a statement), whatever statement of its
+ * body assigns the parameter, so a caller may change a context value through it.
+ */
+export function outParameterRefusal(definition: Definition, path: readonly string[], parameter: string, mode: string): HanactlError {
+  return refusal(
+    'session-change',
+    `Refused: the statement runs ${shownName(definition)}${through(path)}, a stored function with the ${mode} parameter ${parameter}, which writes back into the variable its caller passes there, and a caller may pass a context value (@mcp_...), one that only hanactl sets, for each call.`,
+    'Call functions whose parameters are all IN, or ask a person to run it.',
+  );
+}
+
+/**
  * The refusal, where the call carries context values, of a routine or trigger stored under a
  * sql_mode whose grammar the statement check does not read (storedModeOf): where its statements
  * start, and so what they assign, cannot be told.

@@ -887,7 +887,9 @@ describe('a stored function with an OUT or INOUT parameter, where the call carri
       { schema: 'shop', name: 'setsel' },
       { schema: 'shop', name: 'peeks' },
     ]);
-    expect(query?.sql).toMatch(/FROM information_schema\.PARAMETERS WHERE ROUTINE_TYPE = 'FUNCTION' AND PARAMETER_MODE IN \('OUT', 'INOUT'\)/);
+    expect(query?.sql).toMatch(
+      /FROM information_schema\.PARAMETERS WHERE ROUTINE_TYPE = 'FUNCTION' AND PARAMETER_MODE IN \('OUT', 'INOUT'\)/,
+    );
     expect(query?.sql).toMatch(/\(SPECIFIC_SCHEMA = \? AND SPECIFIC_NAME = \?\) OR \(SPECIFIC_SCHEMA = \? AND SPECIFIC_NAME = \?\)/);
     expect(query?.values).toEqual(['shop', 'setsel', 'shop', 'peeks']);
     expect(outParametersQuery([])).toBeUndefined();
