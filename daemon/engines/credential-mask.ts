@@ -1,4 +1,5 @@
 import type { JsonValue } from '../../shared/schemas.js';
+import { deepValueText, MAX_VALUE_DEPTH, setCell } from './values.js';
 
 /**
  * The layer behind the statement policy: whatever route a statement found, a password hash or a
@@ -290,13 +291,15 @@ export function maskSecretText(text: string): string {
 }
 
 /** A cell value with credentials masked in every string it holds (arrays and JSON objects included). */
-export function maskCellValue(value: JsonValue): JsonValue {
+export function maskCellValue(value: JsonValue, depth = 0): JsonValue {
   if (typeof value === 'string') return maskSecretText(value);
-  if (Array.isArray(value)) return value.map(maskCellValue);
+  // Past the depth kept as structure, the rest is text, masked as text (a "password": "…" pair included).
+  if (value !== null && typeof value === 'object' && depth >= MAX_VALUE_DEPTH) return maskSecretText(deepValueText(value));
+  if (Array.isArray(value)) return value.map((inner) => maskCellValue(inner, depth + 1));
   if (value !== null && typeof value === 'object') {
     const out: Record<string, JsonValue> = {};
     for (const [key, inner] of Object.entries(value)) {
-      out[key] = SECRET_KEYS.has(key.toLowerCase()) && inner !== null && inner !== '' ? MASK : maskCellValue(inner);
+      setCell(out, key, SECRET_KEYS.has(key.toLowerCase()) && inner !== null && inner !== '' ? MASK : maskCellValue(inner, depth + 1));
     }
     return out;
   }
