@@ -28,6 +28,8 @@ describe.skipIf(!available)('the triggers a write fires where rows are separated
   const tables = ['notes', 'hidden', 'upd', 'del', 'viafn', 'harmless', 'log', 'forge'].map((t) => `fmt_${t}_${s}`);
   const [notes, hidden, upd, del, viafn, harmless, log, forge] = tables as [string, string, string, string, string, string, string, string];
   const view = `fmt_wv_${s}`;
+  // Filtered by the recipe's function: the server shows this login a blank IS_UPDATABLE for it.
+  const filtered = `fmt_wf_${s}`;
 
   beforeAll(async () => {
     root = await openMariadbAdmin();
@@ -57,11 +59,15 @@ describe.skipIf(!available)('the triggers a write fires where rows are separated
     await root.query(`CREATE TRIGGER fmt_tfo_${s} BEFORE INSERT ON ${forge} FOR EACH ROW SET @mcp_customer_id = '2'`);
     await root.query(`CREATE TRIGGER fmt_tok_${s} BEFORE INSERT ON ${harmless} FOR EACH ROW SET NEW.created = NOW()`);
     await root.query(`CREATE VIEW ${view} AS SELECT id, order_id, txt FROM ${notes}`);
+    await root.query(
+      `CREATE SQL SECURITY DEFINER VIEW ${filtered} AS SELECT id, customer_id, item FROM fmt_orders_${s} WHERE customer_id = fmt_cust_${s}() WITH CASCADED CHECK OPTION`,
+    );
     await login.grant(root, [
       'SELECT ON mysql.proc',
       `SELECT, SHOW VIEW ON ${db}.fmt_mine_${s}`,
       `SELECT, INSERT ON ${db}.${hidden}`,
       `SELECT, INSERT ON ${db}.${view}`,
+      `SELECT, INSERT, UPDATE, DELETE, SHOW VIEW ON ${db}.${filtered}`,
       ...[notes, upd, del, viafn, harmless, forge].map((t) => `SELECT, INSERT, UPDATE, DELETE, TRIGGER ON ${db}.${t}`),
     ]);
     home.ok(
@@ -78,6 +84,7 @@ describe.skipIf(!available)('the triggers a write fires where rows are separated
     await home.dispose();
     for (const sql of [
       `DROP VIEW IF EXISTS ${view}`,
+      `DROP VIEW IF EXISTS ${filtered}`,
       `DROP VIEW IF EXISTS fmt_mine_${s}`,
       ...tables.map((t) => `DROP TABLE IF EXISTS ${t}`),
       `DROP TABLE IF EXISTS fmt_orders_${s}`,
@@ -148,6 +155,31 @@ describe.skipIf(!available)('the triggers a write fires where rows are separated
       new RegExp(`view ${db}\\.${view}`),
     );
     expect(await rows(notes)).toBe('[]');
+  });
+
+  it('refuses writes through a view the server may not call updatable for this login, whose rows another customer shares', async () => {
+    for (const sql of [
+      `INSERT INTO ${filtered} (id, customer_id, item) VALUES (3, 1, 'x') ON DUPLICATE KEY UPDATE customer_id = 1`,
+      `REPLACE INTO ${filtered} (id, customer_id, item) VALUES (3, 1, 'x')`,
+      `UPDATE ${filtered} SET item = 'x' WHERE id = 1`,
+      `DELETE FROM ${filtered} WHERE item = 'SECRET-banana'`,
+    ])
+      refused(await wrctx.call('run_query', { sql }), new RegExp(`view ${db}\\.${filtered}`));
+    const [kept] = (await root.query(`SELECT id, customer_id, item FROM fmt_orders_${s} ORDER BY id`)) as unknown as [unknown[]];
+    expect(kept).toEqual([
+      { id: 1, customer_id: 1, item: 'apple' },
+      { id: 3, customer_id: 2, item: 'SECRET-banana' },
+    ]);
+  });
+
+  it('still reads through the recipe view, which is not updatable, in a write', async () => {
+    const result = await wrctx.call('run_query', { sql: `INSERT INTO ${harmless} (order_id, txt) SELECT id, item FROM fmt_mine_${s}` });
+    expect(result.isError, textOf(result)).toBeFalsy();
+    const [found] = (await root.query(`SELECT order_id, txt FROM ${harmless} WHERE order_id = 1 AND txt = 'apple'`)) as unknown as [
+      unknown[],
+    ];
+    expect(found).toHaveLength(1);
+    await root.query(`DELETE FROM ${harmless}`);
   });
 
   it('refuses a trigger that calls a DEFINER function reading the table', async () => {

@@ -1331,7 +1331,10 @@ export function definitionsQuery(
         `SELECT ${i} AS i, 'TRIGGER' AS kind, TRIGGER_SCHEMA AS s, TRIGGER_NAME AS n, 'DEFINER' AS sec, SQL_MODE AS mode, ACTION_STATEMENT AS body FROM information_schema.TRIGGERS WHERE EVENT_OBJECT_SCHEMA = ${schema} AND EVENT_OBJECT_TABLE = ?`,
       );
       parts.push(
-        `SELECT ${i} AS i, 'UPDATABLE VIEW' AS kind, TABLE_SCHEMA AS s, TABLE_NAME AS n, SECURITY_TYPE AS sec, NULL AS mode, NULL AS body FROM information_schema.VIEWS WHERE TABLE_SCHEMA = ${schemaOf(lookup.name)} AND TABLE_NAME = ? AND IS_UPDATABLE = 'YES'`,
+        // Fails closed: the server shows a login a blank IS_UPDATABLE for a view calling a function it
+        // may not EXECUTE (the context recipe's), so only an explicit NO, or TEMPTABLE (which no
+        // write goes through), counts as not updatable.
+        `SELECT ${i} AS i, 'UPDATABLE VIEW' AS kind, TABLE_SCHEMA AS s, TABLE_NAME AS n, SECURITY_TYPE AS sec, NULL AS mode, NULL AS body FROM information_schema.VIEWS WHERE TABLE_SCHEMA = ${schemaOf(lookup.name)} AND TABLE_NAME = ? AND COALESCE(IS_UPDATABLE, '') <> 'NO' AND COALESCE(ALGORITHM, '') <> 'TEMPTABLE'`,
       );
       values.push(lookup.name.name);
       return;
