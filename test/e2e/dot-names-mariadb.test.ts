@@ -126,7 +126,8 @@ describe.skipIf(!available)('views and system tables named with a lone dot, a qu
       'INSERT INTO .wv (customer_id, v) VALUES (1, 6)',
       'REPLACE INTO wv (customer_id, v) VALUES (1, 6)',
     ])
-      refused(await wrctx.call('run_query', { sql }), new RegExp(`view ${db}\\.wv`), /may not read/);
+      // Refused as a view the write may go through (the server calls it neither updatable nor not), or as one the login may not read.
+      refused(await wrctx.call('run_query', { sql }), new RegExp(`view ${db}\\.wv`), /may not read|may write through the updatable view/);
     const [[row]] = (await root.query('SELECT COUNT(*) AS n FROM w')) as unknown as [{ n: number }[]];
     expect(Number(row?.n)).toBe(0);
     await unchanged();
