@@ -184,6 +184,7 @@ export function postgresParserObjection(
           written: parsed.written,
           inserts: parsed.inserts,
           updates: parsed.updates,
+          deletes: parsed.deletes,
           functions: [...parsed.calls.map((call) => call.folded), ...parsed.keywordCalls],
           operators: parsed.operators,
           // array_in('{1}', 'int4'::regtype, -1) runs int4's code: a person's type of that name on the search path is walked too.
@@ -275,6 +276,7 @@ function mergeReferences(all: readonly StatementReferences[]): StatementReferenc
     written: union((r) => r.written),
     inserts: union((r) => r.inserts),
     updates: union((r) => r.updates),
+    deletes: union((r) => r.deletes),
     functions: union((r) => r.functions),
     operators: union((r) => r.operators),
     types: union((r) => r.types),

@@ -74,9 +74,12 @@ export type Parsed =
        * names them: `inserts` those an INSERT, a MERGE's WHEN NOT MATCHED THEN INSERT or COPY ...
        * FROM adds rows to; `updates` those an UPDATE, INSERT ... ON CONFLICT DO UPDATE or a MERGE's
        * THEN UPDATE changes rows of. A DELETE or TRUNCATE is in neither: it creates no row.
+       * `deletes` those a DELETE or a MERGE's THEN DELETE removes rows of (what a foreign key's
+       * ON DELETE action follows).
        */
       readonly inserts: readonly string[];
       readonly updates: readonly string[];
+      readonly deletes: readonly string[];
       /** Every node anywhere in the tree that defines or runs code (CODE_KEYS), by node name. */
       readonly code: readonly string[];
       /**
@@ -355,6 +358,7 @@ interface Found {
   readonly written: Set<string>;
   readonly inserts: Set<string>;
   readonly updates: Set<string>;
+  readonly deletes: Set<string>;
   readonly code: string[];
   readonly references: string[];
   readonly operators: Set<string>;
@@ -478,7 +482,8 @@ function walk(root: unknown, found: Found): boolean {
         const name = qualifiedName(child.relation);
         found.qualified.add(name);
         if (key !== 'CopyStmt' || child.is_from === true) found.written.add(name);
-        for (const event of createdRows(key, child)) (event === 'insert' ? found.inserts : found.updates).add(name);
+        for (const event of changedRows(key, child))
+          (event === 'insert' ? found.inserts : event === 'update' ? found.updates : found.deletes).add(name);
       }
       if (key === 'TruncateStmt' && Array.isArray(child.relations))
         for (const item of child.relations) if (isNode(item) && isNode(item.RangeVar)) found.written.add(qualifiedName(item.RangeVar));
@@ -504,24 +509,26 @@ const ROUTE_KEYS: ReadonlySet<string> = new Set([
 
 /**
  * What the write statement `key` (its node `node`) does to the rows of its target: adds them
- * (`insert`), changes them (`update`), or neither (DELETE, COPY TO). A MERGE by its WHEN clauses'
- * commands; INSERT ... ON CONFLICT DO UPDATE both.
+ * (`insert`), changes them (`update`), removes them (`delete`), or none (COPY TO). A MERGE by its
+ * WHEN clauses' commands; INSERT ... ON CONFLICT DO UPDATE both adds and changes.
  */
-function createdRows(key: string, node: Node): ('insert' | 'update')[] {
+function changedRows(key: string, node: Node): ('insert' | 'update' | 'delete')[] {
   if (key === 'InsertStmt') {
     const conflict = isNode(node.onConflictClause) ? node.onConflictClause : undefined;
     return conflict?.action === 'ONCONFLICT_UPDATE' ? ['insert', 'update'] : ['insert'];
   }
   if (key === 'UpdateStmt') return ['update'];
+  if (key === 'DeleteStmt') return ['delete'];
   if (key === 'CopyStmt') return node.is_from === true ? ['insert'] : [];
   if (key === 'MergeStmt') {
     const commands = (Array.isArray(node.mergeWhenClauses) ? node.mergeWhenClauses : []).map((clause) =>
       isNode(clause) && isNode(clause.MergeWhenClause) ? clause.MergeWhenClause.commandType : undefined,
     );
-    // A clause read in another form is taken as both.
+    // A clause read in another form is taken as all three.
     return [
       ...(commands.some((c) => c !== 'CMD_UPDATE' && c !== 'CMD_DELETE' && c !== 'CMD_NOTHING') ? ['insert' as const] : []),
       ...(commands.some((c) => c !== 'CMD_INSERT' && c !== 'CMD_DELETE' && c !== 'CMD_NOTHING') ? ['update' as const] : []),
+      ...(commands.some((c) => c !== 'CMD_INSERT' && c !== 'CMD_UPDATE' && c !== 'CMD_NOTHING') ? ['delete' as const] : []),
     ];
   }
   return [];
@@ -594,6 +601,7 @@ export function parsePostgres(sql: string): Parsed {
     written: new Set(),
     inserts: new Set(),
     updates: new Set(),
+    deletes: new Set(),
     code: [],
     references: [],
     operators: new Set(),
@@ -634,6 +642,7 @@ export function parsePostgres(sql: string): Parsed {
     written: [...found.written],
     inserts: [...found.inserts],
     updates: [...found.updates],
+    deletes: [...found.deletes],
     operators: [...found.operators],
     types: [...found.types],
     attributes: [...found.attributes],

@@ -49,6 +49,12 @@ export interface StatementReferences {
    */
   readonly inserts?: readonly string[];
   readonly updates?: readonly string[];
+  /**
+   * The relations among `written` whose rows the statement removes (DELETE, MERGE ... THEN
+   * DELETE): with `updates`, where rows are separated, a table a foreign key's ON DELETE / ON
+   * UPDATE action follows into another table is refused (postgres-fk-actions.ts).
+   */
+  readonly deletes?: readonly string[];
   /** Functions called, unqualified, as PostgreSQL folds them (pg_proc.proname). */
   readonly functions: readonly string[];
   /** Operators used, by name as written (pg_operator.oprname). */

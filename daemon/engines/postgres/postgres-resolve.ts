@@ -10,6 +10,7 @@ import type { StatementReferences } from '../../policy/types.js';
 import type { BatchStep } from './postgres-batch.js';
 import { checkOptionFinding, checkOptionRefusal } from './postgres-check-option.js';
 import { contextBarrierFinding, contextBarrierRefusal } from './postgres-context-barrier.js';
+import { fkActionFinding, fkActionRefusal } from './postgres-fk-actions.js';
 import { foreignTableFinding, foreignTableRefusal } from './postgres-foreign-tables.js';
 import { childRelation, loginBypasses, ownerRightsFinding, ownerRightsRefusal } from './postgres-owner-rights.js';
 import { policyFirstFinding, policyFirstRefusal } from './postgres-policy-first.js';
@@ -284,7 +285,8 @@ SELECT CASE WHEN what IS NULL THEN 0 ELSE pg_catalog.int4in(pg_catalog.textout(p
  * The walk's bound values: what the statement names, hanactl's own function body, whether it
  * writes, the refused built-ins for the connection's mode ($8); where rows are separated, the
  * calls in its conditions on no column of the row ($9, postgres-row-conditions.ts), and the
- * relations it inserts into ($10) and updates ($11: postgres-check-option.ts).
+ * relations it inserts into ($10) and updates ($11: postgres-check-option.ts), and deletes from
+ * ($12: postgres-fk-actions.ts).
  */
 function walkValues(references: StatementReferences): BatchStep['values'] {
   return [
@@ -292,7 +294,9 @@ function walkValues(references: StatementReferences): BatchStep['values'] {
     contextFunctionBody(SCHEMA_MARK),
     writtenValue(references),
     refusedBuiltinNames(references.readOnly === true),
-    ...(references.separated ? [conditionsValue(references), textArray(references.inserts), textArray(references.updates)] : []),
+    ...(references.separated
+      ? [conditionsValue(references), textArray(references.inserts), textArray(references.updates), textArray(references.deletes)]
+      : []),
   ];
 }
 
@@ -307,7 +311,8 @@ function walkValues(references: StatementReferences): BatchStep['values'] {
  * (postgres-owner-rights.ts), sequences and views over pg_class's figures (postgres-row-figures.ts),
  * views and inlinable functions that filter by context values without a barrier
  * (postgres-context-barrier.ts), writes through views that filter rows without a check option
- * (postgres-check-option.ts), and calls in the statement's conditions that may run on hidden
+ * (postgres-check-option.ts), deletes and updates a foreign key's action carries into another
+ * table (postgres-fk-actions.ts), and calls in the statement's conditions that may run on hidden
  * rows and tell them apart (postgres-row-conditions.ts).
  */
 function findings(references: StatementReferences): string {
@@ -316,7 +321,7 @@ function findings(references: StatementReferences): string {
   const foreign = references.readOnly || references.separated ? `, ${foreignTableFinding(references.separated === true)}` : '';
   const settings = settingsFinding(references.settings);
   return references.separated
-    ? `COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${settings}, ${refusedBuiltinFinding()}, ${runtimeCodeFinding()}, ${utility}, ${relationCodeFinding()}, ${configFinding()}, ${policyFirstFinding()}, ${statisticsFinding()}, ${systemColumnFinding()}, ${ownerRightsFinding()}, ${rowFiguresFinding()}, ${contextBarrierFinding()}, ${checkOptionFinding()}, ${conditionFinding('$9', REACHES_HIDDEN_ROWS)}${foreign})`
+    ? `COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${settings}, ${refusedBuiltinFinding()}, ${runtimeCodeFinding()}, ${utility}, ${relationCodeFinding()}, ${configFinding()}, ${policyFirstFinding()}, ${statisticsFinding()}, ${systemColumnFinding()}, ${ownerRightsFinding()}, ${rowFiguresFinding()}, ${contextBarrierFinding()}, ${checkOptionFinding()}, ${fkActionFinding()}, ${conditionFinding('$9', REACHES_HIDDEN_ROWS)}${foreign})`
     : `COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${settings}, ${refusedBuiltinFinding()}, ${runtimeCodeFinding()}, ${utility}, ${relationCodeFinding()}, ${configFinding()}${foreign})`;
 }
 
@@ -400,6 +405,7 @@ export function resolveRefusal(message: string): HanactlError | undefined {
     const refusal = checkOptionRefusal(what);
     if (refusal) return refusal;
   }
+  if (kind === 'I') return fkActionRefusal(what);
   if (kind === 'N') {
     const refusal = rowFiguresRefusal(what);
     if (refusal) return refusal;
