@@ -10,11 +10,13 @@ import { MYSQL_NOT_EXPLAINABLE, mysqlCostLimitUnavailable, mysqlPlanCost } from 
 import { type ErrorContext, isConnectionLost, lostError, statementError } from './mysql-errors.js';
 import type { MysqlError, MysqlRawConnection } from './mysql-module.js';
 import {
+  changesRows,
   type Definition,
   definerReadsRefusal,
   definitionsQuery,
   everyRoutineQuery,
   existingNamesQuery,
+  fkActionRefusal,
   hiddenDefinitionRefusal,
   isPackage,
   judgeDefinition,
@@ -366,6 +368,9 @@ export class MysqlConnection implements DriverConnection {
       readonly unqualified?: boolean;
     }
     const writes = separated && !readOnly;
+    // Whether the statement, or a body it runs (seen a level before the names it writes), deletes
+    // or changes rows: then a table a hidden foreign key may act from is refused (fkActionRefusal).
+    let changes = writes && changesRows(sql);
     const first = reachedBy(sql);
     if (first.unreadable) return statementUnreadableRefusal(first.unreadable);
     let pending: Pending[] = [
@@ -411,10 +416,16 @@ export class MysqlConnection implements DriverConnection {
       if (outcome.capped) return tooFarRefusal();
       // Every row the server's comparison of names returned for a lookup is what that name reaches.
       const found = new Map<number, Definition[]>();
+      let keyed: { readonly table: { readonly schema: string; readonly name: string }; readonly path: readonly string[] } | undefined;
       for (const row of outcome.result.rows) {
         const index = Number(row.i);
         if (row.kind === 'UPDATABLE VIEW')
           return updatableViewRefusal({ schema: String(row.s), name: String(row.n) }, pending[index]?.path ?? []);
+        // Refused once the level's definitions are judged: a refusal that says more (a trigger's) comes first.
+        if (row.kind === 'KEYED INNODB') {
+          keyed ??= { table: { schema: String(row.s), name: String(row.n) }, path: pending[index]?.path ?? [] };
+          continue;
+        }
         const definition: Definition = {
           kind: String(row.kind) as Definition['kind'],
           schema: String(row.s),
@@ -485,6 +496,7 @@ export class MysqlConnection implements DriverConnection {
           if (judged.separatedDoes && separated) return statisticsRefusal(definition, item.path, judged.separatedDoes);
           if (separated && underDefiner && judged.readsTables && definition.kind !== 'VIEW')
             return definerReadsRefusal(definition, item.path);
+          if (writes && definition.kind !== 'VIEW' && changesRows(definition.body)) changes = true;
           const path = [...item.path, shownName(definition)];
           const inSchema = (name: ReachedName): ReachedName => ({ schema: name.schema ?? definition.schema, name: name.name });
           for (const name of judged.reached.routines)
@@ -493,6 +505,7 @@ export class MysqlConnection implements DriverConnection {
           for (const name of judged.reached.packages) next.push({ name: inSchema(name), kind: 'package', path, underDefiner });
         }
       }
+      if (keyed && changes) return fkActionRefusal(keyed.table, keyed.path);
       const asked = new Set<string>();
       pending = next.filter((p) => {
         const id = `${p.kind}\u0000${p.name.schema ?? '\u0001'}\u0000${p.name.name}\u0000${p.underDefiner}`;

@@ -1138,6 +1138,32 @@ export function hiddenDefinitionRefusal(definition: Definition, path: readonly s
 }
 
 /**
+ * Whether SQL text may delete or change existing rows (DELETE, UPDATE, REPLACE, INSERT ... ON
+ * DUPLICATE KEY UPDATE): read as words anywhere, strings and comments too, so it errs on the side
+ * of yes; `REPLACE(` (the string function) and `FOR UPDATE` (a locking read) do not count.
+ */
+export function changesRows(sql: string): boolean {
+  return /\bDELETE\b|(?<!\bFOR\s+)\bUPDATE\b|\bREPLACE\b(?!\s*\()/i.test(sql);
+}
+
+/**
+ * The refusal, where rows are separated, of a statement that deletes or changes rows and names an
+ * InnoDB table with an index: a foreign key of a table the login may not see may reference it
+ * with ON DELETE / ON UPDATE CASCADE or SET NULL, which InnoDB carries out past any separation,
+ * and information_schema shows the login no key of a table it holds no privilege on.
+ */
+export function fkActionRefusal(table: { readonly schema: string; readonly name: string }, path: readonly string[]): HanactlError {
+  return new HanactlError(
+    'STATEMENT_REFUSED',
+    `Refused: the statement deletes or changes rows and names ${table.schema}.${table.name}${through(path)}, an InnoDB table with an index, which a foreign key of another table may reference with ON DELETE or ON UPDATE CASCADE or SET NULL. InnoDB carries those actions into the referencing table's rows past the separation of rows by context values (a key of a table this login may not read is not shown to it), so the write could delete or change other callers' rows.`,
+    {
+      rule: 'fk-action',
+      hint: 'Ask a person to run this write on a connection without context names.',
+    },
+  );
+}
+
+/**
  * The refusal, on a write where rows are separated, of an updatable view the statement may write
  * through: the write runs the triggers of the view's tables, which the server lists only to a login
  * holding a write privilege on those tables, so they cannot all be found and judged.
@@ -1335,6 +1361,13 @@ export function definitionsQuery(
         // may not EXECUTE (the context recipe's), so only an explicit NO, or TEMPTABLE (which no
         // write goes through), counts as not updatable.
         `SELECT ${i} AS i, 'UPDATABLE VIEW' AS kind, TABLE_SCHEMA AS s, TABLE_NAME AS n, SECURITY_TYPE AS sec, NULL AS mode, NULL AS body FROM information_schema.VIEWS WHERE TABLE_SCHEMA = ${schemaOf(lookup.name)} AND TABLE_NAME = ? AND COALESCE(IS_UPDATABLE, '') <> 'NO' AND COALESCE(ALGORITHM, '') <> 'TEMPTABLE'`,
+      );
+      values.push(lookup.name.name);
+      // A table a foreign key may reference, whose ON DELETE / ON UPDATE action the login cannot
+      // see (REFERENTIAL_CONSTRAINTS lists only keys of tables it holds a privilege on): InnoDB,
+      // with an index (a referenced table needs one on the referenced columns). fkActionRefusal.
+      parts.push(
+        `SELECT ${i} AS i, 'KEYED INNODB' AS kind, t.TABLE_SCHEMA AS s, t.TABLE_NAME AS n, NULL AS sec, NULL AS mode, NULL AS body FROM information_schema.TABLES AS t WHERE t.TABLE_SCHEMA = ${schemaOf(lookup.name)} AND t.TABLE_NAME = ? AND t.ENGINE = 'InnoDB' AND EXISTS (SELECT 1 FROM information_schema.STATISTICS AS x WHERE x.TABLE_SCHEMA = t.TABLE_SCHEMA AND x.TABLE_NAME = t.TABLE_NAME)`,
       );
       values.push(lookup.name.name);
       return;

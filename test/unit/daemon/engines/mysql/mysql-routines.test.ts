@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  changesRows,
   type Definition,
   definitionsQuery,
   everyRoutineQuery,
@@ -746,24 +747,45 @@ describe('the triggers a write fires', () => {
     table: 'shop.notes',
   });
 
-  it('asks for the triggers on a relation a write may write, and whether it is an updatable view', () => {
+  it('asks for the triggers on a relation a write may write, whether it is an updatable view, and whether a key may reference it', () => {
     const query = definitionsQuery([
       { kind: 'writes', name: { schema: undefined, name: 'notes' } },
       { kind: 'writes', name: { schema: 'shop', name: 'v' } },
     ]);
     const branches = query.sql.split('\nUNION ALL\n');
-    expect(branches).toHaveLength(4);
+    expect(branches).toHaveLength(6);
     expect(branches[0]).toMatch(
       /^SELECT 0 AS i, 'TRIGGER' AS kind, .*ACTION_STATEMENT AS body FROM information_schema\.TRIGGERS WHERE EVENT_OBJECT_SCHEMA = DATABASE\(\) AND EVENT_OBJECT_TABLE = \?$/,
     );
     expect(branches[1]).toMatch(
       /^SELECT 0 AS i, 'UPDATABLE VIEW' AS kind, .*TABLE_SCHEMA = DATABASE\(\) AND TABLE_NAME = \? AND COALESCE\(IS_UPDATABLE, ''\) <> 'NO' AND COALESCE\(ALGORITHM, ''\) <> 'TEMPTABLE'$/,
     );
-    expect(branches[2]).toMatch(/EVENT_OBJECT_SCHEMA = \? AND EVENT_OBJECT_TABLE = \?$/);
-    expect(branches[3]).toMatch(
+    expect(branches[2]).toMatch(
+      /^SELECT 0 AS i, 'KEYED INNODB' AS kind, .*t\.TABLE_SCHEMA = DATABASE\(\) AND t\.TABLE_NAME = \? AND t\.ENGINE = 'InnoDB' AND EXISTS \(SELECT 1 FROM information_schema\.STATISTICS /,
+    );
+    expect(branches[3]).toMatch(/EVENT_OBJECT_SCHEMA = \? AND EVENT_OBJECT_TABLE = \?$/);
+    expect(branches[4]).toMatch(
       /TABLE_SCHEMA = \? AND TABLE_NAME = \? AND COALESCE\(IS_UPDATABLE, ''\) <> 'NO' AND COALESCE\(ALGORITHM, ''\) <> 'TEMPTABLE'$/,
     );
-    expect(query.values).toEqual(['notes', 'notes', 'shop', 'v', 'shop', 'v']);
+    expect(branches[5]).toMatch(/t\.TABLE_SCHEMA = \? AND t\.TABLE_NAME = \? AND t\.ENGINE = 'InnoDB'/);
+    expect(query.values).toEqual(['notes', 'notes', 'notes', 'shop', 'v', 'shop', 'v', 'shop', 'v']);
+  });
+
+  it('reads DELETE, UPDATE, REPLACE and ON DUPLICATE KEY UPDATE as changing rows, not REPLACE() or FOR UPDATE', () => {
+    for (const sql of [
+      'DELETE FROM t',
+      'update t set a = 1',
+      'REPLACE INTO t VALUES (1)',
+      'INSERT INTO t VALUES (1) ON DUPLICATE KEY UPDATE a = 2',
+    ])
+      expect(changesRows(sql), sql).toBe(true);
+    for (const sql of [
+      'INSERT INTO t VALUES (1)',
+      "SELECT REPLACE(a, 'x', 'y') FROM t",
+      'SELECT * FROM t FOR UPDATE',
+      'SELECT updated_at FROM t',
+    ])
+      expect(changesRows(sql), sql).toBe(false);
   });
 
   it("judges a trigger's body as a DEFINER routine's: what it reads, calls and assigns", () => {
