@@ -211,11 +211,14 @@ describe.skipIf(!pgi)('the daemon killed with SIGKILL', () => {
     const cliLanes = Array.from({ length: 2 }, async (_, lane) => {
       for (let i = 0; i < 10; i++) {
         const name = `a-${lane}-${i}`;
-        const timer = i % 2 === 0 ? setTimeout(killNow, 150 + Math.random() * 300) : undefined;
+        // The kill always comes, during this add or, on a fast machine, after it, while the API
+        // lanes' adds are in flight; the next add then starts a new daemon.
+        const killed =
+          i % 2 === 0 ? new Promise<void>((done) => setTimeout(() => done(killNow()), 150 + Math.random() * 300)) : undefined;
         const r = await home.run(['add', '--no-test', name, pg.url(PASSWORD_ROLE, `application_name=${name}`), '--password-stdin'], {
           input: SECRET,
         });
-        clearTimeout(timer);
+        await killed;
         // "could not start": the daemon this add started was itself killed before it answered.
         const how =
           r.code === 0 ? 'ok' : /can be retried/.test(r.stderr) ? 'uncertain' : /could not start/.test(r.stderr) ? 'refused' : undefined;
