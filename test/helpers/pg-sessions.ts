@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { expect } from 'vitest';
 import { asPgSuperuser } from './engines.js';
+import type { TestHome } from './hanactl-home.js';
 
 /** A login role of the test server with a password, for a connection registered as a person would. */
 export interface PgLogin {
@@ -85,4 +86,14 @@ export class VictimSession {
   async end(): Promise<void> {
     await this.client.end().catch(() => {});
   }
+}
+
+/**
+ * Registers the login at `url` (no password in it) as the separation suites use it: `shop`
+ * (context customer_id), `plain` (no context) and `shop_rw` (writable, context customer_id).
+ */
+export async function addShopConnections(home: TestHome, url: string, password: string): Promise<void> {
+  await home.ok(['add', '--no-test', 'shop', url, '--password-stdin', '--context', 'customer_id'], { input: password });
+  await home.ok(['add', '--no-test', 'plain', url, '--password-stdin'], { input: password });
+  await home.ok(['add', '--no-test', 'shop_rw', url, '--password-stdin', '--context', 'customer_id', '--allow-write'], { input: password });
 }
