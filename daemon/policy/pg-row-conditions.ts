@@ -28,8 +28,7 @@
  * own; IN, ANY and ALL become a join or a SubPlan, which contain_leaked_vars counts as leaky.
  */
 
-type Node = Record<string, unknown>;
-const isNode = (value: unknown): value is Node => typeof value === 'object' && value !== null;
+import { isNode, type Node, walkTree } from './pg-tree.js';
 
 /** One call on no column of its query level, in a condition. */
 export interface ConditionSite {
@@ -187,7 +186,7 @@ function strings(list: unknown): string[] {
 export function conditionSites(stmts: readonly unknown[], operatorNames: (key: string, node: Node) => string[]): ConditionScan {
   const scan: ConditionScan = { sites: [] };
   const ctes = new Map<string, Node[]>();
-  cteNames(stmts, ctes, 0);
+  cteNames(stmts, ctes);
   const reader = new Reader(scan, operatorNames, ctes);
   for (const raw of stmts) reader.visit(isNode(raw) ? raw.stmt : undefined, { nested: false, inner: false }, 0);
   return scan;
@@ -785,22 +784,13 @@ function fromNames(items: unknown, out: Set<string>): void {
 }
 
 /** Every CTE anywhere in the tree by name, into `out`: a FROM item of that name may be the CTE rather than a table. */
-function cteNames(value: unknown, out: Map<string, Node[]>, depth: number): void {
-  if (depth > MAX_DEPTH) return;
-  if (Array.isArray(value)) {
-    for (const item of value) cteNames(item, out, depth + 1);
-    return;
-  }
-  if (!isNode(value)) return;
-  for (const key in value) {
-    const child = value[key];
-    if (key === 'CommonTableExpr' && isNode(child) && typeof child.ctename === 'string') {
-      const list = out.get(child.ctename) ?? [];
-      list.push(child);
-      out.set(child.ctename, list);
-    }
-    if (typeof child === 'object' && child !== null) cteNames(child, out, depth + 1);
-  }
+function cteNames(tree: unknown, out: Map<string, Node[]>): void {
+  walkTree(tree, MAX_DEPTH, (key, child) => {
+    if (key !== 'CommonTableExpr' || typeof child.ctename !== 'string') return;
+    const list = out.get(child.ctename) ?? [];
+    list.push(child);
+    out.set(child.ctename, list);
+  });
 }
 
 /**
@@ -934,22 +924,11 @@ function aliasColumns(items: unknown, out: Set<string>): void {
 
 /** True when a CTE's query names the CTE itself (WITH RECURSIVE): PostgreSQL does not inline such a CTE. */
 function readsItself(cte: Node): boolean {
-  let found = false;
-  const walk = (value: unknown, depth: number): void => {
-    if (found || depth > MAX_DEPTH) return;
-    if (Array.isArray(value)) {
-      for (const item of value) walk(item, depth + 1);
-      return;
-    }
-    if (!isNode(value)) return;
-    for (const key in value) {
-      const child = value[key];
-      if (key === 'RangeVar' && isNode(child) && child.schemaname === undefined && child.relname === cte.ctename) found = true;
-      if (typeof child === 'object' && child !== null) walk(child, depth + 1);
-    }
-  };
-  walk(cte.ctequery, 0);
-  return found;
+  return walkTree(
+    cte.ctequery,
+    MAX_DEPTH,
+    (key, child) => key === 'RangeVar' && child.schemaname === undefined && child.relname === cte.ctename,
+  );
 }
 
 /** The query body of a subquery or CTE node (`{ SelectStmt: ... }`), if it is one. */
@@ -1000,27 +979,16 @@ function columnName(value: unknown): string {
 function correlated(subselect: unknown, names: ReadonlySet<string>): boolean {
   const qualifiers = new Set<string>();
   const inner = new Set<string>();
-  const walk = (value: unknown, depth: number): void => {
-    if (depth > MAX_DEPTH) return;
-    if (Array.isArray(value)) {
-      for (const item of value) walk(item, depth + 1);
-      return;
+  walkTree(subselect, MAX_DEPTH, (key, child) => {
+    if (key === 'ColumnRef') {
+      const fields = Array.isArray(child.fields) ? child.fields : [];
+      const parts = strings(fields);
+      const star = fields.some((field) => isNode(field) && field.A_Star !== undefined);
+      const qualifier = star ? parts.at(-1) : parts.length >= 2 ? parts.at(-2) : undefined;
+      if (qualifier !== undefined) qualifiers.add(qualifier);
     }
-    if (!isNode(value)) return;
-    for (const key in value) {
-      const child = value[key];
-      if (key === 'ColumnRef' && isNode(child)) {
-        const fields = Array.isArray(child.fields) ? child.fields : [];
-        const parts = strings(fields);
-        const star = fields.some((field) => isNode(field) && field.A_Star !== undefined);
-        const qualifier = star ? parts.at(-1) : parts.length >= 2 ? parts.at(-2) : undefined;
-        if (qualifier !== undefined) qualifiers.add(qualifier);
-      }
-      if (key === 'fromClause' || key === 'usingClause') fromNames(child, inner);
-      if (key === 'CommonTableExpr' && isNode(child) && typeof child.ctename === 'string') inner.add(child.ctename);
-      if (typeof child === 'object' && child !== null) walk(child, depth + 1);
-    }
-  };
-  walk(subselect, 0);
+    if (key === 'fromClause' || key === 'usingClause') fromNames(child, inner);
+    if (key === 'CommonTableExpr' && typeof child.ctename === 'string') inner.add(child.ctename);
+  });
   return [...qualifiers].some((name) => names.has(name) && !inner.has(name));
 }
