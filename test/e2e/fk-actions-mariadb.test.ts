@@ -86,6 +86,14 @@ describe.skipIf(!available)('writes a foreign key action carries into separated 
     `REPLACE INTO ${products} (id, name) VALUES (2, 'again')`,
     `INSERT INTO ${products} (id, name) VALUES (3, 'x') ON DUPLICATE KEY UPDATE id = 34`,
     `DELETE p FROM ${products} AS p WHERE p.id = 2`,
+    // The server reads an executable comment's text as code, the version's digits glued to the
+    // keyword; a comment between FOR and UPDATE does not make the UPDATE a locking read.
+    `/*!100000DELETE*/ FROM ${products} WHERE id = 2`,
+    `/*M!100000DELETE*/ FROM ${products} WHERE id = 2`,
+    `/*!100000REPLACE*/ INTO ${products} VALUES (3, 'three again')`,
+    `# FOR\nUPDATE ${products} SET id = 40 WHERE id = 3`,
+    `-- FOR\nUPDATE ${products} SET id = 40 WHERE id = 3`,
+    `INSERT INTO ${products} VALUES (1, 'x') ON DUPLICATE KEY -- FOR\nUPDATE id = 10`,
   ])("refuses %s, and the other customers' orders are intact", async (sql) => {
     const before = [await rows(orders), await rows(products)];
     const result = await wrctx.call('run_query', { sql });

@@ -496,7 +496,7 @@ export class MysqlConnection implements DriverConnection {
           if (judged.separatedDoes && separated) return statisticsRefusal(definition, item.path, judged.separatedDoes);
           if (separated && underDefiner && judged.readsTables && definition.kind !== 'VIEW')
             return definerReadsRefusal(definition, item.path);
-          if (writes && definition.kind !== 'VIEW' && changesRows(definition.body)) changes = true;
+          if (writes && definition.kind !== 'VIEW' && changesRows(definition.body, true)) changes = true;
           const path = [...item.path, shownName(definition)];
           const inSchema = (name: ReachedName): ReachedName => ({ schema: name.schema ?? definition.schema, name: name.name });
           for (const name of judged.reached.routines)

@@ -1139,11 +1139,27 @@ export function hiddenDefinitionRefusal(definition: Definition, path: readonly s
 
 /**
  * Whether SQL text may delete or change existing rows (DELETE, UPDATE, REPLACE, INSERT ... ON
- * DUPLICATE KEY UPDATE): read as words anywhere, strings and comments too, so it errs on the side
- * of yes; `REPLACE(` (the string function) and `FOR UPDATE` (a locking read) do not count.
+ * DUPLICATE KEY UPDATE), by two readings, either of which says yes:
+ * - its tokens, under every reading the statement check makes (an executable comment's text as
+ *   code, its version's digits glued to the keyword, as in `/*!100000DELETE`): a DELETE or UPDATE
+ *   keyword, but for an UPDATE whose previous token is FOR (a locking read: a comment between
+ *   them is no token, so `# FOR` before a line's UPDATE is not one), and a REPLACE no `(` follows
+ *   (the string function);
+ * - its words anywhere, strings and comments too, which errs on the side of yes.
+ * `body`: the text is a stored routine's, trigger's or view's (double quotes may read otherwise).
  */
-export function changesRows(sql: string): boolean {
-  return /\bDELETE\b|(?<!\bFOR\s+)\bUPDATE\b|\bREPLACE\b(?!\s*\()/i.test(sql);
+export function changesRows(sql: string, body = false): boolean {
+  if (/\bDELETE\b|(?<!\bFOR\s+)\bUPDATE\b|\bREPLACE\b(?!\s*\()/i.test(sql)) return true;
+  if (!/DELETE|UPDATE|REPLACE/i.test(sql)) return false;
+  return readingsOf(sql, body).some((syntax) => {
+    const { tokens } = lex(sql, syntax);
+    return tokens.some((token, i) => {
+      if (token.kind !== 'word') return false;
+      if (token.text === 'DELETE') return true;
+      if (token.text === 'UPDATE') return !(tokens[i - 1]?.kind === 'word' && tokens[i - 1]?.text === 'FOR');
+      return token.text === 'REPLACE' && !(tokens[i + 1]?.kind === 'punct' && tokens[i + 1]?.text === '(');
+    });
+  });
 }
 
 /**

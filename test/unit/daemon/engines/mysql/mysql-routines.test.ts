@@ -777,6 +777,19 @@ describe('the triggers a write fires', () => {
       'update t set a = 1',
       'REPLACE INTO t VALUES (1)',
       'INSERT INTO t VALUES (1) ON DUPLICATE KEY UPDATE a = 2',
+      // The server reads an executable comment's text as code, its version's digits glued to the keyword.
+      '/*!100000DELETE*/ FROM t WHERE id = 2',
+      '/*M!100000DELETE*/ FROM t WHERE id = 2',
+      '/*!50000REPLACE*/ INTO t VALUES (3)',
+      '/*!100000UPDATE*/ t SET id = 4',
+      'DELETE/*!100000*/FROM t',
+      // A comment is no token: the FOR before it does not make the UPDATE a locking read.
+      '# FOR\nUPDATE t SET id = 40 WHERE id = 4',
+      '-- FOR\nUPDATE t SET id = 40',
+      '/* FOR */ UPDATE t SET id = 40',
+      'INSERT INTO t VALUES (1) ON DUPLICATE KEY -- FOR\nUPDATE id = 10',
+      'INSERT INTO t VALUES (1) ON DUPLICATE KEY /*!100000UPDATE*/ id = 10',
+      'SELECT 1 FROM t /*!100000FOR*/ UPDATE t SET id = 1',
     ])
       expect(changesRows(sql), sql).toBe(true);
     for (const sql of [
