@@ -4,7 +4,7 @@
  * path (tool, policy, pool, driver): a plain connection, and one whose rows are separated by a
  * context value (`--context`, the value a shim's `MCP_CONTEXT_<NAME>` gives), both logging in as
  * a scratch role that is not a superuser. The daemon reaches PostgreSQL through a TCP relay in
- * this process that counts turns: the client speaking after the server has answered (or first on
+ * this process that counts turns (lib/counting-relay.mjs): the client speaking after the server has answered (or first on
  * a connection) starts one; pipelined statements sent before any answer are one. Prints turns per
  * call, how many calls sent the role reset of a separated call, the daemon's CPU time and p50/p99 per call; a
  * connection under a cost guard (two turns: its plan is read before the statement goes) shows
@@ -13,9 +13,9 @@
  *   node scripts/bench/call-round-trips.mjs [calls=500]
  *   HANACTL_TEST_PG_URL chooses the server (as in the tests).
  */
-import net from 'node:net';
 import { resolve } from 'node:path';
 import { startBenchHanactl } from './lib/bench-env.mjs';
+import { countingRelay } from './lib/counting-relay.mjs';
 import { pgAdmin } from './lib/databases.mjs';
 import { Cleanup, cpuMs } from './lib/processes.mjs';
 import { openSocketSession } from './lib/socket-session.mjs';
@@ -28,35 +28,6 @@ const cleanup = new Cleanup();
 /** The first of the steps that make a separated call run as the login (postgres-call.ts). */
 const ROLE_RESET = 'SET LOCAL SESSION AUTHORIZATION DEFAULT';
 
-/** A TCP relay to `host:port` that counts the turns its clients start, and those that reset the role. */
-async function countingRelay(host, port) {
-  let turns = 0;
-  let roleResets = 0;
-  const server = net.createServer((client) => {
-    const upstream = net.connect(port, host);
-    let serverSpoke = true;
-    client.on('data', (chunk) => {
-      if (serverSpoke) turns++;
-      serverSpoke = false;
-      if (chunk.includes(ROLE_RESET)) roleResets++;
-      upstream.write(chunk);
-    });
-    upstream.on('data', (chunk) => {
-      serverSpoke = true;
-      client.write(chunk);
-    });
-    const end = () => {
-      client.destroy();
-      upstream.destroy();
-    };
-    client.on('close', end).on('error', end);
-    upstream.on('close', end).on('error', end);
-  });
-  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
-  cleanup.add('close the counting relay', () => new Promise((ok) => server.close(ok)));
-  return { port: server.address().port, turns: () => turns, roleResets: () => roleResets };
-}
-
 try {
   const admin = await pgAdmin(pgUrl.toString(), cleanup);
   const role = `hanactl_bench_rt_${process.pid}`;
@@ -65,28 +36,28 @@ try {
     await admin.client.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1`, [role]);
     await admin.client.query(`DROP ROLE IF EXISTS ${role}`);
   });
-  const relay = await countingRelay(pgUrl.hostname, Number(pgUrl.port || 5432));
-  const url = new URL(pgUrl);
-  url.username = role;
-  url.password = '';
-  url.port = String(relay.port);
+  const login = new URL(pgUrl);
+  login.username = role;
+  login.password = '';
+  const relay = await countingRelay(login.toString());
+  cleanup.add('close the counting relay', () => relay.close());
   const hanactl = await startBenchHanactl({ repo, poolMax: 1, cleanup });
-  await hanactl.add('plain', url.toString());
-  await hanactl.cli('add', 'separated', url.toString(), '--no-password', '--context', 'TENANT');
+  await hanactl.add('plain', relay.url);
+  await hanactl.cli('add', 'separated', relay.url, '--no-password', '--context', 'TENANT');
   // The cost guard's EXPLAIN is read before the statement is sent: two turns, which shows the count counts.
-  await hanactl.add('guarded', url.toString());
+  await hanactl.add('guarded', relay.url);
   await hanactl.cli('set', 'guarded', '--max-cost', '1000');
   const open = (connection, context) => openSocketSession({ socketPath: hanactl.socket, connection, cwd: hanactl.home, cleanup, context });
   const cases = { plain: await open('plain'), separated: await open('separated', { TENANT: 't1' }), guarded: await open('guarded') };
   for (const [name, session] of Object.entries(cases)) {
     const call = () => session.query('SELECT 1');
     await timeCalls(50, call);
-    const before = relay.turns();
-    const resetsBefore = relay.roleResets();
+    relay.take();
     const cpuBefore = cpuMs(hanactl.daemonPid);
     const times = summarise(await timeCalls(calls, call));
-    const perCall = (relay.turns() - before) / calls;
-    const resets = (relay.roleResets() - resetsBefore) / calls;
+    const { roundTrips, sent } = relay.take();
+    const perCall = roundTrips / calls;
+    const resets = (sent.split(ROLE_RESET).length - 1) / calls;
     const cpu = (cpuMs(hanactl.daemonPid) - cpuBefore) / calls;
     console.log(
       `${name.padEnd(10)} round trips/call ${perCall.toFixed(2)}  role reset sent ${resets.toFixed(2)}/call  daemon CPU ${cpu.toFixed(3)} ms/call  p50 ${times.p50.toFixed(3)} ms  p99 ${times.p99.toFixed(3)} ms`,

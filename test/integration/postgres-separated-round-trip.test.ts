@@ -5,66 +5,15 @@
  * TCP relay between the driver and PostgreSQL: the client speaking after the server has answered
  * (or first on a connection) starts a round trip.
  */
-import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExecuteOptions } from '../../daemon/engines/driver.js';
 import { loadDriverFactory } from '../../daemon/engines/index.js';
 import { DEFAULT_POOL_OPTIONS, Pool } from '../../daemon/pools/pool.js';
+import { type CountingRelay, countingRelay } from '../../scripts/bench/lib/counting-relay.mjs';
 import { parseConnectionUrl } from '../../shared/connection-url.js';
 import { PG_URL, serverAvailable } from '../helpers/engines.js';
 
 const available = await serverAvailable('postgres');
-
-interface CountingRelay {
-  readonly url: string;
-  /** The round trips clients started, and the texts they sent, since the last take(). */
-  take(): { roundTrips: number; sent: string };
-  close(): Promise<void>;
-}
-
-async function countingRelay(target: string): Promise<CountingRelay> {
-  const upstreamUrl = new URL(target);
-  let roundTrips = 0;
-  let sent = '';
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((client) => {
-    const upstream = net.connect(Number(upstreamUrl.port || 5432), upstreamUrl.hostname);
-    sockets.add(client).add(upstream);
-    let serverSpoke = true;
-    client.on('data', (chunk: Buffer) => {
-      if (serverSpoke) roundTrips++;
-      serverSpoke = false;
-      sent += chunk.toString('latin1');
-      upstream.write(chunk);
-    });
-    upstream.on('data', (chunk: Buffer) => {
-      serverSpoke = true;
-      client.write(chunk);
-    });
-    const end = () => {
-      client.destroy();
-      upstream.destroy();
-    };
-    client.on('close', end).on('error', end);
-    upstream.on('close', end).on('error', end);
-  });
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  const url = new URL(target);
-  url.port = String((server.address() as net.AddressInfo).port);
-  return {
-    url: url.toString(),
-    take() {
-      const taken = { roundTrips, sent };
-      roundTrips = 0;
-      sent = '';
-      return taken;
-    },
-    async close() {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((ok) => server.close(() => ok()));
-    },
-  };
-}
 
 describe.skipIf(!available)('PostgreSQL: a call whose rows are separated', () => {
   let relay: CountingRelay;
