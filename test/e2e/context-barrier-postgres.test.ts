@@ -12,6 +12,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { asPgSuperuser, type ScratchPgDatabase, scratchPgDatabase, serverAvailable } from '../helpers/engines.js';
 import { textOf } from '../helpers/mcp-client.js';
+import { addShopConnections } from '../helpers/pg-sessions.js';
 import { scopedAndPlainShims } from '../helpers/rls-fixture.js';
 
 const available = await serverAvailable('postgres');
@@ -58,8 +59,7 @@ describe.skipIf(!available)('views and functions that filter by context values o
       ]);
       const u = new URL(scratch.url);
       const url = `postgres://${AGENT}@${u.host}${u.pathname}`;
-      await home.ok(['add', '--no-test', 'shop', url, '--password-stdin', '--context', 'customer_id'], { input: PASSWORD });
-      await home.ok(['add', '--no-test', 'plain', url, '--password-stdin'], { input: PASSWORD });
+      await addShopConnections(home, url, PASSWORD);
       // Signed values: the verifying function, and views keyed on it with and without the barrier.
       await home.ok(['add', '--no-test', 'signed', url, '--password-stdin', '--context', 'customer_id'], { input: PASSWORD });
       await home.ok(['set', 'signed', '--signed-context']);

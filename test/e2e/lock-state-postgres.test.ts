@@ -12,6 +12,7 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { asPgSuperuser, type ScratchPgDatabase, scratchPgDatabase, serverAvailable } from '../helpers/engines.js';
 import { textOf } from '../helpers/mcp-client.js';
+import { addShopConnections } from '../helpers/pg-sessions.js';
 import { scopedAndPlainShims } from '../helpers/rls-fixture.js';
 
 const available = await serverAvailable('postgres');
@@ -49,8 +50,7 @@ describe.skipIf(!available)('lock state on PostgreSQL where rows are separated',
       await writer.query('SELECT count(*) FROM kv');
       const u = new URL(scratch.url);
       const url = `postgres://${ROLE}@${u.host}${u.pathname}`;
-      await home.ok(['add', '--no-test', 'shop', url, '--password-stdin', '--context', 'customer_id'], { input: PASSWORD });
-      await home.ok(['add', '--no-test', 'plain', url, '--password-stdin'], { input: PASSWORD });
+      await addShopConnections(home, url, PASSWORD);
       await home.ok(['add', '--no-test', '--no-password', 'dba', scratch.url]);
     },
     async dispose() {
