@@ -1,8 +1,8 @@
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { PG_URL, serverAvailable } from '../helpers/engines.js';
-import { TestHome } from '../helpers/hanactl-home.js';
-import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
+import { textOf } from '../helpers/mcp-client.js';
+import { plantedVerifiers } from '../helpers/planted-verifiers.js';
 import { expectStatementTextRefused } from '../helpers/statement-text.js';
 
 const available = await serverAvailable('postgres');
@@ -16,22 +16,8 @@ const LEAK = `LeakMe-${process.pid}`;
  * not through a view over pg_authid, not through another session's statement text.
  */
 describe.skipIf(!available)('PostgreSQL credentials stay out of tool results on a superuser connection', () => {
-  const home = new TestHome();
-  const admin = new pg.Client({ connectionString: PG_URL });
   const other = new pg.Client({ connectionString: PG_URL });
-  let db: pg.Client | undefined;
-  let shim: ShimHandle;
-  /** The key material of every planted SCRAM verifier (what must never show). */
-  const verifiers: string[] = [];
-
-  beforeAll(async () => {
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${TAG}`);
-    for (const n of [1, 2, 3]) await admin.query(`CREATE ROLE ${TAG}_${n} LOGIN PASSWORD 'S3cretPlanted-${n}'`);
-    const url = new URL(PG_URL);
-    url.pathname = `/${TAG}`;
-    db = new pg.Client({ connectionString: url.toString() });
-    await db.connect();
+  const { home, admin, db, shim, verifiers } = plantedVerifiers(TAG, 3, async (db) => {
     await db.query('CREATE EXTENSION IF NOT EXISTS postgres_fdw');
     await db.query(`CREATE SERVER ${TAG}_srv FOREIGN DATA WRAPPER postgres_fdw OPTIONS (host 'localhost')`);
     await db.query(`CREATE USER MAPPING FOR CURRENT_USER SERVER ${TAG}_srv OPTIONS (user 'x', password '${FDW_PASSWORD}')`);
@@ -39,21 +25,10 @@ describe.skipIf(!available)('PostgreSQL credentials stay out of tool results on 
     await db.query('CREATE VIEW public.role_list2 AS SELECT * FROM public.role_list');
     await db.query('CREATE VIEW public.mappings AS SELECT umuser, umoptions FROM pg_catalog.pg_user_mapping');
     await db.query('ANALYZE pg_catalog.pg_authid');
-    const rows = await admin.query(`SELECT rolpassword FROM pg_authid WHERE rolname LIKE '${TAG}_%'`);
-    for (const r of rows.rows) verifiers.push(String(r.rolpassword).split('$').at(-1) as string);
-    expect(verifiers).toHaveLength(3);
-    await home.ok(['add', '--no-test', '--no-password', 'pgsu', url.toString()]);
-    shim = await startShim(home.env, ['--connection', 'pgsu']);
   });
 
   afterAll(async () => {
-    await shim?.close();
-    await home.dispose();
-    await db?.end();
     await other.end().catch(() => {});
-    await admin.query(`DROP DATABASE IF EXISTS ${TAG} WITH (FORCE)`).catch(() => {});
-    for (const n of [1, 2, 3, 4, 5]) await admin.query(`DROP ROLE IF EXISTS ${TAG}_${n}`).catch(() => {});
-    await admin.end();
   });
 
   /** The whole result as a client receives it holds none of the planted secrets. */
@@ -94,8 +69,8 @@ describe.skipIf(!available)('PostgreSQL credentials stay out of tool results on 
   });
 
   it('sample_rows of an ordinary table still answers', async () => {
-    await db?.query('CREATE TABLE public.plain(id int)');
-    await db?.query('INSERT INTO public.plain VALUES (1), (2)');
+    await db().query('CREATE TABLE public.plain(id int)');
+    await db().query('INSERT INTO public.plain VALUES (1), (2)');
     const result = await shim.call('sample_rows', { table: 'plain' });
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toMatchObject({ rows: [{ id: 1 }, { id: 2 }] });

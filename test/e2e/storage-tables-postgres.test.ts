@@ -1,8 +1,7 @@
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PG_URL, serverAvailable } from '../helpers/engines.js';
-import { TestHome } from '../helpers/hanactl-home.js';
-import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
+import { describe, expect, it } from 'vitest';
+import { serverAvailable } from '../helpers/engines.js';
+import { textOf } from '../helpers/mcp-client.js';
+import { plantedVerifiers } from '../helpers/planted-verifiers.js';
 
 const available = await serverAvailable('postgres');
 const TAG = `hanactl_toast_${process.pid}`;
@@ -19,31 +18,12 @@ const SCRAM_CHUNK = `select encode(substr(chunk_data, position('SCRAM-SHA-256'::
  * not by name, not through a view or a function body that names it.
  */
 describe.skipIf(!available)('PostgreSQL storage (TOAST) tables on a read-only superuser connection', () => {
-  const home = new TestHome();
-  const admin = new pg.Client({ connectionString: PG_URL });
-  let db: pg.Client | undefined;
-  let shim: ShimHandle;
-  /** The key material of each planted verifier, and its hex form (what must never show). */
-  const secrets: string[] = [];
   let userToast = '';
-
-  beforeAll(async () => {
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${TAG}`);
-    for (let n = 1; n <= ROLES; n++) await admin.query(`CREATE ROLE ${TAG}_${n} LOGIN PASSWORD 'ToastPlanted-${n}-${process.pid}'`);
-    const url = new URL(PG_URL);
-    url.pathname = `/${TAG}`;
-    db = new pg.Client({ connectionString: url.toString() });
-    await db.connect();
+  const { shim, verifiers } = plantedVerifiers(TAG, ROLES, async (db) => {
     await db.query('ANALYZE pg_catalog.pg_authid');
     // The test reads what the review read: the chunk is there to be refused.
     const found = await db.query(SCRAM_CHUNK);
     expect(found.rows).toHaveLength(1);
-    const rows = await admin.query(`SELECT rolpassword FROM pg_authid WHERE rolname LIKE '${TAG}\\_%'`);
-    for (const r of rows.rows) {
-      const key = String(r.rolpassword).split('$').at(-1) as string;
-      secrets.push(key.slice(0, 20), Buffer.from(key.slice(0, 20)).toString('hex'));
-    }
     await db.query('CREATE VIEW public.toast_view AS SELECT chunk_id, chunk_seq, chunk_data FROM pg_toast.pg_toast_2619');
     await db.query(
       "CREATE FUNCTION public.toast_chunks() RETURNS SETOF bytea LANGUAGE sql AS 'SELECT chunk_data FROM pg_toast.pg_toast_2619'",
@@ -54,23 +34,14 @@ describe.skipIf(!available)('PostgreSQL storage (TOAST) tables on a read-only su
     userToast = String(toast.rows[0].t);
     expect(userToast).toMatch(/^pg_toast\.pg_toast_\d+$/);
     await db.query(`CREATE VIEW public.big_chunks AS SELECT chunk_data FROM ${userToast}`);
-    await home.ok(['add', '--no-test', '--no-password', 'pgsu', url.toString()]);
-    shim = await startShim(home.env, ['--connection', 'pgsu']);
   });
-
-  afterAll(async () => {
-    await shim?.close();
-    await home.dispose();
-    await db?.end();
-    await admin.query(`DROP DATABASE IF EXISTS ${TAG} WITH (FORCE)`).catch(() => {});
-    for (let n = 1; n <= ROLES; n++) await admin.query(`DROP ROLE IF EXISTS ${TAG}_${n}`).catch(() => {});
-    await admin.end();
-  });
+  /** The key material of each planted verifier, and its hex form (what must never show). */
+  const secrets = (): string[] => verifiers.flatMap((key) => [key.slice(0, 20), Buffer.from(key.slice(0, 20)).toString('hex')]);
 
   /** The whole result as a client receives it holds no verifier, in clear or hex. */
   const noSecret = (result: unknown) => {
     const all = JSON.stringify(result);
-    for (const s of secrets) expect(all).not.toContain(s);
+    for (const s of secrets()) expect(all).not.toContain(s);
     expect(all).not.toMatch(/SCRAM-SHA-256\$\d+:|534352414d2d5348412d323536/i);
   };
 
