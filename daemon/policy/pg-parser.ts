@@ -451,6 +451,8 @@ function walk(root: unknown, found: Found): boolean {
       if (key === 'intoClause') found.into = true;
       if (!isNode(child)) continue;
       if (key === 'FuncCall') found.calls.push(callOf(child));
+      // CALL's procedure is a FuncCall's fields without the node around them.
+      if (key === 'CallStmt' && isNode(child.funccall)) found.calls.push(callOf(child.funccall));
       if (ROUTE_KEYS.has(key)) collectRoutes(key, child, found);
       collectReferences(key, child, found.references);
       const code = CODE_KEYS.get(key);
@@ -546,6 +548,7 @@ const SPECIAL_KEYS: ReadonlySet<string> = new Set([
   'intoClause',
   'lockingClause',
   'FuncCall',
+  'CallStmt',
   'RangeVar',
   'RangeTableSample',
   'VariableSetStmt',

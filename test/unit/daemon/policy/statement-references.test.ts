@@ -36,6 +36,12 @@ describe('what a statement names for the resolve step, beyond calls and relation
     expect(names('SELECT json_scalar(1)')).toContain('json_scalar');
   });
 
+  it('names the procedure a CALL runs, and what its arguments name, for the walk to follow', () => {
+    const call = referencesOf('CALL app.remove_product(pick(2), (SELECT id FROM products LIMIT 1))', write);
+    expect(call?.functions).toEqual(expect.arrayContaining(['remove_product', 'pick']));
+    expect(call?.relations).toEqual(['"products"']);
+  });
+
   it('names SQL/JSON keyword forms as the calls an older server makes of them', () => {
     const { functions = [] } = referencesOf("SELECT json_scalar(1), json_serialize(1), json_object('a': 1), json_array(1)") ?? {};
     expect(functions).toEqual(expect.arrayContaining(['json_scalar', 'json_serialize', 'json_object', 'json_array']));
