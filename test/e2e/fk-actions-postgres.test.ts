@@ -5,7 +5,10 @@
  * DELETE granted on a shared `products`, customer 1 deleting a product deleted customer 2's
  * orders for it. Such a write is refused, naming the key and the referencing table, and both
  * tables are unchanged; writes to a table no key's action follows from still answer, as does an
- * INSERT into a referenced one.
+ * INSERT into a referenced one. So is a write whose code deletes from or updates such a table (a
+ * trigger on orders or another table, a procedure, a function the statement calls, a rule, a
+ * default's BEGIN ATOMIC body: each deleted or changed customer 2's orders before), and code that
+ * truncates a separated table the login may truncate (TRUNCATE empties it past row security).
  */
 import { randomBytes } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -46,6 +49,41 @@ const OBJECTS = [
   'INSERT INTO shipments VALUES (1, 2, 2)',
   'ALTER TABLE shipments ENABLE ROW LEVEL SECURITY',
   `CREATE POLICY mine ON shipments USING (${MINE})`,
+  // A person's code a write reaches that deletes from or updates products: a trigger on orders
+  // dropping the product of a deleted order (customer 2's order 4 is also for product 1), ...
+  `CREATE FUNCTION drop_orphan() RETURNS trigger LANGUAGE plpgsql AS $$
+     BEGIN DELETE FROM products WHERE id = OLD.product_id; RETURN OLD; END $$`,
+  'CREATE TRIGGER drop_orphan AFTER DELETE ON orders FOR EACH ROW EXECUTE FUNCTION drop_orphan()',
+  // ... a trigger on another table, reached through a procedure's INSERT as well, ...
+  'CREATE TABLE tickets (id int PRIMARY KEY, customer_id int NOT NULL, product_id int)',
+  `CREATE FUNCTION retire_product() RETURNS trigger LANGUAGE plpgsql AS $$
+     BEGIN UPDATE products SET id = id + 100 WHERE id = NEW.product_id; RETURN NEW; END $$`,
+  'CREATE TRIGGER retire AFTER INSERT ON tickets FOR EACH ROW EXECUTE FUNCTION retire_product()',
+  `CREATE PROCEDURE open_ticket(tid int, pid int) LANGUAGE plpgsql AS $$
+     BEGIN INSERT INTO tickets VALUES (tid, 1, pid); END $$`,
+  // ... a function and a procedure granted to the login, ...
+  "CREATE FUNCTION delete_product(pid int) RETURNS int LANGUAGE sql AS 'DELETE FROM products WHERE id = pid RETURNING id'",
+  'CREATE PROCEDURE remove_product(pid int) LANGUAGE sql BEGIN ATOMIC DELETE FROM products WHERE id = pid; END',
+  // ... a rule, and a default whose BEGIN ATOMIC body deletes.
+  'CREATE TABLE requests (id int PRIMARY KEY, customer_id int NOT NULL, product_id int)',
+  'CREATE RULE purge AS ON INSERT TO requests DO ALSO DELETE FROM products WHERE id = NEW.product_id',
+  'CREATE FUNCTION claim_product() RETURNS int LANGUAGE sql BEGIN ATOMIC DELETE FROM products WHERE id = 2 RETURNING id; END',
+  'CREATE TABLE claims (id int PRIMARY KEY, customer_id int NOT NULL, product_id int DEFAULT claim_product())',
+  // A SECURITY DEFINER function that deletes: refused as such wherever it is reached.
+  "CREATE FUNCTION purge_product(pid int) RETURNS int LANGUAGE sql SECURITY DEFINER AS 'DELETE FROM products WHERE id = pid RETURNING id'",
+  // A trigger whose body only inserts, and reads products: nothing is carried.
+  'CREATE TABLE notes (id int PRIMARY KEY, customer_id int NOT NULL, product_id int)',
+  'CREATE TABLE note_log (id int, product text)',
+  `CREATE FUNCTION log_note() RETURNS trigger LANGUAGE plpgsql AS $$
+     BEGIN INSERT INTO note_log VALUES (NEW.id, (SELECT name FROM products WHERE id = NEW.product_id)); RETURN NEW; END $$`,
+  'CREATE TRIGGER log_note AFTER INSERT ON notes FOR EACH ROW EXECUTE FUNCTION log_note()',
+  // TRUNCATE runs past row-level security: a procedure that empties a separated table the login may truncate.
+  'CREATE TABLE drafts (id int PRIMARY KEY, customer_id int NOT NULL)',
+  'INSERT INTO drafts VALUES (1, 1), (2, 2)',
+  'ALTER TABLE drafts ENABLE ROW LEVEL SECURITY',
+  `CREATE POLICY mine ON drafts USING (${MINE})`,
+  'CREATE PROCEDURE clear_drafts() LANGUAGE plpgsql AS $$ BEGIN TRUNCATE drafts; END $$',
+  "CREATE FUNCTION wipe_drafts() RETURNS void LANGUAGE sql AS 'TRUNCATE drafts'",
 ];
 
 describe.skipIf(!available)('writes a foreign key action carries into separated rows on PostgreSQL', () => {
@@ -57,6 +95,10 @@ describe.skipIf(!available)('writes a foreign key action carries into separated 
         ...OBJECTS,
         `GRANT SELECT, INSERT, UPDATE, DELETE ON products, suppliers, all_products, regions, regions_low TO ${AGENT}`,
         `GRANT SELECT ON orders, supplies, shipments TO ${AGENT}`,
+        `GRANT DELETE ON orders TO ${AGENT}`,
+        `GRANT SELECT, INSERT ON tickets, requests, claims, notes, note_log TO ${AGENT}`,
+        `GRANT SELECT, INSERT, TRUNCATE ON drafts TO ${AGENT}`,
+        `GRANT EXECUTE ON FUNCTION delete_product(int) TO ${AGENT}`,
       ]);
       const u = new URL(scratch.url);
       const url = `postgres://${AGENT}@${u.host}${u.pathname}`;
@@ -70,6 +112,12 @@ describe.skipIf(!available)('writes a foreign key action carries into separated 
   });
 
   const rows = async (table: string) => (await scratch?.db.query(`SELECT * FROM ${table} ORDER BY id`))?.rows;
+  const everything = async () => {
+    const out: Record<string, unknown> = {};
+    for (const table of ['products', 'orders', 'tickets', 'requests', 'claims', 'drafts', 'suppliers', 'shipments'])
+      out[table] = await rows(table);
+    return out;
+  };
 
   const refused = (result: CallToolResult): string => {
     const text = textOf(result);
@@ -107,12 +155,66 @@ describe.skipIf(!available)('writes a foreign key action carries into separated 
     expect({ orders: await rows('orders'), products: await rows('products'), shipments: await rows('shipments') }).toEqual(before);
   });
 
+  it.each([
+    ['DELETE FROM orders WHERE id = 1', 'drop_orphan()', 'DELETE'],
+    ['INSERT INTO tickets VALUES (1, 1, 2)', 'retire_product()', 'UPDATE'],
+    ['CALL open_ticket(2, 2)', 'retire_product()', 'UPDATE'],
+    ['UPDATE suppliers SET name = delete_product(2)::text WHERE id = 2', 'delete_product()', 'DELETE'],
+    ['CALL remove_product(2)', 'remove_product()', 'DELETE'],
+    ['INSERT INTO requests VALUES (1, 1, 2)', 'rule purge', 'DELETE'],
+    ['INSERT INTO claims (id, customer_id) VALUES (1, 1)', 'claim_product()', 'DELETE'],
+  ])('refuses %s, whose code deletes from or updates products, and leaves the other customers rows', async (sql, through, event) => {
+    const before = await everything();
+    const text = refused(await writable.call('run_query', { sql }));
+    expect(text).toContain(through);
+    expect(text).toContain('products');
+    expect(text).toContain('orders_product_id_fkey');
+    expect(text).toContain(`ON ${event} RESTRICT or NO ACTION`);
+    expect(await everything()).toEqual(before);
+    // Customer 2's orders, which customer 1's context hides, are all there.
+    expect((await rows('orders'))?.filter((r) => r.customer_id === 2)).toHaveLength(2);
+  });
+
+  it('refuses code that truncates a table the login may truncate, and TRUNCATE itself, leaving the other customers rows', async () => {
+    const before = await everything();
+    for (const sql of ['CALL clear_drafts()', 'INSERT INTO drafts SELECT 3, 1 WHERE wipe_drafts() IS NOT NULL']) {
+      const text = refused(await writable.call('run_query', { sql }));
+      expect(text).toContain('TRUNCATE');
+      expect(text).toContain('drafts');
+    }
+    for (const sql of ['TRUNCATE drafts', 'TRUNCATE products CASCADE']) {
+      const result = await writable.call('run_query', { sql });
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toContain('(rule: shared-schema)');
+    }
+    expect(await everything()).toEqual(before);
+    expect(await rows('drafts')).toHaveLength(2);
+  });
+
+  it('runs a read that calls a deleting function read-only, where the server refuses the delete', async () => {
+    const before = await everything();
+    const result = await writable.call('run_query', { sql: 'SELECT delete_product(2)' });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain('read-only transaction');
+    expect(await everything()).toEqual(before);
+  });
+
+  it('refuses a SECURITY DEFINER function that deletes, as every such function is', async () => {
+    const before = await everything();
+    const result = await writable.call('run_query', { sql: 'UPDATE suppliers SET name = purge_product(2)::text WHERE id = 2' });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain('(rule: denied-function)');
+    expect(await everything()).toEqual(before);
+  });
+
   it('answers writes to a table no key action follows from, and an INSERT into a referenced one', async () => {
     for (const sql of [
       "INSERT INTO products VALUES (5, 'five')",
       "UPDATE suppliers SET name = 'renamed' WHERE id = 2",
       'DELETE FROM suppliers WHERE id = 2',
       "INSERT INTO products VALUES (6, 'six') ON CONFLICT (id) DO NOTHING",
+      // A trigger that only inserts, and reads the referenced table.
+      'INSERT INTO notes VALUES (1, 1, 2)',
     ]) {
       const result = await writable.call('run_query', { sql });
       expect(result.isError, `${sql}: ${textOf(result)}`).toBeFalsy();

@@ -175,7 +175,7 @@ export function planCall(
   const steps: BatchStep[] = opened ? [] : openingSteps(options);
   const settings = steps.length;
   // What the statement names, resolved by the server before it runs (postgres-resolve.ts).
-  const resolving = resolveStep(options.references, stage);
+  const resolving = resolveStep(options.references, stage, !options.readOnly);
   // Where rows are separated, the call runs as the login (LOGIN_ROLE_STEPS), checked before anything else.
   const asLogin = options.separated && login !== undefined ? [login] : [];
   const roles = options.separated ? [roleCheck(ROLE_MARKER, asLogin.length > 0 ? values.length + signatures.length + 2 : undefined)] : [];

@@ -66,7 +66,9 @@ import { unicodeEscapes, unreadableUnicode } from './postgres-unicode-names.js';
  *   and generated columns (pg_attrdef), constraints (pg_constraint) and index expressions use
  *   (pg_depend); written too, its partitions and children, the relations its rules name (an
  *   INSTEAD or ALSO action's table, a view's base table) and the tables its foreign keys'
- *   CASCADE / SET NULL / SET DEFAULT actions write to.
+ *   CASCADE / SET NULL / SET DEFAULT actions write to (where rows are separated, refused instead:
+ *   reachCte). The functions a writing call reaches may write too: a relation their bodies name
+ *   is followed as written when the body holds a write.
  * Objects initdb created are not followed: the policy judges them by name. A built-in function
  * reached from a person's object (an operator's, an aggregate's support function, a domain CHECK,
  * a default argument) is kept, unfollowed, so the findings judge it as they judge one the
@@ -168,15 +170,16 @@ export const TEXT_LANGUAGE = `p.prolang OPERATOR(pg_catalog.=) ANY (SELECT l.oid
 const INTERNAL_LANGUAGE = `p.prolang OPERATOR(pg_catalog.=) ANY (SELECT l.oid FROM pg_catalog.pg_language l WHERE l.lanname OPERATOR(pg_catalog.=) 'internal')`;
 
 /**
- * The statement writes ($7 names a relation), so the functions it reaches may write too (a
- * trigger's function, a default's): a relation a function's body names is then followed as
- * written when the body holds a write (a text body: one of WRITE_WORDS' words; a BEGIN ATOMIC
- * body: a statement whose commandType is UPDATE, INSERT, DELETE or MERGE), since what a write to
- * it fires runs too. A read runs in a read-only transaction, where no function writes a table (the utility commands
- * such a transaction still lets a body run are postgres-utility-bodies.ts's).
+ * The call may write (its transaction is not read-only: a statement that writes, a CALL, a
+ * locking read on a writable connection), so the functions it reaches may write too (a
+ * trigger's function, a default's, a procedure's): a relation a function's body names is then
+ * followed as written when the body holds a write (a text body: one of WRITE_WORDS' words; a
+ * BEGIN ATOMIC body: a statement whose commandType is UPDATE, INSERT, DELETE or MERGE), since
+ * what a write to it fires runs too. A read runs in a read-only transaction, where no function
+ * writes a table (the utility commands such a transaction still lets a body run are
+ * postgres-utility-bodies.ts's).
  */
-const WRITES = `pg_catalog.cardinality($7::pg_catalog.text[]) OPERATOR(pg_catalog.>) 0`;
-const WRITE_WORDS = `'\\m(insert|update|delete|merge|truncate)\\M'`;
+export const WRITE_WORDS = `'\\m(insert|update|delete|merge|truncate)\\M'`;
 
 /** A SQL string literal of `text` (standard_conforming_strings, as the walk is sent). */
 const literal = (text: string): string => `'${text.replaceAll("'", "''")}'`;
@@ -728,9 +731,15 @@ function textDispatchesAtRunTime(body: string): string {
  * `reach(root, kind, oid)`: each object the statement reaches (kind r relation, p function, o
  * operator, t type, w relation written: read too, and what a write to it fires is followed),
  * with `root`, what the statement named that leads to it. Parameters $1..$5 as reachValues, $7
- * as writtenValue. Set semantics (UNION) end the recursion on cycles.
+ * as writtenValue; `writes`, the call may write (its transaction is not read-only), so what its
+ * functions' bodies write is followed as written; `cascades`, a written table's foreign keys'
+ * CASCADE / SET NULL / SET DEFAULT actions are followed to the tables they write. Where rows are
+ * separated they are not: the fk-action finding refuses every delete or update such an action
+ * follows from, by the statement or by the code it reaches (postgres-fk-actions.ts), so no
+ * statement that runs fires one, and following it would judge code that an INSERT, which no
+ * action follows from, never runs. Set semantics (UNION) end the recursion on cycles.
  */
-export const REACH_CTE = `reach(root, kind, oid) AS (
+export const reachCte = (writes: boolean, cascades: boolean): string => `reach(root, kind, oid) AS (
   SELECT pg_catalog.textin(pg_catalog.regclassout(r)), 'r' COLLATE pg_catalog."C", r::pg_catalog.oid
     FROM pg_catalog.unnest($1::pg_catalog.text[]) AS n(name) CROSS JOIN LATERAL pg_catalog.to_regclass(n.name) AS r
    WHERE r IS NOT NULL
@@ -761,7 +770,7 @@ export const REACH_CTE = `reach(root, kind, oid) AS (
       UNION ALL SELECT 'r', pg_catalog.oidin(pg_catalog.textout(m[1]))
         FROM pg_catalog.pg_rewrite w CROSS JOIN LATERAL pg_catalog.regexp_matches(w.ev_action::pg_catalog.text, ':relid (\\d+)', 'g') AS m
        WHERE r.kind OPERATOR(pg_catalog.=) 'r' AND w.ev_class OPERATOR(pg_catalog.=) r.oid
-      UNION ALL SELECT CASE WHEN ${WRITES} AND p.prosqlbody::pg_catalog.text OPERATOR(pg_catalog.~) ':commandType [2-5] ' THEN 'w' ELSE 'r' END, pg_catalog.oidin(pg_catalog.textout(m[1]))
+      UNION ALL SELECT CASE WHEN ${writes} AND p.prosqlbody::pg_catalog.text OPERATOR(pg_catalog.~) ':commandType [2-5] ' THEN 'w' ELSE 'r' END, pg_catalog.oidin(pg_catalog.textout(m[1]))
         FROM pg_catalog.pg_proc p CROSS JOIN LATERAL pg_catalog.regexp_matches(p.prosqlbody::pg_catalog.text, ':relid (\\d+)', 'g') AS m
        WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.=) r.oid AND p.prosqlbody IS NOT NULL
       UNION ALL SELECT 'r', i.inhrelid FROM pg_catalog.pg_inherits i
@@ -793,9 +802,13 @@ export const REACH_CTE = `reach(root, kind, oid) AS (
         FROM (${writeFires('r.oid')}) AS o JOIN pg_catalog.pg_depend d
           ON d.classid OPERATOR(pg_catalog.=) o.classid AND d.objid OPERATOR(pg_catalog.=) o.oid
        WHERE r.kind OPERATOR(pg_catalog.=) 'w' AND d.refobjid OPERATOR(pg_catalog.<>) r.oid
-      UNION ALL SELECT 'w', k.conrelid
+      ${
+        cascades
+          ? `UNION ALL SELECT 'w', k.conrelid
         FROM pg_catalog.pg_depend d JOIN pg_catalog.pg_constraint k ON k.oid OPERATOR(pg_catalog.=) d.objid
-       WHERE r.kind OPERATOR(pg_catalog.=) 'w' AND ${cascadesTo('r.oid')}
+       WHERE r.kind OPERATOR(pg_catalog.=) 'w' AND ${cascadesTo('r.oid')}`
+          : ''
+      }
       UNION ALL SELECT ${KIND_OF_CLASS}, d.refobjid
         FROM (${relationDefinitions('r.oid')}) AS o JOIN pg_catalog.pg_depend d
           ON d.classid OPERATOR(pg_catalog.=) o.classid AND d.objid OPERATOR(pg_catalog.=) o.oid
@@ -820,7 +833,7 @@ export const REACH_CTE = `reach(root, kind, oid) AS (
         JOIN pg_catalog.pg_proc b ON b.prosrc OPERATOR(pg_catalog.=) p.prosrc AND b.prolang OPERATOR(pg_catalog.=) p.prolang
          AND b.oid OPERATOR(pg_catalog.<) ${FIRST_NORMAL_OID}
        WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.=) r.oid AND ${INTERNAL_LANGUAGE}
-      UNION ALL SELECT CASE WHEN ${WRITES} AND p.prosrc OPERATOR(pg_catalog.~*) ${WRITE_WORDS} THEN 'w' ELSE 'r' END, c.oid
+      UNION ALL SELECT CASE WHEN ${writes} AND p.prosrc OPERATOR(pg_catalog.~*) ${WRITE_WORDS} THEN 'w' ELSE 'r' END, c.oid
         FROM pg_catalog.pg_proc p CROSS JOIN LATERAL (SELECT ${BODY_WORDS} AS words) AS b
         JOIN pg_catalog.pg_class c ON c.relname OPERATOR(pg_catalog.=) ANY (ARRAY(SELECT pg_catalog.name(bw.w) FROM pg_catalog.unnest(b.words) AS bw(w))) AND c.oid OPERATOR(pg_catalog.>=) ${FIRST_NORMAL_OID}
        WHERE r.kind OPERATOR(pg_catalog.=) 'p' AND p.oid OPERATOR(pg_catalog.=) r.oid AND NOT p.prosecdef AND ${TEXT_LANGUAGE}

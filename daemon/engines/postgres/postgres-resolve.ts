@@ -26,7 +26,7 @@ import {
   personDefinitions,
   personIndexClass,
   personPolicy,
-  REACH_CTE,
+  reachCte,
   reachFinding,
   reachValues,
   refusedBuiltinFinding,
@@ -94,16 +94,21 @@ function looksIntoViews(references: StatementReferences): boolean {
  * The step that resolves, in the call's transaction and before the statement runs, what the
  * statement names (undefined when it names nothing), at `stage`: the full walk (walkStep), or a
  * check (firstCheck) that fails with FURTHER_MARKER whenever the walk could find anything. A root
- * named as a refused relation goes to the walk at once.
+ * named as a refused relation goes to the walk at once. `writes`: the call's transaction is not
+ * read-only (by default, when the statement writes a relation by name).
  */
-export function resolveStep(references: StatementReferences | undefined, stage: ResolveStage): BatchStep | undefined {
+export function resolveStep(
+  references: StatementReferences | undefined,
+  stage: ResolveStage,
+  writes = (references?.written?.length ?? 0) > 0,
+): BatchStep | undefined {
   if (!references || !namesAnything(references)) return undefined;
   const refusedRoot = (relation: string): boolean => {
     const name = relationName(relation);
     return REFUSED_SET.has(name) || PG_STORAGE_NAME.test(name) || name === 'pg_settings';
   };
   // A wholesale read of settings is judged by the walk, which asks whether a secret setting is held (postgres-secret-settings.ts).
-  if (stage === 'walk' || references.settings !== undefined || references.relations.some(refusedRoot)) return walkStep(references);
+  if (stage === 'walk' || references.settings !== undefined || references.relations.some(refusedRoot)) return walkStep(references, writes);
   return firstCheck(references, stage === 'view' && looksIntoViews(references));
 }
 
@@ -271,10 +276,10 @@ function routeConditions(references: StatementReferences, values: string[], into
  * the same round trip as the statement. `OFFSET 0` keeps the finding in its own subquery: pulled
  * up, each of its two uses in the CASE would be planned apart.
  */
-function walkStep(references: StatementReferences): BatchStep {
-  const text = `WITH RECURSIVE ${REACH_CTE}
+function walkStep(references: StatementReferences, writes: boolean): BatchStep {
+  const text = `WITH RECURSIVE ${reachCte(writes, references.separated !== true)}
 SELECT CASE WHEN what IS NULL THEN 0 ELSE pg_catalog.int4in(pg_catalog.textout(pg_catalog.concat('${RESOLVE_MARKER}', what))) END
-  FROM (SELECT ${findings(references)} AS what OFFSET 0) AS found`;
+  FROM (SELECT ${findings(references, writes)} AS what OFFSET 0) AS found`;
   return {
     text,
     values: walkValues(references),
@@ -312,16 +317,17 @@ function walkValues(references: StatementReferences): BatchStep['values'] {
  * views and inlinable functions that filter by context values without a barrier
  * (postgres-context-barrier.ts), writes through views that filter rows without a check option
  * (postgres-check-option.ts), deletes and updates a foreign key's action carries into another
- * table (postgres-fk-actions.ts), and calls in the statement's conditions that may run on hidden
+ * table, by the statement or by the code it reaches, and TRUNCATE in that code (with `writes`,
+ * the call's transaction may write: postgres-fk-actions.ts), and calls in the statement's conditions that may run on hidden
  * rows and tell them apart (postgres-row-conditions.ts).
  */
-function findings(references: StatementReferences): string {
+function findings(references: StatementReferences, writes: boolean): string {
   const utility = utilityFinding(references.readOnly === true);
   // Last: a finding that says more of the same table (owner-rights, credential-read) comes first.
   const foreign = references.readOnly || references.separated ? `, ${foreignTableFinding(references.separated === true)}` : '';
   const settings = settingsFinding(references.settings);
   return references.separated
-    ? `COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${settings}, ${refusedBuiltinFinding()}, ${runtimeCodeFinding()}, ${utility}, ${relationCodeFinding()}, ${configFinding()}, ${policyFirstFinding()}, ${statisticsFinding()}, ${systemColumnFinding()}, ${ownerRightsFinding()}, ${rowFiguresFinding()}, ${contextBarrierFinding()}, ${checkOptionFinding()}, ${fkActionFinding()}, ${conditionFinding('$9', REACHES_HIDDEN_ROWS)}${foreign})`
+    ? `COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${settings}, ${refusedBuiltinFinding()}, ${runtimeCodeFinding()}, ${utility}, ${relationCodeFinding()}, ${configFinding()}, ${policyFirstFinding()}, ${statisticsFinding()}, ${systemColumnFinding()}, ${ownerRightsFinding()}, ${rowFiguresFinding()}, ${contextBarrierFinding()}, ${checkOptionFinding()}, ${fkActionFinding(writes)}, ${conditionFinding('$9', REACHES_HIDDEN_ROWS)}${foreign})`
     : `COALESCE(${reachFinding(HANACTL_CONTEXT)}, ${settings}, ${refusedBuiltinFinding()}, ${runtimeCodeFinding()}, ${utility}, ${relationCodeFinding()}, ${configFinding()}${foreign})`;
 }
 
@@ -330,8 +336,9 @@ function findings(references: StatementReferences): string {
  * reads it after RESOLVE_MARKER) or NULL: for sample_rows, which reads a relation by name.
  */
 export function walkFinding(references: StatementReferences): BatchStep {
-  const text = `WITH RECURSIVE ${REACH_CTE}
-SELECT what FROM (SELECT ${findings(references)} AS what OFFSET 0) AS found`;
+  const writes = (references.written?.length ?? 0) > 0;
+  const text = `WITH RECURSIVE ${reachCte(writes, references.separated !== true)}
+SELECT what FROM (SELECT ${findings(references, writes)} AS what OFFSET 0) AS found`;
   return {
     text,
     values: walkValues(references),
