@@ -13,6 +13,7 @@ import { type ScratchPgDatabase, scratchPgDatabase, serverAvailable } from '../h
 import { TestHome } from '../helpers/hanactl-home.js';
 import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
 import { createPgLogin, type PgLogin, VictimSession } from '../helpers/pg-sessions.js';
+import { TYPE_CALL_FORMS, typeCallObjects } from '../helpers/type-calls.js';
 
 const available = await serverAvailable('postgres');
 const TAG = `hanactl_typecall_${process.pid}`;
@@ -20,34 +21,15 @@ const AGENT = `${TAG}_agent`;
 const FILE = `/tmp/${TAG}_pwned.txt`;
 
 const OBJECTS = [
-  'CREATE SCHEMA s',
   'CREATE TABLE public.victim (pid int)',
   'CREATE TABLE public.counted (id int)',
   'INSERT INTO public.counted SELECT g FROM generate_series(1, 10) g',
-  `CREATE FUNCTION public.evil(int) RETURNS boolean LANGUAGE plpgsql AS $$ BEGIN
+  ...typeCallObjects(`CREATE FUNCTION public.evil(int) RETURNS boolean LANGUAGE plpgsql AS $$ BEGIN
      COPY (SELECT 1) TO '${FILE}';
      PERFORM pg_catalog.pg_terminate_backend(v.pid) FROM public.victim v;
      PERFORM pg_catalog.pg_stat_reset_single_table_counters('public.counted'::pg_catalog.regclass);
-     RETURN true; END $$`,
-  'CREATE DOMAIN public.dom AS int CHECK (public.evil(VALUE))',
-  'CREATE DOMAIN s.dom3 AS int CHECK (public.evil(VALUE))',
-  'CREATE DOMAIN public.dd AS int CHECK (public.evil(VALUE))',
-  'CREATE TYPE public.comp AS (f public.dd)',
-  'CREATE DOMAIN public.dc AS public.comp',
-  // Control: a person's type with no code.
-  'CREATE DOMAIN public.plain_d AS int',
+     RETURN true; END $$`),
   `GRANT USAGE ON SCHEMA s TO ${AGENT}`,
-];
-
-const FORMS = [
-  'SELECT dom(1)',
-  'SELECT public.dom(1)',
-  'SELECT "dom"(1)',
-  'SELECT (1).dom',
-  "SELECT _dom('{1}')",
-  'SELECT s.dom3(1)',
-  "SELECT dc('(1)')",
-  'SELECT dom(x) FROM generate_series(1, 3) x',
 ];
 
 /** What the walk meets first in the CHECK's function: the COPY, or a built-in refused on a read-only connection. */
@@ -95,7 +77,7 @@ describe.skipIf(!available)('a type named like a function call, whose code the c
     rmSync(FILE, { force: true });
   });
 
-  it.each(FORMS)('refuses %s on a read-only superuser connection, and nothing happens', async (sql) => {
+  it.each(TYPE_CALL_FORMS)('refuses %s on a read-only superuser connection, and nothing happens', async (sql) => {
     const before = await scans();
     const result = await su.call('run_query', { sql });
     expect(result.isError, textOf(result)).toBe(true);

@@ -4,6 +4,7 @@ import { checkStatement } from '../../daemon/policy/index.js';
 import type { PolicyOptions, StatementReferences } from '../../daemon/policy/types.js';
 import { serverAvailable } from '../helpers/engines.js';
 import { resolveScratch } from '../helpers/resolve-scratch.js';
+import { TYPE_CALL_FORMS, typeCallObjects } from '../helpers/type-calls.js';
 
 const available = await serverAvailable('postgres');
 const TAG = `hanactl_typecall_rs_${process.pid}`;
@@ -17,17 +18,11 @@ const TAG = `hanactl_typecall_rs_${process.pid}`;
  * ends other sessions.
  */
 const OBJECTS = [
-  'CREATE SCHEMA s',
-  'CREATE FUNCTION public.evil(int) RETURNS boolean LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_catalog.pg_terminate_backend(0); RETURN true; END $$',
-  'CREATE DOMAIN public.dom AS int CHECK (public.evil(VALUE))',
-  'CREATE DOMAIN s.dom3 AS int CHECK (public.evil(VALUE))',
-  'CREATE DOMAIN public.dd AS int CHECK (public.evil(VALUE))',
-  'CREATE TYPE public.comp AS (f public.dd)',
-  'CREATE DOMAIN public.dc AS public.comp',
+  ...typeCallObjects(
+    'CREATE FUNCTION public.evil(int) RETURNS boolean LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_catalog.pg_terminate_backend(0); RETURN true; END $$',
+  ),
   'CREATE FUNCTION public.owner_check(int) RETURNS boolean LANGUAGE sql SECURITY DEFINER AS $$ SELECT true $$',
   'CREATE DOMAIN public.sdom AS int CHECK (public.owner_check(VALUE))',
-  // Controls: a person's type with no code.
-  'CREATE DOMAIN public.plain_d AS int',
 ];
 
 const READ_ONLY: PolicyOptions = { dialect: 'postgres', allowWrite: false };
@@ -53,17 +48,7 @@ describe.skipIf(!available)('PostgreSQL resolve step: a type named like a functi
     }
   }
 
-  it.each([
-    'SELECT dom(1)',
-    'SELECT public.dom(1)',
-    'SELECT "dom"(1)',
-    'SELECT (1).dom',
-    "SELECT _dom('{1}')",
-    'SELECT s.dom3(1)',
-    "SELECT dc('(1)')",
-    'SELECT dom(x) FROM generate_series(1, 3) x',
-    'SELECT 1 WHERE dom(1) IS NOT NULL',
-  ])('refuses %s: the domain CHECK runs', async (sql) => {
+  it.each([...TYPE_CALL_FORMS, 'SELECT 1 WHERE dom(1) IS NOT NULL'])('refuses %s: the domain CHECK runs', async (sql) => {
     expect(await resolved(referencesOf(sql))).toMatch(/Refused: .*calls pg_terminate_backend\(\)/);
   });
 
