@@ -10,19 +10,12 @@ import { type ScratchPgDatabase, scratchPgDatabase, serverAvailable } from '../h
 import { TestHome } from '../helpers/hanactl-home.js';
 import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
 import { createPgLogin, type PgLogin, VictimSession } from '../helpers/pg-sessions.js';
+import { GUARDED_READERS, RUNTIME_OID } from '../helpers/type-dispatch.js';
 
 const available = await serverAvailable('postgres');
 const TAG = `hanactl_fix_dispatch_${process.pid}`;
 const AGENT = `${TAG}_agent`;
 const VICTIM = `${TAG}_victim`;
-
-/** The domain's type, found by a name the statement or body only builds when it runs. */
-const RUNTIME_OID = "(SELECT t.oid FROM pg_catalog.pg_type t WHERE t.typname OPERATOR(pg_catalog.=) ('guar' || 'ded'))";
-
-/** Creates `what` with the domain's OID written into it as a number. */
-const withOid = (what: string): string =>
-  `DO $do$ BEGIN EXECUTE pg_catalog.format(${pgString(what)}, 's.guarded'::pg_catalog.regtype::pg_catalog.oid::pg_catalog.int8); END $do$`;
-const pgString = (text: string): string => `'${text.replaceAll("'", "''")}'`;
 
 const OBJECTS = [
   'CREATE SCHEMA s',
@@ -32,23 +25,13 @@ const OBJECTS = [
      RETURN true; END $$`,
   'CREATE DOMAIN s.guarded AS int CHECK (s.stop_victim(VALUE))',
   'CREATE TYPE s.pair AS (n s.guarded)',
-  `CREATE VIEW s.runtime_v AS SELECT pg_catalog.array_in('{1}', ${RUNTIME_OID}, -1)::text AS a`,
-  withOid("CREATE VIEW s.const_v AS SELECT pg_catalog.array_in('{1}', %s, -1)::text AS a"),
+  ...GUARDED_READERS,
   "CREATE VIEW s.regtype_v AS SELECT pg_catalog.array_in('{1}', 's.guarded'::pg_catalog.regtype, -1)::text AS a",
-  `CREATE FUNCTION s.parse_sql(x text) RETURNS text LANGUAGE sql AS $$ SELECT pg_catalog.array_in(x::cstring, ${RUNTIME_OID}, -1)::text $$`,
   `CREATE FUNCTION s.parse_plpgsql(x text) RETURNS text LANGUAGE plpgsql AS $$ DECLARE t oid; BEGIN
      SELECT y.oid INTO t FROM pg_catalog.pg_type y WHERE y.typname OPERATOR(pg_catalog.=) ('guar' || 'ded');
      RETURN pg_catalog.array_in(x::cstring, t, -1)::text; END $$`,
-  `CREATE FUNCTION s.parse_atomic(x text) RETURNS text LANGUAGE sql BEGIN ATOMIC SELECT pg_catalog.array_in(x::cstring, ${RUNTIME_OID}, -1)::text; END`,
-  withOid(
-    'CREATE FUNCTION s.parse_const(x text) RETURNS text LANGUAGE sql AS $f$ SELECT pg_catalog.array_in(x::cstring, %s, -1)::text $f$',
-  ),
-  withOid(
-    'CREATE FUNCTION s.parse_const_atomic(x text) RETURNS text LANGUAGE sql BEGIN ATOMIC SELECT pg_catalog.array_in(x::cstring, %s, -1)::text; END',
-  ),
   // Controls: built-in types only.
   "CREATE VIEW s.builtin_v AS SELECT pg_catalog.array_in('{1,2}', 23, -1)::text AS a",
-  "CREATE FUNCTION s.parse_int(x text) RETURNS text LANGUAGE sql AS $$ SELECT pg_catalog.array_in(x::cstring, 'int4'::pg_catalog.regtype, -1)::text $$",
   `GRANT USAGE ON SCHEMA s TO ${AGENT}`,
   `GRANT SELECT ON ALL TABLES IN SCHEMA s TO ${AGENT}`,
 ];

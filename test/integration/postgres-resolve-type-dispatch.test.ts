@@ -2,39 +2,24 @@ import { describe, expect, it } from 'vitest';
 import type { StatementReferences } from '../../daemon/policy/types.js';
 import { serverAvailable } from '../helpers/engines.js';
 import { resolveScratch } from '../helpers/resolve-scratch.js';
+import { GUARDED_READERS, withOid } from '../helpers/type-dispatch.js';
 
 const available = await serverAvailable('postgres');
 const TAG = `hanactl_fix_dispatch_walk_${process.pid}`;
-
-/** The domain's type, found by a name only built when it runs. */
-const RUNTIME_OID = "(SELECT t.oid FROM pg_catalog.pg_type t WHERE t.typname OPERATOR(pg_catalog.=) ('guar' || 'ded'))";
-
-/** Creates `what` with the domain's OID written into it as a number. */
-const withOid = (what: string): string =>
-  `DO $do$ BEGIN EXECUTE pg_catalog.format('${what.replaceAll("'", "''")}', 's.guarded'::pg_catalog.regtype::pg_catalog.oid::pg_catalog.int8); END $do$`;
 
 const OBJECTS = [
   'CREATE SCHEMA s',
   'CREATE FUNCTION s.stop(v int) RETURNS boolean LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_catalog.pg_cancel_backend(0); RETURN true; END $$',
   'CREATE DOMAIN s.guarded AS int CHECK (s.stop(VALUE))',
-  `CREATE VIEW s.runtime_v AS SELECT pg_catalog.array_in('{1}', ${RUNTIME_OID}, -1)::text AS a`,
+  ...GUARDED_READERS,
   'CREATE VIEW s.column_v AS SELECT pg_catalog.record_in(t.typname::text::cstring, t.oid, -1)::text AS a FROM pg_catalog.pg_type t',
   'CREATE VIEW s.hash_v AS SELECT pg_catalog.satisfies_hash_partition(c.oid, 2, 0, 1) AS h FROM pg_catalog.pg_class c',
-  withOid("CREATE VIEW s.const_v AS SELECT pg_catalog.array_in('{1}', %s, -1)::text AS a"),
   withOid(
     "CREATE VIEW s.deep_v AS SELECT pg_catalog.array_in(pg_catalog.textout(pg_catalog.lower(pg_catalog.upper('{1}')))::cstring, %s, -1)::text AS a",
   ),
-  `CREATE FUNCTION s.parse_sql(x text) RETURNS text LANGUAGE sql AS $$ SELECT pg_catalog.array_in(x::cstring, ${RUNTIME_OID}, -1)::text $$`,
   `CREATE FUNCTION s.parse_plpgsql(x text) RETURNS text LANGUAGE plpgsql AS $$ DECLARE t oid; BEGIN
      SELECT y.oid INTO t FROM pg_catalog.pg_type y WHERE y.typname OPERATOR(pg_catalog.=) ('guar' || 'ded');
      RETURN pg_catalog.DOMAIN_IN (x::cstring, t, -1)::text; END $$`,
-  `CREATE FUNCTION s.parse_atomic(x text) RETURNS text LANGUAGE sql BEGIN ATOMIC SELECT pg_catalog.array_in(x::cstring, ${RUNTIME_OID}, -1)::text; END`,
-  withOid(
-    'CREATE FUNCTION s.parse_const(x text) RETURNS text LANGUAGE sql AS $f$ SELECT pg_catalog.array_in(x::cstring, %s, -1)::text $f$',
-  ),
-  withOid(
-    'CREATE FUNCTION s.parse_const_atomic(x text) RETURNS text LANGUAGE sql BEGIN ATOMIC SELECT pg_catalog.array_in(x::cstring, %s, -1)::text; END',
-  ),
   // array_in called by a Unicode-escaped name: the body's reading cannot tell its arguments.
   'CREATE FUNCTION s.parse_escaped(x text) RETURNS text LANGUAGE sql AS $$ SELECT pg_catalog.U&"arr\\0061y_in"(x::cstring, 23, -1)::text $$',
   // A domain whose CHECK hands array_in its value as the type.
@@ -46,7 +31,6 @@ const OBJECTS = [
   "CREATE TABLE s.logged_int (id int, tag text DEFAULT pg_catalog.array_in('{1}', 23, -1)::text)",
   // Controls: built-in types only.
   "CREATE VIEW s.builtin_v AS SELECT pg_catalog.array_in('{1,2}', 23, -1)::text AS a, pg_catalog.range_in('[1,2]', 'int4range'::regtype, -1)::text AS r",
-  "CREATE FUNCTION s.parse_int(x text) RETURNS text LANGUAGE sql AS $$ SELECT pg_catalog.array_in(x::cstring, 'int4'::pg_catalog.regtype, -1)::text $$",
   'CREATE FUNCTION s.parse_int_atomic(x text) RETURNS text LANGUAGE sql BEGIN ATOMIC SELECT pg_catalog.array_in(x::cstring, 23, -1)::text; END',
 ];
 
