@@ -77,6 +77,11 @@ const OBJECTS = [
   `CREATE FUNCTION log_note() RETURNS trigger LANGUAGE plpgsql AS $$
      BEGIN INSERT INTO note_log VALUES (NEW.id, (SELECT name FROM products WHERE id = NEW.product_id)); RETURN NEW; END $$`,
   'CREATE TRIGGER log_note AFTER INSERT ON notes FOR EACH ROW EXECUTE FUNCTION log_note()',
+  // A trigger whose body updates regions, whose only key acts ON DELETE: nothing is carried.
+  'CREATE TABLE visits (id int PRIMARY KEY, customer_id int NOT NULL, region_id int)',
+  `CREATE FUNCTION touch_region() RETURNS trigger LANGUAGE plpgsql AS $$
+     BEGIN UPDATE regions SET name = upper(name) WHERE id = NEW.region_id; RETURN NEW; END $$`,
+  'CREATE TRIGGER touch_region AFTER INSERT ON visits FOR EACH ROW EXECUTE FUNCTION touch_region()',
   // TRUNCATE runs past row-level security: a procedure that empties a separated table the login may truncate.
   'CREATE TABLE drafts (id int PRIMARY KEY, customer_id int NOT NULL)',
   'INSERT INTO drafts VALUES (1, 1), (2, 2)',
@@ -96,7 +101,7 @@ describe.skipIf(!available)('writes a foreign key action carries into separated 
         `GRANT SELECT, INSERT, UPDATE, DELETE ON products, suppliers, all_products, regions, regions_low TO ${AGENT}`,
         `GRANT SELECT ON orders, supplies, shipments TO ${AGENT}`,
         `GRANT DELETE ON orders TO ${AGENT}`,
-        `GRANT SELECT, INSERT ON tickets, requests, claims, notes, note_log TO ${AGENT}`,
+        `GRANT SELECT, INSERT ON tickets, requests, claims, notes, note_log, visits TO ${AGENT}`,
         `GRANT SELECT, INSERT, TRUNCATE ON drafts TO ${AGENT}`,
         `GRANT EXECUTE ON FUNCTION delete_product(int) TO ${AGENT}`,
       ]);
@@ -215,6 +220,8 @@ describe.skipIf(!available)('writes a foreign key action carries into separated 
       "INSERT INTO products VALUES (6, 'six') ON CONFLICT (id) DO NOTHING",
       // A trigger that only inserts, and reads the referenced table.
       'INSERT INTO notes VALUES (1, 1, 2)',
+      // A trigger that updates a table whose key acts only ON DELETE.
+      'INSERT INTO visits VALUES (1, 1, 1)',
     ]) {
       const result = await writable.call('run_query', { sql });
       expect(result.isError, `${sql}: ${textOf(result)}`).toBeFalsy();
