@@ -34,6 +34,7 @@ import { SessionSources } from './projects/session-sources.js';
 import { TrustStore } from './projects/trust-store.js';
 import { CallTracker } from './queries/call-tracker.js';
 import { QueryService, type QueryServiceDeps, type StatementPolicy } from './queries/query-service.js';
+import { type ConnectionRecord, sameLogin } from './registry/connection-record.js';
 import { ConnectionService } from './registry/connection-service.js';
 import type { Registry } from './registry/registry.js';
 import { SessionTable } from './sessions/session-table.js';
@@ -146,7 +147,9 @@ export async function createDaemon(config: DaemonConfig): Promise<Daemon> {
     // Writes on `--approve-writes` connections wait here; the tracker lists them and audits the decision.
     const approvals = new ApprovalDesk(calls);
     const policy: StatementPolicy = createStatementPolicy();
-    const queries = new QueryService({ resolve, poolFor, policy, approvals });
+    const sharesLoginWithContext = (record: ConnectionRecord): boolean =>
+      connections.list().some((other) => other.context.length > 0 && sameLogin(other.target, record.target));
+    const queries = new QueryService({ resolve, poolFor, policy, approvals, sharesLoginWithContext });
     const catalog = new CatalogService({ queries, validate: checkRead });
     const curated = new CuratedService({ registry, connections, policy });
     const sessions = new SessionTable();

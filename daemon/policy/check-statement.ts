@@ -162,8 +162,8 @@ function judge(lexed: Lexed, dialect: DialectPolicy, options: PolicyOptions, emb
     // On a read-only connection code is refused by the read-only rules, which name it better.
     contextCodeRule(tokens, dialect, options.allowWrite && options.unsignedContext, signsContext(options.dialect)) ??
     (options.rowSeparation ? (plannerFiguresRule(tokens) ?? dialect.separatedRowsRules?.(tokens, options.database)) : undefined) ??
-    (options.rowSeparation && options.allowWrite
-      ? (dialect.roleStateRules?.(tokens) ?? sharedSchemaTokenRule(tokens, dialect))
+    ((options.rowSeparation || options.sharedLogin) && options.allowWrite
+      ? (dialect.roleStateRules?.(tokens) ?? sharedSchemaTokenRule(tokens, dialect, options.sharedLogin === true))
       : undefined);
   if (refusal) return refusal;
   // On a writable connection this decides the kind: anything the read-only rules refuse is a write.

@@ -98,7 +98,8 @@ export function postgresParserObjection(
   // PostgreSQL's context values can be signed (`hanactl set --signed-context`), so the refusals say so.
   if (options.allowWrite && options.unsignedContext && code) return contextCodeObjection(code, true);
   if (options.allowWrite && options.unsignedContext && statement.notAllowed) return contextDdlObjection(statement.notAllowed, true);
-  if (options.rowSeparation && options.allowWrite && statement.roleState) return roleStateObjection(statement.roleState);
+  if ((options.rowSeparation || options.sharedLogin) && options.allowWrite && statement.roleState)
+    return roleStateObjection(statement.roleState);
   if (options.rowSeparation && statement.kind === 'ExplainStmt') return plannerFiguresObjection('EXPLAIN');
   if (options.rowSeparation) {
     const figures =
@@ -157,7 +158,8 @@ export function postgresParserObjection(
     if (refused) return refused;
   }
   // Last of the refusals, so that the more specific ones above keep their names.
-  if (options.rowSeparation && options.allowWrite && statement.schemaChange) return sharedSchemaObjection(statement.schemaChange);
+  if ((options.rowSeparation || options.sharedLogin) && options.allowWrite && statement.schemaChange)
+    return sharedSchemaObjection(statement.schemaChange, options.sharedLogin === true);
   if (kind === 'read' && !statement.read) {
     return objection(
       'checks-disagree',

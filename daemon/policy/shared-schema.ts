@@ -18,8 +18,19 @@ import type { Objection, Token } from './types.js';
  * specific refusals (role-state, context-code) keep their names.
  */
 
-/** The refusal of `label` on a writable connection whose rows are separated by context values. */
-export function sharedSchemaObjection(label: string): Objection {
+/**
+ * The refusal of `label` on a writable connection whose rows are separated by context values, or
+ * (`sharedLogin`) one without context names whose login also backs a connection with them: what it
+ * makes or replaces (a function, a view) runs in their calls, and one replaced between a call's
+ * check and its statement runs there unjudged.
+ */
+export function sharedSchemaObjection(label: string, sharedLogin = false): Objection {
+  if (sharedLogin)
+    return objection(
+      'shared-schema',
+      `Refused: ${label} changes the schema or permissions, and this connection's login also backs a connection with context names, whose calls meet what it makes or replaces: a function or view changed here between such a call's check and its statement would run there unjudged, and could read or change rows its context values hide.`,
+      'Ask a person to make the change, or to register schema changes under a login of their own that no connection with context names uses.',
+    );
   return objection(
     'shared-schema',
     `Refused: ${label} changes the schema or permissions, and every caller of this connection's login shares its schema: what one caller makes there (a table ahead of another's on the search path, a function with its own settings) would be met by every other caller, whose rows are separated by context values.`,
@@ -28,13 +39,13 @@ export function sharedSchemaObjection(label: string): Objection {
 }
 
 /** The token rule: a schema change, or a block that may run one, refused where rows are separated on a writable connection. */
-export function sharedSchemaTokenRule(tokens: readonly Token[], dialect: DialectPolicy): Objection | undefined {
+export function sharedSchemaTokenRule(tokens: readonly Token[], dialect: DialectPolicy, sharedLogin = false): Objection | undefined {
   const lead = leadingKind(tokens);
-  if (lead?.category === 'ddl') return sharedSchemaObjection(lead.label);
+  if (lead?.category === 'ddl') return sharedSchemaObjection(lead.label, sharedLogin);
   const first = tokens[leadIndex(tokens)];
   // An anonymous block (PostgreSQL, SAP HANA) or text run as a statement (SAP HANA EXEC): it may run any DDL.
-  if (isWord(first, 'DO') && !dialect.doEvaluatesExpressions) return sharedSchemaObjection('DO');
-  if (isWord(first, 'EXECUTE', 'EXEC')) return sharedSchemaObjection(first?.text ?? 'EXECUTE');
+  if (isWord(first, 'DO') && !dialect.doEvaluatesExpressions) return sharedSchemaObjection('DO', sharedLogin);
+  if (isWord(first, 'EXECUTE', 'EXEC')) return sharedSchemaObjection(first?.text ?? 'EXECUTE', sharedLogin);
   return undefined;
 }
 

@@ -52,7 +52,7 @@ export class VerdictCache {
 }
 
 /** Fails to compile when PolicyOptions gains a field the key below does not carry. */
-type Uncovered = Exclude<keyof PolicyOptions, 'dialect' | 'allowWrite' | 'unsignedContext' | 'rowSeparation' | 'database'>;
+type Uncovered = Exclude<keyof PolicyOptions, 'dialect' | 'allowWrite' | 'unsignedContext' | 'rowSeparation' | 'sharedLogin' | 'database'>;
 const everyOptionKeyed: [Uncovered] extends [never] ? true : Uncovered = true;
 void everyOptionKeyed;
 
@@ -62,5 +62,5 @@ void everyOptionKeyed;
  */
 function keyOf(sql: string, options: PolicyOptions): string {
   const database = options.database ?? '';
-  return `${options.dialect}|${options.allowWrite ? 'w' : 'r'}|${options.unsignedContext ? 'u' : '-'}${options.rowSeparation ? 's' : '-'}|${database.length}:${database}|${sql}`;
+  return `${options.dialect}|${options.allowWrite ? 'w' : 'r'}|${options.unsignedContext ? 'u' : '-'}${options.rowSeparation ? 's' : '-'}${options.sharedLogin ? 'l' : '-'}|${database.length}:${database}|${sql}`;
 }

@@ -48,7 +48,14 @@ export interface StatementPolicy {
    */
   check(
     sql: string,
-    options: { dialect: Engine; allowWrite: boolean; database?: string; unsignedContext?: boolean; rowSeparation?: boolean },
+    options: {
+      dialect: Engine;
+      allowWrite: boolean;
+      database?: string;
+      unsignedContext?: boolean;
+      rowSeparation?: boolean;
+      sharedLogin?: boolean;
+    },
   ): Checked | Promise<Checked>;
 }
 
@@ -66,6 +73,11 @@ export interface QueryServiceDeps {
   readonly defaultTimeoutMs?: number;
   /** Where writes on a connection with `--approve-writes` wait for a person; without it such writes are refused. */
   readonly approvals?: Pick<ApprovalDesk, 'wait'>;
+  /**
+   * Whether another registered connection with context names runs as `record`'s login (the same
+   * engine, user and port): then `record`, without context names itself, refuses schema changes.
+   */
+  readonly sharesLoginWithContext?: (record: ConnectionRecord) => boolean;
 }
 
 /** How one call runs: a curated tool's, and the call's id and hooks for a write that waits for a person. */
@@ -237,6 +249,10 @@ export class QueryService {
       ...(!how.curated && record.context.length > 0 && !record.signedContext ? { unsignedContext: true } : {}),
       // Rows are separated by context values: the planner's figures would count the hidden ones.
       ...(!how.curated && record.context.length > 0 ? { rowSeparation: true } : {}),
+      // Another connection's rows are separated under this login: what this one makes, they meet.
+      ...(!how.curated && record.context.length === 0 && how.allowWrite && this.#deps.sharesLoginWithContext?.(record)
+        ? { sharedLogin: true }
+        : {}),
     });
     return { kind: kindOf(checked), references: typeof checked === 'string' ? undefined : checked.references };
   }

@@ -44,3 +44,12 @@ export function makeRecord(
   Object.defineProperty(record, 'contextKey', { value: contextKey, enumerable: false });
   return record as ConnectionRecord;
 }
+
+/**
+ * Whether two targets may run as one login of one server: the same engine, user and port. The
+ * host is left out, erring on the side of yes: `localhost`, `127.0.0.1`, a name and a socket
+ * folder can all reach one server.
+ */
+export function sameLogin(a: Target, b: Target): boolean {
+  return a.user !== undefined && a.engine === b.engine && a.user === b.user && a.port === b.port;
+}

@@ -111,3 +111,27 @@ describe('schema changes on a writable connection whose rows are separated', () 
     expect(checkStatement(sql, { dialect, allowWrite: true, rowSeparation: true })).toMatchObject({ ok: true, kind: 'write' });
   });
 });
+
+describe('schema changes on a writable connection without context names whose login backs one with them', () => {
+  const shared: PolicyOptions = { ...plain, sharedLogin: true };
+
+  test.each(SCHEMA_CHANGES)('%s is refused by both checks, naming the shared login', (sql) => {
+    const verdict = checkStatement(sql, shared);
+    expect(verdict).toMatchObject({ ok: false, rule: 'shared-schema' });
+    expect(!verdict.ok && verdict.message).toMatch(/also backs a connection with context names/);
+    expect(parserVerdict(sql, shared)).toMatchObject({ ok: false, rule: 'shared-schema' });
+    expect(checkStatement(sql, plain)).toMatchObject({ ok: true });
+  });
+
+  test.each(['CREATE OR REPLACE FUNCTION f() RETURNS int LANGUAGE sql AS $$ SELECT 1 $$', 'CREATE OR REPLACE VIEW v AS SELECT 2'])(
+    '%s, which swaps what a separated call judged, is refused',
+    (sql) => {
+      expect(checkStatement(sql, shared)).toMatchObject({ ok: false, rule: 'shared-schema' });
+      expect(checkStatement(sql, { ...shared, dialect: 'mysql' })).toMatchObject({ ok: false, rule: 'shared-schema' });
+    },
+  );
+
+  test.each(ROW_STATEMENTS)('%s still answers', (sql) => {
+    expect(checkStatement(sql, shared)).toMatchObject({ ok: true });
+  });
+});
