@@ -147,9 +147,9 @@ export async function createDaemon(config: DaemonConfig): Promise<Daemon> {
     // Writes on `--approve-writes` connections wait here; the tracker lists them and audits the decision.
     const approvals = new ApprovalDesk(calls);
     const policy: StatementPolicy = createStatementPolicy();
-    const sharesLoginWithContext = (record: ConnectionRecord): boolean =>
-      connections.list().some((other) => other.context.length > 0 && sameLogin(other.target, record.target));
-    const queries = new QueryService({ resolve, poolFor, policy, approvals, sharesLoginWithContext });
+    const sameLoginAs = (record: ConnectionRecord): ConnectionRecord[] =>
+      connections.list().filter((other) => other.name !== record.name && sameLogin(other.target, record.target));
+    const queries = new QueryService({ resolve, poolFor, policy, approvals, sameLoginAs });
     const catalog = new CatalogService({ queries, validate: checkRead });
     const curated = new CuratedService({ registry, connections, policy });
     const sessions = new SessionTable();

@@ -74,10 +74,10 @@ export interface QueryServiceDeps {
   /** Where writes on a connection with `--approve-writes` wait for a person; without it such writes are refused. */
   readonly approvals?: Pick<ApprovalDesk, 'wait'>;
   /**
-   * Whether another registered connection with context names runs as `record`'s login (the same
-   * engine, user and port): then `record`, without context names itself, refuses schema changes.
+   * The other registered connections that may run as `record`'s login (the same engine, user and
+   * port: sameLogin). One with context names makes `record`, without them, refuse schema changes.
    */
-  readonly sharesLoginWithContext?: (record: ConnectionRecord) => boolean;
+  readonly sameLoginAs?: (record: ConnectionRecord) => readonly ConnectionRecord[];
 }
 
 /** How one call runs: a curated tool's, and the call's id and hooks for a write that waits for a person. */
@@ -250,11 +250,15 @@ export class QueryService {
       // Rows are separated by context values: the planner's figures would count the hidden ones.
       ...(!how.curated && record.context.length > 0 ? { rowSeparation: true } : {}),
       // Another connection's rows are separated under this login: what this one makes, they meet.
-      ...(!how.curated && record.context.length === 0 && how.allowWrite && this.#deps.sharesLoginWithContext?.(record)
+      ...(!how.curated && record.context.length === 0 && how.allowWrite && this.#peers(record).some((peer) => peer.context.length > 0)
         ? { sharedLogin: true }
         : {}),
     });
     return { kind: kindOf(checked), references: typeof checked === 'string' ? undefined : checked.references };
+  }
+
+  #peers(record: ConnectionRecord): readonly ConnectionRecord[] {
+    return this.#deps.sameLoginAs?.(record) ?? [];
   }
 
   /** True when the connection separates rows by context values (it declares context names). */
@@ -335,10 +339,28 @@ export class QueryService {
       await connection.ping();
       const serverVersion = await connection.serverVersion();
       const latencyMs = Math.round((performance.now() - started) * 100) / 100;
-      const advice = await privilegeAdvice(connection, record.target.engine, record.name, { separated: record.context.length > 0 });
+      const advice = [
+        ...(await privilegeAdvice(connection, record.target.engine, record.name, { separated: record.context.length > 0 })),
+        ...sharedLoginAdvice(record, this.#peers(record)),
+      ];
       return { latencyMs, ...(serverVersion ? { serverVersion } : {}), ...(advice.length > 0 ? { advice } : {}) };
     });
   }
+}
+
+/**
+ * Advice when `record`'s login also backs connections that differ in whether they declare context
+ * names: on one without them nothing separates rows (a condition there runs on rows a policy
+ * hides), and a writable one refuses schema changes while one with them exists.
+ */
+function sharedLoginAdvice(record: ConnectionRecord, peers: readonly ConnectionRecord[]): string[] {
+  const separated = record.context.length > 0;
+  const others = peers.filter((peer) => peer.context.length > 0 !== separated).map((peer) => `"${peer.name}"`);
+  if (others.length === 0) return [];
+  const [withNames, without] = separated ? [`"${record.name}"`, others.join(', ')] : [others.join(', '), `"${record.name}"`];
+  return [
+    `The same login backs ${withNames}, which declares context names, and ${without}, which does not: rows are separated by context values only on the first, and an agent holding one without them can learn rows the policy hides (a condition there runs on them), while a writable one refuses schema changes. Register this login only with context names, and give other work a login of its own.`,
+  ];
 }
 
 function refuseOnCuratedOnly(record: ConnectionRecord, what: string): void {

@@ -98,6 +98,13 @@ describe.skipIf(!pgAvailable)('a login shared with a connection with context nam
     await answers(otherRw, "CREATE OR REPLACE FUNCTION other_work.f() RETURNS text LANGUAGE sql AS $$ SELECT 'ok' $$");
   });
 
+  it('warns on test that one login backs connections with and without context names', async () => {
+    const shop = await home.ok(['test', 'shop']);
+    expect(shop.stdout + shop.stderr).toMatch(/The same login backs "shop", which declares context names, and "plain_rw", which does not/);
+    const other = await home.ok(['test', 'other_rw']);
+    expect(other.stdout + other.stderr).not.toMatch(/The same login backs/);
+  });
+
   it('makes schema changes again once no connection with context names uses the login', async () => {
     await home.ok(['remove', 'shop']);
     await answers(rw, 'CREATE TABLE work.t (x int)');
