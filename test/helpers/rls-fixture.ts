@@ -287,6 +287,24 @@ export interface ScopedAndPlain {
 }
 
 /**
+ * Calls `tool` with `args` where rows are separated (`scoped`), then where they are not
+ * (`plain`): refused by `rule` on the first, answered on the second. Returns the refusal's text.
+ */
+export async function refusedOnlyWhereSeparated(
+  { scoped, plain }: Pick<ScopedAndPlain, 'scoped' | 'plain'>,
+  rule: string,
+  tool: string,
+  args: Record<string, unknown>,
+): Promise<string> {
+  const refused = await scoped.call(tool, args);
+  expect(refused.isError, textOf(refused)).toBe(true);
+  expect(textOf(refused)).toContain(`(rule: ${rule})`);
+  const kept = await plain.call(tool, args);
+  expect(kept.isError, textOf(kept)).toBeFalsy();
+  return textOf(refused);
+}
+
+/**
  * Before the suite around the call, `setUp` creates what the connections read and adds `shop`
  * (declaring customer_id) and `plain` (declaring none) to the home, and any connection `more`
  * names; then a shim starts on each (`more`'s under their own keys). After the suite: the shims,
