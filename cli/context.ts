@@ -1,6 +1,7 @@
 import { startDaemonInBackground } from '../shared/auto-start.js';
 import { DaemonClient } from '../shared/daemon-client.js';
 import { type Paths, resolvePaths } from '../shared/paths.js';
+import { visibleJson } from '../shared/terminal-text.js';
 
 /** What every command gets: paths, a daemon client, and the output streams. */
 export interface CliContext {
@@ -38,7 +39,11 @@ export function createContext(): CliContext {
   };
 }
 
-/** Prints a value as stable, indented JSON. */
+/**
+ * Prints a value as stable, indented JSON. JSON.stringify escapes the C0 controls but leaves C1
+ * controls and format characters (a bidi override) as they are; those are written as `\uXXXX`
+ * too, so the text read in a terminal is the text parsed.
+ */
 export function printJson(ctx: CliContext, value: unknown): void {
-  ctx.out(JSON.stringify(value, null, 2));
+  ctx.out(visibleJson(JSON.stringify(value, null, 2)));
 }

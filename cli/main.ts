@@ -2,6 +2,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { runnableHelp } from '../shared/cli-command.js';
 import { ENGINES, engineSpec } from '../shared/engines.js';
 import { isHanactlError } from '../shared/errors.js';
+import { visible } from '../shared/terminal-text.js';
 import { hanactlVersion } from '../shared/version.js';
 import { type CliContext, createContext } from './context.js';
 import { CliExit, EXIT } from './exit.js';
@@ -386,10 +387,11 @@ function exitCodeFor(err: unknown): number {
     if (err.message) process.stderr.write(`hanactl: ${err.message}\n`);
     return err.exitCode;
   }
+  // The daemon's errors may quote what an agent sent (a statement, a client's name): shown escaped.
   if (isHanactlError(err)) {
-    process.stderr.write(`hanactl: ${err.message}\n`);
+    process.stderr.write(`hanactl: ${visible(err.message, { lines: true })}\n`);
     return USAGE_CODES.has(err.code) ? EXIT.usage : EXIT.failure;
   }
-  process.stderr.write(`hanactl: unexpected error: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.stderr.write(`hanactl: unexpected error: ${visible(err instanceof Error ? err.message : String(err), { lines: true })}\n`);
   return EXIT.failure;
 }

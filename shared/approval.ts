@@ -5,6 +5,8 @@ export interface PendingWrite {
   readonly queryId: string;
   readonly connection: string;
   readonly sql: string;
+  /** The bound parameter values as a person sees them (`paramText`: quoted, escaped, long ones cut). */
+  readonly params: readonly string[];
   readonly timeoutSeconds: number;
   readonly expiresAt: Date;
   /** The command that approves it, as a person types it. */

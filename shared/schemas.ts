@@ -101,6 +101,8 @@ export const ApprovalDecisionSchema = z.object({
   who: z.string().nullable(),
   reason: z.string().nullable(),
   waitedMs: z.number(),
+  /** In the audit record: the parameter values the person decided on, as shown to them (quoted, escaped, long ones cut). */
+  params: z.array(z.string()).optional(),
 });
 export type ApprovalDecision = z.infer<typeof ApprovalDecisionSchema>;
 
@@ -116,6 +118,8 @@ export const ApprovalResultSchema = z.object({
   id: z.string(),
   connection: z.string(),
   sql: z.string(),
+  /** The bound parameter values, as `hanactl queries` shows them. */
+  params: z.array(z.string()).optional(),
   decision: ApprovalDecisionSchema,
 });
 export type ApprovalResult = z.infer<typeof ApprovalResultSchema>;
@@ -398,6 +402,12 @@ export const RunningQuerySchema = z.object({
   cancelling: z.boolean(),
   /** A write waiting for a person (`hanactl approve|deny <id>`); its `sql` is then the whole statement. */
   awaitingApproval: z.object({ timeoutSeconds: z.number().int(), expiresAt: z.string(), leftMs: z.number() }).optional(),
+  /**
+   * A write waiting for a person: the values bound to its parameters, each as a literal (a string
+   * quoted), control and format characters escaped, one longer than 200 characters cut with its
+   * whole length said. The person decides on the statement with these values.
+   */
+  params: z.array(z.string()).optional(),
 });
 export type RunningQuery = z.infer<typeof RunningQuerySchema>;
 

@@ -22,7 +22,7 @@ const HIDDEN_KEEP_LAYOUT = /(?![\n\t])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
 
 const NAMED: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
-function escape(ch: string): string {
+function escapeOf(ch: string): string {
   const named = NAMED[ch];
   if (named) return named;
   const code = ch.codePointAt(0) ?? 0;
@@ -37,13 +37,32 @@ function escape(ch: string): string {
  * line indented on a line of its own, where they cannot move back over what is on screen.
  */
 export function visible(text: string, options: { lines?: boolean } = {}): string {
-  return text.replace(options.lines ? HIDDEN_KEEP_LAYOUT : HIDDEN, escape);
+  return text.replace(options.lines ? HIDDEN_KEEP_LAYOUT : HIDDEN, escapeOf);
 }
 
 /** True when `visible` would change `text`: it holds characters a person would not see as they are. */
 export function hasHidden(text: string, options: { lines?: boolean } = {}): boolean {
   return visible(text, options) !== text;
 }
+
+/**
+ * JSON text with every character `visible` escapes (but the line feeds of its layout) written as
+ * JSON escapes. JSON.stringify escapes C0 controls and lone surrogates, not C1 controls or format
+ * characters; outside strings JSON.stringify writes none of these, so the value parsed is the same.
+ */
+export function visibleJson(json: string): string {
+  return json.replace(HIDDEN_KEEP_LINES, (ch) => {
+    let out = '';
+    for (let i = 0; i < ch.length; i++) out += `\\u${ch.charCodeAt(i).toString(16).padStart(4, '0')}`;
+    return out;
+  });
+}
+
+const HIDDEN_KEEP_LINES = /(?!\n)[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
+
+/** Said under a statement that holds characters shown as escapes. */
+export const ESCAPED_NOTE =
+  'Control and invisible characters in it are shown as escapes (such as \\x1b, \\r, \\u202e); they are part of the statement.';
 
 /** Agent text on one line: escaped first, then each run of white space folded to one space. */
 export function oneLine(text: string): string {

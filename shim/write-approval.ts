@@ -1,6 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { PendingWrite, WaitHooks } from '../shared/approval.js';
 import type { QueryResult } from '../shared/schemas.js';
+import { ESCAPED_NOTE, visible } from '../shared/terminal-text.js';
 
 /** The schema of the question asked in the editor: one yes/no. */
 const APPROVE_FORM: {
@@ -75,8 +76,15 @@ export function awaiting(p: PendingWrite, leftSeconds: number): string {
   return `This write awaits a person's approval (query id ${p.queryId}) and has not run. A person approves it with \`${p.approveCommand}\` or refuses it with \`${p.denyCommand}\`; it waits ${leftSeconds} s more, then expires unrun.`;
 }
 
-function question(p: PendingWrite): string {
-  return `An agent asks to run this write on "${p.connection}" (query id ${p.queryId}):\n\n${p.sql}\n\nApprove it? Without an answer within ${p.timeoutSeconds} s it expires and does not run.`;
+/**
+ * The question in the editor: the whole statement with its control and format characters shown as
+ * escapes (a bidi override or a carriage return cannot reorder or hide part of it), then the
+ * values bound to its parameters, each on a line of its own.
+ */
+export function question(p: PendingWrite): string {
+  const params = p.params.map((value, i) => `\nparameter ${i + 1}: ${value}`).join('');
+  const escaped = visible(p.sql, { lines: true }) !== p.sql ? `\n\n${ESCAPED_NOTE}` : '';
+  return `An agent asks to run this write on "${visible(p.connection)}" (query id ${p.queryId}):\n\n${visible(p.sql, { lines: true })}\n${params}${escaped}\n\nApprove it? Without an answer within ${p.timeoutSeconds} s it expires and does not run.`;
 }
 
 /** The line a result of an approved write starts with. */

@@ -4,6 +4,7 @@ import { isHanactlError } from '../../shared/errors.js';
 import { auditRecords } from '../../shared/operator-client.js';
 import type { AuditQuery, AuditRecord } from '../../shared/schemas.js';
 import { parseSince } from '../../shared/since.js';
+import { oneLine, visible, visibleJson } from '../../shared/terminal-text.js';
 import { renderTable } from '../../shared/text-table.js';
 import { type CliContext, printJson } from '../context.js';
 import { CliExit, EXIT } from '../exit.js';
@@ -22,22 +23,30 @@ export interface AuditOptions {
 const COLUMNS = ['time', 'session', 'client', 'connection', 'tool', 'outcome', 'rows', 'ms', 'statement'] as const;
 const STATEMENT_CHARS = 80;
 
-/** One record as a table row: local time, short session id, the outcome with its code or rule. */
+/**
+ * One record as a table row: local time, short session id, the outcome with its code or rule. What
+ * the agent's side chose (the statement, the client's name, the values a person decided on) is
+ * shown with its control and format characters escaped.
+ */
 function row(r: AuditRecord): Record<(typeof COLUMNS)[number], string> {
   const at = new Date(r.at);
   const pad = (n: number) => String(n).padStart(2, '0');
-  const statement = r.statement.replace(/\s+/g, ' ').trim();
+  const sql = oneLine(r.statement);
+  const params = (r.approval?.params ?? []).map((value, i) => `; parameter ${i + 1}: ${visible(value)}`).join('');
+  const statement = `${sql.length > STATEMENT_CHARS ? `${sql.slice(0, STATEMENT_CHARS)}…` : sql}${params}`;
   return {
     time: `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())} ${pad(at.getHours())}:${pad(at.getMinutes())}:${pad(at.getSeconds())}`,
     session: r.session?.slice(0, 8) ?? '',
     // A signed-in caller's subject follows the client: `claude-code 1.2 as alice`; --json has the issuer too.
-    client: `${r.client ? `${r.client}${r.clientVersion ? ` ${r.clientVersion}` : ''}` : ''}${r.subject ? `${r.client ? ' ' : ''}as ${r.subject}` : ''}`,
-    connection: r.connection,
-    tool: r.tool ?? '',
+    client: visible(
+      `${r.client ? `${r.client}${r.clientVersion ? ` ${r.clientVersion}` : ''}` : ''}${r.subject ? `${r.client ? ' ' : ''}as ${r.subject}` : ''}`,
+    ),
+    connection: visible(r.connection),
+    tool: visible(r.tool ?? ''),
     outcome: `${r.outcome === 'ok' ? 'ok' : r.outcome === 'refused' ? `refused ${r.rule ?? ''}`.trim() : `error ${r.errorCode ?? ''}`.trim()}${approvalText(r)}`,
     rows: r.rows === null ? '' : `${r.rows}${r.truncated ? '+' : ''}`,
     ms: String(Math.round(r.durationMs)),
-    statement: statement.length > STATEMENT_CHARS ? `${statement.slice(0, STATEMENT_CHARS)}…` : statement,
+    statement,
   };
 }
 
@@ -53,7 +62,7 @@ function approvalText(r: AuditRecord): string {
     : a.by === 'elicitation'
       ? ` in the MCP client (${a.who ?? 'unnamed'})`
       : ` by ${a.by}${a.who ? ` (${a.who})` : ''}`;
-  return `, ${a.decision}${who}`;
+  return visible(`, ${a.decision}${who}`);
 }
 
 /** Column widths when following: fixed, so lines printed over time stay aligned (the statement runs on). */
@@ -95,7 +104,7 @@ export async function audit(ctx: CliContext, options: AuditOptions): Promise<voi
     ctx.out(records.length === 0 ? 'No audit records match.' : renderTable(COLUMNS, records.map(row)));
     return;
   }
-  const print = (r: AuditRecord) => ctx.out(options.json ? JSON.stringify(r) : fixed(row(r)));
+  const print = (r: AuditRecord) => ctx.out(options.json ? visibleJson(JSON.stringify(r)) : fixed(row(r)));
   if (!options.json) ctx.out(fixed(Object.fromEntries(COLUMNS.map((c) => [c, c])) as Record<(typeof COLUMNS)[number], string>));
   records.forEach(print);
   await follow(ctx, query, records.at(-1)?.id ?? 0, print, options.pollMillis ?? 1000);

@@ -3,6 +3,7 @@ import { cliCommand } from '../../shared/cli-command.js';
 import { isHanactlError } from '../../shared/errors.js';
 import { cancelQuery, decideWrite, listSessions, runningQueries } from '../../shared/operator-client.js';
 import type { RunningQuery, SessionInfo } from '../../shared/schemas.js';
+import { ESCAPED_NOTE, hasHidden, oneLine, visible } from '../../shared/terminal-text.js';
 import { renderTable } from '../../shared/text-table.js';
 import { type CliContext, printJson } from '../context.js';
 
@@ -36,9 +37,10 @@ export async function sessions(ctx: CliContext, options: { json?: boolean }): Pr
       ['session', 'client', 'project', 'connection', 'calls', 'last seen'],
       list.sessions.map((s) => ({
         session: s.id.slice(0, 8),
-        client: `${s.client.name}${s.client.version ? ` ${s.client.version}` : ''}`,
-        project: s.project ?? '',
-        connection: s.connection ?? '',
+        // The name and version the agent's client gave itself, and its folder: shown escaped.
+        client: visible(`${s.client.name}${s.client.version ? ` ${s.client.version}` : ''}`),
+        project: visible(s.project ?? ''),
+        connection: visible(s.connection ?? ''),
         calls: s.calls,
         'last seen': `${formatAge(now - Date.parse(s.lastSeenAt))} ago`,
       })),
@@ -63,10 +65,10 @@ export async function queries(ctx: CliContext, options: { json?: boolean }): Pro
         running.map((q) => ({
           id: q.id,
           session: q.session?.slice(0, 8) ?? '',
-          client: q.client ?? '',
-          connection: q.connection,
+          client: visible(q.client ?? ''),
+          connection: visible(q.connection),
           age: `${formatAge(q.ageMs)}${q.cancelling ? ' (cancelling)' : ''}`,
-          sql: q.sql.replace(/\s+/g, ' ').trim(),
+          sql: oneLine(q.sql),
         })),
       ),
     );
@@ -76,10 +78,14 @@ export async function queries(ctx: CliContext, options: { json?: boolean }): Pro
   ctx.out(`${waiting.length === 1 ? 'A write waits' : `${waiting.length} writes wait`} for a person's approval:`);
   for (const q of waiting) {
     const left = q.awaitingApproval ? formatAge(q.awaitingApproval.leftMs) : '';
-    const who = [q.client, q.session ? `session ${q.session.slice(0, 8)}` : ''].filter(Boolean).join(', ');
+    const who = [q.client ? visible(q.client) : '', q.session ? `session ${q.session.slice(0, 8)}` : ''].filter(Boolean).join(', ');
     ctx.out('');
-    ctx.out(`${q.id}  on ${q.connection}${who ? `, asked by ${who}` : ''}${q.tool ? ` (${q.tool})` : ''}; ${left} left`);
-    for (const line of q.sql.split('\n')) ctx.out(`    ${line}`);
+    ctx.out(`${q.id}  on ${visible(q.connection)}${who ? `, asked by ${who}` : ''}${q.tool ? ` (${q.tool})` : ''}; ${left} left`);
+    // Each line on its own, indented, every control shown as an escape: nothing can move back over
+    // what is printed, so the person sees the whole statement that would run, and its values.
+    for (const line of visible(q.sql, { lines: true }).split('\n')) ctx.out(`    ${line}`);
+    for (const [i, value] of (q.params ?? []).entries()) ctx.out(`    parameter ${i + 1}: ${visible(value)}`);
+    if (hasHidden(q.sql, { lines: true })) ctx.out(`    (${ESCAPED_NOTE})`);
   }
   ctx.out('');
   ctx.out(`Approve with \`${cliCommand('approve <id>')}\`, deny with \`${cliCommand('deny <id> [--reason text]')}\`.`);
@@ -98,13 +104,11 @@ export async function decide(ctx: CliContext, id: string, approve: boolean, opti
     ...(options.reason !== undefined ? { reason: options.reason } : {}),
   });
   if (options.json) return printJson(ctx, result);
-  const sql = result.sql.replace(/\s+/g, ' ').trim();
-  const shown = sql.length > 120 ? `${sql.slice(0, 120)}…` : sql;
-  ctx.out(
-    approve
-      ? `Approved ${id} on ${result.connection}: it runs now. (${shown})`
-      : `Denied ${id} on ${result.connection}: it will not run. (${shown})`,
-  );
+  const sql = oneLine(result.sql);
+  const params = (result.params ?? []).map((value, i) => `; parameter ${i + 1}: ${visible(value)}`).join('');
+  const shown = `${sql.length > 120 ? `${sql.slice(0, 120)}…` : sql}${params}`;
+  const where = visible(result.connection);
+  ctx.out(approve ? `Approved ${id} on ${where}: it runs now. (${shown})` : `Denied ${id} on ${where}: it will not run. (${shown})`);
 }
 
 /** `hanactl cancel <query-id> [--json]`: cancels a running statement on the database server. */

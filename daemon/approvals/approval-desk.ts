@@ -1,7 +1,8 @@
 import type { PendingWrite, PersonAnswer, WaitHooks } from '../../shared/approval.js';
 import { cliCommand } from '../../shared/cli-command.js';
 import { HanactlError } from '../../shared/errors.js';
-import type { ApprovalDecision } from '../../shared/schemas.js';
+import type { ApprovalDecision, Param } from '../../shared/schemas.js';
+import { paramText } from '../../shared/terminal-text.js';
 
 /** Where the desk reports each write's state, for `hanactl queries` and the audit record. */
 export interface ApprovalListener {
@@ -36,14 +37,17 @@ export class ApprovalDesk {
 
   /** Waits for a decision on the write `queryId`; resolves when a person approved it, else throws. */
   async wait(
-    write: { queryId: string; connection: string; sql: string; timeoutSeconds: number },
+    write: { queryId: string; connection: string; sql: string; params?: readonly Param[] | undefined; timeoutSeconds: number },
     signal: AbortSignal | undefined,
     hooks: WaitHooks = {},
   ): Promise<ApprovalDecision> {
     if (this.#stopped) throw stoppedError(write.queryId);
     const started = Date.now();
+    const { params, ...rest } = write;
     const pending: PendingWrite = {
-      ...write,
+      ...rest,
+      // The values the statement runs with, shown beside it wherever a person decides on it.
+      params: (params ?? []).map(paramText),
       expiresAt: new Date(started + write.timeoutSeconds * 1000),
       approveCommand: `${this.#command} approve ${write.queryId}`,
       denyCommand: `${this.#command} deny ${write.queryId}`,

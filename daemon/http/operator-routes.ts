@@ -42,7 +42,7 @@ export function operatorRoutes(deps: OperatorRouteDeps): Hono {
       const answer = { approve: verb === 'approve', by: 'cli' as const, who: body.user ?? null, reason: body.reason };
       if (!desk) throw new HanactlError('NOT_FOUND', `No write with id ${JSON.stringify(id)} is waiting for approval.`);
       const { pending, decision } = desk.decide(id, answer);
-      return c.json({ id, connection: pending.connection, sql: pending.sql, decision });
+      return c.json({ id, connection: pending.connection, sql: pending.sql, params: pending.params, decision });
     });
   }
   return app;

@@ -11,7 +11,10 @@ export interface CallSession {
   readonly client: { readonly name: string; readonly version?: string | undefined };
 }
 
-/** What the tracker knows about a call before it runs. Never parameter or context values. */
+/**
+ * What the tracker knows about a call before it runs. Never parameter or context values: only a
+ * write that waits for a person gets the values it is shown (`waiting`), kept with the decision.
+ */
 export interface CallInfo {
   readonly connection: string;
   readonly statement: string;
@@ -52,7 +55,9 @@ interface InFlight {
   readonly done: Promise<void>;
   cancelling: boolean;
   /** While a write waits for a person: its timeout and when it expires. */
-  awaiting?: { readonly timeoutSeconds: number; readonly expiresAt: Date } | undefined;
+  awaiting?: { readonly timeoutSeconds: number; readonly expiresAt: Date; readonly params: readonly string[] } | undefined;
+  /** The parameter values a person was shown, kept for the audit record of the decision. */
+  shownParams?: readonly string[] | undefined;
   /** How a wait for a person ended, for the audit record. */
   approval?: ApprovalDecision | undefined;
 }
@@ -147,15 +152,18 @@ export class CallTracker {
               expiresAt: c.awaiting.expiresAt.toISOString(),
               leftMs: Math.max(0, c.awaiting.expiresAt.getTime() - now),
             },
+            params: [...c.awaiting.params],
           }
         : {}),
     }));
   }
 
   /** A tracked write now waits for a person (listed so by `list`). */
-  waiting(id: string, pending: { timeoutSeconds: number; expiresAt: Date }): void {
+  waiting(id: string, pending: { timeoutSeconds: number; expiresAt: Date; params: readonly string[] }): void {
     const call = this.#running.get(id);
-    if (call) call.awaiting = { timeoutSeconds: pending.timeoutSeconds, expiresAt: pending.expiresAt };
+    if (!call) return;
+    call.awaiting = { timeoutSeconds: pending.timeoutSeconds, expiresAt: pending.expiresAt, params: pending.params };
+    call.shownParams = pending.params;
   }
 
   /** A tracked write's wait ended: its audit record carries the decision. */
@@ -163,7 +171,8 @@ export class CallTracker {
     const call = this.#running.get(id);
     if (!call) return;
     call.awaiting = undefined;
-    call.approval = decision;
+    // The record says what the person decided on: the statement, and the values it was to run with.
+    call.approval = call.shownParams && call.shownParams.length > 0 ? { ...decision, params: [...call.shownParams] } : decision;
   }
 
   /**

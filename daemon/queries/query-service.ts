@@ -160,6 +160,7 @@ export class QueryService {
       queryId: options.queryId,
       connection: record.name,
       sql: request.sql,
+      params: request.params,
       timeoutSeconds: record.approvalTimeoutSeconds ?? DEFAULT_APPROVAL_TIMEOUT_SECONDS,
     };
     return approvals.wait(write, signal, options.approval);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { oneLine, paramText, visible } from '../../../shared/terminal-text.js';
+import { oneLine, paramText, visible, visibleJson } from '../../../shared/terminal-text.js';
 
 /** Any character a terminal or a form would act on or hide, rather than show. */
 const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/u;
@@ -92,5 +92,16 @@ describe('paramText', () => {
     expect(shown).toMatch(/^"x+"… \(cut; 5000 characters in all\)$/);
     // Never inside a surrogate pair.
     expect(paramText(`${'x'.repeat(199)}😀${'y'.repeat(300)}`)).not.toMatch(HIDDEN);
+  });
+});
+
+describe('visibleJson', () => {
+  it('writes C1 controls, format characters and separators as JSON escapes; the value parsed is the same', () => {
+    const value = { sql: 'a\u009bb\u202ec\u2028d\u{e0041}😀\u001b', n: [1, 'x\ny'] };
+    const text = visibleJson(JSON.stringify(value, null, 2));
+    expect(text).not.toMatch(/(?!\n)[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/u);
+    expect(text).toContain('😀');
+    expect(text).toContain('\\u009b');
+    expect(JSON.parse(text)).toEqual(value);
   });
 });
