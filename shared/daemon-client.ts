@@ -101,7 +101,6 @@ function settle<T>(method: string, path: string, status: number, text: string, s
   );
 }
 
-
 /**
  * The daemon's HTTP API over its Unix socket, for the shim and the CLI alike. Keep-alive
  * connections, bodies checked against the shared schemas, errors rebuilt as HanactlError.

@@ -16,7 +16,9 @@ function lstatOrUndefined(path: string): Stats | undefined {
     return lstatSync(path);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw unsafe(`hanactl cannot inspect ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'}); it will not use a socket it cannot check.`);
+    throw unsafe(
+      `hanactl cannot inspect ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'}); it will not use a socket it cannot check.`,
+    );
   }
 }
 
@@ -82,7 +84,9 @@ function checkOwnFolder(path: string, what: string, uid: number): void {
   const info = lstatOrUndefined(path);
   if (!info) return;
   if (info.isSymbolicLink()) {
-    throw unsafe(`The hanactl ${what} ${path} is a symbolic link; hanactl follows no link to its socket. Replace it with a real folder (mode 700).`);
+    throw unsafe(
+      `The hanactl ${what} ${path} is a symbolic link; hanactl follows no link to its socket. Replace it with a real folder (mode 700).`,
+    );
   }
   if (!info.isDirectory()) throw unsafe(`The hanactl ${what} ${path} is not a folder; remove it or set HANACTL_HOME elsewhere.`);
   if (info.uid !== uid) {
@@ -123,12 +127,19 @@ export function assertPrivateRunDir(paths: RunDirPaths): void {
   checkOwnFolder(runDir, 'socket folder', uid);
   const socket = lstatOrUndefined(paths.socket);
   if (!socket) return;
-  if (socket.isSymbolicLink()) throw unsafe(`The hanactl socket ${paths.socket} is a symbolic link; hanactl connects to no link. Remove it and start the daemon again.`);
+  if (socket.isSymbolicLink())
+    throw unsafe(
+      `The hanactl socket ${paths.socket} is a symbolic link; hanactl connects to no link. Remove it and start the daemon again.`,
+    );
   if (!socket.isSocket()) throw unsafe(`${paths.socket} is not a socket; remove it and start the daemon again.`);
   if (socket.uid !== uid) {
-    throw unsafe(`The hanactl socket ${paths.socket} belongs to user id ${socket.uid}, not to you (${uid}); another user may be listening on it. Remove it and start the daemon again.`);
+    throw unsafe(
+      `The hanactl socket ${paths.socket} belongs to user id ${socket.uid}, not to you (${uid}); another user may be listening on it. Remove it and start the daemon again.`,
+    );
   }
   if ((socket.mode & WRITABLE_BY_OTHERS) !== 0) {
-    throw unsafe(`The hanactl socket ${paths.socket} is writable by other users (mode ${modeOf(socket)}); run \`chmod 600 ${paths.socket}\`.`);
+    throw unsafe(
+      `The hanactl socket ${paths.socket} is writable by other users (mode ${modeOf(socket)}); run \`chmod 600 ${paths.socket}\`.`,
+    );
   }
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ENGINES } from './engines.js';
-import { MAX_SQL_LENGTH } from './limits.js';
+import { MAX_PARAMS, MAX_SQL_LENGTH } from './limits.js';
 import { CONNECTION_NAME_PATTERN } from './names.js';
 
 /**
@@ -248,7 +248,7 @@ export const SessionInfoSchema = z.object({
 });
 export type SessionInfo = z.infer<typeof SessionInfoSchema>;
 
-export { MAX_SQL_LENGTH };
+export { MAX_PARAMS, MAX_SQL_LENGTH };
 export const DEFAULT_MAX_ROWS = 100;
 export const MAX_MAX_ROWS = 10_000;
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -262,7 +262,7 @@ export const QueryRequestSchema = z.strictObject({
   /** The caller's project folder, against which a `project:<name>` connection is resolved. */
   project: z.string().max(4096).optional(),
   sql: z.string().min(1, 'sql is empty').max(MAX_SQL_LENGTH),
-  params: z.array(ParamSchema).max(1000).optional(),
+  params: z.array(ParamSchema).max(MAX_PARAMS).optional(),
   maxRows: z.number().int().min(1).max(MAX_MAX_ROWS).optional(),
   timeoutMs: z.number().int().min(100).max(600_000).optional(),
   /** Context parameter values from the caller's configuration (never from the agent). */

@@ -1,10 +1,10 @@
 import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { projectScope } from './project-scope.js';
 import { z } from 'zod';
 import { MAX_SAMPLE_ROWS, ObjectKindSchema, type TableDescription } from '../shared/catalog-schemas.js';
 import type { ResultCut } from '../shared/schemas.js';
 import { renderTable } from '../shared/text-table.js';
 import type { Broker } from './broker.js';
+import { projectScope } from './project-scope.js';
 import { fenceData } from './render.js';
 import type { SessionState } from './session-state.js';
 import { guarded, ok } from './tool-result.js';

@@ -3,6 +3,7 @@ import { connect, type Socket } from 'node:net';
 import { MAX_LINE_BYTES } from '../daemon/mcp/socket-transport.js';
 import { startDaemonInBackground } from '../shared/auto-start.js';
 import { contextFromEnv } from '../shared/context-env.js';
+import { boundsRefusal, overBounds, topLevelScalars } from '../shared/json-bounds.js';
 import { MAX_SQL_LENGTH } from '../shared/limits.js';
 import { resolvePaths } from '../shared/paths.js';
 import { assertPrivateRunDir } from '../shared/private-run-dir.js';
@@ -194,6 +195,15 @@ export async function runShim(options: ShimMainOptions): Promise<void> {
   };
 
   const fromClient = (line: Buffer) => {
+    // Over the values or depth a message may hold: answered here, before parsing it (the daemon would refuse it too).
+    const over = overBounds(line);
+    if (over !== undefined) {
+      const { id, method } = topLevelScalars(line, ['id', 'method']);
+      if (typeof id !== 'string' && typeof id !== 'number') return;
+      if (method === 'tools/call') answer(JSON.stringify(id), 'tools/call', boundsRefusal(over));
+      else if (typeof method === 'string') reply(JSON.stringify(id), { code: -32602, message: boundsRefusal(over) }, 'error');
+      return;
+    }
     let msg: { id?: unknown; method?: unknown; params?: { protocolVersion?: unknown } } | null = null;
     try {
       msg = JSON.parse(line.toString());

@@ -2,8 +2,8 @@ import { fileURLToPath } from 'node:url';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { RootsListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { HanaCliEnv } from '../shared/hana-cli-env.js';
-import type { Broker } from './broker.js';
 import { type DetectResult, isProjectRef } from '../shared/project-schemas.js';
+import type { Broker } from './broker.js';
 import type { SessionState } from './session-state.js';
 
 /** How long the client may take to list its roots before the shim falls back to `--project`. */

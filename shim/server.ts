@@ -1,13 +1,14 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { Broker } from './broker.js';
+import { MAX_TOOL_INPUT_VALUES } from '../shared/json-bounds.js';
 import { hanactlVersion } from '../shared/version.js';
-import { ProjectContext } from './project-context.js';
-import { registerProjectTools } from './project-tools.js';
-import { type ShimOptions, SessionState } from './session-state.js';
+import type { Broker } from './broker.js';
 import { registerCatalogTools } from './catalog-tools.js';
 import { registerCuratedTools } from './curated-tools.js';
+import { ProjectContext } from './project-context.js';
+import { registerProjectTools } from './project-tools.js';
 import { registerSchemaPrompts } from './schema-prompts.js';
 import { registerSchemaResources } from './schema-resources.js';
+import { SessionState, type ShimOptions } from './session-state.js';
 import { registerTools } from './tools.js';
 
 const INSTRUCTIONS =
@@ -15,7 +16,11 @@ const INSTRUCTIONS =
 
 /** Builds the shim's MCP server. Pure: it never touches stdio or `process`; main.ts connects it. */
 export function createShimServer(daemon: Broker, options: ShimOptions = {}): { server: McpServer; state: SessionState } {
-  const server = new McpServer({ name: 'hanactl', version: hanactlVersion() }, { instructions: INSTRUCTIONS });
+  // The arguments' values are counted before the tool's schema walks them (the transports bound the whole message).
+  const server = new McpServer(
+    { name: 'hanactl', version: hanactlVersion() },
+    { instructions: INSTRUCTIONS, maxToolInputElements: MAX_TOOL_INPUT_VALUES },
+  );
   const state = new SessionState(daemon, options);
   const queryTool = registerTools(server, daemon, state);
   const catalog = registerCatalogTools(server, daemon, state);

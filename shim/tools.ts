@@ -4,7 +4,7 @@ import { cliCommand } from '../shared/cli-command.js';
 import { unscopedConnection } from '../shared/context-scope.js';
 import { HanactlError } from '../shared/errors.js';
 import { isProjectRef } from '../shared/project-schemas.js';
-import { ConnectionRefSchema, DEFAULT_MAX_ROWS, MAX_MAX_ROWS, ParamSchema } from '../shared/schemas.js';
+import { ConnectionRefSchema, DEFAULT_MAX_ROWS, MAX_MAX_ROWS, MAX_PARAMS, ParamSchema } from '../shared/schemas.js';
 import { renderTable } from '../shared/text-table.js';
 import type { Broker } from './broker.js';
 import { withProgress } from './progress.js';
@@ -155,7 +155,11 @@ export function registerTools(
         'Run one SQL statement on the active connection (read-only unless a person allowed writes). Bind values with params ($1 on PostgreSQL, ? elsewhere).',
       inputSchema: {
         sql: z.string().min(1).describe('Exactly one statement.'),
-        params: z.array(ParamSchema).optional().describe('Values for the placeholders.'),
+        params: z
+          .array(ParamSchema)
+          .max(MAX_PARAMS, `params holds at most ${MAX_PARAMS} values`)
+          .optional()
+          .describe(`Values for the placeholders (at most ${MAX_PARAMS}).`),
         maxRows: z.number().int().min(1).max(MAX_MAX_ROWS).optional().describe(`Row cap (default ${DEFAULT_MAX_ROWS}).`),
         connection: connectionArg,
       },

@@ -17,7 +17,7 @@ import type {
 } from '../../shared/catalog-schemas.js';
 import { HanactlError } from '../../shared/errors.js';
 import { isProjectRef, type ProjectScope } from '../../shared/project-schemas.js';
-import { MAX_SQL_LENGTH, type OpenSessionRequest, type QueryRequest, type SessionInfo } from '../../shared/schemas.js';
+import { MAX_PARAMS, MAX_SQL_LENGTH, type OpenSessionRequest, type QueryRequest, type SessionInfo } from '../../shared/schemas.js';
 import type { Broker, CuratedCallRequest, SessionReport } from '../../shim/broker.js';
 import type { CatalogService } from '../catalog/catalog-service.js';
 import type { CuratedService } from '../curated/curated-service.js';
@@ -54,7 +54,6 @@ export interface BrokerSession {
   readonly person?: CallPerson;
 }
 
-const MAX_PARAMS = 1000;
 const ENDED = new HanactlError('NOT_FOUND', 'This MCP session has ended.');
 
 /**

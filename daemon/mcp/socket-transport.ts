@@ -9,6 +9,7 @@ import {
   JSONRPCRequestSchema,
   JSONRPCResultResponseSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { boundsRefusal, overBounds, topLevelScalars } from '../../shared/json-bounds.js';
 
 /** A line longer than this (no newline yet) ends the connection: the relay sends SQL of at most 1 MB. */
 export const MAX_LINE_BYTES = 8 * 1024 * 1024;
@@ -148,6 +149,12 @@ export class SocketTransport implements Transport {
 
   #message(line: Buffer): void {
     if (this.#closed || line.length === 0 || (line.length === 1 && line[0] === 13)) return;
+    // Counted on the bytes before anything parses or walks them (shared/json-bounds.ts).
+    const over = overBounds(line);
+    if (over !== undefined) {
+      this.#oversized(line, boundsRefusal(over));
+      return;
+    }
     let message: unknown;
     try {
       message = JSON.parse(line.toString('utf8'));
@@ -180,6 +187,24 @@ export class SocketTransport implements Transport {
       this.#settled(m.params?.requestId);
     }
     this.onmessage?.(message as JSONRPCMessage);
+  }
+
+  /**
+   * A message over the bounds, never parsed: a request is answered (a tool call as an isError
+   * result, anything else invalid params), a response to the server's own request reaches it as
+   * an error so that nothing waits for it, a notification is only reported.
+   */
+  #oversized(line: Buffer, text: string): void {
+    this.onerror?.(new Error(text));
+    const { id, method } = topLevelScalars(line, ['id', 'method']);
+    if (typeof id !== 'string' && typeof id !== 'number') return;
+    if (typeof method !== 'string') {
+      this.onmessage?.({ jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidParams, message: text } });
+    } else if (this.#refusal !== undefined || method === 'tools/call') {
+      this.#refuse(id, method, this.#refusal ?? text);
+    } else {
+      this.#socket.write(serializeLine({ jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidParams, message: text } }));
+    }
   }
 
   /** Answers a line the protocol layer would drop, and reports it. */
