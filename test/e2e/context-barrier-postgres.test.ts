@@ -12,7 +12,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { asPgSuperuser, type ScratchPgDatabase, scratchPgDatabase, serverAvailable } from '../helpers/engines.js';
 import { textOf } from '../helpers/mcp-client.js';
-import { addShopConnections } from '../helpers/pg-sessions.js';
+import { addShopConnections, addSignedConnection } from '../helpers/pg-sessions.js';
 import { scopedAndPlainShims } from '../helpers/rls-fixture.js';
 
 const available = await serverAvailable('postgres');
@@ -61,9 +61,7 @@ describe.skipIf(!available)('views and functions that filter by context values o
       const url = `postgres://${AGENT}@${u.host}${u.pathname}`;
       await addShopConnections(home, url, PASSWORD);
       // Signed values: the verifying function, and views keyed on it with and without the barrier.
-      await home.ok(['add', '--no-test', 'signed', url, '--password-stdin', '--context', 'customer_id'], { input: PASSWORD });
-      await home.ok(['set', 'signed', '--signed-context']);
-      await scratch.db.query((await home.ok(['context-sql', 'signed', '--schema', SIGNED_SCHEMA])).stdout);
+      await scratch.db.query(await addSignedConnection(home, url, PASSWORD, SIGNED_SCHEMA));
       const keyed = `customer_id = (SELECT ${SIGNED_SCHEMA}.context('customer_id'))::int`;
       await scratch.db.query(`CREATE VIEW signed_accounts AS SELECT * FROM accounts WHERE ${keyed}`);
       await scratch.db.query(`CREATE VIEW signed_accounts_b WITH (security_barrier) AS SELECT * FROM accounts WHERE ${keyed}`);

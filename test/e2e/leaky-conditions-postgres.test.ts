@@ -13,7 +13,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { asPgSuperuser, type ScratchPgDatabase, scratchPgDatabase, serverAvailable } from '../helpers/engines.js';
 import { textOf } from '../helpers/mcp-client.js';
-import { addShopConnections } from '../helpers/pg-sessions.js';
+import { addShopConnections, addSignedConnection } from '../helpers/pg-sessions.js';
 import { scopedAndPlainShims } from '../helpers/rls-fixture.js';
 
 const available = await serverAvailable('postgres');
@@ -60,9 +60,7 @@ describe.skipIf(!available)('conditions that could run on hidden rows on Postgre
       const u = new URL(scratch.url);
       const url = `postgres://${AGENT}@${u.host}${u.pathname}`;
       await addShopConnections(home, url, PASSWORD);
-      await home.ok(['add', '--no-test', 'signed', url, '--password-stdin', '--context', 'customer_id'], { input: PASSWORD });
-      await home.ok(['set', 'signed', '--signed-context']);
-      await scratch.db.query((await home.ok(['context-sql', 'signed', '--schema', SIGNED_SCHEMA])).stdout);
+      await scratch.db.query(await addSignedConnection(home, url, PASSWORD, SIGNED_SCHEMA));
       await scratch.db.query('CREATE TABLE signed_orders (id int, customer_id int, note text)');
       await scratch.db.query("INSERT INTO signed_orders VALUES (1, 1, 'mine'), (2, 2, 'hidden-note-B')");
       await scratch.db.query('ALTER TABLE signed_orders ENABLE ROW LEVEL SECURITY');

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asPgSuperuser, type ScratchPgDatabase, scratchPgDatabase, serverAvailable } from '../helpers/engines.js';
 import { TestHome } from '../helpers/hanactl-home.js';
 import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
+import { addSignedConnection } from '../helpers/pg-sessions.js';
 
 const available = await serverAvailable('postgres');
 const TAG = `hanactl_plan_${process.pid}_${randomBytes(2).toString('hex')}`;
@@ -65,11 +66,8 @@ describe.skipIf(!available)('every path where PostgreSQL plans agent text passes
       await admin.db.query(sql);
 
     const agentUrl = `postgres://${ROLE}@${u.host}/${TAG}`;
-    const input = { input: PASSWORD };
-    await home.ok(['add', '--no-test', 'plain', agentUrl, '--password-stdin', '--context', 'customer_id'], input);
-    await home.ok(['add', '--no-test', 'signed', agentUrl, '--password-stdin', '--context', 'customer_id'], input);
-    await home.ok(['set', 'signed', '--signed-context']);
-    await admin.db.query((await home.ok(['context-sql', 'signed', '--schema', SIGNED_SCHEMA])).stdout);
+    await home.ok(['add', '--no-test', 'plain', agentUrl, '--password-stdin', '--context', 'customer_id'], { input: PASSWORD });
+    await admin.db.query(await addSignedConnection(home, agentUrl, PASSWORD, SIGNED_SCHEMA));
     for (const sql of customerTable('orders_s', `(SELECT ${SIGNED_SCHEMA}.context('customer_id'))::int`)) await admin.db.query(sql);
     await home.ok(['add', '--no-test', '--no-password', 'su', admin.url]);
     await home.ok(['add', '--no-test', '--no-password', 'guarded', admin.url]);

@@ -97,3 +97,14 @@ export async function addShopConnections(home: TestHome, url: string, password: 
   await home.ok(['add', '--no-test', 'plain', url, '--password-stdin'], { input: password });
   await home.ok(['add', '--no-test', 'shop_rw', url, '--password-stdin', '--context', 'customer_id', '--allow-write'], { input: password });
 }
+
+/**
+ * Registers the login at `url` (no password in it) as `signed`, context customer_id with its values
+ * signed, and returns the SQL that installs the verifying function in `schema` (`hanactl
+ * context-sql`), for a superuser of the database to run.
+ */
+export async function addSignedConnection(home: TestHome, url: string, password: string, schema: string): Promise<string> {
+  await home.ok(['add', '--no-test', 'signed', url, '--password-stdin', '--context', 'customer_id'], { input: password });
+  await home.ok(['set', 'signed', '--signed-context']);
+  return (await home.ok(['context-sql', 'signed', '--schema', schema])).stdout;
+}
