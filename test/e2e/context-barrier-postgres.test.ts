@@ -7,18 +7,16 @@
  * another caller's value. Where rows are separated such a view or function is refused, naming what
  * to change; a `security_barrier` view answers, alone and over a view that filters without one.
  */
-import { randomBytes } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { asPgSuperuser, type ScratchPgDatabase, scratchPgDatabase, serverAvailable } from '../helpers/engines.js';
+import { type ScratchPgDatabase, scratchPgDatabase, serverAvailable } from '../helpers/engines.js';
 import { textOf } from '../helpers/mcp-client.js';
-import { addShopConnections, addSignedConnection } from '../helpers/pg-sessions.js';
+import { addShopConnections, addSignedConnection, createPgLogin, type PgLogin } from '../helpers/pg-sessions.js';
 import { scopedAndPlainShims } from '../helpers/rls-fixture.js';
 
 const available = await serverAvailable('postgres');
 const TAG = `hanactl_barrier_${process.pid}`;
 const AGENT = `${TAG}_agent`;
-const PASSWORD = randomBytes(12).toString('hex');
 const SIGNED_SCHEMA = `${TAG}_sig`;
 const MINE = "customer_id = current_setting('mcp.customer_id')::int";
 
@@ -48,20 +46,20 @@ const OBJECTS = [
 
 describe.skipIf(!available)('views and functions that filter by context values on PostgreSQL', () => {
   let scratch: ScratchPgDatabase | undefined;
+  let login: PgLogin | undefined;
   const { scoped, plain, signed } = scopedAndPlainShims({
     async setUp(home) {
-      await asPgSuperuser([`CREATE ROLE ${AGENT} LOGIN PASSWORD '${PASSWORD}'`]);
+      login = await createPgLogin(AGENT);
       scratch = await scratchPgDatabase(TAG, [
         ...OBJECTS,
         `GRANT SELECT ON my_accounts, my_accounts_b, my_accounts_over, my_accounts_outer, my_accounts_join, my_accounts_fn, my_accounts_fn_b, with_zone, by_app_name TO ${AGENT}`,
         // The table itself only through the functions (they run as the caller).
         `GRANT SELECT ON accounts TO ${AGENT}`,
       ]);
-      const u = new URL(scratch.url);
-      const url = `postgres://${AGENT}@${u.host}${u.pathname}`;
-      await addShopConnections(home, url, PASSWORD);
+      const url = login.url(scratch.url);
+      await addShopConnections(home, url, login.password);
       // Signed values: the verifying function, and views keyed on it with and without the barrier.
-      await scratch.db.query(await addSignedConnection(home, url, PASSWORD, SIGNED_SCHEMA));
+      await scratch.db.query(await addSignedConnection(home, url, login.password, SIGNED_SCHEMA));
       const keyed = `customer_id = (SELECT ${SIGNED_SCHEMA}.context('customer_id'))::int`;
       await scratch.db.query(`CREATE VIEW signed_accounts AS SELECT * FROM accounts WHERE ${keyed}`);
       await scratch.db.query(`CREATE VIEW signed_accounts_b WITH (security_barrier) AS SELECT * FROM accounts WHERE ${keyed}`);
@@ -69,7 +67,7 @@ describe.skipIf(!available)('views and functions that filter by context values o
     },
     async dispose() {
       await scratch?.drop();
-      await asPgSuperuser([`DROP ROLE IF EXISTS ${AGENT}`], { ignoreErrors: true });
+      await login?.drop();
     },
     more: { signed: { connection: 'signed', customer: '1' } },
   });

@@ -8,18 +8,16 @@
  * refused, and the refusal reads the same whether or not a hidden row matches; ordinary
  * conditions still answer.
  */
-import { randomBytes } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { asPgSuperuser, type ScratchPgDatabase, scratchPgDatabase, serverAvailable } from '../helpers/engines.js';
+import { type ScratchPgDatabase, scratchPgDatabase, serverAvailable } from '../helpers/engines.js';
 import { textOf } from '../helpers/mcp-client.js';
-import { addShopConnections, addSignedConnection } from '../helpers/pg-sessions.js';
+import { addShopConnections, addSignedConnection, createPgLogin, type PgLogin } from '../helpers/pg-sessions.js';
 import { scopedAndPlainShims } from '../helpers/rls-fixture.js';
 
 const available = await serverAvailable('postgres');
 const TAG = `fix_leakyqual_${process.pid}`;
 const AGENT = `${TAG}_agent`;
-const PASSWORD = randomBytes(12).toString('hex');
 const SIGNED_SCHEMA = `${TAG}_sig`;
 const UNSIGNED = "customer_id = nullif(current_setting('mcp.customer_id', true), '')::int";
 
@@ -53,14 +51,14 @@ const oracle = (note: string, fails: string): string =>
 
 describe.skipIf(!available)('conditions that could run on hidden rows on PostgreSQL', () => {
   let scratch: ScratchPgDatabase | undefined;
+  let login: PgLogin | undefined;
   const { scoped, plain, signed, writable } = scopedAndPlainShims({
     async setUp(home) {
-      await asPgSuperuser([`CREATE ROLE ${AGENT} LOGIN PASSWORD '${PASSWORD}'`]);
+      login = await createPgLogin(AGENT);
       scratch = await scratchPgDatabase(TAG, OBJECTS);
-      const u = new URL(scratch.url);
-      const url = `postgres://${AGENT}@${u.host}${u.pathname}`;
-      await addShopConnections(home, url, PASSWORD);
-      await scratch.db.query(await addSignedConnection(home, url, PASSWORD, SIGNED_SCHEMA));
+      const url = login.url(scratch.url);
+      await addShopConnections(home, url, login.password);
+      await scratch.db.query(await addSignedConnection(home, url, login.password, SIGNED_SCHEMA));
       await scratch.db.query('CREATE TABLE signed_orders (id int, customer_id int, note text)');
       await scratch.db.query("INSERT INTO signed_orders VALUES (1, 1, 'mine'), (2, 2, 'hidden-note-B')");
       await scratch.db.query('ALTER TABLE signed_orders ENABLE ROW LEVEL SECURITY');
@@ -71,7 +69,7 @@ describe.skipIf(!available)('conditions that could run on hidden rows on Postgre
     },
     async dispose() {
       await scratch?.drop();
-      await asPgSuperuser([`DROP ROLE IF EXISTS ${AGENT}`], { ignoreErrors: true });
+      await login?.drop();
     },
     more: { signed: { connection: 'signed', customer: '1' }, writable: { connection: 'shop_rw', customer: '1' } },
   });

@@ -6,19 +6,17 @@
  * after a `count(*) ... WHERE item = 'x'` tells whether another customer has 'x'. Refused where
  * rows are separated, and the call's transaction there takes no predicate locks at all.
  */
-import { randomBytes } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { asPgSuperuser, type ScratchPgDatabase, scratchPgDatabase, serverAvailable } from '../helpers/engines.js';
+import { type ScratchPgDatabase, scratchPgDatabase, serverAvailable } from '../helpers/engines.js';
 import { textOf } from '../helpers/mcp-client.js';
-import { addShopConnections } from '../helpers/pg-sessions.js';
+import { addShopConnections, createPgLogin, type PgLogin } from '../helpers/pg-sessions.js';
 import { scopedAndPlainShims } from '../helpers/rls-fixture.js';
 
 const available = await serverAvailable('postgres');
 const TAG = `hanactl_locks_${process.pid}`;
 const ROLE = `${TAG}_agent`;
-const PASSWORD = randomBytes(12).toString('hex');
 
 const OBJECTS = [
   `ALTER DATABASE ${TAG} SET default_transaction_isolation = 'serializable'`,
@@ -38,25 +36,25 @@ const OBJECTS = [
 
 describe.skipIf(!available)('lock state on PostgreSQL where rows are separated', () => {
   let scratch: ScratchPgDatabase | undefined;
+  let login: PgLogin | undefined;
   let writer: pg.Client | undefined;
   const { scoped, plain, admin } = scopedAndPlainShims({
     async setUp(home) {
-      await asPgSuperuser([`CREATE ROLE ${ROLE} LOGIN PASSWORD '${PASSWORD}'`]);
+      login = await createPgLogin(ROLE);
       scratch = await scratchPgDatabase(TAG, [...OBJECTS, `GRANT SELECT ON orders, my_locks TO ${ROLE}`]);
       // Ordinary application traffic: a serializable read-write transaction, held open by this test.
       writer = new pg.Client({ connectionString: scratch.url });
       await writer.connect();
       await writer.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
       await writer.query('SELECT count(*) FROM kv');
-      const u = new URL(scratch.url);
-      const url = `postgres://${ROLE}@${u.host}${u.pathname}`;
-      await addShopConnections(home, url, PASSWORD);
+      const url = login.url(scratch.url);
+      await addShopConnections(home, url, login.password);
       await home.ok(['add', '--no-test', '--no-password', 'dba', scratch.url]);
     },
     async dispose() {
       await writer?.end().catch(() => {});
       await scratch?.drop();
-      await asPgSuperuser([`DROP ROLE IF EXISTS ${ROLE}`], { ignoreErrors: true });
+      await login?.drop();
     },
     more: { admin: { connection: 'dba' } },
   });

@@ -7,18 +7,16 @@
  * WITH CASCADED CHECK OPTION the server itself rejects those rows, and writes that keep the row
  * inside the view answer. A DELETE creates no row and answers.
  */
-import { randomBytes } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { asPgSuperuser, type ScratchPgDatabase, scratchPgDatabase, serverAvailable } from '../helpers/engines.js';
+import { type ScratchPgDatabase, scratchPgDatabase, serverAvailable } from '../helpers/engines.js';
 import { textOf } from '../helpers/mcp-client.js';
-import { addShopConnections } from '../helpers/pg-sessions.js';
+import { addShopConnections, createPgLogin, type PgLogin } from '../helpers/pg-sessions.js';
 import { scopedAndPlainShims } from '../helpers/rls-fixture.js';
 
 const available = await serverAvailable('postgres');
 const TAG = `hanactl_checkopt_${process.pid}`;
 const AGENT = `${TAG}_agent`;
-const PASSWORD = randomBytes(12).toString('hex');
 const MINE = "customer_id = nullif(current_setting('mcp.customer_id', true), '')::int";
 
 const OBJECTS = [
@@ -42,20 +40,20 @@ const OBJECTS = [
 
 describe.skipIf(!available)('writes through views that filter rows on PostgreSQL', () => {
   let scratch: ScratchPgDatabase | undefined;
+  let login: PgLogin | undefined;
   const { writable, home } = scopedAndPlainShims({
     async setUp(home) {
-      await asPgSuperuser([`CREATE ROLE ${AGENT} LOGIN PASSWORD '${PASSWORD}'`]);
+      login = await createPgLogin(AGENT);
       scratch = await scratchPgDatabase(TAG, [
         ...OBJECTS,
         `GRANT SELECT, INSERT, UPDATE, DELETE ON my_vorders, my_vorders_checked, over_local, over_cascaded, all_vorders, my_vorders_trig TO ${AGENT}`,
       ]);
-      const u = new URL(scratch.url);
-      const url = `postgres://${AGENT}@${u.host}${u.pathname}`;
-      await addShopConnections(home, url, PASSWORD);
+      const url = login.url(scratch.url);
+      await addShopConnections(home, url, login.password);
     },
     async dispose() {
       await scratch?.drop();
-      await asPgSuperuser([`DROP ROLE IF EXISTS ${AGENT}`], { ignoreErrors: true });
+      await login?.drop();
     },
     more: { writable: { connection: 'shop_rw', customer: '1' } },
   });
