@@ -33,6 +33,7 @@ import {
   reachedBy,
   routineRefusal,
   runsTextRefusal,
+  sequenceRefusal,
   sessionChangeRefusal,
   setsContextRefusal,
   shownName,
@@ -410,7 +411,7 @@ export class MysqlConnection implements DriverConnection {
       // rights: every relation it or a body it runs names may be written (a target, or a table a
       // trigger's body writes), so the triggers of each are judged.
       if (writes) for (const item of pending.filter((p) => p.kind === 'relation')) pending.push({ ...item, kind: 'writes' });
-      const query = definitionsQuery(pending, { routinesAsOne: narrows });
+      const query = definitionsQuery(pending, { routinesAsOne: narrows, sequences: separated && this.#deps.server.flavour === 'mariadb' });
       const outcome = await this.#statement(query.sql, query.values, { maxRows: MAX_REACHED + 1 }, watch);
       if (!outcome.ok) return outcome.error;
       if (outcome.capped) return tooFarRefusal();
@@ -422,6 +423,7 @@ export class MysqlConnection implements DriverConnection {
         if (row.kind === 'UPDATABLE VIEW')
           return updatableViewRefusal({ schema: String(row.s), name: String(row.n) }, pending[index]?.path ?? []);
         // Refused once the level's definitions are judged: a refusal that says more (a trigger's) comes first.
+        if (row.kind === 'SEQUENCE') return sequenceRefusal({ schema: String(row.s), name: String(row.n) }, pending[index]?.path ?? []);
         if (row.kind === 'KEYED INNODB') {
           keyed ??= { table: { schema: String(row.s), name: String(row.n) }, path: pending[index]?.path ?? [] };
           continue;
@@ -498,7 +500,7 @@ export class MysqlConnection implements DriverConnection {
             return definerReadsRefusal(definition, item.path);
           if (writes && definition.kind !== 'VIEW' && changesRows(definition.body, true)) changes = true;
           const path = [...item.path, shownName(definition)];
-          const inSchema = (name: ReachedName): ReachedName => ({ schema: name.schema ?? definition.schema, name: name.name });
+          const inSchema = (name: ReachedName): ReachedName => ({ ...name, schema: name.schema ?? definition.schema });
           for (const name of judged.reached.routines)
             next.push({ name: inSchema(name), kind: 'routine', path, underDefiner, unqualified: name.schema === undefined });
           for (const name of judged.reached.relations) next.push({ name: inSchema(name), kind: 'relation', path, underDefiner });
@@ -508,7 +510,7 @@ export class MysqlConnection implements DriverConnection {
       if (keyed && changes) return fkActionRefusal(keyed.table, keyed.path);
       const asked = new Set<string>();
       pending = next.filter((p) => {
-        const id = `${p.kind}\u0000${p.name.schema ?? '\u0001'}\u0000${p.name.name}\u0000${p.underDefiner}`;
+        const id = `${p.kind}\u0000${p.name.schema ?? '\u0001'}\u0000${p.name.name}\u0000${p.underDefiner}\u0000${p.name.sequenceCall === true}`;
         if (asked.has(id)) return false;
         asked.add(id);
         return true;

@@ -26,6 +26,12 @@ import { MYSQL_DIALECT } from './mysql-dialect.js';
 export interface ReachedName {
   readonly schema: string | undefined;
   readonly name: string;
+  /**
+   * A relation named only as the sequence of NEXTVAL, LASTVAL or SETVAL, or of NEXT / PREVIOUS
+   * VALUE FOR: what the sequence functions answer is not the sequence read as a relation
+   * (sequenceRefusal).
+   */
+  readonly sequenceCall?: true;
 }
 
 /** What a text names: functions called (and procedures, in a body), relations read, and packages whose members it may call. */
@@ -323,9 +329,28 @@ function relationsIn(tokens: readonly Token[]): ReachedName[] {
     if (token.kind === 'word' && RESERVED.has(token.text) && !isPunct(tokens[k - 1], '.')) continue;
     if (isPunct(tokens[k - 1], '@') || isDummyDual(tokens, k)) continue;
     if (isPunct(tokens[k + 1], '(') && !relationBeforeParen(tokens, k)) continue;
-    for (const named of namesEndingAt(tokens, k)) out.push(named);
+    const name = nameText(token);
+    if (name === undefined) continue;
+    for (const qualifier of qualifiersAt(tokens, k)) {
+      const named = { schema: nameText(qualifier), name };
+      out.push(sequenceCallAt(tokens, k, qualifier !== undefined) ? { ...named, sequenceCall: true } : named);
+    }
   }
   return out;
+}
+
+/**
+ * Whether the name ending at `at`, read with a schema qualifier or not (`qualified`), is the
+ * sequence a sequence function names (sql_yacc.yy: `NEXTVAL '(' table_ident ')'`, LASTVAL the
+ * same, `SETVAL '(' table_ident ','`, `NEXT VALUE FOR table_ident`, `PREVIOUS VALUE FOR
+ * table_ident`). A qualified `db.nextval(x)` calls a stored function, and x is no sequence.
+ */
+function sequenceCallAt(tokens: readonly Token[], at: number, qualified: boolean): boolean {
+  const start = qualified ? at - 2 : isPunct(tokens[at - 1], '.') ? at - 1 : at;
+  if (isWord(tokens[start - 1], 'FOR') && isWord(tokens[start - 2], 'VALUE') && isWord(tokens[start - 3], 'NEXT', 'PREVIOUS')) return true;
+  if (!isPunct(tokens[start - 1], '(') || isPunct(tokens[start - 3], '.')) return false;
+  if (isWord(tokens[start - 2], 'NEXTVAL', 'LASTVAL')) return isPunct(tokens[at + 1], ')');
+  return isWord(tokens[start - 2], 'SETVAL') && isPunct(tokens[at + 1], ',');
 }
 
 /**
@@ -336,7 +361,10 @@ function unique(names: readonly ReachedName[]): ReachedName[] {
   const seen = new Map<string, ReachedName>();
   for (const name of names) {
     const key = `${name.schema === undefined ? '\u0001' : name.schema}\u0000${name.name}`;
-    if (!seen.has(key)) seen.set(key, name);
+    // Named once otherwise than as a sequence function's sequence, it is read as a relation.
+    const known = seen.get(key);
+    if (!known) seen.set(key, name);
+    else if (known.sequenceCall && !name.sequenceCall) seen.set(key, { schema: known.schema, name: known.name });
   }
   return [...seen.values()];
 }
@@ -1180,6 +1208,21 @@ export function fkActionRefusal(table: { readonly schema: string; readonly name:
 }
 
 /**
+ * The refusal, where rows are separated, of a MariaDB sequence read as a relation (its
+ * `next_not_cached_value` and the rest, directly or through a view or body): the position moves
+ * with every caller's NEXTVAL, so it counts the inserts of rows context values hide. The sequence
+ * functions (NEXTVAL, LASTVAL, SETVAL, NEXT / PREVIOUS VALUE FOR) are no such read: LASTVAL reports
+ * the session's own value, and NEXTVAL what an INSERT's generated key shows.
+ */
+export function sequenceRefusal(sequence: { readonly schema: string; readonly name: string }, path: readonly string[]): HanactlError {
+  return refusal(
+    'executor-statistics',
+    `Refused: ${sequence.schema}.${sequence.name}${through(path)} is a sequence: read as a table, its position moves with every caller's NEXTVAL, and on this connection it counts the rows that context values hide from you. LASTVAL() and PREVIOUS VALUE FOR report this session's own values.`,
+    'Count the rows you can see with SELECT count(*) instead; a person can read the sequence in a database client.',
+  );
+}
+
+/**
  * The refusal, on a write where rows are separated, of an updatable view the statement may write
  * through: the write runs the triggers of the view's tables, which the server lists only to a login
  * holding a write privilege on those tables, so they cannot all be found and judged.
@@ -1342,7 +1385,7 @@ export interface Lookup {
  */
 export function definitionsQuery(
   lookups: readonly Lookup[],
-  options: { readonly routinesAsOne?: boolean } = {},
+  options: { readonly routinesAsOne?: boolean; readonly sequences?: boolean } = {},
 ): { readonly sql: string; readonly values: string[] } {
   const values: string[] = [];
   const parts: string[] = [];
@@ -1395,6 +1438,13 @@ export function definitionsQuery(
           ? `${routine} AND ROUTINE_TYPE IN ('PACKAGE', 'PACKAGE BODY')`
           : `SELECT ${i} AS i, 'VIEW' AS kind, TABLE_SCHEMA AS s, TABLE_NAME AS n, SECURITY_TYPE AS sec, NULL AS mode, VIEW_DEFINITION AS body FROM information_schema.VIEWS WHERE TABLE_SCHEMA = ${schema} AND TABLE_NAME = ?`,
     );
+    if (options.sequences && lookup.kind === 'relation' && !lookup.name.sequenceCall) {
+      // Where rows are separated: a sequence read as a relation (sequenceRefusal).
+      parts.push(
+        `SELECT ${i} AS i, 'SEQUENCE' AS kind, TABLE_SCHEMA AS s, TABLE_NAME AS n, NULL AS sec, NULL AS mode, NULL AS body FROM information_schema.TABLES WHERE TABLE_SCHEMA = ${schemaOf(lookup.name)} AND TABLE_NAME = ? AND TABLE_TYPE = 'SEQUENCE'`,
+      );
+      values.push(lookup.name.name);
+    }
   });
   const branches: string[] = [];
   const groupValues: string[] = [];

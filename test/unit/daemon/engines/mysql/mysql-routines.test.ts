@@ -437,6 +437,40 @@ describe('where rows are separated', () => {
   });
 });
 
+describe('a sequence where rows are separated', () => {
+  const named = (sql: string) => reachedBy(sql).relations.map((r) => `${r.schema ?? ''}.${r.name}${r.sequenceCall ? ' (call)' : ''}`);
+
+  it("marks a name the sequence functions name, and only there, as their sequence's", () => {
+    const calls = named('SELECT NEXTVAL(s), LASTVAL(shop.s2), SETVAL(s3, 5), NEXT VALUE FOR s4, PREVIOUS VALUE FOR `shop`.`s5`');
+    expect(calls.filter((name) => /\.s\d?( |$)/.test(name))).toEqual([
+      '.s (call)',
+      'shop.s2 (call)',
+      '.s3 (call)',
+      '.s4 (call)',
+      'shop.s5 (call)',
+    ]);
+    // Read as a relation anywhere in the text, it is a read.
+    expect(named('SELECT NEXTVAL(s) FROM s')).toEqual(['.s']);
+    expect(named('SELECT next_not_cached_value FROM s WHERE NEXTVAL(s) > 0')).toContain('.s');
+    // A stored function of that name, qualified, is no sequence function; nor a wider argument.
+    expect(named('SELECT shop.nextval(s)')).toContain('.s');
+    expect(named('SELECT NEXTVAL(s + 1)')).toContain('.s');
+    expect(named('SELECT SETVAL(s)')).toContain('.s');
+  });
+
+  it("asks which read relations are sequences only when told, and not for a sequence function's", () => {
+    const lookups = [
+      { kind: 'relation' as const, name: { schema: 'shop', name: 's' } },
+      { kind: 'relation' as const, name: { schema: undefined, name: 't', sequenceCall: true as const } },
+    ];
+    expect(definitionsQuery(lookups).sql).not.toContain("'SEQUENCE'");
+    const query = definitionsQuery(lookups, { sequences: true });
+    expect(query.sql.match(/TABLE_TYPE = 'SEQUENCE'/g)).toHaveLength(1);
+    expect(query.sql).toMatch(/SELECT 0 AS i, 'SEQUENCE' AS kind, .*TABLE_SCHEMA = \? AND TABLE_NAME = \? AND TABLE_TYPE = 'SEQUENCE'/);
+    expect(query.values).toEqual(['shop', 's', 'shop', 's', 't']);
+  });
+});
+
 describe('a procedure body statement judged by its lead', () => {
   const proc = (body: string): Definition => ({ kind: 'PROCEDURE', schema: 'shop', name: 'p', security: 'DEFINER', body });
 
