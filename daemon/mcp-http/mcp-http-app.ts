@@ -4,6 +4,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { cliCommand } from '../../shared/cli-command.js';
 import type { Engine } from '../../shared/connection-url.js';
 import { HanactlError } from '../../shared/errors.js';
+import { boundsRefusal, overBounds, topLevelScalars } from '../../shared/json-bounds.js';
 import { ConnectionNameSchema } from '../../shared/schemas.js';
 import type { TokenGrant } from '../tokens/token-service.js';
 import type { HttpSessions } from './http-sessions.js';
@@ -166,6 +167,13 @@ export function createMcpHttpApp(deps: McpHttpAppDeps): Hono<{ Variables: Bearer
 
   /** One request of an MCP session bound to `binding`: an initialize opens it, later ones must match it. */
   async function serve(request: Request, binding: SessionBinding): Promise<Response> {
+    // A POST body is bounded and parsed here, once, before the session's transport or any schema walks it.
+    let body: unknown;
+    if (request.method === 'POST') {
+      const read = await readBody(request);
+      if (read instanceof Response) return read;
+      body = read.body;
+    }
     const sessionId = request.headers.get('mcp-session-id');
     if (sessionId) {
       const session = deps.sessions.get(sessionId);
@@ -177,28 +185,41 @@ export function createMcpHttpApp(deps: McpHttpAppDeps): Hono<{ Variables: Bearer
           `This MCP session was opened on /mcp${session.binding.connection !== null ? `/${session.binding.connection}` : ''} with other context values; use the URL it was opened with.`,
         );
       }
-      if (binding.person && deps.personCalls?.full(binding.person) && request.method === 'POST') {
-        const body: unknown = await request
-          .clone()
-          .json()
-          .catch(() => undefined);
-        if (callsTool(body)) {
-          const refusal = deps.personCalls.refusal(binding.person);
-          return rpcError(429, refusal.message, undefined, { 'retry-after': '5' });
-        }
+      if (binding.person && deps.personCalls?.full(binding.person) && callsTool(body)) {
+        const refusal = deps.personCalls.refusal(binding.person);
+        return rpcError(429, refusal.message, undefined, { 'retry-after': '5' });
       }
-      return deps.sessions.handle(sessionId, request);
+      return deps.sessions.handle(sessionId, request, body);
     }
     if (request.method !== 'POST')
       return rpcError(400, 'Bad Request: Mcp-Session-Id header is required; start a session with an initialize POST.');
-    let body: unknown;
-    try {
-      body = await request.json();
-    } catch {
-      return rpcError(400, 'Parse error: the body is not JSON.', RPC.parseError);
-    }
     if (!isInitializeRequest(body)) return rpcError(400, 'Bad Request: No valid session ID provided; start a session with initialize.');
     return deps.sessions.start(binding, request, body);
   }
   return app;
+}
+
+/**
+ * A POST body, parsed once its values and nesting are counted on the bytes (shared/json-bounds.ts).
+ * Over the bounds it is answered without parsing: a tool call as an isError result the model can
+ * act on, any other request invalid params, each with the request's id; not JSON is a parse error.
+ */
+async function readBody(request: Request): Promise<{ body: unknown } | Response> {
+  const bytes = new Uint8Array(await request.arrayBuffer());
+  const over = overBounds(bytes);
+  if (over !== undefined) {
+    const message = boundsRefusal(over);
+    const { id, method } = topLevelScalars(bytes, ['id', 'method']);
+    if (typeof id !== 'string' && typeof id !== 'number') return rpcError(400, message, RPC.invalidParams);
+    const answer =
+      method === 'tools/call'
+        ? { jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: message }], isError: true } }
+        : { jsonrpc: '2.0', id, error: { code: RPC.invalidParams, message } };
+    return new Response(JSON.stringify(answer), { status: 200, headers: { 'content-type': 'application/json' } });
+  }
+  try {
+    return { body: JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('utf8')) };
+  } catch {
+    return rpcError(400, 'Parse error: the body is not JSON.', RPC.parseError);
+  }
 }
