@@ -1,5 +1,6 @@
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
+import { visible, visibleJson } from '../../shared/terminal-text.js';
 import type { CliContext } from '../context.js';
 import { CliExit, EXIT } from '../exit.js';
 import { createStyle, type Style } from '../style.js';
@@ -27,19 +28,23 @@ export function formatLogLine(line: string, style: Style = createStyle({}, {})):
   let record: Record<string, unknown>;
   try {
     const parsed: unknown = JSON.parse(line);
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return line;
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return visible(line);
     record = parsed as Record<string, unknown>;
   } catch {
-    return line;
+    return visible(line);
   }
   const level = typeof record.level === 'number' ? (LEVELS[record.level] ?? `L${record.level}`) : String(record.level ?? '');
-  const painted = level === 'WARN' ? style.warn(level.padEnd(5)) : level === 'ERROR' || level === 'FATAL' ? style.fail(level.padEnd(5)) : level.padEnd(5);
+  const painted =
+    level === 'WARN' ? style.warn(level.padEnd(5)) : level === 'ERROR' || level === 'FATAL' ? style.fail(level.padEnd(5)) : level.padEnd(5);
   const time = typeof record.time === 'number' ? localTime(record.time) : String(record.time ?? '');
-  const fields = Object.entries(record)
-    .filter(([k]) => !HIDDEN.has(k))
-    .map(([k, v]) => `${k}=${fieldValue(v)}`)
-    .join(' ');
-  return `${style.dim(time)} ${painted} ${String(record.msg ?? '')}${fields ? `  ${style.dim(fields)}` : ''}`;
+  // A message or field may quote what an agent's side chose (a client's name): shown escaped.
+  const fields = visible(
+    Object.entries(record)
+      .filter(([k]) => !HIDDEN.has(k))
+      .map(([k, v]) => `${k}=${fieldValue(v)}`)
+      .join(' '),
+  );
+  return `${style.dim(time)} ${painted} ${visible(String(record.msg ?? ''))}${fields ? `  ${style.dim(fields)}` : ''}`;
 }
 
 /** The last `count` lines of a file, reading from its end in chunks (the log is never read whole). */
@@ -79,7 +84,7 @@ export async function logs(ctx: CliContext, options: LogsOptions, signal?: Abort
   const count = options.lines === undefined ? 50 : Number(options.lines);
   if (!Number.isInteger(count) || count < 0) throw new CliExit(EXIT.usage, `--lines takes a whole number, not "${options.lines}".`);
   const style = createStyle(process.stdout);
-  const show = (line: string) => ctx.out(options.json ? line : formatLogLine(line, style));
+  const show = (line: string) => ctx.out(options.json ? visibleJson(line) : formatLogLine(line, style));
   const path = ctx.paths.log;
   let offset = 0;
   if (existsSync(path)) {
@@ -126,10 +131,14 @@ async function follow(path: string, start: number, show: (line: string) => void,
       }
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, 250);
-        stop.signal.addEventListener('abort', () => {
-          clearTimeout(timer);
-          resolve();
-        }, { once: true });
+        stop.signal.addEventListener(
+          'abort',
+          () => {
+            clearTimeout(timer);
+            resolve();
+          },
+          { once: true },
+        );
       });
     }
   } finally {

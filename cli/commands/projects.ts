@@ -3,6 +3,7 @@ import { cliCommand } from '../../shared/cli-command.js';
 import { hanaCliFromEnv } from '../../shared/hana-cli-env.js';
 import { detectProject, importProjectConnection } from '../../shared/project-client.js';
 import type { DetectResult } from '../../shared/project-schemas.js';
+import { visible } from '../../shared/terminal-text.js';
 import { type CliContext, printJson } from '../context.js';
 
 export interface ExplainOptions {
@@ -39,7 +40,8 @@ export async function explainProject(ctx: CliContext, dir: string, options: Expl
     ...(hanaCli ? { hanaCli } : {}),
   });
   if (options.json) return printJson(ctx, result);
-  ctx.out(explainText(result));
+  // Names and reasons come from the folder's files, which an agent may have written: shown escaped.
+  ctx.out(visible(explainText(result), { lines: true }));
 }
 
 export interface ImportOptions {

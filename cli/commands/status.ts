@@ -1,3 +1,4 @@
+import { visible } from '../../shared/terminal-text.js';
 import { renderTable } from '../../shared/text-table.js';
 import { type CliContext, printJson } from '../context.js';
 
@@ -16,9 +17,10 @@ export async function status(ctx: CliContext, options: { json?: boolean }): Prom
         ['session', 'client', 'project', 'connection', 'calls', 'last seen'],
         s.sessions.map((x) => ({
           session: x.id.slice(0, 8),
-          client: `${x.client.name}${x.client.version ? ` ${x.client.version}` : ''}`,
-          project: x.project ?? '',
-          connection: x.connection ?? '',
+          // What the agent's client named itself, and its folder: shown escaped.
+          client: visible(`${x.client.name}${x.client.version ? ` ${x.client.version}` : ''}`),
+          project: visible(x.project ?? ''),
+          connection: visible(x.connection ?? ''),
           calls: x.calls,
           'last seen': x.lastSeenAt,
         })),

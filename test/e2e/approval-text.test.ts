@@ -123,9 +123,11 @@ describe('what a person approves is what runs: agent text shown escaped, with it
     expect(listed).toContain(CLIENT_SHOWN);
     expect(listed).toMatch(/shown as escapes/);
 
-    const sessions = (await home.ok(['sessions'])).stdout;
-    expect(sessions).not.toMatch(HIDDEN);
-    expect(sessions).toContain(CLIENT_SHOWN);
+    for (const command of ['sessions', 'status']) {
+      const shown = (await home.ok([command])).stdout;
+      expect(shown, command).not.toMatch(HIDDEN);
+      expect(shown, command).toContain(CLIENT_SHOWN);
+    }
 
     // --json keeps the text itself, every such character written as a JSON escape.
     const json = (await home.ok(['queries', '--json'])).stdout;

@@ -15,6 +15,15 @@ describe('formatLogLine', () => {
     expect(formatLogLine(line)).toBe('2025-01-02 03:04:05.006 INFO  daemon started  pid=42 socket=/run/x.sock keySource=env');
   });
 
+  it('shows control and format characters in a message or a field (a client name an agent chose) as escapes', () => {
+    const line = JSON.stringify({ level: 30, time, msg: 'session \u001b[2Kopened', client: 'a\u202eb\u009b' });
+    const shown = formatLogLine(line);
+    expect(shown).not.toMatch(/[\p{Cc}\p{Cf}]/u);
+    expect(shown).toContain('session \\x1b[2Kopened');
+    expect(shown).toContain('client=a\\u202eb\\x9b');
+    expect(formatLogLine('not json \r\u001b[2K')).toBe('not json \\r\\x1b[2K');
+  });
+
   it('quotes values with spaces and prints objects as JSON', () => {
     const line = JSON.stringify({ level: 50, time, msg: 'unexpected error', path: '/v1/query', err: 'it broke badly', extra: { a: 1 } });
     expect(formatLogLine(line)).toBe('2025-01-02 03:04:05.006 ERROR unexpected error  path=/v1/query err="it broke badly" extra={"a":1}');
