@@ -28,6 +28,7 @@ describe.skipIf(!available)('writes a foreign key action carries into separated 
   const orders = `fka_orders_${s}`;
   const notes = `fka_notes_${s}`;
   const mine = `fka_mine_${s}`;
+  const renames = `fka_renames_${s}`;
 
   beforeAll(async () => {
     root = await openMariadbAdmin();
@@ -48,6 +49,12 @@ describe.skipIf(!available)('writes a foreign key action carries into separated 
     await root.query(
       `CREATE ALGORITHM=TEMPTABLE SQL SECURITY DEFINER VIEW ${mine} AS SELECT id, product_id FROM ${orders} WHERE customer_id = fka_cust_${s}() LIMIT 18446744073709551615`,
     );
+    // A person's trigger whose UPDATE runs under SET STATEMENT ... FOR (a lock-timeout idiom).
+    await root.query(`CREATE TABLE ${renames} (old_id INT, new_id INT) ENGINE=Aria`);
+    await root.query(
+      `CREATE TRIGGER ${renames}_ai AFTER INSERT ON ${renames} FOR EACH ROW SET STATEMENT innodb_lock_wait_timeout=5 FOR UPDATE ${products} SET id = NEW.new_id WHERE id = NEW.old_id`,
+    );
+    await login.grant(root, [`INSERT, TRIGGER ON ${db}.${renames}`]);
     await login.grant(root, [
       `SELECT, SHOW VIEW ON ${db}.${mine}`,
       `SELECT, INSERT, UPDATE, DELETE ON ${db}.${products}`,
@@ -68,6 +75,7 @@ describe.skipIf(!available)('writes a foreign key action carries into separated 
       `DROP TABLE IF EXISTS ${orders}`,
       `DROP TABLE IF EXISTS ${products}`,
       `DROP TABLE IF EXISTS ${notes}`,
+      `DROP TABLE IF EXISTS ${renames}`,
       `DROP FUNCTION IF EXISTS fka_cust_${s}`,
     ])
       await root?.query(sql).catch(() => {});
@@ -100,6 +108,15 @@ describe.skipIf(!available)('writes a foreign key action carries into separated 
     expect(result.isError, textOf(result)).toBe(true);
     expect(textOf(result)).toContain('(rule: fk-action)');
     expect(textOf(result)).toContain(`${db}.${products}`);
+    expect([await rows(orders), await rows(products)]).toEqual(before);
+  });
+
+  it("refuses an INSERT whose trigger updates the referenced table under SET STATEMENT ... FOR, and the orders are intact", async () => {
+    const before = [await rows(orders), await rows(products)];
+    const result = await wrctx.call('run_query', { sql: `INSERT INTO ${renames} VALUES (2, 222)` });
+    expect(result.isError, textOf(result)).toBe(true);
+    expect(textOf(result)).toContain('(rule: fk-action)');
+    expect(textOf(result)).toContain(`${renames}_ai`);
     expect([await rows(orders), await rows(products)]).toEqual(before);
   });
 

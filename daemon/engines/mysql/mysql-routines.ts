@@ -1171,20 +1171,27 @@ export function hiddenDefinitionRefusal(definition: Definition, path: readonly s
  * - its tokens, under every reading the statement check makes (an executable comment's text as
  *   code, its version's digits glued to the keyword, as in `/*!100000DELETE`): a DELETE or UPDATE
  *   keyword, but for an UPDATE whose previous token is FOR (a locking read: a comment between
- *   them is no token, so `# FOR` before a line's UPDATE is not one), and a REPLACE no `(` follows
- *   (the string function);
- * - its words anywhere, strings and comments too, which errs on the side of yes.
+ *   them is no token, so `# FOR` before a line's UPDATE is not one) in a text with no `SET
+ *   STATEMENT ... FOR`, which runs the statement after FOR; and a REPLACE no `(` follows (the
+ *   string function);
+ * - its words anywhere, strings and comments too, which errs on the side of yes (any UPDATE
+ *   counts where the word STATEMENT occurs).
  * `body`: the text is a stored routine's, trigger's or view's (double quotes may read otherwise).
  */
 export function changesRows(sql: string, body = false): boolean {
-  if (/\bDELETE\b|(?<!\bFOR\s+)\bUPDATE\b|\bREPLACE\b(?!\s*\()/i.test(sql)) return true;
+  // `SET STATEMENT var = value FOR <statement>` runs the statement after FOR: there FOR UPDATE is an UPDATE.
+  const statementFor = /STATEMENT/i.test(sql);
+  if (/\bDELETE\b|\bREPLACE\b(?!\s*\()/i.test(sql)) return true;
+  if ((statementFor ? /UPDATE/i : /(?<!\bFOR\s+)\bUPDATE\b/i).test(sql)) return true;
   if (!/DELETE|UPDATE|REPLACE/i.test(sql)) return false;
   return readingsOf(sql, body).some((syntax) => {
     const { tokens } = lex(sql, syntax);
+    const word = (i: number, text: string): boolean => tokens[i]?.kind === 'word' && tokens[i]?.text === text;
+    const setStatement = tokens.some((_, i) => word(i, 'SET') && word(i + 1, 'STATEMENT'));
     return tokens.some((token, i) => {
       if (token.kind !== 'word') return false;
       if (token.text === 'DELETE') return true;
-      if (token.text === 'UPDATE') return !(tokens[i - 1]?.kind === 'word' && tokens[i - 1]?.text === 'FOR');
+      if (token.text === 'UPDATE') return setStatement || !word(i - 1, 'FOR');
       return token.text === 'REPLACE' && !(tokens[i + 1]?.kind === 'punct' && tokens[i + 1]?.text === '(');
     });
   });

@@ -824,6 +824,10 @@ describe('the triggers a write fires', () => {
       'INSERT INTO t VALUES (1) ON DUPLICATE KEY -- FOR\nUPDATE id = 10',
       'INSERT INTO t VALUES (1) ON DUPLICATE KEY /*!100000UPDATE*/ id = 10',
       'SELECT 1 FROM t /*!100000FOR*/ UPDATE t SET id = 1',
+      // SET STATEMENT ... FOR runs the statement after FOR: an UPDATE there changes rows.
+      'SET STATEMENT innodb_lock_wait_timeout=5 FOR UPDATE t SET id = NEW.new_id WHERE id = NEW.old_id',
+      'SET STATEMENT max_statement_time=1 FOR\nUPDATE t SET id = 1',
+      'BEGIN SET /* x */ STATEMENT a=1 FOR UPDATE t SET id = 1; END',
     ])
       expect(changesRows(sql), sql).toBe(true);
     for (const sql of [
