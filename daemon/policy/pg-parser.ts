@@ -219,6 +219,20 @@ function notAllowed(kind: string, body: Node): string | undefined {
 }
 
 /** How a statement of `kind` is named in a refusal (`CREATE FUNCTION`, `ALTER TABLE`, `SELECT ... INTO`). */
+/**
+ * How a statement is named when it changes the schema or permissions, or may (shared-schema.ts):
+ * an EXPLAIN is judged by the statement it wraps, which EXPLAIN ANALYZE runs (`EXPLAIN ANALYZE
+ * CREATE TABLE t AS ...`, `... CREATE MATERIALIZED VIEW ...`).
+ */
+function schemaChangeOf(kind: string, node: Node, into: boolean): string | undefined {
+  if (kind === 'ExplainStmt' && isNode(node.query)) {
+    const [inner = 'unknown', body] = Object.entries(node.query)[0] ?? [];
+    const label = schemaChangeOf(inner, isNode(body) ? body : {}, into);
+    return label === undefined ? undefined : `EXPLAIN ${label}`;
+  }
+  return changesSharedSchema(kind, into) ? statementLabel(kind, node) : undefined;
+}
+
 function statementLabel(kind: string, body: Node): string {
   if (kind === 'DefineStmt' && typeof body.kind === 'string') return `CREATE ${words(body.kind)}`;
   if (kind === 'AlterTableStmt' && typeof body.objtype === 'string') return `ALTER ${words(body.objtype)}`;
@@ -621,7 +635,7 @@ export function parsePostgres(sql: string): Parsed {
     const node = isNode(body) ? body : {};
     const label = notAllowed(kind, node);
     const roleState = roleStateOfStatement(kind, node);
-    const schemaChange = changesSharedSchema(kind, found.into) ? statementLabel(kind, node) : undefined;
+    const schemaChange = schemaChangeOf(kind, node, found.into);
     return {
       kind,
       read: isRead(kind, node, writes),

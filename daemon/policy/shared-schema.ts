@@ -46,6 +46,9 @@ export function sharedSchemaTokenRule(tokens: readonly Token[], dialect: Dialect
   // An anonymous block (PostgreSQL, SAP HANA) or text run as a statement (SAP HANA EXEC): it may run any DDL.
   if (isWord(first, 'DO') && !dialect.doEvaluatesExpressions) return sharedSchemaObjection('DO', sharedLogin);
   if (isWord(first, 'EXECUTE', 'EXEC')) return sharedSchemaObjection(first?.text ?? 'EXECUTE', sharedLogin);
+  // EXPLAIN ANALYZE runs what it wraps, CREATE TABLE ... AS and CREATE MATERIALIZED VIEW among it
+  // (CREATE is a reserved word: no name spells it unquoted).
+  if (isWord(first, 'EXPLAIN') && tokens.some((token) => isWord(token, 'CREATE'))) return sharedSchemaObjection('EXPLAIN ... CREATE', sharedLogin);
   return undefined;
 }
 

@@ -82,6 +82,9 @@ describe.skipIf(!pgAvailable)('a login shared with a connection with context nam
       'ALTER SCHEMA work RENAME TO work2',
       "DO $$ BEGIN EXECUTE 'CREATE TABLE work.t2 (x int)'; END $$",
       'SELECT 1 AS one INTO work.t3',
+      // EXPLAIN ANALYZE runs the statement it wraps.
+      'EXPLAIN ANALYZE CREATE TABLE work.t4 AS SELECT 1 AS one',
+      'EXPLAIN (ANALYZE) CREATE MATERIALIZED VIEW work.mv AS SELECT 1 AS one',
     ])
       await refusedAsShared(rw, sql);
     const { rows } = await scratch!.db.query(

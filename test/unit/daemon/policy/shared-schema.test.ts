@@ -123,6 +123,23 @@ describe('schema changes on a writable connection without context names whose lo
     expect(checkStatement(sql, plain)).toMatchObject({ ok: true });
   });
 
+  test.each([
+    'EXPLAIN ANALYZE CREATE TABLE app.orders AS SELECT * FROM public.orders WHERE false',
+    'EXPLAIN (ANALYZE) CREATE MATERIALIZED VIEW app.mv1 AS SELECT 1',
+    'EXPLAIN (ANALYZE, VERBOSE) CREATE /* x */ TABLE t AS SELECT 1',
+  ])('%s runs the schema change it wraps: refused by both checks', (sql) => {
+    expect(checkStatement(sql, shared)).toMatchObject({ ok: false, rule: 'shared-schema' });
+    expect(parserVerdict(sql, shared)).toMatchObject({ ok: false, rule: 'shared-schema' });
+    expect(checkStatement(sql, plain)).toMatchObject({ ok: true });
+  });
+
+  test('EXPLAIN of a read or a write of rows still answers', () => {
+    for (const sql of ['EXPLAIN ANALYZE SELECT * FROM orders', "EXPLAIN ANALYZE UPDATE orders SET note = 'x'"]) {
+      expect(checkStatement(sql, shared), sql).toMatchObject({ ok: true });
+      expect(parserVerdict(sql, shared), sql).toBeUndefined();
+    }
+  });
+
   test.each(['CREATE OR REPLACE FUNCTION f() RETURNS int LANGUAGE sql AS $$ SELECT 1 $$', 'CREATE OR REPLACE VIEW v AS SELECT 2'])(
     '%s, which swaps what a separated call judged, is refused',
     (sql) => {
