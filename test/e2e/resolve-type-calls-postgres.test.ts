@@ -9,10 +9,9 @@
  */
 import { existsSync, rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ScratchPgDatabase, scratchPgDatabase, serverAvailable } from '../helpers/engines.js';
-import { TestHome } from '../helpers/hanactl-home.js';
+import { serverAvailable } from '../helpers/engines.js';
 import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
-import { createPgLogin, type PgLogin, VictimSession } from '../helpers/pg-sessions.js';
+import { loginDatabase, VictimSession } from '../helpers/pg-sessions.js';
 import { TYPE_CALL_FORMS, typeCallObjects } from '../helpers/type-calls.js';
 
 const available = await serverAvailable('postgres');
@@ -36,32 +35,31 @@ const OBJECTS = [
 const REFUSED = /Refused: .*(runs COPY|calls pg_terminate_backend\(\)|calls pg_stat_reset_single_table_counters\(\))/;
 
 describe.skipIf(!available)('a type named like a function call, whose code the conversion runs', { timeout: 300_000 }, () => {
-  const home = new TestHome();
-  let scratch: ScratchPgDatabase | undefined;
-  let login: PgLogin | undefined;
+  const { home, login, scratch } = loginDatabase(AGENT, TAG, OBJECTS);
   let su: ShimHandle;
   let scoped: ShimHandle;
   let victim: VictimSession | undefined;
 
   /** The table's sequential scans as the statistics hold them. */
   const scans = async (): Promise<number> => {
-    const { rows } = await scratch!.db.query("SELECT seq_scan::int AS n FROM pg_stat_user_tables WHERE relid = 'public.counted'::regclass");
+    const { rows } = await scratch().db.query(
+      "SELECT seq_scan::int AS n FROM pg_stat_user_tables WHERE relid = 'public.counted'::regclass",
+    );
     return Number(rows[0]?.n ?? 0);
   };
 
   beforeAll(async () => {
     rmSync(FILE, { force: true });
-    login = await createPgLogin(AGENT);
-    scratch = await scratchPgDatabase(TAG, OBJECTS);
-    victim = await VictimSession.open(scratch.url);
-    await scratch.db.query('INSERT INTO public.victim VALUES ($1)', [victim.pid]);
+    const { db, url } = scratch();
+    victim = await VictimSession.open(url);
+    await db.query('INSERT INTO public.victim VALUES ($1)', [victim.pid]);
     // Statistics to lose: scans the session reports once it is idle (flushed at once, not on its timer).
-    await scratch.db.query('SELECT count(*) FROM public.counted');
-    await scratch.db.query('SELECT pg_stat_force_next_flush()');
-    while ((await scans()) === 0) await scratch.db.query('SELECT pg_stat_force_next_flush()');
-    await home.ok(['add', '--no-test', '--no-password', 'tcsu', scratch.url]);
-    await home.ok(['add', '--no-test', 'tcshop', login.url(scratch.url), '--password-stdin', '--context', 'customer_id'], {
-      input: login.password,
+    await db.query('SELECT count(*) FROM public.counted');
+    await db.query('SELECT pg_stat_force_next_flush()');
+    while ((await scans()) === 0) await db.query('SELECT pg_stat_force_next_flush()');
+    await home.ok(['add', '--no-test', '--no-password', 'tcsu', url]);
+    await home.ok(['add', '--no-test', 'tcshop', login().url(url), '--password-stdin', '--context', 'customer_id'], {
+      input: login().password,
     });
     su = await startShim(home.env, ['--connection', 'tcsu']);
     scoped = await startShim({ ...home.env, MCP_CONTEXT_CUSTOMER_ID: '1' }, ['--connection', 'tcshop']);
@@ -71,9 +69,6 @@ describe.skipIf(!available)('a type named like a function call, whose code the c
     await su?.close();
     await scoped?.close();
     await victim?.end();
-    await home.dispose();
-    await scratch?.drop();
-    await login?.drop();
     rmSync(FILE, { force: true });
   });
 

@@ -7,10 +7,9 @@
  * with no cast and built-in types still answer.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ScratchPgDatabase, scratchPgDatabase, serverAvailable } from '../helpers/engines.js';
-import { TestHome } from '../helpers/hanactl-home.js';
+import { serverAvailable } from '../helpers/engines.js';
 import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
-import { createPgLogin, type PgLogin, VictimSession } from '../helpers/pg-sessions.js';
+import { loginDatabase, VictimSession } from '../helpers/pg-sessions.js';
 
 const available = await serverAvailable('postgres');
 const TAG = `hanactl_casts_${process.pid}`;
@@ -61,31 +60,24 @@ const OBJECTS = [
 ];
 
 describe.skipIf(!available)("a person's cast to json that to_json calls unnamed", { timeout: 300_000 }, () => {
-  const home = new TestHome();
-  let scratch: ScratchPgDatabase | undefined;
+  const { home, login, scratch } = loginDatabase(AGENT, TAG, OBJECTS);
   let readOnly: ShimHandle;
   let scoped: ShimHandle;
-  let login: PgLogin | undefined;
   let victim: VictimSession | undefined;
 
   beforeAll(async () => {
-    login = await createPgLogin(AGENT);
-    scratch = await scratchPgDatabase(TAG, OBJECTS);
-    const url = login.url(scratch.url);
-    await home.ok(['add', '--no-test', 'ro', url, '--password-stdin'], { input: login.password });
-    await home.ok(['add', '--no-test', 'shop', url, '--password-stdin', '--context', 'customer_id'], { input: login.password });
+    const url = login().url(scratch().url);
+    await home.ok(['add', '--no-test', 'ro', url, '--password-stdin'], { input: login().password });
+    await home.ok(['add', '--no-test', 'shop', url, '--password-stdin', '--context', 'customer_id'], { input: login().password });
     readOnly = await startShim(home.env, ['--connection', 'ro']);
     scoped = await startShim({ ...home.env, MCP_CONTEXT_CUSTOMER_ID: '1' }, ['--connection', 'shop']);
-    victim = await VictimSession.open(scratch.url, VICTIM);
+    victim = await VictimSession.open(scratch().url, VICTIM);
   });
 
   afterAll(async () => {
     await victim?.end();
     await readOnly?.close();
     await scoped?.close();
-    await home.dispose();
-    await scratch?.drop();
-    await login?.drop();
   });
 
   const alive = async (): Promise<void> => {
@@ -124,8 +116,8 @@ describe.skipIf(!available)("a person's cast to json that to_json calls unnamed"
   });
 
   it('refuses a function of a person whose body converts its argument to json', async () => {
-    await scratch?.db.query('CREATE FUNCTION s.label(x s.status) RETURNS text LANGUAGE sql AS $$ SELECT pg_catalog.to_json(x)::text $$');
-    await scratch?.db.query(`GRANT EXECUTE ON FUNCTION s.label(s.status) TO ${AGENT}`);
+    await scratch().db.query('CREATE FUNCTION s.label(x s.status) RETURNS text LANGUAGE sql AS $$ SELECT pg_catalog.to_json(x)::text $$');
+    await scratch().db.query(`GRANT EXECUTE ON FUNCTION s.label(s.status) TO ${AGENT}`);
     const result = await readOnly.call('run_query', { sql: "SELECT s.label('new')" });
     expect(result.isError, textOf(result)).toBe(true);
     expect(textOf(result)).toMatch(/Refused: label\(\) .*(calls pg_terminate_backend\(\)|reads pg_stat_activity)/);

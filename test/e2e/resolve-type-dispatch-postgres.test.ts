@@ -6,10 +6,9 @@
  * or function; built-in types given as constants still answer.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type ScratchPgDatabase, scratchPgDatabase, serverAvailable } from '../helpers/engines.js';
-import { TestHome } from '../helpers/hanactl-home.js';
+import { serverAvailable } from '../helpers/engines.js';
 import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
-import { createPgLogin, type PgLogin, VictimSession } from '../helpers/pg-sessions.js';
+import { loginDatabase, VictimSession } from '../helpers/pg-sessions.js';
 import { GUARDED_READERS, RUNTIME_OID } from '../helpers/type-dispatch.js';
 
 const available = await serverAvailable('postgres');
@@ -37,23 +36,18 @@ const OBJECTS = [
 ];
 
 describe.skipIf(!available)("type-dispatching input functions run a person's type code", { timeout: 300_000 }, () => {
-  const home = new TestHome();
-  let scratch: ScratchPgDatabase | undefined;
+  const { home, login, scratch } = loginDatabase(AGENT, TAG, OBJECTS);
   let readOnly: ShimHandle;
-  let login: PgLogin | undefined;
   let victim: VictimSession | undefined;
 
   beforeAll(async () => {
-    login = await createPgLogin(AGENT);
-    scratch = await scratchPgDatabase(TAG, OBJECTS);
-    await home.ok(['add', '--no-test', 'ro', login.url(scratch.url), '--password-stdin'], { input: login.password });
+    await home.ok(['add', '--no-test', 'ro', login().url(scratch().url), '--password-stdin'], { input: login().password });
     readOnly = await startShim(home.env, ['--connection', 'ro']);
   });
 
   // A session of the agent's own role (which it may end), fresh for each test.
   beforeEach(async () => {
-    if (!login || !scratch) throw new Error('the suite set-up did not run');
-    victim = await VictimSession.open(login.urlWithPassword(scratch.url), VICTIM);
+    victim = await VictimSession.open(login().urlWithPassword(scratch().url), VICTIM);
   });
 
   afterEach(async () => {
@@ -62,9 +56,6 @@ describe.skipIf(!available)("type-dispatching input functions run a person's typ
 
   afterAll(async () => {
     await readOnly?.close();
-    await home.dispose();
-    await scratch?.drop();
-    await login?.drop();
   });
 
   const alive = async (): Promise<void> => {

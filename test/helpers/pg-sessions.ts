@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { expect } from 'vitest';
-import { asPgSuperuser } from './engines.js';
-import type { TestHome } from './hanactl-home.js';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { asPgSuperuser, type ScratchPgDatabase, scratchPgDatabase } from './engines.js';
+import { TestHome } from './hanactl-home.js';
 
 /** A login role of the test server with a password, for a connection registered as a person would. */
 export interface PgLogin {
@@ -107,4 +107,45 @@ export async function addSignedConnection(home: TestHome, url: string, password:
   await home.ok(['add', '--no-test', 'signed', url, '--password-stdin', '--context', 'customer_id'], { input: password });
   await home.ok(['set', 'signed', '--signed-context']);
   return (await home.ok(['context-sql', 'signed', '--schema', schema])).stdout;
+}
+
+/** A login role and a scratch database, made before the suite around the call. */
+export interface LoginDatabase {
+  /** The home the suite registers its connections in (removed after the suite). */
+  readonly home: TestHome;
+  /** The role (once the suite's set-up ran). */
+  login(): PgLogin;
+  /** The database (once the suite's set-up ran). */
+  scratch(): ScratchPgDatabase;
+}
+
+/**
+ * Before the suite around the call, login role `role` and then scratch database `name` with
+ * `objects`; after it, the home, the database and the role are gone. The suite's own hooks,
+ * registered after this call, run after its set-up and before its tear-down.
+ */
+export function loginDatabase(role: string, name: string, objects: readonly string[]): LoginDatabase {
+  const home = new TestHome();
+  let login: PgLogin | undefined;
+  let scratch: ScratchPgDatabase | undefined;
+  beforeAll(async () => {
+    login = await createPgLogin(role);
+    scratch = await scratchPgDatabase(name, objects);
+  });
+  afterAll(async () => {
+    await home.dispose();
+    await scratch?.drop();
+    await login?.drop();
+  });
+  return {
+    home,
+    login() {
+      if (!login) throw new Error(`the role ${role} was not created`);
+      return login;
+    },
+    scratch() {
+      if (!scratch) throw new Error(`the database ${name} was not created`);
+      return scratch;
+    },
+  };
 }
