@@ -3,6 +3,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { HanactlError } from '../../shared/errors.js';
 import { hanaCliFromEnv, hanaCliProjectPath } from '../../shared/hana-cli-env.js';
+import { overBounds } from '../../shared/json-bounds.js';
 import type { ShimOptions } from '../../shim/session-state.js';
 
 /** A relay's first line is at most this long (VCAP_SERVICES may be large). */
@@ -32,6 +33,8 @@ export type RelayHello = z.infer<typeof RelayHelloSchema>;
 
 /** Parses a hello line; anything else is INVALID_REQUEST naming the field. */
 export function parseHello(line: string): RelayHello {
+  const over = overBounds(Buffer.from(line));
+  if (over !== undefined) throw new HanactlError('INVALID_REQUEST', `The relay hello ${over}; a relay's hello holds a few options.`);
   let json: unknown;
   try {
     json = JSON.parse(line);
