@@ -32,6 +32,8 @@ describe.skipIf(!available)('sequences where rows are separated on MariaDB', () 
   const proc = `mseq_proc_${s}`;
   const take = `mseq_take_${s}`;
   const log = `mseq_log_${s}`;
+  const events = `mseq_events_${s}`;
+  const counts = `mseq_counts_${s}`;
 
   beforeAll(async () => {
     root = await openMariadbAdmin();
@@ -49,9 +51,17 @@ describe.skipIf(!available)('sequences where rows are separated on MariaDB', () 
       `CREATE DEFINER = ${definer} FUNCTION ${take}() RETURNS BIGINT MODIFIES SQL DATA SQL SECURITY INVOKER RETURN NEXT VALUE FOR ${seq} + LASTVAL(${db}.${seq}) * 0`,
     );
     await root.query(`CREATE TABLE ${log} (v BIGINT) ENGINE=Aria`);
+    // A shared table every customer inserts into: its AUTO_INCREMENT is 42 after 41 rows.
+    await root.query(`CREATE TABLE ${events} (id INT AUTO_INCREMENT PRIMARY KEY, customer_id INT) ENGINE=Aria`);
+    for (let i = 0; i < 41; i++) await root.query(`INSERT INTO ${events} (customer_id) VALUES (${2 + (i % 3)})`);
+    await root.query(
+      `CREATE DEFINER = ${definer} SQL SECURITY INVOKER VIEW ${counts} AS SELECT TABLE_NAME AS t, AUTO_INCREMENT AS a FROM information_schema.TABLES WHERE TABLE_SCHEMA = '${db}'`,
+    );
     await login.grant(root, [
       `EXECUTE ON FUNCTION ${db}.${take}`,
       `INSERT ON ${db}.${log}`,
+      `INSERT ON ${db}.${events}`,
+      `SELECT, SHOW VIEW ON ${db}.${counts}`,
       `SELECT, INSERT ON ${db}.${seq}`,
       `SELECT, SHOW VIEW ON ${db}.${view}`,
       `EXECUTE ON FUNCTION ${db}.${fn}`,
@@ -80,6 +90,8 @@ describe.skipIf(!available)('sequences where rows are separated on MariaDB', () 
       `DROP PROCEDURE IF EXISTS ${proc}`,
       `DROP FUNCTION IF EXISTS ${take}`,
       `DROP TABLE IF EXISTS ${log}`,
+      `DROP VIEW IF EXISTS ${counts}`,
+      `DROP TABLE IF EXISTS ${events}`,
       `DROP SEQUENCE IF EXISTS ${seq}`,
     ])
       await root?.query(sql).catch(() => {});
@@ -136,6 +148,34 @@ describe.skipIf(!available)('sequences where rows are separated on MariaDB', () 
       `INSERT INTO ${log} (v) VALUES (${take}())`,
     ]) {
       const result = await wrctx.call('run_query', { sql });
+      expect(result.isError, `${sql}: ${textOf(result)}`).toBeFalsy();
+    }
+  });
+
+  it.each([
+    `SELECT AUTO_INCREMENT FROM information_schema.TABLES WHERE TABLE_NAME = '${events}'`,
+    `SELECT t.\`auto_increment\` FROM INFORMATION_SCHEMA.tables AS t WHERE TABLE_NAME = '${events}'`,
+    `SELECT * FROM information_schema.TABLES WHERE TABLE_NAME = '${events}'`,
+    `SELECT a FROM ${counts} WHERE t = '${events}'`,
+    `SHOW TABLE STATUS LIKE '${events}'`,
+    `SHOW TABLE STATUS FROM ${db} LIKE '${events}'`,
+    `SHOW CREATE TABLE ${events}`,
+  ])("refuses %s, a table's AUTO_INCREMENT, on a connection with context names", async (sql) => {
+    const before = await plain.call('run_query', { sql });
+    expect(before.isError, textOf(before)).toBeFalsy();
+    expect(textOf(before)).toMatch(/\b42\b/);
+    const result = await rdctx.call('run_query', { sql });
+    expect(result.isError, textOf(result)).toBe(true);
+    expect(textOf(result)).toContain('(rule: executor-statistics)');
+    expect(textOf(result)).toContain('AUTO_INCREMENT');
+  });
+
+  it("answers information_schema.TABLES' other columns and counts there", async () => {
+    for (const sql of [
+      `SELECT TABLE_NAME, TABLE_TYPE FROM information_schema.TABLES WHERE TABLE_NAME = '${events}'`,
+      `SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = '${db}'`,
+    ]) {
+      const result = await rdctx.call('run_query', { sql });
       expect(result.isError, `${sql}: ${textOf(result)}`).toBeFalsy();
     }
   });

@@ -30,7 +30,6 @@ const NOT_COUNTERS: Readonly<Record<string, string>> = {
 
 /** SHOW forms of the help that match, reviewed: no counter of executor work, or refused on every connection by another rule. */
 const SHOW_REVIEWED: Readonly<Record<string, string>> = {
-  'SHOW TABLE STATUS': 'a row estimate per table, over the whole table',
   'SHOW FUNCTION STATUS': 'routine definitions',
   'SHOW PROCEDURE STATUS': 'routine definitions',
   'SHOW PACKAGE STATUS': 'routine definitions',
@@ -120,14 +119,16 @@ describe.skipIf(!available)('the MySQL/MariaDB system tables against the live ca
           );
         continue;
       }
-      const sql = `SELECT * FROM ${schema}.\`${name}\``;
+      // TABLES' `*` holds AUTO_INCREMENT, refused where rows are separated (status-counters.ts): its names are read.
+      const what = schema === 'information_schema' && name.toLowerCase() === 'tables' ? 'TABLE_NAME' : '*';
+      const sql = `SELECT ${what} FROM ${schema}.\`${name}\``;
       const unqualified = { database: schema };
       const verdicts = {
         plain: checkStatement(sql, plain).ok,
         writable: checkStatement(sql, writable).ok,
         separated: checkStatement(sql, separated).ok,
         opened: checkStatement(`SELECT * FROM \`${name}\``, { ...plain, ...unqualified }).ok,
-        openedSeparated: checkStatement(`SELECT * FROM \`${name}\``, { ...separated, ...unqualified }).ok,
+        openedSeparated: checkStatement(`SELECT ${what} FROM \`${name}\``, { ...separated, ...unqualified }).ok,
         shown: checkStatement(`SHOW ${name}`, plain).ok,
       };
       const expected =

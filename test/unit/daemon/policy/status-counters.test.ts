@@ -61,3 +61,49 @@ describe('MySQL/MariaDB counter tables where rows are separated', () => {
     for (const name of COUNTER_TABLES) expect(checkStatement(`SELECT '${name}' AS word`, separated).ok, name).toBe(true);
   });
 });
+
+describe("a table's AUTO_INCREMENT where rows are separated", () => {
+  test.each([
+    'SHOW TABLE STATUS',
+    "SHOW TABLE STATUS FROM shop LIKE 'orders'",
+    'show table status',
+    'SHOW CREATE TABLE orders',
+    '/*!SHOW*/ CREATE TABLE orders',
+    "SELECT AUTO_INCREMENT FROM information_schema.TABLES WHERE TABLE_NAME = 'orders'",
+    'SELECT t.`auto_increment` FROM `INFORMATION_SCHEMA`.`tables` AS t',
+    'SELECT * FROM information_schema.tables',
+    'SELECT t.* FROM information_schema.TABLES t',
+    'SELECT x FROM (SELECT * FROM information_schema.TABLES) AS d',
+    "SELECT JSON_OBJECT('a', AUTO_INCREMENT) FROM information_schema . TABLES",
+  ])('%s is refused', (sql) => {
+    const verdict = checkStatement(sql, separated);
+    expect(verdict, sql).toMatchObject({ ok: false, rule: 'executor-statistics' });
+    if (!verdict.ok) expect(verdict.message).toMatch(/AUTO_INCREMENT value, which moves with every caller's inserts/);
+  });
+
+  test('on a connection that opens information_schema, its unqualified TABLES too', () => {
+    expect(checkStatement('SELECT * FROM TABLES', { ...separated, database: 'information_schema' })).toMatchObject({
+      ok: false,
+      rule: 'executor-statistics',
+    });
+  });
+
+  test.each([
+    'SELECT TABLE_NAME, TABLE_ROWS, CREATE_OPTIONS FROM information_schema.TABLES',
+    'SELECT COUNT(*) FROM information_schema.TABLES',
+    'SELECT * FROM orders',
+    'SELECT auto_increment FROM orders',
+    'SHOW TABLES',
+    'SHOW CREATE VIEW v',
+    'SELECT LAST_INSERT_ID()',
+  ])('%s still runs', (sql) => {
+    expect(checkStatement(sql, separated), sql).toMatchObject({ ok: true });
+  });
+
+  test.each(['SHOW TABLE STATUS', 'SHOW CREATE TABLE orders', 'SELECT AUTO_INCREMENT FROM information_schema.TABLES'])(
+    '%s still runs without context names',
+    (sql) => {
+      expect(checkStatement(sql, plain), sql).toMatchObject({ ok: true });
+    },
+  );
+});
