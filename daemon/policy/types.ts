@@ -27,7 +27,7 @@ export interface PolicyOptions {
   readonly rowSeparation?: boolean;
   /**
    * The connection declares no context names, but its login also backs one that does (the same
-   * engine, user and port): what it makes or changes in the schema would run in those calls, so
+   * engine and user): what it makes or changes in the schema would run in those calls, so
    * it refuses schema changes as they do (shared-schema.ts).
    */
   readonly sharedLogin?: boolean;

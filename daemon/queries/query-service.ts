@@ -74,8 +74,8 @@ export interface QueryServiceDeps {
   /** Where writes on a connection with `--approve-writes` wait for a person; without it such writes are refused. */
   readonly approvals?: Pick<ApprovalDesk, 'wait'>;
   /**
-   * The other registered connections that may run as `record`'s login (the same engine, user and
-   * port: sameLogin). One with context names makes `record`, without them, refuse schema changes.
+   * The other registered connections that may run as `record`'s login (the same engine and user:
+   * sameLogin). One with context names makes `record`, without them, refuse schema changes.
    */
   readonly sameLoginAs?: (record: ConnectionRecord) => readonly ConnectionRecord[];
 }

@@ -46,10 +46,11 @@ export function makeRecord(
 }
 
 /**
- * Whether two targets may run as one login of one server: the same engine, user and port. The
- * host is left out, erring on the side of yes: `localhost`, `127.0.0.1`, a name and a socket
- * folder can all reach one server.
+ * Whether two targets may run as one login of one server: the same engine and user, or a user
+ * either leaves unnamed (the engine's default, the system user on PostgreSQL). Host and port are
+ * left out, erring on the side of yes: `localhost`, `127.0.0.1`, a name, a socket folder, a
+ * MySQL `socket` option (which ignores both) and a pooler on another port can all reach one server.
  */
 export function sameLogin(a: Target, b: Target): boolean {
-  return a.user !== undefined && a.engine === b.engine && a.user === b.user && a.port === b.port;
+  return a.engine === b.engine && (a.user === undefined || b.user === undefined || a.user === b.user);
 }

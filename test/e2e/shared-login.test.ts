@@ -95,6 +95,19 @@ describe.skipIf(!pgAvailable)('a login shared with a connection with context nam
     expect(functions[0].n).toBe(0);
   });
 
+  it('refuses them on the same user through another port or host, as a pooler or a socket would reach the server', async () => {
+    const url = new URL(login!.url(scratch!.url));
+    url.host = 'localhost:16432';
+    await home.ok(['add', '--no-test', 'pooled_rw', url.toString(), '--password-stdin', '--allow-write'], { input: login!.password });
+    const pooled = await startShim(home.env, ['--connection', 'pooled_rw']);
+    try {
+      await refusedAsShared(pooled, "CREATE OR REPLACE FUNCTION work.f() RETURNS text LANGUAGE sql AS $$ SELECT 'x' $$");
+    } finally {
+      await pooled.close();
+      await home.ok(['remove', 'pooled_rw']);
+    }
+  });
+
   it('still changes rows, and another login makes schema changes', async () => {
     await answers(rw, 'INSERT INTO notes VALUES (1)');
     await answers(otherRw, 'CREATE TABLE other_work.t (x int)');
