@@ -11,7 +11,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { serverAvailable } from '../helpers/engines.js';
 import { textOf } from '../helpers/mcp-client.js';
-import { RLS_POLICY as POLICY, RlsOwnerDatabase, scopedAndPlainShims } from '../helpers/rls-fixture.js';
+import { PARTITIONED_INVOICES, RLS_POLICY as POLICY, RlsOwnerDatabase, scopedAndPlainShims } from '../helpers/rls-fixture.js';
 
 const available = await serverAvailable('postgres');
 
@@ -23,12 +23,7 @@ const fn = (name: string, select: string, language = 'sql'): string =>
 
 /** Objects a person created as the tables' owner. */
 const OWNED = [
-  'CREATE TABLE invoices (customer_id int NOT NULL, item text NOT NULL) PARTITION BY LIST (customer_id)',
-  'CREATE TABLE invoices_c1 PARTITION OF invoices FOR VALUES IN (1)',
-  'CREATE TABLE invoices_c2 PARTITION OF invoices FOR VALUES IN (2)',
-  "INSERT INTO invoices VALUES (1, 'inv-1'), (2, 'inv-2-a'), (2, 'inv-2-b')",
-  'ALTER TABLE invoices ENABLE ROW LEVEL SECURITY',
-  `CREATE POLICY by_customer ON invoices USING (${POLICY})`,
+  ...PARTITIONED_INVOICES,
   'CREATE TABLE orders (customer_id int NOT NULL, item text NOT NULL)',
   "INSERT INTO orders VALUES (1, 'order-1'), (2, 'order-2'), (3, 'order-3')",
   'ALTER TABLE orders ENABLE ROW LEVEL SECURITY',

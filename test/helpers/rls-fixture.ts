@@ -28,6 +28,19 @@ export type RlsRow = { customer_id: number; item: string };
 /** The policy of every fixture table: a session sees the rows of the customer in `mcp.customer_id`. */
 export const RLS_POLICY = "customer_id = nullif(current_setting('mcp.customer_id', true), '')::int";
 
+/**
+ * `invoices`, partitioned by customer (`invoices_c1`, `invoices_c2`) under `RLS_POLICY`: customer 1
+ * has `inv-1`, customer 2 `inv-2-a` and `inv-2-b`. Statements for the tables' owner to run.
+ */
+export const PARTITIONED_INVOICES: readonly string[] = [
+  'CREATE TABLE invoices (customer_id int NOT NULL, item text NOT NULL) PARTITION BY LIST (customer_id)',
+  'CREATE TABLE invoices_c1 PARTITION OF invoices FOR VALUES IN (1)',
+  'CREATE TABLE invoices_c2 PARTITION OF invoices FOR VALUES IN (2)',
+  "INSERT INTO invoices VALUES (1, 'inv-1'), (2, 'inv-2-a'), (2, 'inv-2-b')",
+  'ALTER TABLE invoices ENABLE ROW LEVEL SECURITY',
+  `CREATE POLICY by_customer ON invoices USING (${RLS_POLICY})`,
+];
+
 /** A unique suffix per run for the names a fixture creates. */
 const runSuffix = (): string => `${process.pid}_${randomBytes(3).toString('hex')}`;
 
