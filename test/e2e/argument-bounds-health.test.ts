@@ -7,7 +7,7 @@
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -85,6 +85,8 @@ const HOSTILE: readonly (readonly [string, (id: number) => string, 'tool' | 'rpc
   ['5000 parameter values', run(`{"sql":"SELECT 1","params":[${repeat('1', 10_000)}]}`), 'tool', /maximum of 1024 elements/],
   ["2000 members in a catalog tool's arguments", tool('describe_table', `{${members(16_000)}}`), 'tool', /maximum of 1024 elements/],
   ["a catalog tool's argument nested 50 000 deep", tool('describe_table', `{"table":${nested(50_000)}}`), 'tool', DEEP],
+  ["2000 members in a curated tool's arguments", tool('name_of', `{${members(16_000)}}`), 'tool', /maximum of 1024 elements/],
+  ["a curated tool's argument nested 50 000 deep", tool('name_of', `{"id":${nested(50_000)}}`), 'tool', DEEP],
   ['a prompt argument nested 100 000 deep', request('prompts/get', `{"name":"x","arguments":${nested(100_000)}}`), 'rpc', DEEP],
   ['a resource read with 2 MB of members', request('resources/read', `{"uri":"x",${members(2_000_000)}}`), 'rpc', VALUES],
 ];
@@ -99,6 +101,11 @@ describe('the daemon keeps answering health while it refuses oversized tool argu
 
   beforeAll(async () => {
     await startLiteDaemon(home, data);
+    writeFileSync(
+      join(data, 'tools.yaml'),
+      'tools:\n  - name: name_of\n    description: The name of a row.\n    sql: SELECT name FROM t WHERE id = :id\n    parameters:\n      - {name: id, type: integer}\n',
+    );
+    await home.ok(['tools', 'import', 'lite', join(data, 'tools.yaml')]);
     socket = socketOf(home);
     relay = spawn(process.execPath, [BIN, 'mcp', '--connection', 'lite'], { env: home.env });
     const viaRelay = new Lines((line) => relay?.stdin.write(line), relay.stdout);
@@ -152,6 +159,9 @@ describe('the daemon keeps answering health while it refuses oversized tool argu
     for (const [where, peer] of peers) {
       const ok = await peer.send(id, run(`{"sql":"SELECT ${'?,'.repeat(999)}?","params":[${repeat('1', 2000)}]}`)(id++));
       expect(ok.result?.isError, `${where}: ${ok.result?.content?.[0]?.text}`).toBeFalsy();
+      const curated = await peer.send(id, tool('name_of', '{"id":1}')(id++));
+      expect(curated.result?.content?.[0]?.text, where).toContain('a');
+      expect(curated.result?.isError, where).toBeFalsy();
     }
   });
 });
