@@ -1,11 +1,10 @@
-import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PoolListSchema } from '../../shared/schemas.js';
-import { TestHome } from '../helpers/hanactl-home.js';
-import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
+import type { TestHome } from '../helpers/hanactl-home.js';
+import { textOf } from '../helpers/mcp-client.js';
+import { twoSessionsPerTest } from '../helpers/two-sessions.js';
 
 const require = createRequire(import.meta.url);
 const Database = require('better-sqlite3-multiple-ciphers');
@@ -19,41 +18,23 @@ const SLOW = 'WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s) SE
  * connections and another session waited, then got POOL_EXHAUSTED.
  */
 describe('one session never holds every connection of the pool it uses (relays over stdio, real daemon, SQLite)', () => {
-  let home: TestHome | undefined;
-  const shims: ShimHandle[] = [];
-  const aborts: AbortController[] = [];
-
-  afterEach(async () => {
-    for (const a of aborts.splice(0)) a.abort();
-    for (const s of shims.splice(0)) await s.close().catch(() => {});
-    await home?.dispose();
-    home = undefined;
-  });
+  const { open, slowCall } = twoSessionsPerTest();
 
   /** The pool of connection `name` as `hanactl pools` shows it. */
   const poolOf = async (h: TestHome, name: string) =>
     PoolListSchema.parse(JSON.parse((await h.ok(['pools', '--json'])).stdout)).pools.find((p) => p.connections.includes(name));
 
   it("a session's slow statements leave a connection of the SQLite pool for another session", async () => {
-    home = new TestHome();
-    const file = join(home.dir, 'lite.db');
-    const db = new Database(file);
-    db.exec('CREATE TABLE t (n INTEGER)');
-    db.close();
-    writeFileSync(join(home.dir, 'config.json'), JSON.stringify({ pool: { acquireTimeoutMillis: 2000 } }));
-    await home.ok(['add', '--no-test', 'lite', `sqlite:${file}`]);
-    const a = await startShim(home.env, ['--connection', 'lite'], 'flooding-agent');
-    const b = await startShim(home.env, ['--connection', 'lite'], 'other-agent');
-    shims.push(a, b);
-
-    const slow = Array.from({ length: 6 }, () => {
-      const abort = new AbortController();
-      aborts.push(abort);
-      return a.client.callTool({ name: 'run_query', arguments: { sql: SLOW } }, undefined, {
-        signal: abort.signal,
-        timeout: 120_000,
-      }) as Promise<CallToolResult>;
+    const { home, a, b } = await open({ pool: { acquireTimeoutMillis: 2000 } }, async (home) => {
+      const file = join(home.dir, 'lite.db');
+      const db = new Database(file);
+      db.exec('CREATE TABLE t (n INTEGER)');
+      db.close();
+      await home.ok(['add', '--no-test', 'lite', `sqlite:${file}`]);
+      return 'lite';
     });
+
+    const slow = Array.from({ length: 6 }, () => slowCall(a, SLOW));
     for (const call of slow) call.catch(() => {});
     // Wait until the flooding session holds every connection it may: its share of the pool, or
     // (without a share) the whole pool.

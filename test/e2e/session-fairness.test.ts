@@ -1,10 +1,7 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PG_URL, serverAvailable } from '../helpers/engines.js';
-import { TestHome } from '../helpers/hanactl-home.js';
-import { type ShimHandle, startShim, textOf } from '../helpers/mcp-client.js';
+import { type ShimHandle, textOf } from '../helpers/mcp-client.js';
+import { twoSessionsPerTest } from '../helpers/two-sessions.js';
 
 const available = await serverAvailable('postgres');
 
@@ -19,34 +16,15 @@ function costlyCheck(constants = 40_000, depth = 4): string {
 }
 
 describe.skipIf(!available)('one MCP session cannot starve the others (relays over stdio, real daemon, PostgreSQL)', () => {
-  let home: TestHome | undefined;
-  const shims: ShimHandle[] = [];
-  const aborts: AbortController[] = [];
-
-  afterEach(async () => {
-    for (const a of aborts.splice(0)) a.abort();
-    for (const s of shims.splice(0)) await s.close().catch(() => {});
-    await home?.dispose();
-    home = undefined;
-  });
+  const sessions = twoSessionsPerTest();
+  const { slowCall } = sessions;
 
   async function twoSessions(config: object): Promise<[ShimHandle, ShimHandle]> {
-    home = new TestHome();
-    writeFileSync(join(home.dir, 'config.json'), JSON.stringify(config));
-    await home.ok(['add', '--no-test', 'pg', PG_URL, '--no-password']);
-    const a = await startShim(home.env, ['--connection', 'pg'], 'flooding-agent');
-    const b = await startShim(home.env, ['--connection', 'pg'], 'other-agent');
-    shims.push(a, b);
+    const { a, b } = await sessions.open(config, async (home) => {
+      await home.ok(['add', '--no-test', 'pg', PG_URL, '--no-password']);
+      return 'pg';
+    });
     return [a, b];
-  }
-
-  function slowCall(shim: ShimHandle, sql: string): Promise<CallToolResult> {
-    const abort = new AbortController();
-    aborts.push(abort);
-    return shim.client.callTool({ name: 'run_query', arguments: { sql } }, undefined, {
-      signal: abort.signal,
-      timeout: 120_000,
-    }) as Promise<CallToolResult>;
   }
 
   it('a session holds at most half the pool: its extra calls wait, then are refused naming the limit, and another session is answered', async () => {
