@@ -99,10 +99,14 @@ const INFORMATION_SCHEMA: readonly Reviewed[] = [
       'innodb_sys_tables',
       'innodb_sys_tablespaces',
       'innodb_sys_virtual',
-      'innodb_sys_tablestats',
       'innodb_tablespaces_encryption',
       'innodb_ft_default_stopword',
     ],
+  },
+  {
+    use: 'unseparated',
+    why: "InnoDB's rows and count of changes per table, which move with every caller's writes",
+    names: ['innodb_sys_tablestats'],
   },
   // Status variables (Handler_read_*, Innodb_rows_read, ...), the user statistics plugin's rows
   // read per table, index, user and client, InnoDB's metrics, buffer pool pages and compression
@@ -397,7 +401,7 @@ const MYSQL: readonly Reviewed[] = [
   },
   {
     use: 'everywhere',
-    why: 'definitions and reference data: routines, events, functions, plugins, help, time zones, replication position, transaction registry',
+    why: 'definitions and reference data: routines, events, functions, plugins, help, time zones',
     names: [
       'proc',
       'event',
@@ -412,14 +416,12 @@ const MYSQL: readonly Reviewed[] = [
       'time_zone_name',
       'time_zone_transition',
       'time_zone_transition_type',
-      'gtid_slave_pos',
-      'transaction_registry',
     ],
   },
   {
-    use: 'everywhere',
-    why: "InnoDB's persistent row and page estimates per table and index",
-    names: ['innodb_table_stats', 'innodb_index_stats'],
+    use: 'unseparated',
+    why: "the replication position, the transaction registry and InnoDB's persistent row and page estimates per table and index, which move with every caller's writes",
+    names: ['gtid_slave_pos', 'transaction_registry', 'innodb_table_stats', 'innodb_index_stats'],
   },
   {
     use: 'unseparated',

@@ -42,7 +42,88 @@ export function mysqlStatusCountersRule(tokens: readonly Token[], database?: str
     if (COUNTER_NAMES.has(name)) return executorStatisticsObjection(name.toUpperCase());
   }
   // performance_schema and sys count every session's work, but for their settings and helpers.
-  return mysqlSystemCountersObjection(tokens, database) ?? autoIncrementObjection(tokens, database);
+  return mysqlSystemCountersObjection(tokens, database) ?? autoIncrementObjection(tokens, database) ?? tableFiguresObjection(tokens, database);
+}
+
+/** The refusal for reading, through `what`, a figure that moves with every caller's writes, where rows are separated. */
+function figuresRefusal(what: string): Objection {
+  return objection(
+    'executor-statistics',
+    `Refused: ${what} moves with every caller's writes (a count of rows, a size in bytes, the time of the last write, a position in the server's log), and on this connection it tells about the rows that context values hide from you: their number, their length, when they were written.`,
+    'Count the rows you can see with SELECT count(*) instead; describe_table shows a table\'s columns, and a person can read these figures in a database client.',
+  );
+}
+
+/**
+ * The figures information_schema's TABLES, PARTITIONS and STATISTICS keep of a table or a
+ * partition (MariaDB 10.11's columns): its rows, their average length, its data and index sizes,
+ * its free space, when it was written and checked, its checksum, an index's cardinality. Each moves
+ * with every caller's writes; a partition per customer gives that customer's own count.
+ */
+const TABLE_FIGURES: ReadonlySet<string> = new Set([
+  'table_rows',
+  'avg_row_length',
+  'data_length',
+  'max_data_length',
+  'index_length',
+  'data_free',
+  'update_time',
+  'check_time',
+  'checksum',
+  'cardinality',
+]);
+
+/** information_schema tables that keep such figures, read where rows are separated only for their other columns. */
+const FIGURE_TABLES: ReadonlySet<string> = new Set(['tables', 'partitions', 'statistics']);
+
+/** information_schema tables of the server's variables: a text filter on them cannot be judged, and the log positions are among them. */
+const VARIABLE_TABLES: ReadonlySet<string> = new Set(['global_variables', 'session_variables', 'system_variables']);
+
+/**
+ * Where rows are separated on MySQL/MariaDB: figures that move with every caller's writes, beside
+ * the AUTO_INCREMENT counter (autoIncrementObjection). Refused:
+ * - a figure column of information_schema.TABLES, PARTITIONS or STATISTICS (TABLE_FIGURES), or `*`
+ *   of one; InnoDB's per-table counters (INNODB_SYS_TABLESTATS, MySQL's INNODB_TABLESTATS: rows and
+ *   a count of changes) wherever the name appears; SHOW INDEX (its Cardinality);
+ * - the binary log's positions, which step with every caller's committed write and, event by
+ *   event, give each one's size: a `gtid_` variable (`@@gtid_binlog_pos`, `@@gtid_current_pos`,
+ *   `@@gtid_binlog_state`, ...), BINLOG_GTID_POS(), SHOW MASTER STATUS and SHOW BINLOG STATUS,
+ *   SHOW BINARY LOGS (sizes), and every variable at once (SHOW VARIABLES, the *_VARIABLES tables),
+ *   whose text filters cannot be judged (`@@name` of another variable still answers);
+ * - UUID_SHORT(), a server-wide counter of its calls, where an application uses it for keys.
+ */
+function tableFiguresObjection(tokens: readonly Token[], database?: string): Objection | undefined {
+  const at = leadIndex(tokens);
+  if (isWord(tokens[at], 'SHOW')) {
+    const next = at + (isWord(tokens[at + 1], 'GLOBAL', 'SESSION', 'LOCAL') ? 2 : 1);
+    if (isWord(tokens[next], 'VARIABLES')) return figuresRefusal('SHOW VARIABLES (the binary log positions among them)');
+    if (isWord(tokens[at + 1], 'INDEX', 'INDEXES', 'KEYS')) return figuresRefusal("SHOW INDEX (each index's cardinality)");
+    if (isWord(tokens[at + 1], 'MASTER', 'BINLOG') && isWord(tokens[at + 2], 'STATUS'))
+      return figuresRefusal(`SHOW ${tokens[at + 1]?.text} STATUS (the binary log position)`);
+    if (isWord(tokens[at + 1], 'BINARY', 'MASTER') && isWord(tokens[at + 2], 'LOGS')) return figuresRefusal("SHOW BINARY LOGS (the logs' sizes)");
+  }
+  for (let k = 0; k < tokens.length; k++) {
+    const name = nameAt(tokens, k);
+    if (name === undefined) continue;
+    if (name.startsWith('gtid_')) return figuresRefusal(`${name.toUpperCase()} (a position in the binary log)`);
+    if (name === 'binlog_gtid_pos') return figuresRefusal('BINLOG_GTID_POS() (positions in the binary log)');
+    if (name === 'uuid_short') return figuresRefusal('UUID_SHORT() (a counter of every caller\'s calls)');
+    if (name === 'innodb_sys_tablestats' || name === 'innodb_tablestats') return figuresRefusal(`${name.toUpperCase()} (rows and changes per table)`);
+  }
+  const read = systemTableReferences(tokens, database)
+    .filter((ref) => ref.schema === 'information_schema')
+    .map((ref) => ref.name.toLowerCase());
+  const variables = read.find((name) => VARIABLE_TABLES.has(name));
+  if (variables) return figuresRefusal(`information_schema.${variables.toUpperCase()} (the binary log positions among them)`);
+  const figures = read.find((name) => FIGURE_TABLES.has(name));
+  if (!figures) return undefined;
+  for (let k = 0; k < tokens.length; k++) {
+    const name = nameAt(tokens, k);
+    if (name !== undefined && TABLE_FIGURES.has(name)) return figuresRefusal(`information_schema.${figures.toUpperCase()}.${name.toUpperCase()}`);
+    if (isPunct(tokens[k], '*') && !(isPunct(tokens[k - 1], '(') && isPunct(tokens[k + 1], ')')))
+      return figuresRefusal(`* of information_schema.${figures.toUpperCase()} (its figure columns)`);
+  }
+  return undefined;
 }
 
 /** The refusal for reading a table's AUTO_INCREMENT counter through `what` where rows are separated. */

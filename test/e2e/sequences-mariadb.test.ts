@@ -34,6 +34,7 @@ describe.skipIf(!available)('sequences where rows are separated on MariaDB', () 
   const log = `mseq_log_${s}`;
   const events = `mseq_events_${s}`;
   const counts = `mseq_counts_${s}`;
+  const porders = `mseq_porders_${s}`;
 
   beforeAll(async () => {
     root = await openMariadbAdmin();
@@ -57,7 +58,13 @@ describe.skipIf(!available)('sequences where rows are separated on MariaDB', () 
     await root.query(
       `CREATE DEFINER = ${definer} SQL SECURITY INVOKER VIEW ${counts} AS SELECT TABLE_NAME AS t, AUTO_INCREMENT AS a FROM information_schema.TABLES WHERE TABLE_SCHEMA = '${db}'`,
     );
+    // A table partitioned by customer: each partition's figures are one customer's.
+    await root.query(
+      `CREATE TABLE ${porders} (id INT, customer_id INT) ENGINE=Aria PARTITION BY LIST (customer_id) (PARTITION c1 VALUES IN (1), PARTITION c2 VALUES IN (2), PARTITION c3 VALUES IN (3))`,
+    );
+    await root.query(`INSERT INTO ${porders} VALUES (1, 1), (2, 2), (3, 2), (4, 2), (5, 3)`);
     await login.grant(root, [
+      `INSERT ON ${db}.${porders}`,
       `EXECUTE ON FUNCTION ${db}.${take}`,
       `INSERT ON ${db}.${log}`,
       `INSERT ON ${db}.${events}`,
@@ -92,6 +99,7 @@ describe.skipIf(!available)('sequences where rows are separated on MariaDB', () 
       `DROP TABLE IF EXISTS ${log}`,
       `DROP VIEW IF EXISTS ${counts}`,
       `DROP TABLE IF EXISTS ${events}`,
+      `DROP TABLE IF EXISTS ${porders}`,
       `DROP SEQUENCE IF EXISTS ${seq}`,
     ])
       await root?.query(sql).catch(() => {});
@@ -169,6 +177,37 @@ describe.skipIf(!available)('sequences where rows are separated on MariaDB', () 
     expect(textOf(result)).toContain('(rule: executor-statistics)');
     expect(textOf(result)).toContain('AUTO_INCREMENT');
   });
+
+  it.each([
+    `SELECT PARTITION_NAME, TABLE_ROWS FROM information_schema.PARTITIONS WHERE TABLE_NAME = '${porders}' AND PARTITION_NAME = 'c2'`,
+    `SELECT PARTITION_NAME, DATA_LENGTH FROM information_schema.PARTITIONS WHERE TABLE_NAME = '${porders}' AND PARTITION_NAME = 'c2'`,
+    `SELECT TABLE_ROWS FROM information_schema.TABLES WHERE TABLE_NAME = '${porders}'`,
+  ])("refuses %s, figures that move with every caller's writes, on a connection with context names", async (sql) => {
+    const before = await plain.call('run_query', { sql });
+    expect(before.isError, textOf(before)).toBeFalsy();
+    const result = await rdctx.call('run_query', { sql });
+    expect(result.isError, textOf(result)).toBe(true);
+    expect(textOf(result)).toContain('(rule: executor-statistics)');
+    expect(textOf(result)).toContain("moves with every caller's writes");
+  });
+
+  it("shows the partition's own count without context names, which is what is refused with them", async () => {
+    const result = await plain.call('run_query', {
+      sql: `SELECT TABLE_ROWS AS n FROM information_schema.PARTITIONS WHERE TABLE_NAME = '${porders}' AND PARTITION_NAME = 'c2'`,
+    });
+    expect(textOf(result)).toMatch(/\b3\b/);
+  });
+
+  it.each(['SELECT @@gtid_binlog_pos AS pos', 'SELECT @@global.gtid_current_pos AS pos', 'SELECT UUID_SHORT() AS u'])(
+    'refuses %s, a server-wide position or counter, on a connection with context names',
+    async (sql) => {
+      const before = await plain.call('run_query', { sql });
+      expect(before.isError, textOf(before)).toBeFalsy();
+      const result = await rdctx.call('run_query', { sql });
+      expect(result.isError, textOf(result)).toBe(true);
+      expect(textOf(result)).toContain('(rule: executor-statistics)');
+    },
+  );
 
   it("answers information_schema.TABLES' other columns and counts there", async () => {
     for (const sql of [

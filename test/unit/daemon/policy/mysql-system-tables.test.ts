@@ -69,7 +69,7 @@ describe('MySQL/MariaDB system tables', () => {
   });
 
   test.each([
-    'SELECT TABLE_NAME, TABLE_ROWS FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE()',
+    'SELECT TABLE_NAME, TABLE_TYPE FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE()',
     'SELECT * FROM information_schema.COLUMNS c JOIN information_schema.KEY_COLUMN_USAGE k ON c.COLUMN_NAME = k.COLUMN_NAME',
     'SELECT * FROM INFORMATION_SCHEMA.ROUTINES',
     'SELECT * FROM information_schema.user_variables',

@@ -89,7 +89,7 @@ describe("a table's AUTO_INCREMENT where rows are separated", () => {
   });
 
   test.each([
-    'SELECT TABLE_NAME, TABLE_ROWS, CREATE_OPTIONS FROM information_schema.TABLES',
+    'SELECT TABLE_NAME, CREATE_OPTIONS FROM information_schema.TABLES',
     'SELECT COUNT(*) FROM information_schema.TABLES',
     'SELECT * FROM orders',
     'SELECT auto_increment FROM orders',
@@ -106,4 +106,55 @@ describe("a table's AUTO_INCREMENT where rows are separated", () => {
       expect(checkStatement(sql, plain), sql).toMatchObject({ ok: true });
     },
   );
+});
+
+describe('figures that move with every caller\'s writes, where rows are separated', () => {
+  test.each([
+    'SELECT TABLE_NAME, TABLE_ROWS FROM information_schema.TABLES',
+    "SELECT PARTITION_NAME, TABLE_ROWS, DATA_LENGTH, UPDATE_TIME FROM information_schema.PARTITIONS WHERE TABLE_NAME = 'porders'",
+    'SELECT `data_length` FROM `INFORMATION_SCHEMA`.`tables`',
+    'SELECT p.* FROM information_schema.PARTITIONS p',
+    'SELECT INDEX_LENGTH, DATA_FREE, AVG_ROW_LENGTH, CHECKSUM, CHECK_TIME, MAX_DATA_LENGTH FROM information_schema.TABLES',
+    'SELECT CARDINALITY FROM information_schema.STATISTICS',
+    'SHOW INDEX FROM orders',
+    'SHOW KEYS IN orders',
+    'SELECT NUM_ROWS FROM INNODB_SYS_TABLESTATS',
+    'SELECT @@gtid_binlog_pos AS pos',
+    'SELECT @@global.gtid_current_pos, @@gtid_binlog_state',
+    "SELECT BINLOG_GTID_POS('binlog.000001', 2957)",
+    'SELECT UUID_SHORT()',
+    "SHOW VARIABLES LIKE 'gtid%'",
+    "SHOW GLOBAL VARIABLES WHERE Variable_name = 'gtid_binlog_pos'",
+    "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_VARIABLES WHERE VARIABLE_NAME = 'GTID_BINLOG_POS'",
+    'SHOW MASTER STATUS',
+    'SHOW BINARY LOGS',
+  ])('%s is refused', (sql) => {
+    const verdict = checkStatement(sql, separated);
+    expect(verdict, sql).toMatchObject({ ok: false, rule: 'executor-statistics' });
+    if (!verdict.ok) expect(verdict.message).toMatch(/moves with every caller's writes/);
+    expect(checkStatement(sql, plain).ok, sql).toBe(true);
+  });
+
+  // Refused by a rule of every connection first (every variable at once holds report_password).
+  test.each([
+    'SELECT * FROM information_schema.INNODB_SYS_TABLESTATS',
+    'SHOW SESSION VARIABLES',
+    'SELECT * FROM information_schema.SESSION_VARIABLES',
+    'SELECT GLOBAL_VALUE FROM information_schema.SYSTEM_VARIABLES',
+    'SHOW BINLOG STATUS',
+  ])('%s is refused too', (sql) => {
+    expect(checkStatement(sql, separated), sql).toMatchObject({ ok: false });
+  });
+
+  test.each([
+    'SELECT TABLE_NAME, TABLE_TYPE, ENGINE, CREATE_OPTIONS FROM information_schema.TABLES',
+    'SELECT PARTITION_NAME, PARTITION_EXPRESSION FROM information_schema.PARTITIONS',
+    'SELECT INDEX_NAME, COLUMN_NAME, SEQ_IN_INDEX FROM information_schema.STATISTICS',
+    'SELECT COUNT(*) FROM information_schema.PARTITIONS',
+    'SELECT @@max_connections AS n',
+    "SELECT 'gtid_binlog_pos' AS word",
+    'SELECT table_rows FROM orders',
+  ])('%s still runs', (sql) => {
+    expect(checkStatement(sql, separated), sql).toMatchObject({ ok: true });
+  });
 });
