@@ -129,7 +129,8 @@ export function deniedFunction(tokens: readonly Token[], allowWrite: boolean): O
       );
     }
     const nextValue =
-      (isPunct(tokens[k - 1], '.') && isWord(tokens[k], 'NEXTVAL')) ||
+      // `seq.nextval`, and quoted (`s`.`nextval`, "s"."nextval"), which sql_mode ORACLE reads as one too.
+      (isPunct(tokens[k - 1], '.') && (isWord(tokens[k], 'NEXTVAL') || (tokens[k]?.kind === 'quoted' && tokens[k]?.text.toUpperCase() === 'NEXTVAL'))) ||
       (keywordAt(tokens, k) === 'NEXT' && isWord(tokens[k + 1], 'VALUE') && isWord(tokens[k + 2], 'FOR'));
     if (nextValue && !allowWrite)
       return refuse(isWord(tokens[k], 'NEXT') ? 'NEXT VALUE FOR' : `${tokens[k - 2]?.shown ?? ''}.NEXTVAL`, SEQUENCE_WRITES);

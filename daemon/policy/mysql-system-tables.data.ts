@@ -97,16 +97,14 @@ const INFORMATION_SCHEMA: readonly Reviewed[] = [
       'innodb_sys_foreign_cols',
       'innodb_sys_indexes',
       'innodb_sys_tables',
-      'innodb_sys_tablespaces',
       'innodb_sys_virtual',
-      'innodb_tablespaces_encryption',
       'innodb_ft_default_stopword',
     ],
   },
   {
     use: 'unseparated',
-    why: "InnoDB's rows and count of changes per table, which move with every caller's writes",
-    names: ['innodb_sys_tablestats'],
+    why: "InnoDB's rows and count of changes per table, and each tablespace's file size and page numbers, which move with every caller's writes",
+    names: ['innodb_sys_tablestats', 'innodb_sys_tablespaces', 'innodb_tablespaces_encryption'],
   },
   // Status variables (Handler_read_*, Innodb_rows_read, ...), the user statistics plugin's rows
   // read per table, index, user and client, InnoDB's metrics, buffer pool pages and compression

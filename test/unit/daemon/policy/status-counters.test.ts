@@ -138,6 +138,8 @@ describe('figures that move with every caller\'s writes, where rows are separate
   // Refused by a rule of every connection first (every variable at once holds report_password).
   test.each([
     'SELECT * FROM information_schema.INNODB_SYS_TABLESTATS',
+    "SELECT NAME, FILE_SIZE, ALLOCATED_SIZE FROM information_schema.INNODB_SYS_TABLESPACES WHERE NAME LIKE 'shop/%'",
+    'SELECT * FROM information_schema.INNODB_TABLESPACES_ENCRYPTION',
     'SHOW SESSION VARIABLES',
     'SELECT * FROM information_schema.SESSION_VARIABLES',
     'SELECT GLOBAL_VALUE FROM information_schema.SYSTEM_VARIABLES',
