@@ -17,7 +17,7 @@ function nameAt(tokens: readonly Token[], i: number): string | undefined {
  * filter later removes, so `Handler_read_next` before and after a `count(*) ... WHERE item = 'x'`
  * answers whether a hidden row holds 'x'. Refused: SHOW [GLOBAL | SESSION | LOCAL] STATUS and
  * MariaDB's SHOW of a counter table (SHOW CLIENT_STATISTICS, SHOW WSREP_STATUS, ...), while SHOW
- * PROFILE (timing) stays allowed (SHOW TABLE STATUS: autoIncrementObjection); MariaDB's
+ * PROFILE (timing) stays allowed (SHOW TABLE STATUS: tableFiguresObjection); MariaDB's
  * `LIMIT ROWS EXAMINED`, which stops the scan after n rows examined, hidden ones included; the
  * counter tables of mysql-system-tables.data.ts marked `anywhere`, wherever the name appears (a
  * bare word, any schema); and any other system table reviewed there as counting the work of every
@@ -42,7 +42,7 @@ export function mysqlStatusCountersRule(tokens: readonly Token[], database?: str
     if (COUNTER_NAMES.has(name)) return executorStatisticsObjection(name.toUpperCase());
   }
   // performance_schema and sys count every session's work, but for their settings and helpers.
-  return mysqlSystemCountersObjection(tokens, database) ?? autoIncrementObjection(tokens, database) ?? tableFiguresObjection(tokens, database);
+  return mysqlSystemCountersObjection(tokens, database) ?? tableFiguresObjection(tokens, database);
 }
 
 /** The refusal for reading, through `what`, a figure that moves with every caller's writes, where rows are separated. */
@@ -79,9 +79,31 @@ const FIGURE_TABLES: ReadonlySet<string> = new Set(['tables', 'partitions', 'sta
 /** information_schema tables of the server's variables: a text filter on them cannot be judged, and the log positions are among them. */
 const VARIABLE_TABLES: ReadonlySet<string> = new Set(['global_variables', 'session_variables', 'system_variables']);
 
+/** A column of AUTO_INCREMENT's name. */
+const AUTO_INCREMENT: ReadonlySet<string> = new Set(['auto_increment']);
+
 /**
- * Where rows are separated on MySQL/MariaDB: figures that move with every caller's writes, beside
- * the AUTO_INCREMENT counter (autoIncrementObjection). Refused:
+ * The first of `columns` the statement names, or `*` for a star that is not `count(*)`'s, else
+ * undefined (coarse: a column is not told from another table's of that name, nor `t.*` from `*`
+ * of another table).
+ */
+function columnRead(tokens: readonly Token[], columns: ReadonlySet<string>): string | undefined {
+  for (let k = 0; k < tokens.length; k++) {
+    const name = nameAt(tokens, k);
+    if (name !== undefined && columns.has(name)) return name;
+    if (isPunct(tokens[k], '*') && !(isPunct(tokens[k - 1], '(') && isPunct(tokens[k + 1], ')'))) return '*';
+  }
+  return undefined;
+}
+
+/**
+ * Where rows are separated on MySQL/MariaDB: figures that move with every caller's writes.
+ * Refused:
+ * - a table's AUTO_INCREMENT counter, the next key its inserts take, which counts every caller's
+ *   inserts into it as a sequence's position does (a sequence read as a relation: mysql-routines.ts
+ *   sequenceRefusal): SHOW TABLE STATUS, SHOW CREATE TABLE (`AUTO_INCREMENT=n` among its options),
+ *   and a read of information_schema.TABLES that names an AUTO_INCREMENT column or selects `*`.
+ *   LAST_INSERT_ID() reports the session's own insert, and answers;
  * - a figure column of information_schema.TABLES, PARTITIONS or STATISTICS (TABLE_FIGURES), or `*`
  *   of one; InnoDB's per-table counters (INNODB_SYS_TABLESTATS, MySQL's INNODB_TABLESTATS: rows and
  *   a count of changes) wherever the name appears; SHOW INDEX (its Cardinality);
@@ -91,10 +113,22 @@ const VARIABLE_TABLES: ReadonlySet<string> = new Set(['global_variables', 'sessi
  *   SHOW BINARY LOGS (sizes), and every variable at once (SHOW VARIABLES, the *_VARIABLES tables),
  *   whose text filters cannot be judged (`@@name` of another variable still answers);
  * - UUID_SHORT(), a server-wide counter of its calls, where an application uses it for keys.
+ * The AUTO_INCREMENT forms are judged first, so that they keep their own message.
  */
 function tableFiguresObjection(tokens: readonly Token[], database?: string): Objection | undefined {
   const at = leadIndex(tokens);
-  if (isWord(tokens[at], 'SHOW')) {
+  const show = isWord(tokens[at], 'SHOW');
+  if (show && isWord(tokens[at + 1], 'TABLE') && isWord(tokens[at + 2], 'STATUS')) return autoIncrementRefusal('SHOW TABLE STATUS');
+  if (show && isWord(tokens[at + 1], 'CREATE') && isWord(tokens[at + 2], 'TABLE')) return autoIncrementRefusal('SHOW CREATE TABLE');
+  const read = systemTableReferences(tokens, database)
+    .filter((ref) => ref.schema === 'information_schema')
+    .map((ref) => ref.name.toLowerCase());
+  if (read.includes('tables')) {
+    const counter = columnRead(tokens, AUTO_INCREMENT);
+    if (counter === '*') return autoIncrementRefusal('* of information_schema.TABLES (its AUTO_INCREMENT column)');
+    if (counter !== undefined) return autoIncrementRefusal('information_schema.TABLES.AUTO_INCREMENT');
+  }
+  if (show) {
     const next = at + (isWord(tokens[at + 1], 'GLOBAL', 'SESSION', 'LOCAL') ? 2 : 1);
     if (isWord(tokens[next], 'VARIABLES')) return figuresRefusal('SHOW VARIABLES (the binary log positions among them)');
     if (isWord(tokens[at + 1], 'INDEX', 'INDEXES', 'KEYS')) return figuresRefusal("SHOW INDEX (each index's cardinality)");
@@ -107,23 +141,16 @@ function tableFiguresObjection(tokens: readonly Token[], database?: string): Obj
     if (name === undefined) continue;
     if (name.startsWith('gtid_')) return figuresRefusal(`${name.toUpperCase()} (a position in the binary log)`);
     if (name === 'binlog_gtid_pos') return figuresRefusal('BINLOG_GTID_POS() (positions in the binary log)');
-    if (name === 'uuid_short') return figuresRefusal('UUID_SHORT() (a counter of every caller\'s calls)');
+    if (name === 'uuid_short') return figuresRefusal("UUID_SHORT() (a counter of every caller's calls)");
     if (name === 'innodb_sys_tablestats' || name === 'innodb_tablestats') return figuresRefusal(`${name.toUpperCase()} (rows and changes per table)`);
   }
-  const read = systemTableReferences(tokens, database)
-    .filter((ref) => ref.schema === 'information_schema')
-    .map((ref) => ref.name.toLowerCase());
   const variables = read.find((name) => VARIABLE_TABLES.has(name));
   if (variables) return figuresRefusal(`information_schema.${variables.toUpperCase()} (the binary log positions among them)`);
   const figures = read.find((name) => FIGURE_TABLES.has(name));
   if (!figures) return undefined;
-  for (let k = 0; k < tokens.length; k++) {
-    const name = nameAt(tokens, k);
-    if (name !== undefined && TABLE_FIGURES.has(name)) return figuresRefusal(`information_schema.${figures.toUpperCase()}.${name.toUpperCase()}`);
-    if (isPunct(tokens[k], '*') && !(isPunct(tokens[k - 1], '(') && isPunct(tokens[k + 1], ')')))
-      return figuresRefusal(`* of information_schema.${figures.toUpperCase()} (its figure columns)`);
-  }
-  return undefined;
+  const column = columnRead(tokens, TABLE_FIGURES);
+  if (column === '*') return figuresRefusal(`* of information_schema.${figures.toUpperCase()} (its figure columns)`);
+  return column === undefined ? undefined : figuresRefusal(`information_schema.${figures.toUpperCase()}.${column.toUpperCase()}`);
 }
 
 /** The refusal for reading a table's AUTO_INCREMENT counter through `what` where rows are separated. */
@@ -133,31 +160,4 @@ function autoIncrementRefusal(what: string): Objection {
     `Refused: ${what} shows a table's next AUTO_INCREMENT value, which moves with every caller's inserts, and on this connection it counts the rows that context values hide from you.`,
     "Count the rows you can see with SELECT count(*) instead; describe_table shows a table's columns, and a person can read the counter in a database client.",
   );
-}
-
-/**
- * Where rows are separated on MySQL/MariaDB: a table's AUTO_INCREMENT counter, the next key its
- * inserts take, counts every caller's inserts into it, as a sequence's position does (a sequence
- * read as a relation: mysql-routines.ts sequenceRefusal). Refused: SHOW TABLE STATUS and SHOW
- * CREATE TABLE (`AUTO_INCREMENT=n` among its options), and a statement (or a body or view's text)
- * that reads information_schema.TABLES and names an AUTO_INCREMENT column or selects `*` (coarse:
- * the column is not told from another table's of that name, nor `t.*` from `*` of another table;
- * `count(*)` is no such read). LAST_INSERT_ID() reports the session's own insert, and answers.
- */
-function autoIncrementObjection(tokens: readonly Token[], database?: string): Objection | undefined {
-  const at = leadIndex(tokens);
-  if (isWord(tokens[at], 'SHOW')) {
-    if (isWord(tokens[at + 1], 'TABLE') && isWord(tokens[at + 2], 'STATUS')) return autoIncrementRefusal('SHOW TABLE STATUS');
-    if (isWord(tokens[at + 1], 'CREATE') && isWord(tokens[at + 2], 'TABLE')) return autoIncrementRefusal('SHOW CREATE TABLE');
-  }
-  const tables = systemTableReferences(tokens, database).some(
-    (ref) => ref.schema === 'information_schema' && ref.name.toLowerCase() === 'tables',
-  );
-  if (!tables) return undefined;
-  for (let k = 0; k < tokens.length; k++) {
-    if (nameAt(tokens, k) === 'auto_increment') return autoIncrementRefusal('information_schema.TABLES.AUTO_INCREMENT');
-    if (isPunct(tokens[k], '*') && !(isPunct(tokens[k - 1], '(') && isPunct(tokens[k + 1], ')')))
-      return autoIncrementRefusal('* of information_schema.TABLES (its AUTO_INCREMENT column)');
-  }
-  return undefined;
 }
