@@ -55,8 +55,8 @@ interface InFlight {
   readonly done: Promise<void>;
   cancelling: boolean;
   /** While a write waits for a person: its timeout and when it expires. */
-  awaiting?: { readonly timeoutSeconds: number; readonly expiresAt: Date; readonly params: readonly string[] } | undefined;
-  /** The parameter values a person was shown, kept for the audit record of the decision. */
+  awaiting?: { readonly timeoutSeconds: number; readonly expiresAt: Date } | undefined;
+  /** The parameter values a person is (or was) shown: listed while it waits, kept for the audit record of the decision. */
   shownParams?: readonly string[] | undefined;
   /** How a wait for a person ended, for the audit record. */
   approval?: ApprovalDecision | undefined;
@@ -152,7 +152,7 @@ export class CallTracker {
               expiresAt: c.awaiting.expiresAt.toISOString(),
               leftMs: Math.max(0, c.awaiting.expiresAt.getTime() - now),
             },
-            params: [...c.awaiting.params],
+            params: [...(c.shownParams ?? [])],
           }
         : {}),
     }));
@@ -162,7 +162,7 @@ export class CallTracker {
   waiting(id: string, pending: { timeoutSeconds: number; expiresAt: Date; params: readonly string[] }): void {
     const call = this.#running.get(id);
     if (!call) return;
-    call.awaiting = { timeoutSeconds: pending.timeoutSeconds, expiresAt: pending.expiresAt, params: pending.params };
+    call.awaiting = { timeoutSeconds: pending.timeoutSeconds, expiresAt: pending.expiresAt };
     call.shownParams = pending.params;
   }
 
